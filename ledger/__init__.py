@@ -1,0 +1,1 @@
+"""The campaign ledger domain: events, the campaign aggregate, dice, rules tables, service."""

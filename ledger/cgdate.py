@@ -1,0 +1,61 @@
+"""CG Dates: a day plus time of day ('19 AM', '19 PM', '19 N'), ordered by the system's calendar."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import BadInput
+
+TIMES = {"AM": "AM", "PM": "PM", "N": "N", "NIGHT": "N"}
+_SHAPE = re.compile(r"^(?:DEC(?:EMBER)?\s*)?(\d{1,2}|[A-Z]+)\s*(AM|PM|N|NIGHT)$")
+
+
+@dataclass(frozen=True, order=True)
+class CGDate:
+    index: int  # position in the system's calendar: the order of play
+    text: str  # canonical form, e.g. '19 AM'
+    day: int | None  # day of December, None for named dates (RR 'Interlude')
+    time: str  # 'AM', 'PM' or 'N'
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def normalise(text: str) -> str:
+    """'Dec 19 am' -> '19 AM', '21 Night' -> '21 N'. Raises on a malformed CG Date."""
+    cleaned = " ".join(text.replace(".", " ").upper().split())
+    match = _SHAPE.match(cleaned)
+    if not match:
+        raise BadInput(f"malformed CG Date '{text}': CG Dates look like '19 AM', '20 PM' or '21 N'", "8.6121")
+    day, time = match.groups()
+    return f"{day.title() if not day.isdigit() else int(day)} {TIMES[time]}"
+
+
+class Calendar:
+    """The ordered CG Dates of one rule system."""
+
+    def __init__(self, system: str, dates: list[str]):
+        self.system = system
+        self._dates: dict[str, CGDate] = {}
+        for index, text in enumerate(dates):
+            canonical = normalise(text)
+            day, time = canonical.split(" ")
+            self._dates[canonical] = CGDate(index, canonical, int(day) if day.isdigit() else None, time)
+
+    def __iter__(self):
+        return iter(self._dates.values())
+
+    def parse(self, text: str) -> CGDate:
+        canonical = normalise(text)
+        try:
+            return self._dates[canonical]
+        except KeyError:
+            first, last = next(iter(self._dates)), list(self._dates)[-1]
+            raise BadInput(
+                f"no CG Date '{canonical}' in the {self.system.upper()} calendar ({first} … {last})", "8.6121"
+            ) from None
+
+    def next(self, date: CGDate) -> CGDate | None:
+        dates = list(self._dates.values())
+        return dates[date.index + 1] if date.index + 1 < len(dates) else None

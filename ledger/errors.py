@@ -1,0 +1,37 @@
+"""Domain errors. Every check raises one of these before any event is triggered."""
+
+
+class LedgerError(Exception):
+    """A refusal: one line naming the problem and, where there is one, the rule."""
+
+    def __init__(self, message: str, rule: str | None = None):
+        self.message = message
+        self.rule = rule
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        return f"{self.message} ({self.rule})" if self.rule else self.message
+
+
+class UnknownTable(LedgerError):
+    pass
+
+
+class BadInput(LedgerError):
+    """A side, DRM, dice value, CG Date or option the rules do not allow."""
+
+
+class CampaignNotFound(LedgerError):
+    pass
+
+
+class DatabaseError(LedgerError):
+    """A missing, corrupt or foreign database."""
+
+
+class RulesDataError(LedgerError):
+    """A rules data file (shipped or a user's override) that does not decode or is inconsistent."""
+
+
+class CampaignMovedOn(LedgerError):
+    """Another writer recorded first; nothing of ours was stored."""

@@ -1,0 +1,331 @@
+"""The one generic table engine: validates rules data and resolves a roll on any table."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import dice as dicemod
+from ..cgdate import Calendar, CGDate
+from ..errors import BadInput, RulesDataError, UnknownTable
+from .schema import DRM, Chart, Missing, SystemFile, Table, TablesFile
+
+_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Situation:
+    """The campaign state a roll is made in: what automatic DRMs are derived from."""
+
+    side: str
+    cg: str
+    cg_date: CGDate
+    flags: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Applied:
+    key: str
+    name: str
+    value: int
+    kind: str
+    input: int | None = None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    table: Table
+    original: int
+    drms: tuple[Applied, ...]
+    final: int
+    result: str
+    code: str = ""
+    value: int | None = None
+    sets: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def parse_declared(items: list[str] | tuple[str, ...]) -> dict[str, int | None]:
+    """'isolated' -> {'isolated': None}; 'uncontrolled_hexes=12' -> {'uncontrolled_hexes': 12}."""
+    declared: dict[str, int | None] = {}
+    for item in items:
+        key, sep, number = item.partition("=")
+        key = key.strip()
+        if key in declared:
+            raise BadInput(f"DRM '{key}' given twice")
+        if not sep:
+            declared[key] = None
+            continue
+        try:
+            declared[key] = int(number)
+        except ValueError:
+            raise BadInput(f"malformed DRM '{item}': use KEY or KEY=N with N a whole number") from None
+    return declared
+
+
+class Rules:
+    """The tables of one rule system, shipped data plus any overrides, validated."""
+
+    def __init__(self, system: SystemFile, files: list[tuple[str, TablesFile]]):
+        self.system = system
+        self.calendar = Calendar(system.id, system.calendar)
+        self.tables: dict[str, Table] = {}
+        self.charts: dict[str, Chart] = {}
+        self.missing: dict[str, Missing] = {}
+        self.origin: dict[str, str] = {}  # table id -> file it came from
+        for name, tables_file in files:
+            self.add(name, tables_file, replace=False)
+
+    def add(self, name: str, tables_file: TablesFile, replace: bool = True) -> list[str]:
+        """Adds (or, for an override, replaces by id) tables and charts; validates each."""
+        changed = []
+        for chart in tables_file.chart:
+            if chart.id in self.charts and not replace:
+                raise RulesDataError(f"{name}: chart {chart.id} defined twice")
+            self._check_chart(name, chart)
+            self.charts[chart.id] = chart
+            changed.append(chart.id)
+        for table in tables_file.table:
+            if table.id in self.tables and not replace:
+                raise RulesDataError(f"{name}: table {table.id} defined twice")
+            self._check_table(name, table)
+            self.tables[table.id] = table
+            self.origin[table.id] = name
+            self.missing.pop(table.id, None)  # a user who supplies a missing table fills the gap
+            changed.append(table.id)
+        for missing in tables_file.missing:
+            if missing.id not in self.tables:
+                self.missing[missing.id] = missing
+        return changed
+
+    # ---- validation -------------------------------------------------------------------
+    def _fail(self, name: str, table: Table | Chart, problem: str):
+        raise RulesDataError(f"{name}: table {table.id} ({table.rule}): {problem}")
+
+    def _check_chart(self, name: str, chart: Chart) -> None:
+        seen = set()
+        for entry in chart.entries:
+            self.calendar.parse(entry.date)
+            if entry.cg not in {cg.id for cg in self.system.cg}:
+                self._fail(name, chart, f"unknown CG '{entry.cg}'")
+            for side in entry.values:
+                if side not in self.system.sides:
+                    self._fail(name, chart, f"unknown side '{side}'")
+            if (entry.cg, entry.date) in seen:
+                self._fail(name, chart, f"CG {entry.cg} {entry.date} given twice")
+            seen.add((entry.cg, entry.date))
+
+    def _check_table(self, name: str, table: Table) -> None:
+        for side in table.sides:
+            if side not in self.system.sides:
+                self._fail(name, table, f"unknown side '{side}'")
+        for date in (table.from_date, table.until_date):
+            if date:
+                self.calendar.parse(date)
+        if table.reads != "total" and table.reads not in dicemod.DIE_NAMES[table.die]:
+            self._fail(name, table, f"a {table.die} has no {table.reads} die")
+        keys = set()
+        for drm in table.drm:
+            if not _KEY.match(drm.key) or drm.key in keys:
+                self._fail(name, table, f"DRM key '{drm.key}' is not a unique lower_case key")
+            keys.add(drm.key)
+            self._check_drm(name, table, drm)
+        if table.on == "original" and table.drm:
+            self._fail(name, table, "a table read on the Original roll takes no DRM")
+        if table.value is not None:
+            if table.value.base_chart and table.value.base_chart not in self.charts:
+                self._fail(name, table, f"base chart {table.value.base_chart} is not defined")
+            if table.rows:
+                self._fail(name, table, "a value table has no rows")
+            return
+        if not table.rows:
+            self._fail(name, table, "no rows")
+        low, high = self.final_bounds(table)
+        rows = table.rows
+        for before, after in zip(rows, rows[1:]):
+            if before.max is None or after.min is None or after.min != before.max + 1:
+                self._fail(name, table, f"rows {before.label()} and {after.label()} leave a gap or overlap")
+        for row in rows:
+            if row.min is not None and row.max is not None and row.min > row.max:
+                self._fail(name, table, f"row {row.label()} is empty")
+        first, last = rows[0], rows[-1]
+        if first.min is not None and (low is None or low < first.min):
+            self._fail(name, table, f"a final of {low if low is not None else 'below'} {first.min} has no row")
+        if last.max is not None and (high is None or high > last.max):
+            self._fail(name, table, f"a final of {high if high is not None else 'above'} {last.max} has no row")
+
+    def _check_drm(self, name: str, table: Table, drm: DRM) -> None:
+        conditions = (drm.side, drm.time, drm.from_date, drm.until_date, drm.days_after, drm.state)
+        if drm.kind == "automatic":
+            if all(c is None for c in conditions):
+                self._fail(name, table, f"automatic DRM '{drm.key}' has no condition")
+            if drm.input != "flag":
+                self._fail(name, table, f"automatic DRM '{drm.key}' takes no player input")
+            if drm.side and drm.side not in self.system.sides:
+                self._fail(name, table, f"DRM '{drm.key}': unknown side '{drm.side}'")
+            for date in (drm.from_date, drm.until_date):
+                if date:
+                    self.calendar.parse(date)
+        elif any(c is not None for c in conditions):
+            self._fail(name, table, f"declared DRM '{drm.key}' has an automatic condition")
+        for side in drm.sides:
+            if side not in self.system.sides:
+                self._fail(name, table, f"DRM '{drm.key}': unknown side '{side}'")
+        if drm.per < 1:
+            self._fail(name, table, f"DRM '{drm.key}': per must be ≥ 1")
+
+    def final_bounds(self, table: Table) -> tuple[int | None, int | None]:
+        """The lowest and highest Final roll the table can see; None where a DRM is unbounded."""
+        die_low, die_high = dicemod.value_range(table.die)
+        if table.reads != "total":
+            _count, die_low, die_high = dicemod.FACES[table.die]
+        low: int | None = die_low
+        high: int | None = die_high
+        if table.on == "original":
+            return low, high
+        for drm in table.drm:
+            lo, hi = self._drm_bounds(drm)
+            low = None if low is None or lo is None else low + min(lo, 0)
+            high = None if high is None or hi is None else high + max(hi, 0)
+        return low, high
+
+    def _drm_bounds(self, drm: DRM) -> tuple[int | None, int | None]:
+        if drm.input == "flag" and drm.days_after is None:
+            return min(drm.value, 0), max(drm.value, 0)
+        if drm.days_after is not None:
+            days = [d.day - drm.days_after for d in self.calendar if d.day is not None]
+            most = max([0, *days]) * drm.value
+            return min(0, most), max(0, most)
+        if drm.min is None or drm.max is None:
+            return (None, None)
+        values = [self._declared_value(drm, n) for n in (drm.min, drm.max)]
+        return min(values), max(values)
+
+    # ---- lookup ---------------------------------------------------------------------------
+    def table(self, table_id: str) -> Table:
+        try:
+            return self.tables[table_id]
+        except KeyError:
+            pass
+        if table_id in self.missing:
+            m = self.missing[table_id]
+            raise UnknownTable(
+                f"table {table_id} ({m.title}) is named in {m.named_in} but not printed in the rules; "
+                "supply it with `cgledger rules load FILE`",
+                m.id,
+            )
+        raise UnknownTable(f"unknown table '{table_id}': `cgledger tables` lists them")
+
+    def side(self, side: str) -> str:
+        key = side.lower().replace(".", "").replace("-", "")
+        if key not in self.system.sides:
+            choices = "|".join(self.system.sides)
+            raise BadInput(f"unknown side '{side}' for {self.system.id.upper()}: use {choices}")
+        return key
+
+    def chart_value(self, chart_id: str, situation: Situation) -> int:
+        chart = self.charts[chart_id]
+        for entry in chart.entries:
+            if entry.cg == situation.cg and self.calendar.parse(entry.date) == situation.cg_date:
+                if situation.side in entry.values:
+                    return entry.values[situation.side]
+        raise BadInput(
+            f"the {chart.title} gives no value for {situation.side} in CG {situation.cg} on {situation.cg_date}",
+            chart.rule,
+        )
+
+    # ---- DRMs -----------------------------------------------------------------------------
+    def _declared_value(self, drm: DRM, n: int | None) -> int:
+        if drm.input == "flag":
+            return drm.value
+        if drm.input == "value":
+            return n  # type: ignore[return-value]
+        return drm.value * ((n - drm.offset) // drm.per)  # type: ignore[operator]
+
+    def declared(self, table: Table, key: str, n: int | None, side: str) -> Applied:
+        drm = next((d for d in table.drm if d.key == key), None)
+        if drm is None:
+            keys = ", ".join(d.key for d in table.drm if d.kind == "declared") or "none"
+            raise BadInput(f"no DRM '{key}' on table {table.id} (declared DRMs: {keys})", table.rule)
+        where = drm.rule or table.rule
+        if drm.kind == "automatic":
+            raise BadInput(f"DRM '{key}' is automatic: the ledger derives it from campaign state", where)
+        if drm.sides and side not in drm.sides:
+            raise BadInput(f"DRM '{key}' is NA to the {self.system.sides[side]} side ({drm.text})", where)
+        if drm.input == "flag" and n is not None:
+            raise BadInput(f"DRM '{key}' is a flag: name it without '={n}'", where)
+        if drm.input != "flag" and n is None:
+            n = drm.default
+            if n is None:
+                raise BadInput(f"DRM '{key}' needs a number: --drm {key}=N ({drm.text})", where)
+        if n is not None and ((drm.min is not None and n < drm.min) or (drm.max is not None and n > drm.max)):
+            bounds = f"{drm.min if drm.min is not None else '…'}..{drm.max if drm.max is not None else '…'}"
+            raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
+        return Applied(key, drm.text, self._declared_value(drm, n), "declared", n)
+
+    def automatic(self, table: Table, situation: Situation) -> list[Applied]:
+        applied = []
+        for drm in table.drm:
+            if drm.kind != "automatic":
+                continue
+            value = self._automatic_value(drm, situation)
+            if value:
+                applied.append(Applied(drm.key, drm.text, value, "automatic"))
+        return applied
+
+    def _automatic_value(self, drm: DRM, s: Situation) -> int:
+        date = s.cg_date
+        if drm.side and drm.side != s.side:
+            return 0
+        if drm.time and drm.time != date.time:
+            return 0
+        if drm.from_date and date < self.calendar.parse(drm.from_date):
+            return 0
+        if drm.until_date and date > self.calendar.parse(drm.until_date):
+            return 0
+        if drm.state and drm.state not in s.flags:
+            return 0
+        if drm.days_after is not None:
+            return drm.value * max(0, (date.day or 0) - drm.days_after)
+        return drm.value
+
+    # ---- resolving a roll -------------------------------------------------------------------
+    def check_available(self, table: Table, situation: Situation) -> None:
+        if table.sides and situation.side not in table.sides:
+            who = " or ".join(self.system.sides[s] for s in table.sides)
+            raise BadInput(f"table {table.id} is rolled by the {who} side only", table.rule)
+        date = situation.cg_date
+        if table.from_date and date < self.calendar.parse(table.from_date):
+            raise BadInput(f"table {table.id} is not rolled before {table.from_date} (CG Date is {date})", table.rule)
+        if table.until_date and date > self.calendar.parse(table.until_date):
+            raise BadInput(f"table {table.id} is not rolled after {table.until_date} (CG Date is {date})", table.rule)
+
+    def resolve(
+        self, table: Table, faces: tuple[int, ...], declared: dict[str, int | None], situation: Situation
+    ) -> Resolution:
+        self.check_available(table, situation)
+        dicemod.check_faces(table.die, faces)
+        drms = [self.declared(table, key, n, situation.side) for key, n in declared.items()]
+        for drm in table.drm:
+            if drm.required and drm.key not in declared:
+                raise BadInput(f"table {table.id} needs --drm {drm.key}=N ({drm.text})", drm.rule or table.rule)
+        drms += self.automatic(table, situation)
+        return self.evaluate(table, faces, tuple(drms), situation)
+
+    def evaluate(self, table: Table, faces, drms: tuple[Applied, ...], situation: Situation) -> Resolution:
+        """The table's answer for these faces and these DRMs (also used by audit)."""
+        original = dicemod.read(table.die, faces, table.reads)
+        final = original + sum(d.value for d in drms)
+        notes = tuple(n.note for n in table.on_original if n.original == original)
+        if table.value is not None:
+            value = final
+            if table.value.base_chart:
+                value = self.chart_value(table.value.base_chart, situation) - final
+            if table.value.floor is not None:
+                value = max(table.value.floor, value)
+            return Resolution(table, original, drms, final, f"{table.value.label}: {value}", "", value, (), notes)
+        looked_up = original if table.on == "original" else final
+        for row in table.rows:
+            if row.covers(looked_up):
+                return Resolution(table, original, drms, final, row.result, row.code, None, tuple(row.sets), notes)
+        raise BadInput(f"table {table.id} has no row for a final of {looked_up}", table.rule)
