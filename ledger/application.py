@@ -11,7 +11,9 @@ from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 
 from . import rules as rulesmod
+from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id
+from .chain import fingerprint
 from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, LedgerError
 from .events import AppliedDRM, CampaignStarted, CGDateChanged, DiceRolled, Fact, TablesOverridden
@@ -170,8 +172,9 @@ class CampaignLedger(Application):
         if not file.is_file():
             raise BadInput(f"no rules file at {path}")
         text = file.read_text(encoding="utf-8")
-        rules = self.rules_for(campaign)
-        changed = rules.add(file.name, rulesmod.decode_tables(text, file.name))
+        decoded = rulesmod.decode_tables(text, file.name)
+        rulesmod.load(campaign.system, campaign.override_sources() + ((file.name, text),))  # validates
+        changed = [c.id for c in decoded.chart] + [t.id for t in decoded.table]
         if not changed:
             raise BadInput(f"rules file {file.name} defines no table or chart")
         fact = TablesOverridden(action=campaign.begin_action(), source=file.name, text=text, tables=tuple(changed))
@@ -210,6 +213,15 @@ class CampaignLedger(Application):
                 Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic, envelope.fact)
             )
         return logged
+
+    def audit(self, name: str | None) -> Report:
+        campaign = self.campaign(name)
+        return audit(campaign.id, self.history(campaign.name))
+
+    def head(self, name: str | None) -> str:
+        """The fingerprint of the whole stored log (its last event's digest)."""
+        history = self.history(name)
+        return fingerprint(history[-1].version, history[-1].digest)
 
 
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ..errors import BadInput
@@ -36,8 +36,10 @@ def _shipped(system: str) -> tuple[SystemFile, tuple[tuple[str, TablesFile], ...
     return system_file, files
 
 
+@lru_cache(maxsize=32)
 def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
-    """The shipped tables of `system`, then each (name, TOML text) override in order."""
+    """The shipped tables of `system`, then each (name, TOML text) override in order.
+    Cached: a Rules object is never changed after it is built."""
     system_file, files = _shipped(system)
     rules = Rules(system_file, list(files))
     for name, text in overrides:

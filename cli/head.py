@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import click
+
+from .app import common, emit_json, json_option, main
+
+
+@main.command()
+@json_option
+@common
+def head(obj, as_json: bool) -> None:
+    """Print a short fingerprint of the whole log: equal fingerprints, same history."""
+    fingerprint = obj.ledger().head(obj.campaign)
+    if as_json:
+        version, short = fingerprint.split(":")
+        emit_json({"fingerprint": fingerprint, "events": int(version), "digest": short})
+        return
+    click.echo(fingerprint)

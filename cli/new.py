@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+import click
+
+from .app import common, emit_json, json_option, main
+
+
+@main.command()
+@click.argument("name")
+@click.option("--system", default="kgp", show_default=True, help="Rule system (kgp).")
+@click.option("--cg", required=True, help="Which campaign game: I, II or III.")
+@json_option
+@common
+def new(obj, name: str, system: str, cg: str, as_json: bool) -> None:
+    """Start a campaign NAME (8.5x): its CG and starting CG Date."""
+    campaign = obj.ledger(create=True).new_campaign(name, system.lower(), cg)
+    if as_json:
+        emit_json({"name": campaign.name, "system": campaign.system, "cg": campaign.cg, "cg_date": campaign.cg_date})
+        return
+    click.echo(f"Campaign '{campaign.name}' started: {campaign.system.upper()} CG {campaign.cg}, CG Date {campaign.cg_date}")

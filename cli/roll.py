@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import click
+
+from ledger.dice import DIE_NAMES
+
+from .app import common, emit_json, json_option, main
+
+
+def roll_json(rolled, title: str) -> dict:
+    fact = rolled.fact
+    return {
+        "id": rolled.version,
+        "action": fact.action,
+        "table": fact.table,
+        "rule": fact.rule,
+        "title": title,
+        "side": fact.side,
+        "cg_date": rolled.cg_date,
+        "die": fact.die,
+        "dice": list(fact.dice),
+        "dice_named": dict(zip(DIE_NAMES[fact.die], fact.dice)),
+        "source": fact.source,
+        "original": fact.original,
+        "drms": [{"key": d.key, "name": d.name, "value": d.value, "kind": d.kind, "input": d.input} for d in fact.drms],
+        "final": fact.final,
+        "result": fact.result,
+        "code": fact.code or None,
+        "value": fact.value,
+        "sets": list(fact.sets),
+        "notes": list(rolled.resolution.notes),
+        "secret": fact.secret,
+        "purpose": fact.purpose or None,
+    }
+
+
+@main.command()
+@click.argument("table_id", metavar="TABLE")
+@click.option("--side", required=True, help="Rolling side (kgp: german|us).")
+@click.option("--drm", "drms", multiple=True, metavar="KEY[=N]", help="Declared DRM (repeatable); `cgledger tables TABLE` lists them.")
+@click.option("--dice", metavar="W,C|N", help="Dice as rolled at the table (white,colored for a DR); default: the ledger rolls.")
+@click.option("--secret", is_flag=True, help="Mark the roll Secret (tables the rules call Secret are always).")
+@click.option("--for", "purpose", default="", metavar="TEXT", help="What the roll is for (e.g. 'RG I2 #1').")
+@json_option
+@common
+def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, as_json: bool) -> None:
+    """Roll on TABLE and record it."""
+    ledger = obj.ledger()
+    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose)
+    table = rolled.resolution.table
+    if as_json:
+        emit_json(roll_json(rolled, table.title))
+        return
+    fact = rolled.fact
+    side_name = ledger.rules_for(ledger.campaign(obj.campaign)).system.sides[fact.side]
+    faces = ", ".join(f"{n} {v}" for n, v in zip(DIE_NAMES[fact.die], fact.dice))
+    click.echo(f"{table.id} {table.title} ({table.rule}): {side_name}, {rolled.cg_date}{' [secret]' if fact.secret else ''}")
+    click.echo(f"  {fact.die} {faces} ({fact.source}): Original {fact.original}")
+    for d in fact.drms:
+        click.echo(f"  {d.value:+d} {d.name} ({d.kind}{'' if d.input is None else f', {d.key}={d.input}'})")
+    click.echo(f"  Final {fact.final}: {fact.result}")
+    for note in rolled.resolution.notes:
+        click.echo(f"  note: {note}")
+    click.echo(f"  recorded as event {rolled.version}{' for ' + repr(fact.purpose) if fact.purpose else ''}")

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import click
+
+from .app import common, emit_json, json_option, main
+
+
+@main.group()
+def rules() -> None:
+    """A campaign's own rules files (overrides of shipped tables)."""
+
+
+@rules.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@json_option
+@common
+def load(obj, path: str, as_json: bool) -> None:
+    """Load a rules file (same format as ledger/rules/<system>/*.toml) into the campaign's log.
+
+    Tables and charts with a shipped id replace it from now on; the file is stored in the log,
+    so every player and `audit` use the same tables."""
+    fact = obj.ledger().load_rules(obj.campaign, path)
+    if as_json:
+        emit_json({"source": fact.source, "tables": list(fact.tables), "action": fact.action})
+        return
+    click.echo(f"rules file {fact.source} loaded: {', '.join(fact.tables)}")

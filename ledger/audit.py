@@ -1,0 +1,164 @@
+"""Audit: replay a campaign's whole log and re-check it.
+
+Pure: takes the events as read back from the store and returns findings. It re-checks the
+hash chain (a changed, removed or reordered stored event breaks it), and every roll against
+the tables in force at that point of the log: Final = Original + DRMs, the result is the
+table's, the automatic DRMs are what the campaign state implied. It flags a roll made again
+for the same purpose after the first was undone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from . import chain
+from . import rules as rulesmod
+from .dice import check_faces, read
+from .campaign import CampaignState
+from .errors import LedgerError
+from .events import ActionUndone, CampaignStarted, DiceRolled
+
+KINDS = ("unreadable", "missing", "tampered", "chain", "table", "original", "drm", "automatic_drm", "final", "result", "reroll")
+
+
+@dataclass(frozen=True)
+class Finding:
+    version: int
+    kind: str
+    message: str
+
+    def line(self) -> str:
+        return f"event {self.version}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Report:
+    events: int
+    rolls: int
+    findings: tuple[Finding, ...]
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+
+def audit(campaign_id: UUID, logged: list) -> Report:
+    findings: list[Finding] = []
+    state: CampaignState | None = None
+    expected_prev: str | None = chain.GENESIS
+    expected_version = 1
+    rolls_by_action: dict[int, list[tuple[int, DiceRolled, str]]] = {}
+    undone_purposes: dict[tuple, tuple[int, DiceRolled]] = {}
+    roll_count = 0
+
+    def find(version: int, kind: str, message: str) -> None:
+        findings.append(Finding(version, kind, message))
+
+    for event in logged:
+        version = event.version
+        if version != expected_version:
+            missing = f"{expected_version}" if version == expected_version + 1 else f"{expected_version}-{version - 1}"
+            find(version, "missing", f"event(s) {missing} missing from the log: stored events were removed")
+            expected_prev = None  # the predecessor is gone: the chain cannot be checked here
+        expected_version = version + 1
+        fact = event.fact
+        if fact is None:
+            find(version, "unreadable", f"stored event cannot be read ({event.error}): it was altered or corrupted")
+            expected_prev = None
+            continue
+        recomputed = chain.digest(campaign_id, version, event.timestamp, event.prev, fact)
+        if recomputed != event.digest:
+            find(version, "tampered", f"{event.topic} was altered after it was recorded: its content no longer matches its digest")
+        if expected_prev is not None and event.prev != expected_prev:
+            find(version, "chain", f"{event.topic} does not follow event {version - 1}: the log was reordered or rewritten")
+        expected_prev = event.digest
+
+        if isinstance(fact, CampaignStarted):
+            state = CampaignState()
+            state.start(fact, event.digest)
+            continue
+        if state is None:
+            find(version, "missing", "the log does not begin with CampaignStarted")
+            state = CampaignState()
+            continue
+        if isinstance(fact, DiceRolled):
+            roll_count += 1
+            for finding in check_roll(state, fact):
+                find(version, *finding)
+            key = (fact.table, fact.side, state.cg_date, fact.purpose)
+            # Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll.
+            if key in undone_purposes and tuple(undone_purposes[key][1].dice) != tuple(fact.dice):
+                first_version, first = undone_purposes[key]
+                purpose = f" for '{fact.purpose}'" if fact.purpose else ""
+                find(
+                    version,
+                    "reroll",
+                    f"re-rolled after undo: {fact.table} ({fact.side}, {state.cg_date}{purpose}) was rolled at event "
+                    f"{first_version} (Original {first.original}: {first.result}), undone, and rolled again "
+                    f"(Original {fact.original}: {fact.result})",
+                )
+            rolls_by_action.setdefault(fact.action, []).append((version, fact, state.cg_date))
+        elif isinstance(fact, ActionUndone):
+            for roll_version, roll, cg_date in rolls_by_action.get(fact.undone, []):
+                undone_purposes.setdefault((roll.table, roll.side, cg_date, roll.purpose), (roll_version, roll))
+        state.evolve(fact, event.digest)
+    return Report(events=len(logged), rolls=roll_count, findings=tuple(findings))
+
+
+def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:
+    """Re-checks one roll against the tables and state in force when it was made."""
+    problems: list[tuple[str, str]] = []
+    try:
+        rules = rulesmod.load(state.system, state.override_sources())
+        table = rules.table(fact.table)
+    except LedgerError as e:
+        return [("table", f"roll on {fact.table} cannot be re-checked: {e.line()}")]
+    where = f"{fact.table} ({fact.rule})"
+    try:
+        check_faces(table.die, tuple(fact.dice))
+        original = read(table.die, fact.dice, table.reads)
+    except LedgerError as e:
+        return [("original", f"roll on {where}: dice {list(fact.dice)} are not a {table.die}: {e.line()}")]
+    if original != fact.original:
+        problems.append(("original", f"roll on {where}: dice {list(fact.dice)} make an Original {original}, recorded {fact.original}"))
+    situation = rulesmod.Situation(
+        side=fact.side, cg=state.cg, cg_date=rules.calendar.parse(state.cg_date), flags=frozenset(state.flags)
+    )
+    recorded_auto = {d.key: d.value for d in fact.drms if d.kind == "automatic"}
+    expected_auto = {d.key: d.value for d in rules.automatic(table, situation)}
+    if recorded_auto != expected_auto:
+        problems.append(
+            (
+                "automatic_drm",
+                f"roll on {where}: automatic DRMs recorded {_drms(recorded_auto)} but the campaign state "
+                f"({fact.side}, {state.cg_date}{', ' + ', '.join(state.flags) if state.flags else ''}) implies {_drms(expected_auto)}",
+            )
+        )
+    declared = []
+    for drm in fact.drms:
+        if drm.kind != "declared":
+            continue
+        try:
+            applied = rules.declared(table, drm.key, drm.input, fact.side)
+        except LedgerError as e:
+            problems.append(("drm", f"roll on {where}: declared DRM {drm.key} is not valid: {e.line()}"))
+            continue
+        if applied.value != drm.value:
+            problems.append(("drm", f"roll on {where}: DRM {drm.key} is {applied.value:+d} by the table, recorded {drm.value:+d}"))
+        declared.append(applied)
+    final = fact.original + sum(d.value for d in fact.drms)
+    if final != fact.final:
+        problems.append(("final", f"roll on {where}: Original {fact.original} with DRMs {sum(d.value for d in fact.drms):+d} is a Final {final}, recorded {fact.final}"))
+    expected_drms = tuple(declared) + tuple(rules.automatic(table, situation))
+    try:
+        resolution = rules.evaluate(table, fact.dice, expected_drms, situation)
+    except LedgerError as e:
+        return problems + [("result", f"roll on {where}: {e.line()}")]
+    if (resolution.result, resolution.value, tuple(resolution.sets)) != (fact.result, fact.value, tuple(fact.sets)):
+        problems.append(("result", f"roll on {where}: the table gives '{resolution.result}' for a Final {resolution.final}, recorded '{fact.result}'"))
+    return problems
+
+
+def _drms(values: dict[str, int]) -> str:
+    return "{" + ", ".join(f"{k} {v:+d}" for k, v in sorted(values.items())) + "}" if values else "none"

@@ -1,0 +1,1 @@
+"""Read models rebuilt from the event sequence: pure folds, no I/O."""

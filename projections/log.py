@@ -1,0 +1,45 @@
+"""The event log as rows: each event with the CG Date it was made on and whether a later
+undo voided it. A pure fold over the events as read back from the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ledger.campaign import CampaignState
+from ledger.events import ActionUndone, CampaignStarted
+
+
+def voided_actions(logged: list) -> set[int]:
+    return {e.fact.undone for e in logged if isinstance(e.fact, ActionUndone)}
+
+
+def log_rows(logged: list) -> list[dict[str, Any]]:
+    voided = voided_actions(logged)
+    state: CampaignState | None = None
+    rows = []
+    for event in logged:
+        fact = event.fact
+        row: dict[str, Any] = {
+            "version": event.version,
+            "type": event.topic,
+            "timestamp": event.timestamp.isoformat() if event.timestamp else None,
+        }
+        if fact is None:
+            row["error"] = event.error
+            rows.append(row)
+            continue
+        if isinstance(fact, CampaignStarted):
+            state = CampaignState()
+            state.start(fact, event.digest)
+        row["cg_date"] = state.cg_date if state else None
+        data = msgspec.to_builtins(fact)
+        data.pop("type", None)
+        row.update(data)
+        row["voided"] = getattr(fact, "action", None) in voided
+        row["digest"] = event.digest
+        rows.append(row)
+        if state is not None and not isinstance(fact, CampaignStarted):
+            state.evolve(fact, event.digest)
+    return rows
