@@ -13,7 +13,10 @@ from .app import common, emit_json, json_option, main
 @common
 def new(obj, name: str, system: str, cg: str, as_json: bool) -> None:
     """Start a campaign NAME (8.5x): its CG and starting CG Date."""
-    campaign = obj.ledger(create=True).new_campaign(name, system.lower(), cg)
+    from ledger.application import start_campaign
+    from ledger.store import resolve_db
+
+    campaign = start_campaign(resolve_db(obj.db), name, system.lower(), cg)
     if as_json:
         emit_json({"name": campaign.name, "system": campaign.system, "cg": campaign.cg, "cg_date": campaign.cg_date})
         return

@@ -54,18 +54,10 @@ class CampaignLedger(Application):
 
     # ---- campaigns ------------------------------------------------------------------------------
     def new_campaign(self, name: str, system: str, cg: str) -> Campaign:
-        name = name.strip()
-        if not name:
-            raise BadInput("a campaign needs a name")
-        rules = rulesmod.load(system)
-        cgs = {c.id: c for c in rules.system.cg}
-        cg = cg.upper()
-        if cg not in cgs:
-            raise BadInput(f"unknown CG '{cg}' for {system.upper()}: choose {'|'.join(cgs)}", "8.5")
-        if name in self.campaign_names():
-            raise BadInput(f"a campaign named '{name}' already exists in this database")
-        start = rules.calendar.parse(cgs[cg].start)
-        campaign = Campaign.begin(CampaignStarted(name=name, system=system, cg=cg, cg_date=start.text))
+        fact = decide_start(name, system, cg)
+        if fact.name in self.campaign_names():
+            raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
+        campaign = Campaign.begin(fact)
         self._save(campaign)
         return campaign
 
@@ -160,7 +152,8 @@ class CampaignLedger(Application):
             if target <= current:
                 raise BadInput(f"CG Date {target} is not after the current {current}: going back is an undo", "8.6121")
         if target is None or target > last:
-            raise BadInput(f"CG {campaign.cg} ends on {last}: no CG Date after {current}", "8.6121")
+            beyond = f"no CG Date after {current}" if to is None else f"{target} is past its last CG Date"
+            raise BadInput(f"CG {campaign.cg} ends on {last}: {beyond}", "8.6121")
         fact = CGDateChanged(action=campaign.begin_action(), previous=current.text, cg_date=target.text)
         campaign.record(fact)
         self._save(campaign)
@@ -222,6 +215,26 @@ class CampaignLedger(Application):
         """The fingerprint of the whole stored log (its last event's digest)."""
         history = self.history(name)
         return fingerprint(history[-1].version, history[-1].digest)
+
+
+def decide_start(name: str, system: str, cg: str) -> CampaignStarted:
+    """The checks of `new` that need no database: name, rule system, CG and its start date."""
+    name = name.strip()
+    if not name:
+        raise BadInput("a campaign needs a name")
+    rules = rulesmod.load(system)
+    cgs = {c.id: c for c in rules.system.cg}
+    cg = cg.upper()
+    if cg not in cgs:
+        raise BadInput(f"unknown CG '{cg}' for {system.upper()}: choose {'|'.join(cgs)}", "8.5")
+    start = rules.calendar.parse(cgs[cg].start)
+    return CampaignStarted(name=name, system=system, cg=cg, cg_date=start.text)
+
+
+def start_campaign(db: str, name: str, system: str, cg: str) -> Campaign:
+    """`new`: checks first, so a refused campaign creates no database file either."""
+    decide_start(name, system, cg)
+    return open_ledger(db, create=True).new_campaign(name, system, cg)
 
 
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:

@@ -1,0 +1,218 @@
+"""Benchmark of the campaign ledger: append, audit/history/log replay, the raw floor, and our
+msgspec mapper against eventsourcing's default one. One run prints everything side by side.
+
+    .venv/bin/python bench/bench_ledger.py [--rolls N]      (default N = 20000)
+
+Builds a fresh SQLite campaign of N rolls in a temp directory (deleted afterwards). Timed reads
+are run 3 times and the best is kept. "x floor" is the time per event divided by the floor's
+time per row (raw sqlite3 SELECT + untyped msgspec decode): the least a full replay can cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sqlite3
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from uuid import UUID
+
+import msgspec
+from eventsourcing.persistence import JSONTranscoder, Mapper
+
+from ledger.application import CampaignLedger, open_ledger
+from ledger.campaign import campaign_id
+from ledger.dice import SeededDice
+from ledger.events import AppliedDRM, DiceRolled
+from ledger.rules import parse_declared
+from projections.log import log_rows
+
+# The rolls cycled over: (table, side, declared DRMs). 8.616 needs CG Date 19 PM or later.
+PLAN = [
+    ("8.606/infantry", "german", ("enemy_setup_area", "hs_equivalents=2")),
+    ("8.610", "us", ()),
+    ("8.6142", "german", ()),
+    ("8.613", "us", ("uncontrolled_hexes=12",)),
+    ("8.6201", "german", ()),
+    ("8.616", "us", ()),
+]
+CMD_MAX = 3000  # rolls timed one command (one save, one commit) each: ~ms apiece
+TAIL = 200  # one-command rolls again at the end, on the full log, to show how append scales
+BATCH = 500  # facts per save for the bulk of the log
+
+
+def best_of(fn, repeat=3):
+    """(best seconds, last result) of `repeat` calls."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t0, result
+
+
+def roll_commands(ledger: CampaignLedger, count: int, start: int) -> None:
+    """`count` rolls exactly as a player makes them: one `roll` command = load, check, one save."""
+    for i in range(start, start + count):
+        table, side, drms = PLAN[i % len(PLAN)]
+        ledger.roll(None, table, side, drms, dice=None)
+
+
+def roll_batched(ledger: CampaignLedger, count: int, start: int) -> None:
+    """`count` rolls recorded into one loaded aggregate, saved once per BATCH facts. Each fact is
+    built as CampaignLedger.roll builds it (same rules, dice, checks), so the audit stays clean."""
+    campaign = ledger.campaign(None)
+    for n, i in enumerate(range(start, start + count), 1):
+        table_id, side, drms = PLAN[i % len(PLAN)]
+        rules = ledger.rules_for(campaign)
+        table = rules.table(table_id)
+        situation = ledger.situation(campaign, rules.side(side), rules)
+        faces = ledger.dice.roll(table.die)
+        res = rules.resolve(table, faces, parse_declared(drms), situation)
+        campaign.record(DiceRolled(
+            action=campaign.begin_action(), table=table.id, rule=table.rule, side=situation.side,
+            die=table.die, dice=faces, source=ledger.dice.name, original=res.original,
+            drms=tuple(AppliedDRM(key=d.key, name=d.name, value=d.value, kind=d.kind, input=d.input) for d in res.drms),
+            final=res.final, result=res.result, code=res.code, value=res.value, sets=res.sets,
+            secret=table.secret, purpose="",
+        ))
+        if n % BATCH == 0:
+            ledger.save(campaign)
+    ledger.save(campaign)
+
+
+def floor_decode(db: str) -> int:
+    """The floor of a full replay: raw rows from stdlib sqlite3, each state decoded untyped."""
+    with sqlite3.connect(db) as conn:
+        decode = msgspec.json.decode
+        return len([decode(state) for (state,) in conn.execute("SELECT state FROM stored_events ORDER BY rowid")])
+
+
+def floor_select(db: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return len(conn.execute("SELECT state FROM stored_events ORDER BY rowid").fetchall())
+
+
+@dataclass
+class PlainRecorded:
+    """The same stored content as a Campaign.Recorded event, as the default mapper can take it:
+    plain attributes read through vars(), the fact as a dict of builtins."""
+
+    originator_id: UUID
+    originator_version: int
+    timestamp: datetime
+    prev: str
+    digest: str
+    fact: dict
+
+
+def compare_mappers(ledger: CampaignLedger, cid: UUID) -> dict[str, tuple[float, int, float]]:
+    """Encode (domain event -> StoredEvent) + decode (StoredEvent -> domain event) of the same
+    N+2 campaign events, best of 3 each, with:
+      - ours: MsgspecMapper on the real Campaign events; decoding rebuilds typed facts
+        (DiceRolled Structs, AppliedDRM tuples) and checks them against the event schema;
+      - default: eventsourcing's Mapper + JSONTranscoder with the UUID/Decimal/datetime
+        transcodings Application registers, on PlainRecorded copies whose fact is
+        msgspec.to_builtins(fact). Its decode returns that fact as an untyped dict (no Struct
+        rebuilt, no validation), so the comparison flatters the default mapper.
+    Returns {name: (seconds, events, mean stored bytes per event)}."""
+    ours = ledger.mapper
+    events = [ours.to_domain_event(s) for s in ledger.recorder.select_events(cid)]
+    transcoder = JSONTranscoder()
+    ledger.register_transcodings(transcoder)
+    default = Mapper(transcoder=transcoder)
+    plain = [
+        PlainRecorded(e.originator_id, e.originator_version, e.timestamp, e.prev, e.digest, msgspec.to_builtins(e.fact))
+        for e in events
+    ]
+    results = {}
+    for name, mapper, domain in (("ours (msgspec)", ours, events), ("default (JSONTranscoder)", default, plain)):
+        t_enc, stored = best_of(lambda: [mapper.to_stored_event(e) for e in domain])
+        t_dec, back = best_of(lambda: [mapper.to_domain_event(s) for s in stored])
+        assert len(back) == len(domain) and back[-1].digest == domain[-1].digest
+        results[name] = (t_enc + t_dec, len(domain), sum(len(s.state) for s in stored) / len(stored))
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rolls", type=int, default=20000, help="rolls in the log (default 20000)")
+    n = parser.parse_args().rolls
+    tail = min(TAIL, n // 10)
+    n_cmd = min(CMD_MAX, (n - tail) // 2)
+    n_batch = n - n_cmd - tail
+    tmp = tempfile.mkdtemp(prefix="cgledger-bench-")
+    db = str(Path(tmp) / "bench.db")
+    rows: list[tuple[str, int, float]] = []  # (what, events, seconds)
+    try:
+        ledger = open_ledger(db, create=True, dice=SeededDice(1))
+        ledger.new_campaign("Bench", "kgp", "I")
+        ledger.advance(None)  # to 19 PM, for 8.616
+        cid = campaign_id("Bench")
+
+        # 1. APPEND
+        t, _ = timed(lambda: roll_commands(ledger, n_cmd, 0))
+        rows.append((f"append: roll command, 1 save each (log 0-{n_cmd})", n_cmd, t))
+        t, _ = timed(lambda: roll_batched(ledger, n_batch, n_cmd))
+        rows.append((f"append: batched, {BATCH} rolls per save", n_batch, t))
+        t, _ = timed(lambda: roll_commands(ledger, tail, n_cmd + n_batch))
+        rows.append((f"append: roll command, 1 save each (log {n - tail}-{n})", tail, t))
+
+        # 2. AUDIT, HISTORY, LOG PROJECTION
+        t, history = best_of(lambda: ledger.history(None))
+        events = len(history)
+        assert events == n + 2, (events, n)  # CampaignStarted + CGDateChanged + N rolls
+        rows.append(("history (select_events + envelope decode)", events, t))
+        t, _ = best_of(lambda: log_rows(history))
+        rows.append(("log_rows fold (over history)", events, t))
+        t, report = best_of(lambda: ledger.audit(None))
+        rows.append(("audit (history + chain + every roll re-checked)", events, t))
+        print(f"audit report: {report.events} events, {report.rolls} rolls, "
+              f"{'CLEAN' if report.clean else f'{len(report.findings)} FINDINGS: {report.findings[:3]}'}")
+        assert report.clean and report.rolls == n
+
+        # 3. FLOOR
+        t_sel, count = best_of(lambda: floor_select(db))
+        assert count == events
+        rows.append(("floor: raw sqlite3 SELECT", count, t_sel))
+        t_floor, _ = best_of(lambda: floor_decode(db))
+        rows.append(("FLOOR: raw SELECT + msgspec.json.decode", count, t_floor))
+
+        # 4. MAPPER vs DEFAULT
+        mappers = compare_mappers(ledger, cid)
+        for name, (t, count, _size) in mappers.items():
+            rows.append((f"mapper encode+decode: {name}", count, t))
+        ledger.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    # Final table
+    floor_per_event = t_floor / events
+    print(f"\ncgledger benchmark: {n} rolls ({n_cmd} + {tail} one command each, {n_batch} batched), "
+          f"{events} stored events, SQLite file in a temp dir; reads best of 3\n")
+    print(f"{'measurement':<56}{'events':>8}{'time s':>10}{'events/s':>11}{'µs/ev':>9}{'x floor':>9}")
+    for what, count, t in rows:
+        per = t / count if count else float("nan")
+        rate = f"{count / t:,.0f}" if count and t else "n/a"
+        print(f"{what:<56}{count:>8}{t:>10.3f}{rate:>11}{per * 1e6:>9.1f}{per / floor_per_event:>8.1f}x")
+    print("\nstored bytes per event: " + ", ".join(f"{k} {v[2]:.0f} B" for k, v in mappers.items()))
+    (t_o, _, b_o), (t_d, _, b_d) = mappers.values()
+    print(f"mapper: ours is {t_d / t_o:.1f}x faster than the default (encode+decode) and {1 - b_o / b_d:.0%} smaller")
+    for what, count, t in rows[3:6]:
+        print(f"{what.split(' (')[0]} = {t / count / floor_per_event:.1f}x floor (raw select + msgspec decode)")
+    print(f"append: {rows[0][1] / rows[0][2]:,.0f} rolls/s one command per roll at log 0-{n_cmd}, "
+          f"{rows[2][1] / rows[2][2]:,.0f} rolls/s at log {n - tail}-{n}, "
+          f"{rows[1][1] / rows[1][2]:,.0f} rolls/s batched ({BATCH} per save)")
+
+
+if __name__ == "__main__":
+    main()
