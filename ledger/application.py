@@ -69,6 +69,10 @@ class CampaignLedger(Application):
         return names
 
     def campaign(self, name: str | None) -> Campaign:
+        return self.repository.get(campaign_id(self.resolve_name(name)))
+
+    def resolve_name(self, name: str | None) -> str:
+        """The campaign's name: the one given, or the only one in the database."""
         names = self.campaign_names()
         if name is None:
             if not names:
@@ -78,7 +82,7 @@ class CampaignLedger(Application):
             name = names[0]
         if name not in names:
             raise CampaignNotFound(f"no campaign '{name}' in this database (campaigns: {', '.join(names) or 'none'})")
-        return self.repository.get(campaign_id(name))
+        return name
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
         return rulesmod.load(state.system, state.override_sources())
@@ -191,10 +195,7 @@ class CampaignLedger(Application):
     # ---- reads ----------------------------------------------------------------------------------
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
-        names = self.campaign_names()
-        if name is None and len(names) == 1:
-            name = names[0]
-        self.campaign(name)  # resolves the name or raises
+        name = self.resolve_name(name)
         logged = []
         for stored in self.recorder.select_events(campaign_id(name)):
             try:
@@ -208,8 +209,10 @@ class CampaignLedger(Application):
         return logged
 
     def audit(self, name: str | None) -> Report:
-        campaign = self.campaign(name)
-        return audit(campaign.id, self.history(campaign.name))
+        """Reads the stored events only (never the aggregate or its snapshots), so a damaged
+        log is reported, not fatal."""
+        name = self.resolve_name(name)
+        return audit(campaign_id(name), self.history(name))
 
     def head(self, name: str | None) -> str:
         """The fingerprint of the whole stored log (its last event's digest)."""

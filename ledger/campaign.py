@@ -111,7 +111,7 @@ class Campaign(CampaignState, Aggregate):
 
     @classmethod
     def begin(cls, fact: CampaignStarted) -> "Campaign":
-        timestamp = chain.plain_utc(cls.Started.create_timestamp())
+        timestamp = cls.Started.create_timestamp()
         id_ = campaign_id(fact.name)
         digest = chain.digest(id_, 1, timestamp, chain.GENESIS, fact)
         return cls._create(cls.Started, id=id_, timestamp=timestamp, fact=fact, prev=chain.GENESIS, digest=digest)
@@ -121,7 +121,7 @@ class Campaign(CampaignState, Aggregate):
 
     def record(self, fact: Fact) -> None:
         """Append one fact; checks have all been made before this is called."""
-        timestamp = chain.plain_utc(self.Recorded.create_timestamp())
+        timestamp = self.Recorded.create_timestamp()
         digest = chain.digest(self.id, self.version + 1, timestamp, self.head, fact)
         self.trigger_event(self.Recorded, timestamp=timestamp, fact=fact, prev=self.head, digest=digest)
 

@@ -14,18 +14,14 @@ GENESIS = "0" * 64
 _encoder = msgspec.json.Encoder()
 
 
-def plain_utc(moment: datetime) -> datetime:
-    """A real `datetime` in UTC (freezegun's FakeDatetime is not encodable, and the digest must
-    not depend on which datetime class made the timestamp)."""
-    moment = moment.astimezone(timezone.utc)
-    return datetime(
-        moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second,
-        moment.microsecond, tzinfo=timezone.utc,
-    )
+def iso_utc(moment: datetime) -> str:
+    """The canonical text of a timestamp (UTC, microseconds). Built by hand so that freezegun's
+    FakeDatetime and a real datetime of the same instant give the same text and digest."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact: Fact) -> str:
-    payload = _encoder.encode((str(campaign_id), version, plain_utc(timestamp), prev, fact))
+    payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, fact))
     return hashlib.sha256(payload).hexdigest()
 
 

@@ -15,7 +15,7 @@ from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Mapper, MapperDeserialisationError, StoredEvent
 from eventsourcing.utils import get_topic
 
-from .chain import plain_utc
+from .chain import iso_utc
 from .events import FACTS, TAGS, AnyFact, CampaignStarted
 
 
@@ -38,8 +38,8 @@ _DATETIME_KEYS = ("_created_on", "_modified_on")
 
 
 def _enc_hook(obj: Any) -> Any:
-    if isinstance(obj, datetime):  # freezegun's FakeDatetime in a snapshot
-        return plain_utc(obj).isoformat()
+    if isinstance(obj, datetime):  # freezegun's FakeDatetime (tests): msgspec encodes only real ones
+        return iso_utc(obj)
     raise NotImplementedError(f"cannot encode {type(obj)}")
 
 

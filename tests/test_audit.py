@@ -1,0 +1,180 @@
+"""`audit` catches each kind of problem; each test fails if that check is removed."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+
+from ledger.application import open_ledger
+from ledger.events import AppliedDRM, DiceRolled
+
+
+def roll_fact(campaign, **changes) -> DiceRolled:
+    """A correct 8.610 roll for the German at 19 AM (dr 3, -1 German = 2, Retained wounded), then changed."""
+    fields = dict(
+        action=campaign.begin_action(), table="8.610", rule="8.610", side="german", die="dr", dice=(3,),
+        source="entered", original=3, drms=(AppliedDRM(key="german", name="If German", value=-1, kind="automatic"),),
+        final=2, result="Retained wounded", code="wounded",
+    )
+    fields.update(changes)
+    return DiceRolled(**fields)
+
+
+def record(db, **changes) -> None:
+    """Given a log holding a roll the service would never have written (a forger's, or a bug's)."""
+    ledger = open_ledger(str(db))
+    campaign = ledger.campaign(None)
+    campaign.record(roll_fact(campaign, **changes))
+    ledger.save(campaign)
+
+
+def findings(cli) -> list[dict]:
+    result = cli("audit", "--json")
+    import json
+
+    report = json.loads(result.stdout)
+    assert result.exit_code == (0 if report["clean"] else 1)
+    return report["findings"]
+
+
+def kinds(cli) -> list[str]:
+    return [f["kind"] for f in findings(cli)]
+
+
+def test_clean_log_passes(kgp):
+    record(kgp.db)
+    kgp.ok("roll", "8.606/infantry", "--side", "us", "--drm", "hs_equivalents=4")
+    result = kgp("audit")
+    assert result.exit_code == 0
+    assert "2 rolls re-checked: clean" in result.stdout
+
+
+def test_wrong_final(kgp):
+    record(kgp.db, final=3, result="Retained wounded")
+    assert "final" in kinds(kgp)
+
+
+def test_wrong_result(kgp):
+    record(kgp.db, result="Retained unwounded", code="unwounded")
+    assert kinds(kgp) == ["result"]
+
+
+def test_wrong_original(kgp):
+    record(kgp.db, original=4, final=3)
+    assert "original" in kinds(kgp)
+
+
+def test_wrong_automatic_drm(kgp):
+    # The German -1 on the Wounded Leader Table left out: Final 3 would still say "Retained wounded".
+    record(kgp.db, drms=(), final=3)
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["automatic_drm"]
+    assert "german -1" in found[0]["message"]
+
+
+def test_automatic_drm_claimed_for_the_wrong_side(kgp):
+    record(kgp.db, side="us")  # the German -1 recorded on a U.S. roll
+    assert "automatic_drm" in kinds(kgp)
+
+
+def test_wrong_declared_drm_value(kgp):
+    record(kgp.db, drms=(AppliedDRM(key="german", name="If German", value=-1, kind="automatic"),
+                         AppliedDRM(key="isolated", name="If Isolated", value=-1, kind="declared")), final=1,
+           result="Retained unwounded", code="unwounded")
+    assert "drm" in kinds(kgp)
+
+
+def test_rerolled_after_undo(kgp):
+    kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "2", "--for", "SAN")
+    kgp.ok("undo", "--reason", "did not like it")
+    kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "5", "--for", "SAN")
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["reroll"]
+    assert "re-rolled after undo" in found[0]["message"]
+    assert kgp("audit").exit_code == 1
+
+
+def test_same_dice_after_undo_is_a_correction(kgp):
+    kgp.ok("roll", "8.6201", "--side", "german", "--drm", "vehicle_or_gun", "--dice", "5,6", "--for", "I2")
+    kgp.ok("undo", "--reason", "wrong DRM")
+    kgp.ok("roll", "8.6201", "--side", "german", "--dice", "5,6", "--for", "I2")
+    assert kinds(kgp) == []
+
+
+def test_another_purpose_is_not_a_reroll(kgp):
+    kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "2", "--for", "SAN")
+    kgp.ok("undo")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "5", "--for", "leader")
+    assert kinds(kgp) == []
+
+
+def rows(db):
+    conn = sqlite3.connect(db)
+    return conn, conn.execute("SELECT rowid, originator_version, state FROM stored_events ORDER BY rowid").fetchall()
+
+
+def test_tampered_stored_event(kgp):
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "leader")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "1")
+    conn, stored = rows(kgp.db)
+    rowid, version, state = stored[1]
+    data = msgspec.json.decode(state)
+    data["fact"]["dice"] = [1]  # a better die for the German...
+    data["fact"]["original"], data["fact"]["final"] = 1, 0
+    data["fact"]["result"], data["fact"]["code"] = "Retained unwounded", "unwounded"
+    with conn:
+        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (msgspec.json.encode(data), rowid))
+    found = findings(kgp)
+    assert [(f["version"], f["kind"]) for f in found] == [(version, "tampered")]
+
+
+def test_tampered_last_event_is_caught_by_its_own_digest(kgp):
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "6")
+    conn, stored = rows(kgp.db)
+    rowid, version, state = stored[-1]
+    with conn:
+        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state.replace(b'"dice":[6]', b'"dice":[5]'), rowid))
+    assert kinds(kgp) == ["tampered", "original"]
+
+
+def test_removed_stored_event(kgp):
+    for die in "123":
+        kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
+    conn, stored = rows(kgp.db)
+    with conn:
+        conn.execute("DELETE FROM stored_events WHERE rowid=?", (stored[2][0],))
+    found = findings(kgp)
+    assert "missing" in [f["kind"] for f in found]
+    assert any("event(s) 3 missing" in f["message"] for f in found)
+
+
+def test_reordered_stored_events(kgp):
+    for die in "12":
+        kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
+    conn, stored = rows(kgp.db)
+    (row_a, _, state_a), (row_b, _, state_b) = stored[1], stored[2]
+    with conn:
+        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state_b, row_a))
+        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state_a, row_b))
+    found = kinds(kgp)
+    assert "chain" in found and "tampered" in found
+    assert kgp("audit").exit_code == 1
+
+
+def test_unreadable_stored_event(kgp):
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2")
+    conn, stored = rows(kgp.db)
+    with conn:
+        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (b"{garbage", stored[-1][0]))
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["unreadable"]
+    assert kgp("log").exit_code == 0  # the log still shows what can be read
+
+
+def test_head_changes_with_history_and_matches_for_the_same_log(tmp_path, kgp):
+    first = kgp.ok("head").stdout.strip()
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2")
+    second = kgp.ok("head").stdout.strip()
+    assert first != second and second.startswith("2:")
+    assert kgp.ok("head").stdout.strip() == second
