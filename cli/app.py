@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 from typing import Any
 
 import click
@@ -77,12 +76,3 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Machine-read
 
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-
-
-def side_name(ledger, campaign, side: str) -> str:
-    return ledger.rules_for(campaign).system.sides.get(side, side)
-
-
-def fail(message: str, code: int = 1) -> None:
-    click.echo(message, err=True)
-    sys.exit(code)

@@ -52,9 +52,8 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
         emit_json(roll_json(rolled, table.title))
         return
     fact = rolled.fact
-    side_name = ledger.rules_for(ledger.campaign(obj.campaign)).system.sides[fact.side]
     faces = ", ".join(f"{n} {v}" for n, v in zip(DIE_NAMES[fact.die], fact.dice))
-    click.echo(f"{table.id} {table.title} ({table.rule}): {side_name}, {rolled.cg_date}{' [secret]' if fact.secret else ''}")
+    click.echo(f"{table.id} {table.title} ({table.rule}): {rolled.side_name}, {rolled.cg_date}{' [secret]' if fact.secret else ''}")
     click.echo(f"  {fact.die} {faces} ({fact.source}): Original {fact.original}")
     for d in fact.drms:
         click.echo(f"  {d.value:+d} {d.name} ({d.kind}{'' if d.input is None else f', {d.key}={d.input}'})")

@@ -41,6 +41,7 @@ class Rolled:
     resolution: Resolution
     cg_date: str
     version: int
+    side_name: str
 
 
 class CampaignLedger(Application):
@@ -133,7 +134,7 @@ class CampaignLedger(Application):
         )
         campaign.record(fact)
         self._save(campaign)
-        return Rolled(fact, resolution, situation.cg_date.text, campaign.version)
+        return Rolled(fact, resolution, situation.cg_date.text, campaign.version, rules.system.sides[side])
 
     def undo(self, name: str | None, reason: str = "") -> tuple[int, list[Logged]]:
         """Voids the last action still in force; returns it and the events it had written."""
@@ -215,9 +216,10 @@ class CampaignLedger(Application):
         return audit(campaign_id(name), self.history(name))
 
     def head(self, name: str | None) -> str:
-        """The fingerprint of the whole stored log (its last event's digest)."""
-        history = self.history(name)
-        return fingerprint(history[-1].version, history[-1].digest)
+        """The fingerprint of the whole stored log: its length and its last event's digest,
+        which chains every event before it (`audit` checks that chain)."""
+        last = self.recorder.select_events(campaign_id(self.resolve_name(name)), desc=True, limit=1)[0]
+        return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)
 
 
 def decide_start(name: str, system: str, cg: str) -> CampaignStarted:
