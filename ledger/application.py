@@ -19,7 +19,7 @@ from .errors import BadInput, CampaignMovedOn, CampaignNotFound, LedgerError
 from .events import AppliedDRM, CampaignStarted, CGDateChanged, DiceRolled, Fact, TablesOverridden
 from .persistence import decode_envelope
 from .rules import Resolution, Situation, parse_declared
-from .store import check_sqlite
+from .store import check_sqlite, index_topics
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,18 @@ class Rolled:
     side_name: str
 
 
+def replay(campaign: Campaign | None, events) -> Campaign | None:
+    """A plain projector: the library's default checks a typing Protocol per event (measured:
+    2-3x slower on a 200-event replay; bench/)."""
+    for event in events:
+        campaign = event.mutate(campaign)
+    return campaign
+
+
 class CampaignLedger(Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
-    snapshotting_intervals = {Campaign: 200}
+    snapshotting_intervals = {Campaign: 100}
+    snapshotting_projectors = {Campaign: replay}
     env = {"MAPPER_TOPIC": "ledger.persistence:MsgspecMapper"}
 
     def __init__(self, env=None, dice: DiceSource | None = None):
@@ -70,10 +79,12 @@ class CampaignLedger(Application):
         return names
 
     def campaign(self, name: str | None) -> Campaign:
-        return self.repository.get(campaign_id(self.resolve_name(name)))
+        return self.repository.get(campaign_id(self.resolve_name(name)), projector_func=replay)
 
     def resolve_name(self, name: str | None) -> str:
         """The campaign's name: the one given, or the only one in the database."""
+        if name is not None and self.recorder.select_events(campaign_id(name), limit=1):
+            return name  # a primary-key lookup: the id is derived from the name
         names = self.campaign_names()
         if name is None:
             if not names:
@@ -245,12 +256,15 @@ def start_campaign(db: str, name: str, system: str, cg: str) -> Campaign:
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:
     check_sqlite(db, create)
     try:
-        return CampaignLedger(
+        ledger = CampaignLedger(
             env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db},
             dice=dice,
         )
     except Exception as e:  # noqa: BLE001
         raise LedgerError(f"cannot open {db}: {e}") from None
+    if create:
+        index_topics(db)
+    return ledger
 
 
 __all__ = ["CampaignLedger", "open_ledger", "Logged", "Rolled", "MapperDeserialisationError"]

@@ -125,8 +125,9 @@ def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:
     situation = rulesmod.Situation(
         side=fact.side, cg=state.cg, cg_date=rules.calendar.parse(state.cg_date), flags=frozenset(state.flags)
     )
+    automatic = tuple(rules.automatic(table, situation))
     recorded_auto = {d.key: d.value for d in fact.drms if d.kind == "automatic"}
-    expected_auto = {d.key: d.value for d in rules.automatic(table, situation)}
+    expected_auto = {d.key: d.value for d in automatic}
     if recorded_auto != expected_auto:
         problems.append(
             (
@@ -150,7 +151,7 @@ def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:
     final = fact.original + sum(d.value for d in fact.drms)
     if final != fact.final:
         problems.append(("final", f"roll on {where}: Original {fact.original} with DRMs {sum(d.value for d in fact.drms):+d} is a Final {final}, recorded {fact.final}"))
-    expected_drms = tuple(declared) + tuple(rules.automatic(table, situation))
+    expected_drms = tuple(declared) + automatic
     try:
         resolution = rules.evaluate(table, fact.dice, expected_drms, situation)
     except LedgerError as e:

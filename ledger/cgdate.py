@@ -47,6 +47,8 @@ class Calendar:
         return iter(self._dates.values())
 
     def parse(self, text: str) -> CGDate:
+        if text in self._dates:  # already canonical: the common case when replaying a log
+            return self._dates[text]
         canonical = normalise(text)
         try:
             return self._dates[canonical]

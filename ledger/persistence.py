@@ -8,6 +8,7 @@ Snapshots (topic 'eventsourcing.domain:Snapshot') hold the aggregate's JSON-nati
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -52,6 +53,13 @@ def decode_envelope(state: bytes) -> Envelope:
     return _envelope.decode(state)
 
 
+@cache
+def _campaign_classes() -> tuple[type, type, str]:
+    from .campaign import Campaign  # imported late: campaign.py imports this module's peers
+
+    return Campaign.Started, Campaign.Recorded, get_topic(Campaign)
+
+
 class MsgspecMapper(Mapper):
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         if isinstance(domain_event, Snapshot):
@@ -82,8 +90,6 @@ class MsgspecMapper(Mapper):
         return data
 
     def to_domain_event(self, stored: StoredEvent) -> Any:
-        from .campaign import Campaign  # the aggregate module imports this one's peers
-
         try:
             data = self.decode_state(stored)
             if stored.topic == SNAPSHOT_TOPIC:
@@ -102,11 +108,12 @@ class MsgspecMapper(Mapper):
                     "prev": envelope.prev,
                     "digest": envelope.digest,
                 }
+                started, recorded, aggregate_topic = _campaign_classes()
                 if isinstance(envelope.fact, CampaignStarted):
-                    cls = Campaign.Started
-                    attributes["originator_topic"] = get_topic(Campaign)
+                    cls = started
+                    attributes["originator_topic"] = aggregate_topic
                 else:
-                    cls = Campaign.Recorded
+                    cls = recorded
             else:
                 raise ValueError(f"unknown topic {stored.topic!r}")
         except Exception as e:
