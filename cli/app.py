@@ -33,14 +33,10 @@ class LedgerContext:
 
 class LedgerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
-        from eventsourcing.persistence import MapperDeserialisationError
-
         try:
             return super().invoke(ctx)
         except LedgerError as e:
             raise click.ClickException(e.line()) from None
-        except MapperDeserialisationError as e:
-            raise click.ClickException(f"the campaign log is damaged ({e}): run `cgledger audit`") from None
 
 
 @click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -67,9 +68,10 @@ def table_json(rules, table) -> dict:
 
 
 def _key(table_id: str):
-    import re
-
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", table_id)]
+    """SSR tables first in number order (KGP3 before KGP13), then RePh rules as decimals
+    (8.606 before 8.6061 before 8.61)."""
+    ssr = re.match(r"^([A-Z]+)(\d+)(.*)$", table_id)
+    return (0, ssr.group(1), int(ssr.group(2)), ssr.group(3)) if ssr else (1, table_id, 0, "")
 
 
 @main.command()
@@ -123,7 +125,8 @@ def tables(obj, table_id: str | None, system: str | None, as_json: bool) -> None
                 usage = f"--drm {drm.key}" if drm.kind == "declared" else "automatic"
                 amount = f"{drm.value:+d}" if drm.days_after is None else f"{drm.value:+d}/day after {drm.days_after}"
             elif drm.input == "count":
-                usage, amount = f"--drm {drm.key}=N", f"{drm.value:+d} per {drm.per}" + (f" over {drm.offset}" if drm.offset else "")
+                each = "each" if drm.per == 1 else f"per {drm.per}"
+                usage, amount = f"--drm {drm.key}=N", f"{drm.value:+d} {each}" + (f" over {drm.offset}" if drm.offset else "")
             else:
                 usage, amount = f"--drm {drm.key}=N", "N"
             click.echo(f"  {amount:>14}  {drm.text}  [{usage}]")

@@ -8,6 +8,7 @@ from pathlib import Path
 from uuid import UUID
 
 from eventsourcing.application import Application
+from eventsourcing.domain import OriginatorVersionError
 from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 
 from . import rules as rulesmod
@@ -15,7 +16,7 @@ from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id
 from .chain import fingerprint
 from .dice import DiceSource, SystemDice, parse_entered
-from .errors import BadInput, CampaignMovedOn, CampaignNotFound, LedgerError
+from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
 from .events import AppliedDRM, CampaignStarted, CGDateChanged, DiceRolled, Fact, TablesOverridden
 from .persistence import decode_envelope
 from .rules import Resolution, Situation, parse_declared
@@ -79,7 +80,10 @@ class CampaignLedger(Application):
         return names
 
     def campaign(self, name: str | None) -> Campaign:
-        return self.repository.get(campaign_id(self.resolve_name(name)), projector_func=replay)
+        try:
+            return self.repository.get(campaign_id(self.resolve_name(name)), projector_func=replay)
+        except (MapperDeserialisationError, OriginatorVersionError) as e:
+            raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
 
     def resolve_name(self, name: str | None) -> str:
         """The campaign's name: the one given, or the only one in the database."""

@@ -147,6 +147,7 @@ def test_removed_stored_event(kgp):
     found = findings(kgp)
     assert "missing" in [f["kind"] for f in found]
     assert any("event(s) 3 missing" in f["message"] for f in found)
+    kgp.refused("roll", "8.610", "--side", "german", "--dice", "4", contains="the campaign log is damaged")
 
 
 def test_reordered_stored_events(kgp):
@@ -170,6 +171,7 @@ def test_unreadable_stored_event(kgp):
     found = findings(kgp)
     assert [f["kind"] for f in found] == ["unreadable"]
     assert kgp("log").exit_code == 0  # the log still shows what can be read
+    kgp.refused("undo", contains="run `cgledger audit`")
 
 
 def test_head_changes_with_history_and_matches_for_the_same_log(tmp_path, kgp):

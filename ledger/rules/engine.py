@@ -230,7 +230,8 @@ class Rules:
                 if situation.side in entry.values:
                     return entry.values[situation.side]
         raise BadInput(
-            f"the {chart.title} gives no value for {situation.side} in CG {situation.cg} on {situation.cg_date}",
+            f"the {chart.title} gives no value for the {self.system.sides[situation.side]} side in CG {situation.cg} "
+            f"on {situation.cg_date}",
             chart.rule,
         )
 
