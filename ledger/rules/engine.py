@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .. import dice as dicemod
 from ..cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
-from .schema import DRM, Chart, Missing, SystemFile, Table, TablesFile
+from .schema import DRM, RG, Chart, Missing, Step, SystemFile, Table, TablesFile
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -72,7 +72,9 @@ class Rules:
         self.tables: dict[str, Table] = {}
         self.charts: dict[str, Chart] = {}
         self.missing: dict[str, Missing] = {}
+        self.rgs: dict[tuple[str, str], RG] = {}  # (side, RG ID) -> RG chart line
         self.origin: dict[str, str] = {}  # table id -> file it came from
+        self.steps: dict[str, Step] = {step.id: step for step in system.steps}
         for name, tables_file in files:
             self.add(name, tables_file, replace=False)
 
@@ -93,6 +95,16 @@ class Rules:
             self.origin[table.id] = name
             self.missing.pop(table.id, None)  # a user who supplies a missing table fills the gap
             changed.append(table.id)
+        for rg in tables_file.rg:
+            if rg.side not in self.system.sides:
+                raise RulesDataError(f"{name}: RG {rg.id}: unknown side '{rg.side}'")
+            if (rg.side, rg.id) in self.rgs and not replace:
+                raise RulesDataError(f"{name}: RG {rg.side} {rg.id} defined twice")
+            for table_id in rg.rolls:
+                if table_id not in self.tables:
+                    raise RulesDataError(f"{name}: RG {rg.id}: follow-up table {table_id} is not defined")
+            self.rgs[(rg.side, rg.id)] = rg
+            changed.append(f"RG {rg.side} {rg.id}")
         for missing in tables_file.missing:
             if missing.id not in self.tables:
                 self.missing[missing.id] = missing
@@ -106,7 +118,7 @@ class Rules:
         seen = set()
         for entry in chart.entries:
             self.calendar.parse(entry.date)
-            if entry.cg not in {cg.id for cg in self.system.cg}:
+            if entry.cg and entry.cg not in {cg.id for cg in self.system.cg}:
                 self._fail(name, chart, f"unknown CG '{entry.cg}'")
             for side in entry.values:
                 if side not in self.system.sides:
@@ -116,6 +128,8 @@ class Rules:
             seen.add((entry.cg, entry.date))
 
     def _check_table(self, name: str, table: Table) -> None:
+        if table.step and table.step != "scenario" and table.step not in self.steps:
+            self._fail(name, table, f"unknown RePh step '{table.step}'")
         for side in table.sides:
             if side not in self.system.sides:
                 self._fail(name, table, f"unknown side '{side}'")
@@ -223,10 +237,16 @@ class Rules:
             raise BadInput(f"unknown side '{side}' for {self.system.id.upper()}: use {choices}")
         return key
 
+    def chart_entry(self, chart_id: str, cg: str, date: CGDate):
+        for entry in self.charts[chart_id].entries:
+            if entry.cg in ("", cg) and self.calendar.parse(entry.date) == date:
+                return entry
+        return None
+
     def chart_value(self, chart_id: str, situation: Situation) -> int:
         chart = self.charts[chart_id]
         for entry in chart.entries:
-            if entry.cg == situation.cg and self.calendar.parse(entry.date) == situation.cg_date:
+            if entry.cg in ("", situation.cg) and self.calendar.parse(entry.date) == situation.cg_date:
                 if situation.side in entry.values:
                     return entry.values[situation.side]
         raise BadInput(

@@ -88,6 +88,8 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     sides: list[str] = []  # who may roll; empty = either side
     from_date: str | None = None  # first CG Date the roll is made
     until_date: str | None = None
+    step: str = ""  # the RePh step whose rolls these are, or 'scenario' (SSR rolls during play)
+    effect: str = ""  # what the roll does for the books (e.g. 'cpp_replenishment'), read by projections
     rows: list[Row] = []
     value: ValueResult | None = None
     drm: list[DRM] = []
@@ -96,9 +98,10 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
 
 
 class ChartEntry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    cg: str
+    cg: str = ""  # empty: the same for every CG
     date: str
-    values: dict[str, int]
+    values: dict[str, int] = {}
+    text: dict[str, str] = {}  # e.g. the Historical Weather Chart's weather, moon, cloud cover
 
 
 class Chart(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
@@ -124,6 +127,56 @@ class CG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     start: str
     last: str
+    attack_chits: dict[str, int] = {}  # per side (8.6231); empty where the rules give none
+    map_groups: list[str] = []
+    note: str = ""
+
+
+class Need(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """What must be recorded before a RePh step is left: an effect, by each side listed
+    (none listed: by either side), when its conditions hold."""
+
+    effect: str
+    sides: list[str] = []
+    from_date: str | None = None
+    unless_flag: str | None = None
+    option: str | None = None  # only when the campaign chose this option (e.g. random_weather)
+
+
+class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One RePh step. Markers (8.6): '§' to reach CG-Scenario End, '†' the only steps before an
+    Initial Scenario, '‡' only if a non-Initial scenario is played, '*' repeated until a scenario
+    is generated."""
+
+    id: str
+    title: str
+    markers: str = ""
+    new_cg_date: bool = False  # entering it starts a new CG Date (8.6121)
+    needs: list[Need] = []
+    note: str = ""
+
+
+class MapGroup(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    id: str
+    name: str
+    lvp: int
+
+
+class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One line of a side's RG chart (8.6191-8.6197). None where the seeds do not print it."""
+
+    side: str
+    id: str
+    group_type: str
+    units_full: int | None = None
+    units_depleted: int | None = None
+    unit_type: str = ""
+    cost: int | None = None
+    date_max: int | None = None
+    cg_max: dict[str, int] = {}
+    footnotes: list[str] = []
+    sw: str = ""  # a Full-Strength platoon's SW (8.6204 chart)
+    rolls: list[str] = []  # follow-up tables to roll in step 8.620 (8.6201, 8.6202, 8.6203/I, 8.6206/…)
     note: str = ""
 
 
@@ -133,6 +186,9 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     sides: dict[str, str]  # key -> display name
     calendar: list[str]
     cg: list[CG] = []
+    steps: list[Step] = []
+    map_groups: list[MapGroup] = []
+    initiative: dict[str, str] = {}  # 'german:attack/us:idle' -> scenario type (8.6232 matrix)
     source: str = ""
     note: str = ""
 
@@ -143,6 +199,7 @@ class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     source: str = ""
     table: list[Table] = []
     chart: list[Chart] = []
+    rg: list[RG] = []
     missing: list[Missing] = []
 
 
