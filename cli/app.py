@@ -68,6 +68,7 @@ def common(func):
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
+as_of_option = click.option("--as-of", "as_of", metavar="DATE", help="As at the end of that CG Date's RePh.")
 
 
 def emit_json(data: Any) -> None:

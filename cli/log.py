@@ -4,7 +4,7 @@ import click
 
 from projections.log import log_rows
 
-from .app import common, emit_json, json_option, main
+from .app import as_of_option, common, emit_json, json_option, main
 
 
 def describe(row: dict) -> str:
@@ -17,9 +17,10 @@ def describe(row: dict) -> str:
     if kind == "DiceRolled":
         drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
         tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
+        rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
         return (
             f"{row['table']} {row['side']} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
-            f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}"
+            f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}{rg}"
         )
     if kind == "ActionUndone":
         return f"undo of action {row['undone']}" + (f": {row['reason']}" if row["reason"] else "")
@@ -27,21 +28,36 @@ def describe(row: dict) -> str:
         return f"new CG Date {row['cg_date']} (was {row['previous']})"
     if kind == "TablesOverridden":
         return f"rules file {row['source']} loaded: {', '.join(row['tables'])}"
+    if kind == "StepOpened":
+        skipped = f" (skipped {', '.join(row['skipped'])})" if row["skipped"] else ""
+        return f"step {row['step']}{skipped}"
+    if kind == "ScenarioEnded":
+        return f"{row['scenario']} ended: LVP {row['lvp']}, winner {row['winner']}" + (" (declared)" if row["declared"] else "")
+    if kind == "InitiativeChosen":
+        return f"initiative {row['chits']}: {row['scenario']}"
+    if kind == "RGPurchased":
+        how = "given" if row["given"] else f"{row['cpp']} CPP"
+        return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+    if kind == "Rewound":
+        return f"rewind to the end of {row['cg_date']}'s RePh: actions {row['voided'][0]}-{row['voided'][-1]} voided" + (
+            f": {row['reason']}" if row["reason"] else "")
     return kind
 
 
 def render(row: dict) -> str:
-    voided = "  (undone)" if row.get("voided") else ""
+    voided = "  (undone)" if row.get("in_force") is False else ""
     action = f"#{row['action']}" if "action" in row else ""
     return f"{row['version']:>5} {action:>5} {row.get('cg_date') or '':>6}  {describe(row)}{voided}"
 
 
 @main.command()
+@as_of_option
 @json_option
 @common
-def log(obj, as_json: bool) -> None:
+def log(obj, as_of: str | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
-    rows = log_rows(obj.ledger().history(obj.campaign))
+    logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
+    rows = log_rows(logged)
     if as_json:
         emit_json(rows)
         return

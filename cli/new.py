@@ -9,15 +9,19 @@ from .app import common, emit_json, json_option, main
 @click.argument("name")
 @click.option("--system", default="kgp", show_default=True, help="Rule system (kgp).")
 @click.option("--cg", required=True, help="Which campaign game: I, II or III.")
+@click.option("--start-cpp", multiple=True, metavar="SIDE=N", help="CPP a side has before the Initial Scenario (8.51-.53).")
+@click.option("--random-weather", is_flag=True, help="Use the 8.6171 random weather instead of the historical chart.")
 @json_option
 @common
-def new(obj, name: str, system: str, cg: str, as_json: bool) -> None:
+def new(obj, name: str, system: str, cg: str, start_cpp, random_weather: bool, as_json: bool) -> None:
     """Start a campaign NAME (8.5x): its CG and starting CG Date."""
     from ledger.application import start_campaign
     from ledger.store import resolve_db
 
-    campaign = start_campaign(resolve_db(obj.db), name, system.lower(), cg)
+    campaign = start_campaign(resolve_db(obj.db), name, system.lower(), cg, tuple(start_cpp), random_weather)
     if as_json:
-        emit_json({"name": campaign.name, "system": campaign.system, "cg": campaign.cg, "cg_date": campaign.cg_date})
+        emit_json({"name": campaign.name, "system": campaign.system, "cg": campaign.cg, "cg_date": campaign.cg_date,
+                   "step": campaign.step, "cpp": campaign.cpp})
         return
-    click.echo(f"Campaign '{campaign.name}' started: {campaign.system.upper()} CG {campaign.cg}, CG Date {campaign.cg_date}")
+    click.echo(f"Campaign '{campaign.name}' started: {campaign.system.upper()} CG {campaign.cg}, CG Date {campaign.cg_date}, "
+               f"step {campaign.step} (before the Initial Scenario)")

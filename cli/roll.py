@@ -31,6 +31,9 @@ def roll_json(rolled, title: str) -> dict:
         "notes": list(rolled.resolution.notes),
         "secret": fact.secret,
         "purpose": fact.purpose or None,
+        "effect": fact.effect or None,
+        "rg": fact.rg,
+        "cpp": fact.cpp,
     }
 
 
@@ -40,13 +43,14 @@ def roll_json(rolled, title: str) -> dict:
 @click.option("--drm", "drms", multiple=True, metavar="KEY[=N]", help="Declared DRM (repeatable); `cgledger tables TABLE` lists them.")
 @click.option("--dice", metavar="W,C|N", help="Dice as rolled at the table (white,colored for a DR); default: the ledger rolls.")
 @click.option("--secret", is_flag=True, help="Mark the roll Secret (tables the rules call Secret are always).")
-@click.option("--for", "purpose", default="", metavar="TEXT", help="What the roll is for (e.g. 'RG I2 #1').")
+@click.option("--for", "purpose", default="", metavar="TEXT", help="What the roll is for (e.g. 'LMG', 'StJ19 8-1').")
+@click.option("--rg", "rg", metavar="REF", help="The RG a follow-up roll of step 8.620 belongs to: I2#1, or its event number.")
 @json_option
 @common
-def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, as_json: bool) -> None:
-    """Roll on TABLE and record it."""
+def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, rg: str | None, as_json: bool) -> None:
+    """Roll on TABLE and record it (in the step the table belongs to)."""
     ledger = obj.ledger()
-    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose)
+    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg)
     table = rolled.resolution.table
     if as_json:
         emit_json(roll_json(rolled, table.title))

@@ -8,6 +8,14 @@ import click
 from .app import LedgerContext, common, main
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "kgp-cg1-sample.cgl"
+SAMPLE_NAME = "KGP CG I sample"
+
+
+def words(line: str) -> list[str]:
+    """A command line's words; a word starting with '#' starts a comment (so `--rg I2#1` is kept)."""
+    tokens = shlex.split(line)
+    cut = next((i for i, t in enumerate(tokens) if t.startswith("#")), len(tokens))
+    return tokens[:cut]
 
 
 def run_script(obj: LedgerContext, path: Path, echo: bool = True) -> int:
@@ -16,8 +24,9 @@ def run_script(obj: LedgerContext, path: Path, echo: bool = True) -> int:
     prefix = (["--db", obj.db] if obj.db else []) + (["--campaign", obj.campaign] if obj.campaign else [])
     prefix += ["--seed", obj.seed] if obj.seed is not None else []
     count = 0
+    here = shlex.quote(str(path.resolve().parent))
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        args = shlex.split(line, comments=True)
+        args = words(line.replace("$HERE", here))
         if not args:
             continue
         if echo:
@@ -43,20 +52,25 @@ def script(obj, path: Path, quiet: bool) -> None:
 @main.command()
 @click.option("--sample", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=SAMPLE,
               show_default=True, help="Script of the sample campaign.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("sample-report.html"), show_default=True, help="Where to write the HTML report.")
 @common
-def demo(obj, sample: Path) -> None:
-    """Build the shipped sample campaign (once), then show its log, audit and fingerprint."""
+def demo(obj, sample: Path, report_file: Path) -> None:
+    """Replay the shipped sample campaign into a fresh ledger, print both rosters, write the report."""
     from ledger.store import resolve_db
 
-    db = resolve_db(obj.db)
-    obj.db = db
-    exists = Path(db).exists() and obj.ledger().campaign_names()
-    if exists:
-        click.echo(f"sample campaign already in {db}; showing it")
-    else:
-        obj._ledger = None
-        run_script(obj, sample, echo=False)
-        click.echo(f"sample campaign built in {db} from {sample.name}")
-    for command in (["log"], ["audit"], ["head"]):
-        click.echo(f"\n$ cgledger --db {db} {command[0]}")
-        main.main(args=["--db", db, *command], prog_name="cgledger", standalone_mode=False)
+    db = Path(obj.db or "sample-campaign.db")
+    if db.exists():
+        names = obj.__class__(str(db), None, None).ledger().campaign_names()
+        if names != [SAMPLE_NAME]:
+            raise click.ClickException(f"{db} holds other campaigns ({', '.join(names) or 'none'}): demo replaces only "
+                                       "its own sample ledger; pass --db NEW_FILE")
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    obj.db, obj._ledger = str(db), None
+    count = run_script(obj, sample, echo=False)
+    click.echo(f"sample campaign replayed into {resolve_db(obj.db)}: {count} commands from {sample.name}")
+    for command in (["roster", "--side", "german"], ["roster", "--side", "us"], ["rg-record", "--side", "german"],
+                    ["history"], ["report", "--html", str(report_file)], ["audit"], ["head"]):
+        click.echo(f"\n$ cgledger --db {db} {' '.join(command)}")
+        main.main(args=["--db", str(db), *command], prog_name="cgledger", standalone_mode=False)

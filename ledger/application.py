@@ -13,14 +13,17 @@ from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 
 from . import rules as rulesmod
 from .audit import Report, audit
-from .campaign import Campaign, CampaignState, campaign_id
+from .campaign import Campaign, CampaignState, campaign_id, fold
+from .timeline import as_of as as_of_log
 from .chain import fingerprint
 from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
-from .events import AppliedDRM, CampaignStarted, CGDateChanged, DiceRolled, Fact, TablesOverridden
+from .events import AppliedDRM, CampaignStarted, DiceRolled, Fact, TablesOverridden
 from .persistence import decode_envelope
 from .rules import Resolution, Situation, parse_declared
 from .store import check_sqlite, index_topics
+from .bookkeeping import Bookkeeping
+from .reph import check_roll_step
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Application):
+class CampaignLedger(Bookkeeping, Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
@@ -64,8 +67,9 @@ class CampaignLedger(Application):
         self.dice: DiceSource = dice or SystemDice()
 
     # ---- campaigns ------------------------------------------------------------------------------
-    def new_campaign(self, name: str, system: str, cg: str) -> Campaign:
-        fact = decide_start(name, system, cg)
+    def new_campaign(self, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
+                     random_weather: bool = False) -> Campaign:
+        fact = decide_start(name, system, cg, start_cpp, random_weather)
         if fact.name in self.campaign_names():
             raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
         campaign = Campaign.begin(fact)
@@ -116,6 +120,7 @@ class CampaignLedger(Application):
         dice: str | None = None,
         secret: bool = False,
         purpose: str = "",
+        rg: str | None = None,
     ) -> Rolled:
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
@@ -124,11 +129,17 @@ class CampaignLedger(Application):
         declared = parse_declared(drms)
         situation = self.situation(campaign, side, rules)
         rules.check_available(table, situation)
+        check_roll_step(rules, campaign, table)
+        rg_version = self.rg_reference(campaign, rg, side, table) if rg is not None else None
         if dice is not None:
             faces, source = parse_entered(table.die, dice), "entered"
         else:
             faces, source = self.dice.roll(table.die), self.dice.name
         resolution = rules.resolve(table, faces, declared, situation)
+        cpp = rules.cpp_cost(table, resolution.drms)
+        if cpp > campaign.cpp.get(side, 0):
+            raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
+                           f"{campaign.cpp.get(side, 0)}", table.rule)
         fact = DiceRolled(
             action=campaign.begin_action(),
             table=table.id,
@@ -146,6 +157,9 @@ class CampaignLedger(Application):
             sets=resolution.sets,
             secret=secret or table.secret,
             purpose=purpose,
+            effect=table.effect,
+            rg=rg_version,
+            cpp=cpp,
         )
         campaign.record(fact)
         self._save(campaign)
@@ -159,26 +173,6 @@ class CampaignLedger(Application):
         voided = [e for e in self.history(campaign.name) if getattr(e.fact, "action", None) == fact.undone]
         return fact.undone, voided
 
-    def advance(self, name: str | None, to: str | None = None) -> CGDateChanged:
-        """8.6121 New CG Date: the next CG Date of the calendar, or a later one named."""
-        campaign = self.campaign(name)
-        rules = self.rules_for(campaign)
-        current = rules.calendar.parse(campaign.cg_date)
-        last = rules.calendar.parse(next(c.last for c in rules.system.cg if c.id == campaign.cg))
-        if to is None:
-            target = rules.calendar.next(current)
-        else:
-            target = rules.calendar.parse(to)
-            if target <= current:
-                raise BadInput(f"CG Date {target} is not after the current {current}: going back is an undo", "8.6121")
-        if target is None or target > last:
-            beyond = f"no CG Date after {current}" if to is None else f"{target} is past its last CG Date"
-            raise BadInput(f"CG {campaign.cg} ends on {last}: {beyond}", "8.6121")
-        fact = CGDateChanged(action=campaign.begin_action(), previous=current.text, cg_date=target.text)
-        campaign.record(fact)
-        self._save(campaign)
-        return fact
-
     def load_rules(self, name: str | None, path: str) -> TablesOverridden:
         campaign = self.campaign(name)
         file = Path(path)
@@ -187,9 +181,9 @@ class CampaignLedger(Application):
         text = file.read_text(encoding="utf-8")
         decoded = rulesmod.decode_tables(text, file.name)
         rulesmod.load(campaign.system, campaign.override_sources() + ((file.name, text),))  # validates
-        changed = [c.id for c in decoded.chart] + [t.id for t in decoded.table]
+        changed = [c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]
         if not changed:
-            raise BadInput(f"rules file {file.name} defines no table or chart")
+            raise BadInput(f"rules file {file.name} defines no table, chart or RG")
         fact = TablesOverridden(action=campaign.begin_action(), source=file.name, text=text, tables=tuple(changed))
         campaign.record(fact)
         self._save(campaign)
@@ -224,6 +218,23 @@ class CampaignLedger(Application):
             )
         return logged
 
+    def read(self, name: str | None, as_of: str | None = None):
+        """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given."""
+        logged = self.history(name)
+        state = fold(logged)
+        if state is None:
+            raise DatabaseError("the campaign log has no readable CampaignStarted event: run `cgledger audit`")
+        rules = self.rules_for(state)
+        if as_of is not None:
+            logged = as_of_log(logged, as_of, rules.calendar)
+            state = fold(logged)
+            rules = self.rules_for(state)
+        return logged, rules, state
+
+    def state_as_of(self, name: str | None, as_of: str | None = None):
+        _logged, rules, state = self.read(name, as_of)
+        return state, rules
+
     def audit(self, name: str | None) -> Report:
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
         log is reported, not fatal."""
@@ -237,7 +248,8 @@ class CampaignLedger(Application):
         return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)
 
 
-def decide_start(name: str, system: str, cg: str) -> CampaignStarted:
+def decide_start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
+                 random_weather: bool = False) -> CampaignStarted:
     """The checks of `new` that need no database: name, rule system, CG and its start date."""
     name = name.strip()
     if not name:
@@ -248,13 +260,37 @@ def decide_start(name: str, system: str, cg: str) -> CampaignStarted:
     if cg not in cgs:
         raise BadInput(f"unknown CG '{cg}' for {system.upper()}: choose {'|'.join(cgs)}", "8.5")
     start = rules.calendar.parse(cgs[cg].start)
-    return CampaignStarted(name=name, system=system, cg=cg, cg_date=start.text)
+    cpp = {side: 0 for side in rules.system.sides}
+    for side, amount in side_numbers(rules, start_cpp, "--start-cpp", "8.6162").items():
+        if amount < 0:
+            raise BadInput(f"--start-cpp {side}={amount}: CPP cannot be negative", "8.6162")
+        cpp[side] = amount
+    return CampaignStarted(name=name, system=system, cg=cg, cg_date=start.text, start_cpp=cpp,
+                           random_weather=random_weather)
 
 
-def start_campaign(db: str, name: str, system: str, cg: str) -> Campaign:
+def side_numbers(rules: rulesmod.Rules, items: tuple[str, ...], option: str, rule: str) -> dict[str, int]:
+    """'german=12' items -> {'german': 12}; each side at most once."""
+    numbers: dict[str, int] = {}
+    for item in items:
+        side, sep, number = item.partition("=")
+        if not sep:
+            raise BadInput(f"malformed {option} '{item}': use SIDE=N", rule)
+        side = rules.side(side)
+        if side in numbers:
+            raise BadInput(f"{option} gives the {rules.system.sides[side]} side twice", rule)
+        try:
+            numbers[side] = int(number)
+        except ValueError:
+            raise BadInput(f"malformed {option} '{item}': N must be a whole number", rule) from None
+    return numbers
+
+
+def start_campaign(db: str, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
+                   random_weather: bool = False) -> Campaign:
     """`new`: checks first, so a refused campaign creates no database file either."""
-    decide_start(name, system, cg)
-    return open_ledger(db, create=True).new_campaign(name, system, cg)
+    decide_start(name, system, cg, start_cpp, random_weather)
+    return open_ledger(db, create=True).new_campaign(name, system, cg, start_cpp, random_weather)
 
 
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:

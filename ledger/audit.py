@@ -15,11 +15,12 @@ from uuid import UUID
 from . import chain
 from . import rules as rulesmod
 from .dice import check_faces, read
-from .campaign import CampaignState
+from .campaign import CampaignState, first_step
 from .errors import LedgerError
-from .events import ActionUndone, CampaignStarted, DiceRolled
+from .events import ActionUndone, CampaignStarted, DiceRolled, Rewound
 
-KINDS = ("unreadable", "missing", "tampered", "chain", "table", "original", "drm", "automatic_drm", "final", "result", "reroll")
+KINDS = ("unreadable", "missing", "tampered", "chain", "table", "step", "original", "drm", "automatic_drm", "final",
+         "result", "reroll")
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def audit(campaign_id: UUID, logged: list) -> Report:
 
         if isinstance(fact, CampaignStarted):
             state = CampaignState()
-            state.start(fact, event.digest)
+            state.start(fact, event.digest, first_step(fact.system))
             continue
         if state is None:
             find(version, "missing", "the log does not begin with CampaignStarted")
@@ -99,10 +100,11 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                     f"(Original {fact.original}: {fact.result})",
                 )
             rolls_by_action.setdefault(fact.action, []).append((version, fact, state.cg_date))
-        elif isinstance(fact, ActionUndone):
-            for roll_version, roll, cg_date in rolls_by_action.get(fact.undone, []):
-                undone_purposes.setdefault((roll.table, roll.side, cg_date, roll.purpose), (roll_version, roll))
-        state.evolve(fact, event.digest)
+        elif isinstance(fact, (ActionUndone, Rewound)):
+            for action in (fact.undone,) if isinstance(fact, ActionUndone) else fact.voided:
+                for roll_version, roll, cg_date in rolls_by_action.get(action, []):
+                    undone_purposes.setdefault((roll.table, roll.side, cg_date, roll.purpose), (roll_version, roll))
+        state.evolve(fact, event.digest, version)
     return Report(events=len(logged), rolls=roll_count, findings=tuple(findings))
 
 
@@ -115,6 +117,8 @@ def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:
     except LedgerError as e:
         return [("table", f"roll on {fact.table} cannot be re-checked: {e.line()}")]
     where = f"{fact.table} ({fact.rule})"
+    if table.step and table.step != state.step:
+        problems.append(("step", f"roll on {where} made at step {state.step}; the table belongs to step {table.step}"))
     try:
         check_faces(table.die, tuple(fact.dice))
         original = read(table.die, fact.dice, table.reads)
@@ -158,6 +162,10 @@ def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:
         return problems + [("result", f"roll on {where}: {e.line()}")]
     if (resolution.result, resolution.value, tuple(resolution.sets)) != (fact.result, fact.value, tuple(fact.sets)):
         problems.append(("result", f"roll on {where}: the table gives '{resolution.result}' for a Final {resolution.final}, recorded '{fact.result}'"))
+    cpp = rules.cpp_cost(table, expected_drms)
+    if (table.effect, cpp) != (fact.effect, fact.cpp):
+        problems.append(("result", f"roll on {where}: the table's effect is {table.effect or 'none'} costing {cpp} CPP, "
+                                   f"recorded {fact.effect or 'none'} costing {fact.cpp}"))
     return problems
 
 

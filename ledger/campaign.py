@@ -10,7 +10,13 @@ from eventsourcing.domain import Aggregate
 
 from . import chain
 from .errors import LedgerError
-from .events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Fact, TablesOverridden
+from .events import (
+    ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Fact, InitiativeChosen, Rewound, RGPurchased,
+    ScenarioEnded, StepOpened, TablesOverridden,
+)
+
+SCENARIO = "scenario"  # the step value while a CG scenario is played
+INITIAL_SCENARIO = "Initial Scenario"
 
 
 def campaign_id(name: str) -> UUID:
@@ -20,50 +26,109 @@ def campaign_id(name: str) -> UUID:
 
 class CampaignState:
     """What the ledger knows of a campaign at one point of its log. Plain JSON-native
-    attributes, so a snapshot of the aggregate encodes them as they are."""
+    attributes, replaced (never mutated in place) so that undo can put old values back and a
+    snapshot of the aggregate encodes them as they are."""
 
     name: str
     system: str
     cg: str
     cg_date: str
+    options: dict[str, bool]
+    step: str  # the open RePh step ('8.616'), or 'scenario'
+    initial: bool  # before the CG's Initial Scenario has begun (only † steps, 8.6)
+    scenario: str  # the type of this CG Date's scenario (Initial Scenario, Dual Attack, …, Idle Day)
+    done: list[str]  # 'effect:side' recorded since the open step was opened (its needs)
     flags: list[str]  # lasting conditions set by roll results, e.g. german_ammo_shortage (8.618)
     overrides: list[list[str]]  # [source, TOML text] of the player's rules files in force
+    cpp: dict[str, int]  # CPP each side has now (8.6162)
+    lvp: dict[str, int]  # each side's Current-LVP at the last CG-Scenario End (8.6032)
+    chits: dict[str, int]  # Attack Chits each side has selected in the CG (8.6231)
+    bought: dict[str, int]  # 'side:RG' -> number bought in the CG, OB-given ones excluded (8.6196)
+    bought_today: dict[str, int]  # 'side:RG:MapGroup' -> number bought this CG Date (8.6195)
+    rg_pending: dict[str, list[str]]  # RGPurchased version -> follow-up tables not yet rolled (8.620)
     next_action: int
     live: list[list[int]]  # ranges [first, last] of actions not undone, oldest first
     reverts: dict[str, dict[str, Any]]  # action -> state values it replaced, for undo
     head: str  # digest of the latest event
 
-    def start(self, fact: CampaignStarted, digest: str) -> None:
+    def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
+        self.options = {"random_weather": fact.random_weather}
+        self.step, self.initial, self.scenario, self.done = first_step, True, INITIAL_SCENARIO, []
         self.flags, self.overrides = [], []
+        self.cpp = dict(fact.start_cpp)
+        self.lvp, self.chits, self.bought, self.bought_today, self.rg_pending = {}, {}, {}, {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
         self.head = digest
 
     # ---- evolve: state + event -> state -----------------------------------------------------
-    def evolve(self, fact: Fact, digest: str) -> None:
+    def evolve(self, fact: Fact, digest: str, version: int) -> None:
         self.head = digest
         if isinstance(fact, ActionUndone):
             self._void(fact.undone)
-            self.next_action = max(self.next_action, fact.action + 1)
-            return
-        action = fact.action  # type: ignore[attr-defined]
-        self.next_action = max(self.next_action, action + 1)
-        self._mark_live(action)
+        elif isinstance(fact, Rewound):
+            for action in sorted(fact.voided, reverse=True):
+                self._void(action)
+        else:
+            self._mark_live(fact.action)  # type: ignore[attr-defined]
+            self._apply(fact, version)
+        self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
+
+    def _apply(self, fact: Fact, version: int) -> None:
+        a = fact.action  # type: ignore[attr-defined]
         if isinstance(fact, DiceRolled):
             new_flags = [f for f in fact.sets if f not in self.flags]
             if new_flags:
-                self._remember(action, "flags")
-                self.flags = self.flags + new_flags
+                self._set(a, "flags", self.flags + new_flags)
+            if fact.effect:
+                self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
+            if fact.effect == "cpp_replenishment" and fact.value is not None:
+                self._add_cpp(a, fact.side, fact.value)
+            if fact.cpp:
+                self._add_cpp(a, fact.side, -fact.cpp)
+            pending = self.rg_pending.get(str(fact.rg))
+            if pending and fact.table in pending:
+                rest = list(pending)
+                rest.remove(fact.table)
+                self._set(a, "rg_pending", {**self.rg_pending, str(fact.rg): rest})
         elif isinstance(fact, CGDateChanged):
-            self._remember(action, "cg_date")
-            self.cg_date = fact.cg_date
+            self._set(a, "cg_date", fact.cg_date)
+            self._set(a, "scenario", "")  # known again once 8.623 has been resolved
+            self._set(a, "bought_today", {})
+            self._set(a, "rg_pending", {})
+        elif isinstance(fact, StepOpened):
+            self._set(a, "step", fact.step)
+            self._set(a, "done", [])
+            if fact.step == SCENARIO:
+                self._set(a, "initial", False)
+        elif isinstance(fact, ScenarioEnded):
+            self._set(a, "lvp", dict(fact.lvp))
+            self._set(a, "done", self.done + ["scenario_end:"])
+        elif isinstance(fact, InitiativeChosen):
+            self._set(a, "scenario", fact.scenario)
+            attacks = {s: self.chits.get(s, 0) + (chit == "attack") for s, chit in fact.chits.items()}
+            self._set(a, "chits", attacks)
+            self._set(a, "done", self.done + ["initiative:"])
+        elif isinstance(fact, RGPurchased):
+            self._add_cpp(a, fact.side, -fact.cpp)
+            if not fact.given:
+                key = f"{fact.side}:{fact.rg}"
+                self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
+            key = f"{fact.side}:{fact.rg}:{fact.map_group}"
+            self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
+            if fact.rolls:
+                self._set(a, "rg_pending", {**self.rg_pending, str(version): list(fact.rolls)})
         elif isinstance(fact, TablesOverridden):
-            self._remember(action, "overrides")
-            self.overrides = self.overrides + [[fact.source, fact.text]]
+            self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
 
-    def _remember(self, action: int, attribute: str) -> None:
+    def _add_cpp(self, action: int, side: str, amount: int) -> None:
+        self._set(action, "cpp", {**self.cpp, side: self.cpp.get(side, 0) + amount})
+
+    def _set(self, action: int, attribute: str, value: Any) -> None:
+        """Every change goes through here: the first old value per action is kept for undo."""
         self.reverts.setdefault(str(action), {}).setdefault(attribute, getattr(self, attribute))
+        setattr(self, attribute, value)
 
     def _mark_live(self, action: int) -> None:
         if self.live and self.live[-1][1] >= action:
@@ -74,8 +139,13 @@ class CampaignState:
             self.live.append([action, action])
 
     def _void(self, action: int) -> None:
-        first, last = self.live[-1]
-        self.live = self.live[:-1] + ([[first, last - 1]] if first < last else [])
+        ranges = []
+        for first, last in self.live:
+            if first <= action <= last:
+                ranges += [r for r in ([first, action - 1], [action + 1, last]) if r[0] <= r[1]]
+            else:
+                ranges.append([first, last])
+        self.live = ranges
         for attribute, value in self.reverts.pop(str(action), {}).items():
             setattr(self, attribute, value)
 
@@ -83,11 +153,33 @@ class CampaignState:
     def last_live_action(self) -> int | None:
         return self.live[-1][1] if self.live else None
 
-    def is_live(self, action: int) -> bool:
-        return any(first <= action <= last for first, last in self.live)
+    def live_actions_after(self, action: int) -> list[int]:
+        return [a for first, last in self.live for a in range(max(first, action + 1), last + 1)]
 
     def override_sources(self) -> tuple[tuple[str, str], ...]:
         return tuple((source, text) for source, text in self.overrides)
+
+
+def first_step(system: str) -> str:
+    """A new campaign opens on the first † step (the only steps before an Initial Scenario, 8.6)."""
+    from . import rules
+
+    steps = rules.load(system).system.steps
+    return next((s.id for s in steps if "†" in s.markers), SCENARIO)
+
+
+def fold(logged) -> CampaignState | None:
+    """The state after the given events (as read back from the store)."""
+    state = None
+    for event in logged:
+        if event.fact is None:
+            continue
+        if isinstance(event.fact, CampaignStarted):
+            state = CampaignState()
+            state.start(event.fact, event.digest, first_step(event.fact.system))
+        elif state is not None:
+            state.evolve(event.fact, event.digest, event.version)
+    return state
 
 
 class Campaign(CampaignState, Aggregate):
@@ -104,10 +196,10 @@ class Campaign(CampaignState, Aggregate):
         digest: str
 
         def apply(self, aggregate: "Campaign") -> None:
-            aggregate.evolve(self.fact, self.digest)
+            aggregate.evolve(self.fact, self.digest, self.originator_version)
 
     def __init__(self, fact: CampaignStarted, prev: str, digest: str):
-        self.start(fact, digest)
+        self.start(fact, digest, first_step(fact.system))
 
     @classmethod
     def begin(cls, fact: CampaignStarted) -> "Campaign":

@@ -19,6 +19,8 @@ class CampaignStarted(Fact, tag="CampaignStarted", frozen=True, kw_only=True):
     system: str
     cg: str
     cg_date: str
+    start_cpp: dict[str, int] = {}  # CPP each side has before the Initial Scenario (8.51-.53)
+    random_weather: bool = False  # 8.6171 chosen by mutual consent instead of the historical chart
 
 
 class AppliedDRM(Struct, frozen=True, kw_only=True):
@@ -46,6 +48,9 @@ class DiceRolled(Fact, tag="DiceRolled", frozen=True, kw_only=True):
     sets: tuple[str, ...] = ()  # lasting campaign conditions this result starts (8.618 shortage)
     secret: bool = False
     purpose: str = ""  # --for TEXT
+    effect: str = ""  # what the roll does for the books (the table's effect), e.g. cpp_replenishment
+    rg: int | None = None  # the RGPurchased event (its version) this follow-up roll belongs to
+    cpp: int = 0  # CPP the roll cost (8.622 Recon)
 
 
 class ActionUndone(Fact, tag="ActionUndone", frozen=True, kw_only=True):
@@ -69,6 +74,62 @@ class TablesOverridden(Fact, tag="TablesOverridden", frozen=True, kw_only=True):
     tables: tuple[str, ...]  # the ids it replaces or adds
 
 
-FACTS: tuple[type[Fact], ...] = (CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden)
-AnyFact = CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
+class StepOpened(Fact, tag="StepOpened", frozen=True, kw_only=True):
+    """The campaign moved to a RePh step (8.601-8.625), or to 'scenario' (a CG scenario is played)."""
+
+    action: int
+    step: str
+    skipped: tuple[str, ...] = ()  # steps passed over as not applicable
+
+
+class ScenarioEnded(Fact, tag="ScenarioEnded", frozen=True, kw_only=True):
+    """8.6032: each side's Current-LVP at CG-Scenario End and the winner (8.6234)."""
+
+    action: int
+    scenario: str  # Initial Scenario, Dual Attack, German Assault, U.S. Assault
+    lvp: dict[str, int]
+    winner: str
+    declared: bool = False  # the players named the winner (Initial Scenario VC, 8.6234b cut-off)
+
+
+class InitiativeChosen(Fact, tag="InitiativeChosen", frozen=True, kw_only=True):
+    """8.6232: both chits as revealed and what the matrix makes of them."""
+
+    action: int
+    chits: dict[str, str]  # side -> attack | idle
+    scenario: str  # Dual Attack, German Assault, U.S. Assault, Idle Day
+
+
+class RGPurchased(Fact, tag="RGPurchased", frozen=True, kw_only=True):
+    """8.619: one RG bought (or, `given`, received in the Initial-Scenario OB: no CPP, not counted)."""
+
+    action: int
+    side: str
+    rg: str  # RG ID, e.g. I2
+    group_type: str
+    cpp: int
+    map_group: str
+    objective: str = ""  # Objective Hex (8.6198)
+    given: bool = False
+    rolls: tuple[str, ...] = ()  # follow-up tables its chart line demands in step 8.620
+
+
+class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
+    """Play resumes from the end of a CG Date's RePh: every later action is voided, none deleted."""
+
+    action: int
+    cg_date: str
+    to_version: int  # the event that ended that CG Date's RePh
+    voided: tuple[int, ...]
+    reason: str = ""
+
+
+FACTS: tuple[type[Fact], ...] = (
+    CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
+    StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound,
+)
+AnyFact = (
+    CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
+    | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound
+)
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -7,12 +7,9 @@ from typing import Any
 
 import msgspec
 
-from ledger.campaign import CampaignState
-from ledger.events import ActionUndone, CampaignStarted
-
-
-def voided_actions(logged: list) -> set[int]:
-    return {e.fact.undone for e in logged if isinstance(e.fact, ActionUndone)}
+from ledger.campaign import CampaignState, first_step
+from ledger.events import CampaignStarted
+from ledger.timeline import voided_actions
 
 
 def log_rows(logged: list) -> list[dict[str, Any]]:
@@ -32,14 +29,14 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
             continue
         if isinstance(fact, CampaignStarted):
             state = CampaignState()
-            state.start(fact, event.digest)
+            state.start(fact, event.digest, first_step(fact.system))
         row["cg_date"] = state.cg_date if state else None
         data = msgspec.to_builtins(fact)
         data.pop("type", None)
         row.update(data)
-        row["voided"] = getattr(fact, "action", None) in voided
+        row["in_force"] = getattr(fact, "action", None) not in voided
         row["digest"] = event.digest
         rows.append(row)
         if state is not None and not isinstance(fact, CampaignStarted):
-            state.evolve(fact, event.digest)
+            state.evolve(fact, event.digest, event.version)
     return rows

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -40,12 +42,10 @@ class Cli:
 
     def ok(self, *args: str):
         result = self(*args)
-        assert result.exit_code == 0, (result.stdout, result.stderr)
+        assert result.exit_code == 0, (args, result.stdout, result.stderr)
         return result
 
     def json(self, *args: str):
-        import json
-
         return json.loads(self.ok(*args, "--json").stdout)
 
     def events(self) -> int:
@@ -62,6 +62,40 @@ class Cli:
         assert what_is_stored(self.db) == before
         return result
 
+    # ---- driving a campaign forward with neutral records ------------------------------------
+    def to(self, step: str, date: str | None = None, attack_on: tuple[str, ...] = ()):
+        """Moves the campaign until `step` is open (on `date`): every need met with a plain record
+        (Initial Scenario won by the German at 0-0 LVP, CPP rolls of 6,6, no Ammunition Shortage),
+        Idle Days except on `date` and `attack_on` dates (German Assault) so that scenarios happen."""
+        for _ in range(600):
+            status = self.json("status")
+            if status["step"] == step and (date is None or status["cg_date"] == date):
+                return status
+            self.satisfy(status, attack=status["cg_date"] == date or status["cg_date"] in attack_on)
+            self.ok("step", "next")
+        raise AssertionError(f"never reached {step} {date}")
+
+    def satisfy(self, status: dict, attack: bool = False) -> None:
+        for need in status["needs"]:
+            effect, side = need["effect"], need["side"]
+            if effect == "scenario_end":
+                winner = ["--winner", "german"] if status["scenario"] == "Initial Scenario" else []
+                self.ok("scenario-end", "--lvp", "german=0", "--lvp", "us=0", *winner)
+            elif effect == "initiative":
+                self.ok("initiative", "--german", "attack" if attack else "idle", "--us", "idle")
+            elif effect == "rg_followups":
+                die = self.json("tables", need["table"])["die"]
+                self.ok("roll", need["table"], "--side", self.rg_side(need["rg"]), "--rg", str(need["rg"]),
+                        "--dice", "3,3" if die == "DR" else "3")
+            elif effect == "ammo_shortage":
+                self.ok("roll", need["table"], "--side", side, "--dice", "1,1")
+            else:
+                die = self.json("tables", need["table"])["die"]
+                self.ok("roll", need["table"], "--side", side or "us", "--dice", "6,6" if die == "DR" else "6")
+
+    def rg_side(self, version: int) -> str:
+        return next(r["side"] for r in self.json("log") if r["version"] == version)
+
 
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
@@ -70,9 +104,31 @@ def cli(tmp_path: Path) -> Cli:
 
 @pytest.fixture
 def kgp(cli: Cli) -> Cli:
-    """A fresh KGP CG I campaign at 19 AM."""
+    """A fresh KGP CG I campaign at 19 AM, before its Initial Scenario (step 8.618)."""
     cli.ok("new", "CG I", "--system", "kgp", "--cg", "I")
     return cli
+
+
+_TEMPLATES: dict[tuple, Path] = {}
+
+
+@pytest.fixture
+def at(tmp_path: Path, tmp_path_factory):
+    """at(step, date=None, cg='I') -> a Cli on a copy of a campaign driven to that step (cached per run)."""
+
+    def make(step: str, date: str | None = None, cg: str = "I") -> Cli:
+        key = (step, date, cg)
+        if key not in _TEMPLATES:
+            folder = tmp_path_factory.mktemp("template")
+            template = Cli(folder / "campaign.db")
+            template.ok("new", f"CG {cg}", "--cg", cg)
+            template.to(step, date)
+            _TEMPLATES[key] = folder
+        target = tmp_path / f"at-{step}-{date}-{cg}".replace(" ", "_")
+        shutil.copytree(_TEMPLATES[key], target)
+        return Cli(target / "campaign.db")
+
+    return make
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import msgspec
+import pytest
 
 from ledger.application import open_ledger
 from ledger.events import AppliedDRM, DiceRolled
@@ -42,9 +43,15 @@ def kinds(cli) -> list[str]:
     return [f["kind"] for f in findings(cli)]
 
 
+@pytest.fixture
+def kgp(at):
+    """A CG I campaign at step 8.610 (Wounded Leaders) after its 19 AM Initial Scenario."""
+    return at("8.610")
+
+
 def test_clean_log_passes(kgp):
     record(kgp.db)
-    kgp.ok("roll", "8.606/infantry", "--side", "us", "--drm", "hs_equivalents=4")
+    kgp.ok("roll", "8.610", "--side", "us", "--drm", "isolated")
     result = kgp("audit")
     assert result.exit_code == 0
     assert "2 rolls re-checked: clean" in result.stdout
@@ -85,7 +92,8 @@ def test_wrong_declared_drm_value(kgp):
     assert "drm" in kinds(kgp)
 
 
-def test_rerolled_after_undo(kgp):
+def test_rerolled_after_undo(at):
+    kgp = at("8.612")
     kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "2", "--for", "SAN")
     kgp.ok("undo", "--reason", "did not like it")
     kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "5", "--for", "SAN")
@@ -95,7 +103,8 @@ def test_rerolled_after_undo(kgp):
     assert kgp("audit").exit_code == 1
 
 
-def test_same_dice_after_undo_is_a_correction(kgp):
+def test_same_dice_after_undo_is_a_correction(at):
+    kgp = at("8.620")
     kgp.ok("roll", "8.6201", "--side", "german", "--drm", "vehicle_or_gun", "--dice", "5,6", "--for", "I2")
     kgp.ok("undo", "--reason", "wrong DRM")
     kgp.ok("roll", "8.6201", "--side", "german", "--dice", "5,6", "--for", "I2")
@@ -103,9 +112,9 @@ def test_same_dice_after_undo_is_a_correction(kgp):
 
 
 def test_another_purpose_is_not_a_reroll(kgp):
-    kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "2", "--for", "SAN")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "9-1")
     kgp.ok("undo")
-    kgp.ok("roll", "8.610", "--side", "us", "--dice", "5", "--for", "leader")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "5", "--for", "8-1")
     assert kinds(kgp) == []
 
 
@@ -118,7 +127,7 @@ def test_tampered_stored_event(kgp):
     kgp.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "leader")
     kgp.ok("roll", "8.610", "--side", "us", "--dice", "1")
     conn, stored = rows(kgp.db)
-    rowid, version, state = stored[1]
+    rowid, version, state = stored[-2]
     data = msgspec.json.decode(state)
     data["fact"]["dice"] = [1]  # a better die for the German...
     data["fact"]["original"], data["fact"]["final"] = 1, 0
@@ -143,10 +152,10 @@ def test_removed_stored_event(kgp):
         kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
     conn, stored = rows(kgp.db)
     with conn:
-        conn.execute("DELETE FROM stored_events WHERE rowid=?", (stored[2][0],))
+        conn.execute("DELETE FROM stored_events WHERE rowid=?", (stored[-2][0],))
     found = findings(kgp)
     assert "missing" in [f["kind"] for f in found]
-    assert any("event(s) 3 missing" in f["message"] for f in found)
+    assert any(f"event(s) {stored[-2][1]} missing" in f["message"] for f in found)
     kgp.refused("roll", "8.610", "--side", "german", "--dice", "4", contains="the campaign log is damaged")
 
 
@@ -154,7 +163,7 @@ def test_reordered_stored_events(kgp):
     for die in "12":
         kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
     conn, stored = rows(kgp.db)
-    (row_a, _, state_a), (row_b, _, state_b) = stored[1], stored[2]
+    (row_a, _, state_a), (row_b, _, state_b) = stored[-2], stored[-1]
     with conn:
         conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state_b, row_a))
         conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state_a, row_b))
@@ -178,5 +187,19 @@ def test_head_changes_with_history_and_matches_for_the_same_log(tmp_path, kgp):
     first = kgp.ok("head").stdout.strip()
     kgp.ok("roll", "8.610", "--side", "german", "--dice", "2")
     second = kgp.ok("head").stdout.strip()
-    assert first != second and second.startswith("2:")
+    assert first != second and second.startswith(f"{kgp.events()}:")
     assert kgp.ok("head").stdout.strip() == second
+
+
+def test_rerolled_after_rewind(at):
+    kgp = at("8.616", "19 PM")
+    kgp.ok("roll", "8.616", "--side", "german", "--dice", "6,6", "--for", "CPP")
+    kgp.ok("rewind", "19 AM", "--reason", "we forgot the German reinforcements")
+    kgp.to("8.616", "19 PM")
+    kgp.ok("roll", "8.616", "--side", "german", "--dice", "1,1", "--for", "CPP")
+    assert "reroll" in kinds(kgp)
+
+
+def test_roll_outside_its_step(kgp):
+    record(kgp.db, table="8.6122", rule="8.6122", drms=(), original=3, final=3, result="SAN unchanged", code="unchanged")
+    assert "step" in kinds(kgp)

@@ -10,55 +10,66 @@ from conftest import Cli
 
 
 @pytest.mark.parametrize(
-    "args, contains",
+    "step, args, contains",
     [
-        (("roll", "9.999", "--side", "german"), "unknown table '9.999'"),
-        (("roll", "H1.42", "--side", "us"), "named in KGP17 but not printed"),
-        (("roll", "8.610", "--side", "russian"), "unknown side 'russian'"),
-        (("roll", "8.610", "--side", "german", "--drm", "drunk"), "no DRM 'drunk' on table 8.610"),
-        (("roll", "8.610", "--side", "german", "--drm", "german"), "DRM 'german' is automatic"),
-        (("roll", "8.610", "--side", "german", "--drm", "isolated=3"), "DRM 'isolated' is a flag"),
-        (("roll", "8.613", "--side", "german", "--drm", "uncontrolled_hexes"), "needs a number"),
-        (("roll", "8.613", "--side", "german", "--drm", "uncontrolled_hexes=x"), "malformed DRM"),
-        (("roll", "8.610", "--side", "german", "--drm", "isolated", "--drm", "isolated"), "given twice"),
-        (("roll", "8.610", "--side", "german", "--dice", "7"), "out of range 1-6"),
-        (("roll", "8.610", "--side", "german", "--dice", "3,4"), "a dr takes 1 die"),
-        (("roll", "8.606/infantry", "--side", "german", "--dice", "3"), "a DR takes 2 dice"),
-        (("roll", "8.606/infantry", "--side", "german", "--dice", "3;4"), "malformed dice"),
-        (("roll", "8.6201", "--side", "us"), "rolled by the German side only"),
-        (("roll", "8.618", "--side", "german"), "not rolled before 20 AM"),
-        (("roll", "8.6122", "--side", "us"), "needs --drm san=N"),
-        (("roll", "8.6122", "--side", "us", "--drm", "san=3"), "out of range 4"),
-        (("roll", "8.6206/armor", "--side", "us", "--drm", "depleted"), "NA to the U.S. side"),
-        (("roll", "8.6114", "--side", "us", "--drm", "won=-3"), "out of range -2..0"),
-        (("advance", "--to", "19 XM"), "malformed CG Date '19 XM'"),
-        (("advance", "--to", "32 AM"), "no CG Date '32 AM'"),
-        (("advance", "--to", "22 AM"), "CG I ends on 21 PM"),
-        (("--campaign", "nope", "roll", "8.610", "--side", "german"), "no campaign 'nope'"),
+        ("8.610", ("roll", "9.999", "--side", "german"), "unknown table '9.999'"),
+        ("8.610", ("roll", "H1.42", "--side", "us"), "named in KGP17 but not printed"),
+        ("8.610", ("roll", "8.610", "--side", "russian"), "unknown side 'russian'"),
+        ("8.610", ("roll", "8.610", "--side", "german", "--drm", "drunk"), "no DRM 'drunk' on table 8.610"),
+        ("8.610", ("roll", "8.610", "--side", "german", "--drm", "german"), "DRM 'german' is automatic"),
+        ("8.610", ("roll", "8.610", "--side", "german", "--drm", "isolated=3"), "DRM 'isolated' is a flag"),
+        ("8.613", ("roll", "8.613", "--side", "german", "--drm", "uncontrolled_hexes"), "needs a number"),
+        ("8.613", ("roll", "8.613", "--side", "german", "--drm", "uncontrolled_hexes=x"), "malformed DRM"),
+        ("8.610", ("roll", "8.610", "--side", "german", "--drm", "isolated", "--drm", "isolated"), "given twice"),
+        ("8.610", ("roll", "8.610", "--side", "german", "--dice", "7"), "out of range 1-6"),
+        ("8.610", ("roll", "8.610", "--side", "german", "--dice", "3,4"), "a dr takes 1 die"),
+        ("8.606", ("roll", "8.606/infantry", "--side", "german", "--dice", "3"), "a DR takes 2 dice"),
+        ("8.606", ("roll", "8.606/infantry", "--side", "german", "--dice", "3;4"), "malformed dice"),
+        ("8.620", ("roll", "8.6201", "--side", "us"), "rolled by the German side only"),
+        ("8.618", ("roll", "8.618", "--side", "german"), "not rolled before 20 AM"),
+        ("8.612", ("roll", "8.6122", "--side", "us"), "needs --drm san=N"),
+        ("8.612", ("roll", "8.6122", "--side", "us", "--drm", "san=3"), "out of range 4"),
+        ("8.620", ("roll", "8.6206/armor", "--side", "us", "--drm", "depleted"), "NA to the U.S. side"),
+        ("8.611", ("roll", "8.6114", "--side", "us", "--drm", "won=-3"), "out of range -2..0"),
+        ("8.610", ("roll", "8.616", "--side", "us"), "rolled in step 8.616"),
+        ("8.610", ("roll", "KGP3", "--side", "us"), "rolled during a CG scenario"),
+        ("8.610", ("--campaign", "nope", "roll", "8.610", "--side", "german"), "no campaign 'nope'"),
+        ("8.610", ("step", "9.999"), "no RePh step '9.999'"),
+        ("8.610", ("step", "8.608"), "going back is an undo"),
+        ("8.610", ("step", "8.617"), "cannot skip 8.616 CPP Replenishment"),
+        ("8.610", ("initiative", "--german", "attack", "--us", "idle"), "recorded in step 8.623"),
+        ("8.610", ("scenario-end", "--lvp", "german=1", "--lvp", "us=1"), "recorded in step 8.603"),
+        ("8.610", ("buy", "I2", "--side", "german", "--map-group", "St"), "purchased in step 8.619"),
+        ("8.610", ("rewind", "19 XM"), "malformed CG Date '19 XM'"),
+        ("8.610", ("rewind", "32 AM"), "no CG Date '32 AM'"),
+        ("8.610", ("rewind", "19 PM"), "RePh of CG Date 19 PM has not ended"),
+        ("8.610", ("roster", "--side", "us", "--as-of", "20 AM"), "RePh of CG Date 20 AM has not ended"),
     ],
 )
-def test_refused_with_one_line_and_nothing_written(kgp, args, contains):
-    result = kgp.refused(*args, contains=contains)
+def test_refused_with_one_line_and_nothing_written(at, step, args, contains):
+    cli = at(step)
+    result = cli.refused(*args, contains=contains)
     assert result.stderr.startswith("Error: ")
 
 
-def test_rule_number_is_named(kgp):
-    assert "(8.6122)" in kgp.refused("roll", "8.6122", "--side", "us", contains="san").stderr
-    assert "(8.6121)" in kgp.refused("advance", "--to", "tomorrow", contains="malformed CG Date").stderr
-    assert "(8.6201)" in kgp.refused("roll", "8.6201", "--side", "us", contains="German side only").stderr
-
-
-def test_going_back_is_an_undo(kgp):
-    kgp.ok("advance")
-    kgp.refused("advance", "--to", "19 AM", contains="going back is an undo")
+def test_rule_number_is_named(at):
+    cli = at("8.612")
+    assert "(8.6122)" in cli.refused("roll", "8.6122", "--side", "us", contains="san").stderr
+    assert "(8.6121)" in cli.refused("rewind", "tomorrow", contains="malformed CG Date").stderr
+    assert "(8.616)" in cli.refused("step", "8.617", contains="cannot skip").stderr
 
 
 def test_nothing_to_undo(kgp):
     kgp.refused("undo", contains="nothing to undo")
 
 
+def test_cg_ends(at):
+    cli = at("8.611", "21 PM")
+    cli.refused("step", "next", contains="CG I ends on 21 PM")
+
+
 def test_missing_database(cli):
-    result = cli.refused("roll", "8.610", "--side", "german", contains="no campaign database at")
+    cli.refused("roll", "8.610", "--side", "german", contains="no campaign database at")
     assert not cli.db.exists()  # a read or roll never creates the file
 
 
@@ -88,9 +99,13 @@ def test_duplicate_campaign(kgp):
 
 def test_several_campaigns_need_campaign_option(kgp):
     kgp.ok("new", "second", "--cg", "II")
-    kgp.refused("roll", "8.610", "--side", "german", contains="several campaigns")
-    kgp.ok("--campaign", "second", "roll", "8.610", "--side", "german", "--dice", "2")
-    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2", "--campaign", "CG I")
+    kgp.refused("step", "next", contains="several campaigns")
+    # CG II starts on 20 PM: its Initial Scenario is preceded by the 8.618 Ammunition Shortage DR.
+    kgp.refused("--campaign", "second", "step", "next", contains="needs a roll on 8.618 --side german")
+    kgp.ok("--campaign", "second", "roll", "8.618", "--side", "german", "--dice", "1,2")
+    kgp.ok("--campaign", "second", "step", "next")
+    assert kgp.json("status", "--campaign", "second")["step"] == "8.619"
+    assert kgp.json("status", "--campaign", "CG I")["step"] == "8.618"
 
 
 @pytest.mark.parametrize(

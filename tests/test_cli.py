@@ -12,10 +12,19 @@ from freezegun import freeze_time
 from conftest import Cli
 
 
-def test_new_and_date(cli):
-    assert cli.json("new", "KGP", "--system", "kgp", "--cg", "II") == {"name": "KGP", "system": "kgp", "cg": "II", "cg_date": "20 PM"}
+def test_new_status_and_step(cli):
+    assert cli.json("new", "KGP", "--system", "kgp", "--cg", "II", "--start-cpp", "german=20") == {
+        "name": "KGP", "system": "kgp", "cg": "II", "cg_date": "20 PM", "step": "8.618", "cpp": {"german": 20, "us": 0}}
+    status = cli.json("status")
+    assert (status["step"], status["initial"], status["next"]) == ("8.618", True, "8.619")
+    assert status["needs"] == [{"effect": "ammo_shortage", "side": "german", "table": "8.618", "rg": None,
+                                "text": "a roll on 8.618 --side german"}]
+    cli.ok("roll", "8.618", "--side", "german", "--dice", "2,3")
+    moved = cli.json("step", "next")
+    assert moved["step"] == "8.619" and moved["skipped"] == [] and moved["new_cg_date"] is None
+    assert cli.json("step", "scenario")["skipped"] == ["8.620", "8.621"]
     assert cli.json("date")["cg_date"] == "20 PM"
-    assert cli.json("advance") == {"previous": "20 PM", "cg_date": "20 N", "action": 1}
+    assert "open: CG scenario" in cli.ok("status").stdout
 
 
 def test_tables_listing(cli):
@@ -38,43 +47,45 @@ def test_tables_show_one(cli):
     assert "--drm hs_equivalents=N" in cli.ok("tables", "8.606/infantry").stdout
 
 
-def test_roll_json_contract(kgp):
-    roll = kgp.json("roll", "8.613", "--side", "german", "--drm", "uncontrolled_hexes=12", "--dice", "3,4", "--for", "B to A")
+def test_roll_json_contract(at):
+    cli = at("8.613", "19 PM")
+    roll = cli.json("roll", "8.613", "--side", "german", "--drm", "uncontrolled_hexes=12", "--dice", "3,4", "--for", "B to A")
     assert {"id", "table", "side", "dice", "original", "drms", "final", "result"} <= set(roll)
     assert roll["dice"] == [3, 4] and roll["dice_named"] == {"white": 3, "colored": 4}
     assert roll["drms"] == [{"key": "uncontrolled_hexes", "name": roll["drms"][0]["name"], "value": 2,
                              "kind": "declared", "input": 12}]
     assert (roll["original"], roll["final"], roll["result"]) == (7, 9, "No Shift: may not attempt again until the next CG Date")
-    assert roll["source"] == "entered" and roll["purpose"] == "B to A" and roll["id"] == 2
+    assert roll["source"] == "entered" and roll["purpose"] == "B to A" and roll["id"] == cli.events()
+    assert roll["cg_date"] == "19 PM" and roll["secret"] is True
 
 
-def test_roll_text_shows_dice_drms_and_result(kgp):
-    out = kgp.ok("roll", "8.610", "--side", "german", "--dice", "4", "--drm", "isolated").stdout
+def test_roll_text_shows_dice_drms_and_result(at):
+    cli = at("8.610")
+    out = cli.ok("roll", "8.610", "--side", "german", "--dice", "4", "--drm", "isolated").stdout
     assert "dr die 4 (entered): Original 4" in out
     assert "-1 If German (automatic)" in out and "+1 If Isolated (declared)" in out
     assert "Final 4: Eliminated (evacuated)" in out
 
 
-def test_ledger_rolls_when_no_dice_given(tmp_path):
-    cli = Cli(tmp_path / "c.db", seed="42")
-    cli.ok("new", "c", "--cg", "I")
-    first = cli.json("roll", "8.606/infantry", "--side", "us")
+def test_ledger_rolls_when_no_dice_given(at):
+    cli = at("8.606")
+    seeded = Cli(cli.db, seed="42")
+    first = seeded.json("roll", "8.606/infantry", "--side", "us")
     assert first["source"] == "seeded" and len(first["dice"]) == 2
-    plain = Cli(tmp_path / "d.db")
-    plain.ok("new", "c", "--cg", "I")
-    assert plain.json("roll", "8.610", "--side", "us")["source"] == "rng"
+    assert cli.json("roll", "8.606/infantry", "--side", "us")["source"] == "rng"
 
 
 def test_log_and_undo(kgp):
-    kgp.ok("roll", "8.610", "--side", "german", "--dice", "3")
-    kgp.ok("advance")
+    kgp.ok("step", "8.620")
+    kgp.ok("roll", "8.6202", "--side", "us", "--dice", "3")
+    kgp.ok("step", "next")
     undone = kgp.json("undo", "--reason", "too early")
-    assert undone == {"undone": 2, "reason": "too early", "events": [3]}
+    assert undone == {"undone": 3, "reason": "too early", "events": [4]}
     rows = kgp.json("log")
-    assert [r["type"] for r in rows] == ["CampaignStarted", "DiceRolled", "CGDateChanged", "ActionUndone"]
-    assert [r["voided"] for r in rows[1:]] == [False, True, False]
-    assert kgp.json("date")["cg_date"] == "19 AM"
-    assert "(undone)" in kgp.ok("log").stdout.splitlines()[2]
+    assert [r["type"] for r in rows] == ["CampaignStarted", "StepOpened", "DiceRolled", "StepOpened", "ActionUndone"]
+    assert [r["in_force"] for r in rows[1:]] == [True, True, False, True]
+    assert kgp.json("status")["step"] == "8.620"
+    assert "(undone)" in kgp.ok("log").stdout.splitlines()[3]
 
 
 def test_head_is_reproducible_under_a_frozen_clock(tmp_path):
@@ -83,15 +94,17 @@ def test_head_is_reproducible_under_a_frozen_clock(tmp_path):
         cli = Cli(tmp_path / name)
         with freeze_time("2026-12-19 08:00:00"):
             cli.ok("new", "c", "--cg", "I")
-            cli.ok("roll", "8.610", "--side", "german", "--dice", "3")
+            cli.ok("step", "8.620")
+            cli.ok("roll", "8.6202", "--side", "us", "--dice", "3")
             heads.append(cli.json("head"))
         assert cli("audit").exit_code == 0
-    assert heads[0] == heads[1] and heads[0]["events"] == 2
+    assert heads[0] == heads[1] and heads[0]["events"] == 3
     log = Cli(tmp_path / "a.db").json("log")
     assert log[1]["timestamp"] == "2026-12-19T08:00:00+00:00"
 
 
-def test_rules_override_is_in_the_log_and_audited(kgp, tmp_path):
+def test_rules_override_is_in_the_log_and_audited(at, tmp_path):
+    kgp = at("8.610")
     path = tmp_path / "wounded.toml"
     path.write_text('[[table]]\nid = "8.610"\nrule = "8.610"\ntitle = "Wounded (house rule)"\ndie = "dr"\n'
                     'rows = [ { max = 5, result = "Retained" }, { min = 6, result = "Eliminated" } ]\n')
@@ -105,19 +118,25 @@ def test_rules_override_is_in_the_log_and_audited(kgp, tmp_path):
     assert kgp.json("roll", "8.610", "--side", "us", "--dice", "4")["result"] == "Eliminated (evacuated)"
 
 
-def test_script_and_demo(tmp_path, sample_lines):
+def test_demo_replays_the_sample_into_a_fresh_ledger(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     cli = Cli(tmp_path / "sample.db")
-    result = cli.ok("demo")
+    result = cli.ok("demo", "--report", str(tmp_path / "r.html"))
+    assert "CG Roster: German" in result.stdout and "CG Roster: U.S." in result.stdout
     assert "audit: " in result.stdout and ": clean" in result.stdout
-    rolls = sum(1 for line in sample_lines if line.startswith("roll "))
-    assert sum(1 for r in cli.json("log") if r["type"] == "DiceRolled") == rolls
-    again = cli.ok("demo")  # idempotent: shows the campaign, adds nothing
-    assert "already in" in again.stdout and cli.events() == len(cli.json("log"))
+    assert (tmp_path / "r.html").read_text().count("<table") >= 5
+    events = cli.events()
+    assert cli.ok("demo", "--report", str(tmp_path / "r.html")).exit_code == 0  # fresh again, not appended to
+    assert cli.events() == events
+
+
+def test_demo_never_replaces_another_ledger(kgp):
+    kgp.refused("demo", contains="holds other campaigns")
 
 
 def test_script_names_the_refused_line(tmp_path):
     script = tmp_path / "s.cgl"
-    script.write_text('new c --cg I\nroll 8.610 --side german --dice 3\nroll 8.610 --side martian\n')
+    script.write_text('new c --cg I\nstep 8.620\nroll 8.6202 --side martian\n')
     cli = Cli(tmp_path / "c.db")
     result = cli("script", str(script))
     assert result.exit_code == 1 and "s.cgl line 3: unknown side 'martian'" in result.stderr
@@ -129,6 +148,7 @@ def test_console_script_in_a_subprocess(tmp_path):
     db = str(tmp_path / "p.db")
     run = lambda *a: subprocess.run([str(exe), "--db", db, *a], capture_output=True, text=True)  # noqa: E731
     assert run("new", "p", "--cg", "I").returncode == 0
+    assert run("step", "8.620").returncode == 0
     rolled = run("roll", "8.6202", "--side", "us", "--dice", "6", "--json")
     assert rolled.returncode == 0 and json.loads(rolled.stdout)["code"] == "green"
     bad = run("roll", "8.6202", "--side", "us", "--dice", "9")

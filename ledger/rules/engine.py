@@ -284,6 +284,16 @@ class Rules:
             raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
         return Applied(key, drm.text, self._declared_value(drm, n), "declared", n)
 
+    def cpp_cost(self, table: Table, drms: tuple[Applied, ...]) -> int:
+        """CPP a roll costs: the table's own price plus what its declared DRMs cost (8.622)."""
+        by_key = {d.key: d for d in table.drm}
+        extra = 0
+        for applied in drms:
+            drm = by_key.get(applied.key)
+            if drm is not None and drm.cpp:
+                extra += drm.cpp * (applied.input if drm.input == "count" and applied.input is not None else 1)
+        return table.cpp + extra
+
     def automatic(self, table: Table, situation: Situation) -> list[Applied]:
         applied = []
         for drm in table.drm:

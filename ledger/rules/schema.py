@@ -50,6 +50,7 @@ class DRM(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     max: int | None = None
     default: int | None = None  # N when a 'value' DRM is named without one
     required: bool = False  # the roll is refused unless the player names it (e.g. 8.6122 SAN)
+    cpp: int = 0  # CPP this DRM costs (per unit of N for a count DRM), e.g. 8.622 'Spent 2 CPP'
     sides: list[str] = []  # declared DRM allowed for these sides only (e.g. 'NA to U.S.')
     # automatic conditions (all that are given must hold)
     side: str | None = None
@@ -90,6 +91,7 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     until_date: str | None = None
     step: str = ""  # the RePh step whose rolls these are, or 'scenario' (SSR rolls during play)
     effect: str = ""  # what the roll does for the books (e.g. 'cpp_replenishment'), read by projections
+    cpp: int = 0  # CPP the roll itself costs (8.622 Recon: 1)
     rows: list[Row] = []
     value: ValueResult | None = None
     drm: list[DRM] = []
@@ -141,6 +143,7 @@ class Need(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     from_date: str | None = None
     unless_flag: str | None = None
     option: str | None = None  # only when the campaign chose this option (e.g. random_weather)
+    scenario: str | None = None  # only on a CG Date of this scenario type (e.g. 'Dual Attack')
 
 
 class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):

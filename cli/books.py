@@ -1,0 +1,127 @@
+"""The campaign's books: `roster`, `rg-record`, `history`, `report`."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import click
+
+from projections.history import history as history_of
+from projections.report import render_html
+from projections.rg_record import rg_records
+from projections.roster import public, rosters
+
+from .app import as_of_option, common, emit_json, json_option, main
+
+csv_option = click.option("--csv", "as_csv", is_flag=True, help="CSV on stdout.")
+
+
+def emit_csv(rows: list[dict]) -> None:
+    out = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _flat(v) for k, v in row.items()})
+    click.echo(out.getvalue(), nl=False)
+
+
+def _flat(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(f"{v['id']}({v['cpp']})" if isinstance(v, dict) else str(v) for v in value)
+    return str(value)
+
+
+def _cell(value) -> str:
+    return "" if value is None else _flat(value)
+
+
+def table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
+    cells = [[title for _key, title in columns]] + [[_cell(r.get(key)) for key, _title in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+
+
+ROSTER = [("date", "Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"), ("spent", "Spent"),
+          ("left", "Left"), ("rg", "RG"), ("lvp", "LVP"), ("cg_lvp", "CG-LVP"), ("win", "Win"),
+          ("weather", "Weather"), ("recon", "Recon")]
+RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("p", "#P"), ("r", "#R"), ("str", "Str"),
+          ("units", "# Units"), ("sw", "SW"), ("leaders", "Leaders"), ("objective", "Objective Hex"), ("ref", "Ref")]
+
+
+@main.command()
+@click.option("--side", required=True)
+@as_of_option
+@json_option
+@csv_option
+@common
+def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
+    """The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, Weather, Recon."""
+    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
+    rows = [public(r) for r in rosters(logged, rules)[rules.side(side)]]
+    if as_json:
+        emit_json(rows)
+    elif as_csv:
+        emit_csv(rows)
+    else:
+        click.echo(f"CG Roster: {rules.system.sides[rules.side(side)]}")
+        click.echo(table(rows, ROSTER))
+
+
+@main.command(name="rg-record")
+@click.option("--side", required=True)
+@as_of_option
+@json_option
+@csv_option
+@common
+def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
+    """The side's RG Purchase Record (8.6198)."""
+    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
+    rows = rg_records(logged, rules)[rules.side(side)]
+    if as_json:
+        emit_json(rows)
+    elif as_csv:
+        emit_csv(rows)
+    else:
+        click.echo(f"RG Purchase Record: {rules.system.sides[rules.side(side)]}")
+        click.echo(table(rows, RECORD) if rows else "(no RG yet)")
+
+
+@main.command()
+@as_of_option
+@json_option
+@common
+def history(obj, as_of: str | None, as_json: bool) -> None:
+    """The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls, undos."""
+    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
+    story = history_of(logged, rules, state)
+    if as_json:
+        emit_json(story)
+        return
+    sides = story["campaign"]["sides"]
+    for d in story["dates"]:
+        winner = f", won by {sides.get(d['winner'], d['winner'])}" if d["winner"] else ""
+        click.echo(f"{d['date']}: {d['scenario'] or 'RePh'}{winner}; weather {d['weather'] or '-'}")
+        for side, name in sides.items():
+            rg = ", ".join(f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"
+            click.echo(f"  {name}: LVP {_cell(d['lvp'][side]) or '-'}, CG-LVP {_cell(d['cg_lvp'][side]) or '-'}, "
+                       f"CPP spent {d['cpp_spent'][side]}, {rg}")
+        for line in d["notable"]:
+            click.echo(f"  roll: {line}")
+        for line in d["undos"]:
+            click.echo(f"  {line}")
+
+
+@main.command()
+@click.option("--html", "html_file", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
+@as_of_option
+@common
+def report(obj, html_file: Path, as_of: str | None) -> None:
+    """Write the campaign's story as one self-contained HTML page (history, rosters, RG records, LVP chart)."""
+    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
+    html_file.write_text(render_html(history_of(logged, rules, state)), encoding="utf-8")
+    click.echo(f"report written to {html_file}")

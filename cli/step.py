@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import click
+
+from .app import as_of_option, common, emit_json, json_option, main
+
+
+def render_status(status: dict) -> str:
+    lines = [f"{status['campaign']}: {status['system'].upper()} CG {status['cg']}, CG Date {status['cg_date']}"
+             + (f" ({status['scenario']})" if status["scenario"] else ""),
+             f"open: {status['step_title']}" + ("  [before the Initial Scenario]" if status["initial"] else "")]
+    lines += [f"  needs {need['text']}" for need in status["needs"]]
+    lines.append(f"next: {status['next_title']}")
+    lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
+                 + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))
+    if status["flags"]:
+        lines.append(f"in effect: {', '.join(status['flags'])}")
+    return "\n".join(lines)
+
+
+@main.command()
+@as_of_option
+@json_option
+@common
+def status(obj, as_of: str | None, as_json: bool) -> None:
+    """CG, CG Date, the open RePh step and what it still needs."""
+    data = obj.ledger().status(obj.campaign, as_of)
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(render_status(data))
+
+
+@main.command()
+@click.argument("target", metavar="[next|STEP|scenario]", required=False)
+@json_option
+@common
+def step(obj, target: str | None, as_json: bool) -> None:
+    """Show the open step, or move forward: `step next`, `step 8.616`, `step scenario` (8.6).
+
+    Steps go forward in order; a step may be skipped only if it needs nothing; going back is an undo."""
+    ledger = obj.ledger()
+    if target is None:
+        data = ledger.status(obj.campaign)
+        if as_json:
+            emit_json(data)
+        else:
+            click.echo(render_status(data))
+        return
+    move = ledger.step(obj.campaign, None if target.lower() == "next" else target)
+    data = ledger.status(obj.campaign)
+    if as_json:
+        emit_json({"step": move.target, "skipped": list(move.skipped), "new_cg_date": move.new_date, "status": data})
+        return
+    if move.new_date:
+        click.echo(f"New CG Date: {move.new_date} (8.6121)")
+    if move.skipped:
+        click.echo(f"skipped: {', '.join(move.skipped)}")
+    click.echo(render_status(data))

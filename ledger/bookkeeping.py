@@ -1,0 +1,207 @@
+"""The campaign's Refit Phase verbs: steps, CG-Scenario End, initiative, RG purchases, rewind,
+status. A mixin of the application service: each verb decides (raising before anything is
+recorded), then records one action."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .campaign import INITIAL_SCENARIO, SCENARIO, Campaign
+from .errors import BadInput
+from .events import CGDateChanged, InitiativeChosen, Rewound, RGPurchased, ScenarioEnded, StepOpened
+from .reph import next_step, plan, title, unmet
+from .timeline import live, reph_ends
+
+_HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")
+
+
+class Bookkeeping:
+    # ---- steps -------------------------------------------------------------------------------
+    def step(self, name: str | None, target: str | None = None):
+        """`step next` / `step STEP`: forward in order, skipping only what may be skipped."""
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        move = plan(rules, campaign, target.lower() if target and target.lower() == SCENARIO else target)
+        action = campaign.begin_action()
+        if move.new_date:
+            campaign.record(CGDateChanged(action=action, previous=campaign.cg_date, cg_date=move.new_date))
+        campaign.record(StepOpened(action=action, step=move.target, skipped=move.skipped))
+        self._save(campaign)
+        return move
+
+    def status(self, name: str | None, as_of: str | None = None) -> dict:
+        state, rules = self.state_as_of(name, as_of)
+        nxt = next_step(rules, state)
+        return {
+            "campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
+            "step": state.step, "step_title": title(rules, state.step),
+            "scenario": state.scenario or None, "initial": state.initial,
+            "needs": unmet(rules, state, state.step),
+            "next": nxt, "next_title": title(rules, nxt),
+            "cpp": state.cpp, "lvp": state.lvp, "attack_chits": state.chits, "flags": state.flags,
+            "random_weather": state.options.get("random_weather", False),
+        }
+
+    # ---- 8.603 CG-Scenario End -------------------------------------------------------------------
+    def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None) -> ScenarioEnded:
+        from .application import side_numbers
+
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        need_step(rules, campaign, "scenario_end")
+        if "scenario_end:" in campaign.done:
+            raise BadInput(f"CG-Scenario End of {campaign.cg_date} is already recorded: undo it to change it", "8.6032")
+        lvp = side_numbers(rules, lvp_items, "--lvp", "8.6032")
+        missing = [s for s in rules.system.sides if s not in lvp]
+        if missing:
+            raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", "8.6032")
+        total = sum(g.lvp for g in rules.system.map_groups)
+        if any(v < 0 for v in lvp.values()) or (total and sum(lvp.values()) > total):
+            raise BadInput(f"Current-LVP {lvp} cannot be negative or exceed the {total} LVP of all Map Groups", "8.6033")
+        computed = decide_winner(campaign.scenario, campaign.lvp, lvp)
+        if winner is not None:
+            winner = rules.side(winner)
+        if computed is None and winner is None:
+            raise BadInput(f"the {campaign.scenario or 'scenario'}'s Victory Conditions are not in the rules seeds "
+                           "(8.51-.53): name the winner with --winner SIDE", "8.6234")
+        fact = ScenarioEnded(action=campaign.begin_action(), scenario=campaign.scenario, lvp=lvp,
+                             winner=winner or computed, declared=winner is not None and winner != computed)
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+    # ---- 8.623 Initiative --------------------------------------------------------------------------
+    def initiative(self, name: str | None, chits: dict[str, str], us_has_no_units: bool = False) -> InitiativeChosen:
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        need_step(rules, campaign, "initiative")
+        if "initiative:" in campaign.done:
+            raise BadInput(f"Initiative for {campaign.cg_date} is already determined: undo it to change it", "8.6232")
+        chits = {rules.side(side): chit.lower() for side, chit in chits.items()}
+        if set(chits) != set(rules.system.sides) or not set(chits.values()) <= {"attack", "idle"}:
+            raise BadInput("give each side's chit: attack or idle", "8.6232")
+        if us_has_no_units and chits.get("german") == "attack":
+            raise BadInput("the German may not select the Attack Chit while the U.S. has no on-map Retained units", "8.6232")
+        limits = next(c.attack_chits for c in rules.system.cg if c.id == campaign.cg)
+        for side, chit in chits.items():
+            if chit == "attack" and side in limits and campaign.chits.get(side, 0) >= limits[side]:
+                raise BadInput(f"the {rules.system.sides[side]} side has used its {limits[side]} Attack Chits "
+                               f"of CG {campaign.cg}", "8.6231")
+        key = "/".join(f"{side}:{chits[side]}" for side in rules.system.sides)
+        fact = InitiativeChosen(action=campaign.begin_action(), chits=chits, scenario=rules.system.initiative[key])
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+    # ---- 8.619 RG purchase -------------------------------------------------------------------------
+    def buy(self, name: str | None, rg_id: str, side: str, map_group: str, objective: str = "",
+            given: bool = False) -> RGPurchased:
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        side = rules.side(side)
+        if campaign.step != "8.619":
+            raise BadInput(f"RG are purchased in step 8.619; the campaign is at {title(rules, campaign.step)}", "8.619")
+        rg = rules.rgs.get((side, rg_id.upper()))
+        who = rules.system.sides[side]
+        if rg is None:
+            known = ", ".join(sorted(i for s, i in rules.rgs if s == side)) or "none"
+            raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
+                           "`cgledger rules load FILE`", "8.6191")
+        groups = {g.id: g for g in rules.system.map_groups}
+        cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
+        if map_group not in cg_groups:
+            raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use {'|'.join(cg_groups)}", "8.6195")
+        if given and not campaign.initial:
+            raise BadInput("only an Initial-Scenario OB gives RG (--given); later RG are bought", "8.6196")
+        if rg.id[:1] == "I" or rg.id.startswith("HW"):
+            if not objective:
+                raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
+                               "--objective HEX", "8.6198")
+        if objective and not _HEX.match(objective):
+            raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", "KGP1")
+        cost = 0
+        if not given:
+            missing = [what for what, value in (("CPP cost", rg.cost), ("CG Date max", rg.date_max),
+                                                (f"CG {campaign.cg} maximum", rg.cg_max.get(campaign.cg))) if value is None]
+            if missing:
+                raise BadInput(f"the {' and '.join(missing)} of {who} RG {rg.id} ({rg.group_type}) are not printed in the "
+                               "rules seeds: add them to your RG chart file and `cgledger rules load` it", "8.6194")
+            cost = rg.cost
+            bought = campaign.bought.get(f"{side}:{rg.id}", 0)
+            if bought >= rg.cg_max[campaign.cg]:
+                raise BadInput(f"the {who} side may buy at most {rg.cg_max[campaign.cg]} {rg.group_type} ({rg.id}) "
+                               f"in CG {campaign.cg} and has bought {bought}", "8.6196")
+            today = campaign.bought_today.get(f"{side}:{rg.id}:{map_group}", 0)
+            if today >= rg.date_max:
+                raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date per Map Group; "
+                               f"{today} already bought for {map_group} on {campaign.cg_date}", "8.6195")
+            if cost > campaign.cpp.get(side, 0):
+                raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
+                               f"{campaign.cpp.get(side, 0)} CPP left", "8.6194")
+        fact = RGPurchased(action=campaign.begin_action(), side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
+                           map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls))
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+    def rg_reference(self, campaign: Campaign, ref: str, side: str, table) -> int:
+        """`--rg 12` (the purchase's event) or `--rg I2#1` (the side's first I2) -> event version."""
+        if not table.effect.startswith("rg_"):
+            raise BadInput(f"table {table.id} is not an RG follow-up roll: --rg does not apply", table.rule)
+        purchases = [e for e in live(self.history(campaign.name)) if isinstance(e.fact, RGPurchased)
+                     and e.fact.side == side]
+        match = re.match(r"^([A-Za-z]+\d*)#(\d+)$", ref)
+        if match:
+            same = [e for e in purchases if e.fact.rg == match.group(1).upper()]
+            index = int(match.group(2))
+            if not 1 <= index <= len(same):
+                raise BadInput(f"no RG {ref} for this side ({len(same)} {match.group(1).upper()} bought or given)", "8.6198")
+            return same[index - 1].version
+        if ref.isdigit() and any(e.version == int(ref) for e in purchases):
+            return int(ref)
+        raise BadInput(f"no RG '{ref}' of this side in force: use the event number `status` shows, or ID#N "
+                       "(e.g. I2#1)", "8.6198")
+
+    # ---- rewind --------------------------------------------------------------------------------------
+    def rewind(self, name: str | None, date: str, reason: str = "") -> Rewound:
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        canonical = rules.calendar.parse(date).text
+        history = self.history(campaign.name)
+        ends = reph_ends(history)
+        if canonical not in ends:
+            raise BadInput(f"the RePh of CG Date {canonical} has not ended (ended: {', '.join(ends) or 'none yet'})", "8.6")
+        cut = next(e for e in history if e.version == ends[canonical])
+        voided = campaign.live_actions_after(cut.fact.action)
+        if not voided:
+            raise BadInput(f"nothing was recorded after the end of {canonical}'s RePh: nothing to rewind")
+        fact = Rewound(action=campaign.begin_action(), cg_date=canonical, to_version=cut.version,
+                       voided=tuple(voided), reason=reason)
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+
+def need_step(rules, campaign, effect: str) -> None:
+    """Refuses a record whose step is not the open one (8.6: steps in order)."""
+    steps = [s for s in rules.system.steps if any(n.effect == effect for n in s.needs)]
+    if steps and campaign.step not in {s.id for s in steps}:
+        raise BadInput(f"this is recorded in step {title(rules, steps[0].id)}; the campaign is at "
+                       f"{title(rules, campaign.step)}", steps[0].id)
+
+
+def decide_winner(scenario: str, start: dict[str, int], end: dict[str, int]) -> str | None:
+    """8.6234: Dual Attack, the U.S. wins if its Current-LVP rose; Assault, the assaulter wins if its
+    Current-LVP rose by ≥ 20% (FRU), at least 1. Initial Scenario VC (8.51-.53) are not in the seeds."""
+    if scenario == "Dual Attack":
+        return "us" if end["us"] > start.get("us", 0) else "german"
+    assaulter = {"German Assault": "german", "U.S. Assault": "us"}.get(scenario)
+    if assaulter is None:
+        return None
+    defender = "us" if assaulter == "german" else "german"
+    before = start.get(assaulter, 0)
+    return assaulter if end[assaulter] >= before + max(1, math.ceil(before * 0.2)) else defender
+
+
+__all__ = ["Bookkeeping", "INITIAL_SCENARIO"]

@@ -1,0 +1,58 @@
+"""Where each CG Date's RePh ended in the log: the point `--as-of DATE` reads to and
+`rewind DATE` resumes from (the CG scenario about to begin, or an Idle Day's initiative)."""
+
+from __future__ import annotations
+
+from .campaign import SCENARIO
+from .events import ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, StepOpened
+
+IDLE_DAY = "Idle Day"
+
+
+def voided_actions(logged) -> set[int]:
+    """Actions voided by an undo or a rewind anywhere in the given events."""
+    voided: set[int] = set()
+    for event in logged:
+        if isinstance(event.fact, ActionUndone):
+            voided.add(event.fact.undone)
+        elif isinstance(event.fact, Rewound):
+            voided.update(event.fact.voided)
+    return voided
+
+
+def live(logged) -> list:
+    """The events of actions still in force (undo and rewind events themselves excluded)."""
+    voided = voided_actions(logged)
+    return [e for e in logged if e.fact is not None and not isinstance(e.fact, (ActionUndone, Rewound))
+            and getattr(e.fact, "action", None) not in voided]
+
+
+def reph_ends(logged) -> dict[str, int]:
+    """CG Date -> version of the event that ended its RePh, among the actions in force."""
+    ends: dict[str, int] = {}
+    date = None
+    for event in live(logged):
+        fact = event.fact
+        if isinstance(fact, CampaignStarted):
+            date = fact.cg_date
+        elif isinstance(fact, CGDateChanged):
+            date = fact.cg_date
+        elif isinstance(fact, StepOpened) and fact.step == SCENARIO and date:
+            ends.setdefault(date, event.version)
+        elif isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY and date:
+            ends.setdefault(date, event.version)
+    return ends
+
+
+def as_of(logged, date: str | None, calendar) -> list:
+    """The log as it stood at the end of `date`'s RePh (all of it when `date` is None)."""
+    if date is None:
+        return logged
+    from .errors import BadInput
+
+    canonical = calendar.parse(date).text
+    ends = reph_ends(logged)
+    if canonical not in ends:
+        raise BadInput(f"the RePh of CG Date {canonical} has not ended in this campaign's log "
+                       f"(ended: {', '.join(ends) or 'none yet'})", "8.6")
+    return [e for e in logged if e.version <= ends[canonical]]

@@ -1,0 +1,66 @@
+"""The campaign's story per CG Date: scenario, winner, LVP, CPP spent, RG, weather, notable rolls,
+undos and rewinds. The input of the HTML report (projections/report.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
+
+from .rg_record import rg_records
+from .roster import public, rosters
+
+
+def notable(fact: DiceRolled) -> bool:
+    """Rolls players talk about: a DR of Original 2 or 12, and a result that changes the CG."""
+    return (fact.die == "DR" and fact.original in (2, 12)) or bool(fact.sets) or fact.code == "D"
+
+
+def history(logged, rules, state) -> dict[str, Any]:
+    """`state` is the campaign state at the same point (for the header)."""
+    roster = rosters(logged, rules)
+    sides = list(rules.system.sides)
+    dates: list[dict[str, Any]] = []
+    for index, row in enumerate(roster[sides[0]]):
+        dates.append({
+            "date": row["date"], "scenario": row["scenario"], "winner": row["win"],
+            "lvp": _per_side(roster, index, "lvp"), "cg_lvp": _per_side(roster, index, "cg_lvp"),
+            "cpp_spent": _per_side(roster, index, "spent"),
+            "rg": {side: roster[side][index]["rg"] for side in sides},
+            "weather": row["weather"], "notable": [], "undos": [],
+        })
+    by_date = {d["date"]: d for d in dates}
+    voided = set()
+    for event in logged:
+        if isinstance(event.fact, ActionUndone):
+            voided.add(event.fact.undone)
+        elif isinstance(event.fact, Rewound):
+            voided.update(event.fact.voided)
+    date = None
+    for event in logged:
+        fact = event.fact
+        if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
+            date = fact.cg_date
+        entry = by_date.get(fact.cg_date if isinstance(fact, Rewound) else date)
+        if entry is None or fact is None:
+            continue
+        if isinstance(fact, DiceRolled) and fact.action not in voided and notable(fact):
+            entry["notable"].append(f"{fact.table} {rules.system.sides[fact.side]}: Original {fact.original}, "
+                                    f"Final {fact.final}: {fact.result}")
+        elif isinstance(fact, ActionUndone):
+            entry["undos"].append(f"undo of action {fact.undone}" + (f": {fact.reason}" if fact.reason else ""))
+        elif isinstance(fact, Rewound):
+            entry["undos"].append(f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions voided)"
+                                  + (f": {fact.reason}" if fact.reason else ""))
+    records = rg_records(logged, rules)
+    return {
+        "campaign": {"name": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
+                     "step": state.step, "sides": dict(rules.system.sides)},
+        "dates": dates,
+        "rosters": {side: [public(r) for r in roster[side]] for side in sides},
+        "rg_records": records,
+    }
+
+
+def _per_side(roster, index: int, key: str) -> dict[str, Any]:
+    return {side: rows[index][key] for side, rows in roster.items()}

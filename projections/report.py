@@ -1,0 +1,208 @@
+"""The campaign's story as ONE self-contained, printable HTML page: history, both CG Rosters
+(8.6162), both RG Purchase Records and an SVG chart of LVP / CG-LVP (8.6033) per CG Date.
+A pure function of a plain dict (see render_html); no I/O, no network, stdlib only."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+# KGP map-marking colours: German blue, U.S. red. Other sides fall back to the palette.
+SIDE_COLORS = {"german": "#1f4e9c", "us": "#c0282d"}
+PALETTE = ["#2e7d32", "#6a1b9a", "#ef6c00", "#00838f"]
+METRICS = (("lvp", "LVP", "6 4"), ("cg_lvp", "CG-LVP", None))  # (key, label, dash: None = solid)
+
+ROSTER_COLS = (("date", "Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"), ("spent", "Spent"),
+               ("left", "Left"), ("rg", "RG"), ("lvp", "LVP"), ("cg_lvp", "CG-LVP"), ("win", "Win"),
+               ("weather", "Weather"), ("recon", "Recon"))
+RG_COLS = (("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("p", "#P"), ("r", "#R"),
+           ("str", "Str"), ("units", "# Units"), ("sw", "SW"), ("leaders", "Leaders"), ("objective", "Objective Hex"))
+
+CSS = """
+body{font:13px/1.4 "DejaVu Sans",Helvetica,Arial,sans-serif;color:#111;margin:24px;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:22px 0 6px;border-bottom:1px solid #999}
+.meta{color:#444;margin:0 0 12px}
+caption{text-align:left;font-weight:bold;padding:6px 0 3px}
+table{border-collapse:collapse;width:100%;margin:0 0 8px;font-size:12px}
+th,td{border:1px solid #999;padding:2px 5px;vertical-align:top;text-align:left}
+th{background:#eee;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
+td.shaded{background:#bbb}tr.idle td{color:#555;font-style:italic}
+ul{margin:0;padding-left:14px}.empty{color:#777;font-style:italic}
+.german{color:#1f4e9c}.us{color:#c0282d}
+svg{display:block;max-width:100%;height:auto;margin:4px 0 8px}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+@media print{body{margin:0;font-size:10px}table{font-size:9px}h2{break-after:avoid}
+ thead{display:table-header-group}tr,svg{break-inside:avoid}}
+@page{size:A4 landscape;margin:10mm}
+"""
+
+
+def _e(value: Any) -> str:
+    """Escaped text of a value; None is an empty string."""
+    return "" if value is None else escape(str(value))
+
+
+def _num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _get(mapping: Any, key: str) -> Any:
+    return mapping.get(key) if isinstance(mapping, dict) else None
+
+
+def _color(side: str, sides: dict) -> str:
+    return SIDE_COLORS.get(side) or PALETTE[list(sides).index(side) % len(PALETTE)]
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _nice_step(span: float, ticks: int = 5) -> float:
+    raw = max(span, 1) / ticks
+    mag = 10 ** math.floor(math.log10(raw))
+    return max(1, next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw))
+
+
+def lvp_chart_svg(dates: list[dict], sides: dict[str, str]) -> str:
+    """Line chart of each side's LVP (dashed) and CG-LVP (solid) over the CG Dates, as inline SVG."""
+    width, height, left, right, top, bottom = 960, 340, 58, 20, 46, 58
+    pw, ph, n = width - left - right, height - top - bottom, len(dates)
+    series = [(s, key, f"{name} {label}", dash) for s, name in sides.items() for key, label, dash in METRICS]
+    values = {(s, key): [_get(_get(d, key), s) for d in dates] for s, key, _, _ in series}
+    found = [v for vs in values.values() for v in vs if _num(v)]
+    lo, hi = min(found + [0]), max(found + [0])
+    step = _nice_step(hi - lo)
+    y0, y1 = math.floor(lo / step) * step, max(math.ceil(hi / step) * step, step)
+    band = pw / max(n, 1)
+
+    def x(i: int) -> float:
+        return left + (i + 0.5) * band
+
+    def y(v: float) -> float:
+        return top + ph - (v - y0) / (y1 - y0) * ph
+
+    out = [f'<svg id="lvp-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+           f'width="{width}" height="{height}" role="img" font-family="DejaVu Sans,Helvetica,Arial,sans-serif" '
+           'font-size="12"><title>LVP and CG-LVP per CG Date</title>']
+    tick = y0
+    while tick <= y1 + 1e-9:
+        ty = y(tick)
+        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{ty:.1f}" y2="{ty:.1f}" stroke="#ddd"/>'
+                   f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">{_fmt(tick)}</text>')
+        tick += step
+    out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="#333"/>'
+               f'<line x1="{left}" x2="{left + pw}" y1="{y(y0):.1f}" y2="{y(y0):.1f}" stroke="#333"/>')
+    tilt = band < 56
+    for i, d in enumerate(dates):
+        tx, ty = x(i), top + ph + 16
+        rot = f' transform="rotate(-35 {tx:.1f} {ty})" text-anchor="end"' if tilt else ' text-anchor="middle"'
+        out.append(f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top + ph}" y2="{top + ph + 4}" stroke="#333"/>'
+                   f'<text x="{tx:.1f}" y="{ty}"{rot}>{_e(_get(d, "date"))}</text>')
+    out.append(f'<text x="{left + pw / 2}" y="{height - 6}" text-anchor="middle" font-weight="bold">CG Date</text>'
+               f'<text x="14" y="{top + ph / 2}" text-anchor="middle" font-weight="bold" '
+               f'transform="rotate(-90 14 {top + ph / 2})">LVP</text>')
+    if not found:
+        out.append(f'<text x="{left + pw / 2}" y="{top + ph / 2}" text-anchor="middle" fill="#777">'
+                   'No LVP recorded yet</text>')
+    for k, (s, key, label, dash) in enumerate(series):
+        color, dashed = _color(s, sides), f' stroke-dasharray="{dash}"' if dash else ""
+        path, pen_up, dots = [], True, []
+        for i, v in enumerate(values[(s, key)]):
+            if not _num(v):
+                pen_up = True
+                continue
+            path.append(f'{"M" if pen_up else "L"}{x(i):.1f},{y(v):.1f}')
+            pen_up = False
+            fill = color if dash is None else "#fff"
+            dots.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="{4 if dash is None else 3.5}" fill="{fill}" '
+                        f'stroke="{color}" stroke-width="1.5"><title>{_e(label)}, {_e(_get(dates[i], "date"))}: '
+                        f'{_e(v)}</title></circle>')
+        out.append(f'<path class="series" data-series="{_e(s)}-{key}" d="{" ".join(path)}" fill="none" '
+                   f'stroke="{color}" stroke-width="2.2"{dashed}><title>{_e(label)}</title></path>')
+        out.append(f'<g class="points" data-series="{_e(s)}-{key}">{"".join(dots)}</g>')
+        lx = left + k * 190
+        out.append(f'<g class="legend"><line x1="{lx}" x2="{lx + 30}" y1="16" y2="16" stroke="{color}" '
+                   f'stroke-width="2.5"{dashed}/><text x="{lx + 36}" y="20">{_e(label)}</text></g>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _cell(value: Any, cls: str = "") -> str:
+    if isinstance(value, list):
+        value = "".join(f"<li>{_e(v)}</li>" for v in value)
+        return f"<td{cls}>{f'<ul>{value}</ul>' if value else ''}</td>"
+    cls = cls or (' class="n"' if _num(value) else "")
+    return f"<td{cls}>{_e(value)}</td>"
+
+
+def _rg_list(rgs: Any, with_cpp: bool = True) -> str:
+    return ", ".join(f"{_get(rg, 'id')}" + (f" ({_get(rg, 'cpp')} CPP)" if with_cpp and _get(rg, "cpp") is not None
+                                            else "") for rg in rgs or [] if isinstance(rg, dict))
+
+
+def _table(tid: str, head: str, rows: list[str], ncols: int, caption: str = "") -> str:
+    body = "".join(rows) or f'<tr><td colspan="{ncols}" class="empty">none yet</td></tr>'
+    return f'<table id="{tid}">{caption}<thead>{head}</thead><tbody>{body}</tbody></table>'
+
+
+def _history(dates: list[dict], sides: dict[str, str]) -> str:
+    names = "".join(f'<th class="{_e(s)}">{_e(n)}</th>' for s, n in sides.items())
+    groups = "".join(f'<th colspan="{len(sides)}">{g}</th>' for g in ("LVP", "CG-LVP", "CPP spent"))
+    single = lambda t: f'<th rowspan="2">{t}</th>'  # noqa: E731
+    head = (f"<tr>{single('CG Date')}{single('Scenario')}{single('Winner')}{groups}{single('RG bought')}"
+            f"{single('Weather')}{single('Notable rolls')}{single('Undos / rewinds')}</tr><tr>{names * 3}</tr>")
+    rows = []
+    for d in dates:
+        cells = [_cell(_get(d, "date")), _cell(_get(d, "scenario")), _cell(sides.get(_get(d, "winner"), _get(d, "winner")))]
+        for key in ("lvp", "cg_lvp", "cpp_spent"):
+            cells += [_cell(_get(_get(d, key), s)) for s in sides]
+        bought = [f"{n}: {_rg_list(_get(_get(d, 'rg'), s))}" for s, n in sides.items() if _get(_get(d, "rg"), s)]
+        cells += [_cell(bought), _cell(_get(d, "weather")), _cell(list(_get(d, "notable") or [])),
+                  _cell(list(_get(d, "undos") or []))]
+        idle = ' class="idle"' if _get(d, "scenario") == "Idle Day" else ""
+        rows.append(f"<tr{idle}>{''.join(cells)}</tr>")
+    return _table("history", head, rows, 7 + 3 * len(sides))
+
+
+def _roster(side: str, name: str, entries: list[dict], sides: dict[str, str]) -> str:
+    head = "<tr>" + "".join(f"<th>{t}</th>" for _, t in ROSTER_COLS) + "</tr>"
+    rows = []
+    for i, r in enumerate(entries):
+        cells = []
+        for key, _ in ROSTER_COLS:
+            v = _get(r, key)
+            v = _rg_list(v, with_cpp=False) if key == "rg" else sides.get(v, v) if key == "win" else v
+            cells.append(_cell(v, ' class="shaded"' if key == "repl" and i == 0 else ""))
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return _table(f"roster-{_e(side)}", head, rows, len(ROSTER_COLS), f"<caption>{_e(name)} CG Roster</caption>")
+
+
+def _rg_record(side: str, name: str, records: list[dict]) -> str:
+    head = "<tr>" + "".join(f"<th>{t}</th>" for _, t in RG_COLS) + "</tr>"
+    rows = [f'<tr title="{_e(_get(r, "ref"))}">' + "".join(_cell(_get(r, k)) for k, _ in RG_COLS) + "</tr>"
+            for r in records]
+    return _table(f"rg-{_e(side)}", head, rows, len(RG_COLS), f"<caption>{_e(name)} RG Purchase Record</caption>")
+
+
+def render_html(history: dict) -> str:
+    """The whole page. history: {"campaign", "dates", "rosters", "rg_records"} as documented in the brief:
+    campaign.sides maps side key -> display name and fixes the side order everywhere."""
+    camp = history.get("campaign") or {}
+    sides: dict[str, str] = dict(camp.get("sides") or {"german": "German", "us": "U.S."})
+    dates = list(history.get("dates") or [])
+    system = (camp.get("system") or "").upper()
+    title = " ".join(p for p in (_e(camp.get("name")) or "Campaign", "—", _e(system), "CG", _e(camp.get("cg"))) if p)
+    meta = " · ".join(f"{k}: {_e(v)}" for k, v in (("Current CG Date", camp.get("cg_date")), ("Step", camp.get("step")),
+                                                    ("CG Dates played", len(dates))) if v is not None)
+    parts = [f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+             f'<meta name="viewport" content="width=device-width,initial-scale=1"><style>{CSS}</style></head><body>',
+             f'<h1>{title}</h1><p class="meta">{meta}</p>',
+             f"<h2>LVP and CG-LVP</h2>{lvp_chart_svg(dates, sides)}",
+             f"<h2>Campaign history</h2>{_history(dates, sides)}", "<h2>CG Rosters</h2>"]
+    parts += [_roster(s, n, list((history.get("rosters") or {}).get(s) or []), sides) for s, n in sides.items()]
+    parts.append("<h2>RG Purchase Records</h2>")
+    parts += [_rg_record(s, n, list((history.get("rg_records") or {}).get(s) or [])) for s, n in sides.items()]
+    parts.append("</body></html>")
+    return "\n".join(parts)

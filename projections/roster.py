@@ -1,0 +1,94 @@
+"""The CG Roster of each side (8.6162, 8.619, 8.622, 8.6032-8.6033, 8.617): one row per side and
+CG Date. A pure fold over the events in force, with the rules data for the weather chart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.events import CampaignStarted, CGDateChanged, DiceRolled, InitiativeChosen, RGPurchased, ScenarioEnded
+from ledger.timeline import IDLE_DAY, live
+
+
+def _row(date: str, start: int | None) -> dict[str, Any]:
+    return {"date": date, "start": start, "repl": None, "total": None, "spent": 0, "left": None, "rg": [],
+            "lvp": None, "cg_lvp": None, "win": None, "weather": None, "recon": None, "recon_cpp": 0, "scenario": None}
+
+
+def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
+    sides = list(rules.system.sides)
+    rows: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    random_weather = False
+    cg = ""
+    density: dict[str, str] = {}
+    for event in live(logged):
+        fact = event.fact
+        if isinstance(fact, CampaignStarted):
+            cg, random_weather = fact.cg, fact.random_weather
+            for side in sides:
+                rows[side].append(_row(fact.cg_date, fact.start_cpp.get(side, 0)))
+                rows[side][-1]["scenario"] = "Initial Scenario"
+        elif isinstance(fact, CGDateChanged):
+            for side in sides:
+                before = rows[side][-1]
+                row = _row(fact.cg_date, _left(before) - before["recon_cpp"])  # 8.622: Start = Left - Recon
+                if before["scenario"] == IDLE_DAY and before["recon"]:
+                    row["recon_carried"] = before["recon"]  # 8.622: Idle CG Dates' Recon is cumulative
+                rows[side].append(row)
+        elif isinstance(fact, DiceRolled):
+            row = rows[fact.side][-1]
+            if fact.effect == "cpp_replenishment":
+                row["repl"] = fact.value
+            elif fact.effect == "recon":
+                row["recon"] = (fact.value or 0) + row.get("recon_carried", 0)
+                row["recon_cpp"] += fact.cpp
+            elif fact.effect == "weather":
+                for side in sides:
+                    rows[side][-1]["weather"] = fact.result
+            elif fact.effect == "mist_density":
+                density[row["date"]] = fact.result
+        elif isinstance(fact, RGPurchased):
+            row = rows[fact.side][-1]
+            row["spent"] += fact.cpp
+            row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
+        elif isinstance(fact, ScenarioEnded):
+            for side in sides:
+                _lvp(rows[side], fact.lvp.get(side, 0))
+                rows[side][-1]["win"] = fact.winner
+        elif isinstance(fact, InitiativeChosen):
+            for side in sides:
+                rows[side][-1]["scenario"] = fact.scenario
+                if fact.scenario == IDLE_DAY:  # 8.6232 note 2: Current-LVP unchanged, CG-LVP grows
+                    _lvp(rows[side], _last_lvp(rows[side][:-1]))
+    for side in sides:
+        for row in rows[side]:
+            row["total"], row["left"] = row["start"] + (row["repl"] or 0), _left(row)
+            if not random_weather:
+                entry = rules.chart_entry("8.617", cg, rules.calendar.parse(row["date"])) if "8.617" in rules.charts else None
+                row["weather"] = entry.text.get("weather") if entry else None
+            elif row["date"] in density and row["weather"] and "Mist" in row["weather"]:
+                row["weather"] = row["weather"].replace("Mist", density[row["date"]])
+            row.pop("recon_carried", None)
+    return rows
+
+
+def _left(row) -> int:
+    """8.6162/8.619: Total = Start + Repl; Left = Total - Spent."""
+    return row["start"] + (row["repl"] or 0) - row["spent"]
+
+
+def _last_lvp(rows) -> int:
+    return next((r["lvp"] for r in reversed(rows) if r["lvp"] is not None), 0)
+
+
+def _lvp(rows, lvp: int) -> None:
+    """8.6033: the new CG-LVP Total is the Current-LVP plus the preceding CG Date's CG-LVP."""
+    previous = next((r["cg_lvp"] for r in reversed(rows[:-1]) if r["cg_lvp"] is not None), 0)
+    rows[-1]["lvp"], rows[-1]["cg_lvp"] = lvp, previous + lvp
+
+
+PUBLIC = ("date", "start", "repl", "total", "spent", "left", "rg", "lvp", "cg_lvp", "win", "weather", "recon")
+
+
+def public(row: dict[str, Any]) -> dict[str, Any]:
+    """The roster columns of the public contract (plus the CPP spent on Recon and the scenario type)."""
+    return {**{k: row[k] for k in PUBLIC}, "recon_cpp": row["recon_cpp"], "scenario": row["scenario"]}
