@@ -232,6 +232,10 @@ class CampaignLedger(Bookkeeping, Application):
         return logged, rules, state
 
     def state_as_of(self, name: str | None, as_of: str | None = None):
+        """The campaign state now (from the aggregate and its snapshot) or as of a CG Date's RePh end."""
+        if as_of is None:
+            campaign = self.campaign(name)
+            return campaign, self.rules_for(campaign)
         _logged, rules, state = self.read(name, as_of)
         return state, rules
 

@@ -1,0 +1,235 @@
+"""A whole KGP campaign through the CLI: the RePh steps, the CG Roster, RG purchases and their
+limits, CG-Scenario End, Initiative, Idle Days, rewind and --as-of (8.6-8.625)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli.script import words
+from conftest import Cli
+from ledger.bookkeeping import decide_winner
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CHART = FIXTURES / "kgp-rg-chart-example.toml"
+
+
+def roster(cli, side: str, **as_of) -> list[dict]:
+    extra = ["--as-of", as_of["date"]] if as_of else []
+    return cli.json("roster", "--side", side, *extra)
+
+
+def row(cli, side: str, date: str) -> dict:
+    return next(r for r in roster(cli, side) if r["date"] == date)
+
+
+def test_8_6033_cg_lvp_totals(kgp):
+    # 8.6033 EX: the Americans end the Initial Scenario with 10 LVP (CG-LVP 10); on 19 PM with 15
+    # (CG-LVP 25); on 19 N with 12 (CG-LVP 37).
+    kgp.ok("step", "scenario")
+    kgp.ok("step", "8.603")
+    kgp.ok("scenario-end", "--lvp", "german=5", "--lvp", "us=10", "--winner", "us")
+    kgp.to("8.603", "19 PM")
+    kgp.ok("scenario-end", "--lvp", "german=5", "--lvp", "us=15")
+    kgp.to("8.603", "19 N")
+    kgp.ok("scenario-end", "--lvp", "german=5", "--lvp", "us=12")
+    us = {r["date"]: (r["lvp"], r["cg_lvp"]) for r in roster(kgp, "us")}
+    assert us == {"19 AM": (10, 10), "19 PM": (15, 25), "19 N": (12, 37)}
+
+
+def test_8_6162_roster_update(cli, tmp_path):
+    # 8.6162 EX: German Base # 30 at 19 PM (our printing, loaded as an override), CPP Replenishment
+    # DR 6: Repl 24; 2 CPP Left on 19 AM become Start; Total 26.
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=2")
+    override = tmp_path / "cpp.toml"
+    override.write_text('[[chart]]\nid = "8.6161"\nrule = "8.6161"\ntitle = "CPP Base # (our printing)"\n'
+                        'entries = [ { cg = "I", date = "19 PM", values = { german = 30, us = 35 } } ]\n')
+    cli.ok("rules", "load", str(override))
+    cli.to("8.616", "19 PM")
+    cli.ok("roll", "8.616", "--side", "german", "--dice", "4,2")
+    german = row(cli, "german", "19 PM")
+    assert (german["start"], german["repl"], german["total"], german["left"]) == (2, 24, 26, 26)
+    assert row(cli, "german", "19 AM")["repl"] is None  # shaded: no replenishment before the Initial Scenario
+
+
+def test_8_6234_assault_needs_twenty_percent_more():
+    # 8.6234 EX: 26 at scenario start needs >= 32 (26 x .2 = 5.2, FRU 6); from 0 it needs >= 1.
+    assert decide_winner("U.S. Assault", {"us": 26, "german": 0}, {"us": 31, "german": 0}) == "german"
+    assert decide_winner("U.S. Assault", {"us": 26, "german": 0}, {"us": 32, "german": 0}) == "us"
+    assert decide_winner("German Assault", {}, {"german": 1, "us": 0}) == "german"
+    assert decide_winner("German Assault", {}, {"german": 0, "us": 0}) == "us"
+    assert decide_winner("Dual Attack", {"us": 8}, {"us": 8, "german": 3}) == "german"
+    assert decide_winner("Dual Attack", {"us": 8}, {"us": 9, "german": 3}) == "us"
+    assert decide_winner("Initial Scenario", {}, {"us": 9, "german": 3}) is None
+
+
+def test_8_6234_through_the_cli(kgp):
+    kgp.ok("step", "scenario")
+    kgp.ok("step", "8.603")
+    kgp.refused("scenario-end", "--lvp", "german=26", "--lvp", "us=0", contains="name the winner with --winner")
+    kgp.ok("scenario-end", "--lvp", "german=26", "--lvp", "us=0", "--winner", "german")
+    kgp.to("8.603", "19 PM")  # the driver's German Assault on the target date
+    assert kgp.json("scenario-end", "--lvp", "german=31", "--lvp", "us=0")["winner"] == "us"
+    kgp.ok("undo")
+    assert kgp.json("scenario-end", "--lvp", "german=32", "--lvp", "us=0")["winner"] == "german"
+
+
+def test_8_6205_strength_and_depleted_platoon_sw(cli):
+    # 8.6205 EX: 21 AM of CG I; two SS Inf Pltn; +2 DRM; Final DR 12 and 6: one Depleted, one Full.
+    # The Depleted one rolls a dr per SW: LMG 6 and 4, PSK 3 -> one LMG and the PSK.
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=100")
+    cli.ok("rules", "load", str(CHART))
+    cli.to("8.619", "21 AM")
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StK20")
+    cli.ok("step", "next")
+    assert [n["table"] for n in cli.json("status")["needs"]] == ["8.6201", "8.6201"]
+    cli.refused("step", "next", contains="roll 8.6201 --rg")
+    assert cli.json("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "4,6")["final"] == 12
+    assert cli.json("roll", "8.6201", "--side", "german", "--rg", "I2#2", "--dice", "2,2")["final"] == 6
+    for dice, sw in (("6", "LMG"), ("4", "LMG"), ("3", "PSK")):
+        cli.ok("roll", "8.6204", "--side", "german", "--rg", "I2#1", "--dice", dice, "--for", sw)
+    records = cli.json("rg-record", "--side", "german")
+    depleted, full = records
+    assert (depleted["str"], depleted["units"], depleted["sw"]) == ("D", "2 6-5-8", "LMG, PSK")
+    assert (full["str"], full["units"], full["sw"]) == ("F", "3 6-5-8", "2 LMG, 1 PSK")
+    assert (depleted["p"], depleted["r"], full["p"], full["r"]) == (1, 5, 2, 4)
+    cli.ok("step", "next")  # all follow-ups made
+
+
+@pytest.fixture
+def buying(cli):
+    """CG I at 19 PM step 8.619, the example RG chart loaded, the German with 41 CPP."""
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=12")
+    cli.ok("rules", "load", str(CHART))
+    cli.to("8.619", "19 PM")
+    return cli
+
+
+@pytest.mark.parametrize(
+    "args, contains",
+    [
+        (("buy", "I9", "--side", "german", "--map-group", "St"), "no RG 'I9' on the German RG chart"),
+        (("buy", "I2", "--side", "german", "--map-group", "Xx", "--objective", "StJ19"), "unknown Map Group 'Xx'"),
+        (("buy", "I2", "--side", "german", "--map-group", "St"), "needs its Objective Hex"),
+        (("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "J19"), "malformed hex 'J19'"),
+        (("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--given"), "only an Initial-Scenario OB"),
+        (("buy", "V3", "--side", "us", "--map-group", "St"), "not printed in the rules seeds"),
+    ],
+)
+def test_purchase_refusals(buying, args, contains):
+    buying.refused(*args, contains=contains)
+
+
+def test_purchase_limits(buying):
+    german = ("--side", "german", "--map-group", "St", "--objective", "StJ19")
+    buying.ok("buy", "I2", *german)
+    buying.ok("buy", "I2", *german)
+    refused = buying.refused("buy", "I2", *german, contains="at most 2 SS Inf Pltn (I2) per CG Date per Map Group")
+    assert "(8.6195)" in refused.stderr
+    buying.ok("buy", "I2", "--side", "german", "--map-group", "Lg", "--objective", "LgN25")
+    buying.ok("buy", "I2", "--side", "german", "--map-group", "Lg", "--objective", "LgN25")
+    # Start 12 + Repl 23 (Base 35 - DR 12) = 35; four I2 at 8 CPP leave 3
+    assert buying.json("status")["cpp"]["german"] == 3
+    assert buying.json("roster", "--side", "german")[-1]["left"] == 3
+    refused = buying.refused("buy", "I2", "--side", "german", "--map-group", "Ch", "--objective", "ChA1",
+                             contains="costs 8 CPP; the German side has 3 CPP left")
+    assert "(8.6194)" in refused.stderr
+
+
+def test_cg_maximum(cli, tmp_path):
+    chart = tmp_path / "tight.toml"
+    chart.write_text(CHART.read_text().replace("cg_max = { I = 6, II = 6, III = 8 }", "cg_max = { I = 1, II = 6, III = 8 }"))
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=40")
+    cli.ok("step", "8.619")
+    cli.ok("rules", "load", str(chart))
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--given")  # not counted
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    cli.refused("buy", "I2", "--side", "german", "--map-group", "Lg", "--objective", "LgN25",
+                contains="at most 1 SS Inf Pltn (I2) in CG I and has bought 1")
+
+
+def test_idle_day_loops_to_a_new_cg_date(at):
+    cli = at("8.623", "19 PM")
+    cli.ok("initiative", "--german", "idle", "--us", "idle")
+    assert cli.json("status")["next"] == "8.612"
+    moved = cli.json("step", "next")
+    assert (moved["step"], moved["new_cg_date"]) == ("8.612", "19 N")
+    rows = roster(cli, "us")
+    assert rows[-2]["date"] == "19 PM" and rows[-2]["lvp"] == rows[-3]["lvp"]  # Current-LVP carried (8.6232)
+
+
+def test_german_may_not_attack_when_the_us_has_no_units(at):
+    cli = at("8.623", "19 PM")
+    cli.refused("initiative", "--german", "attack", "--us", "idle", "--us-has-no-units", contains="no on-map Retained units")
+    cli.refused("initiative", "--german", "attack", "--us", "maybe", contains="Invalid value", code=2)
+
+
+def test_dual_attack_needs_its_drs(at):
+    cli = at("8.623", "19 PM")
+    cli.ok("initiative", "--german", "attack", "--us", "attack")
+    cli.refused("step", "next", contains="8.6233a --side us")
+    cli.ok("roll", "8.6233a", "--side", "us", "--dice", "5")
+    cli.ok("step", "next")
+    cli.refused("step", "scenario", contains="a roll on 8.625")
+
+
+def test_rewind_voids_later_actions_and_play_resumes(at):
+    cli = at("8.603", "19 PM")
+    cli.ok("scenario-end", "--lvp", "german=9", "--lvp", "us=4")
+    cli.ok("step", "8.606")
+    before = cli.events()
+    result = cli.json("rewind", "19 PM", "--reason", "wrong hex")
+    assert cli.events() == before + 1  # one event; nothing deleted
+    assert cli.json("status")["step"] == "scenario"
+    log = cli.json("log")
+    after_cut = [r for r in log if r["version"] > result["to_version"]]
+    assert [r["in_force"] for r in after_cut] == [False] * (len(after_cut) - 1) + [True]
+    assert {r["action"] for r in after_cut[:-1]} == set(result["voided"])
+    assert cli("audit").exit_code == 0
+    cli.ok("step", "8.603")
+    cli.ok("scenario-end", "--lvp", "german=7", "--lvp", "us=6")
+    assert row(cli, "us", "19 PM")["lvp"] == 6
+
+
+def test_roster_as_of_equals_the_roster_of_that_date(tmp_path, sample_lines):
+    # Replays the sample campaign line by line; each time a CG Date's RePh ends (its scenario
+    # begins, or an Idle Day is chosen) both rosters are taken; afterwards --as-of must equal them.
+    cli = Cli(tmp_path / "sample.db")
+    taken: dict[str, dict] = {}
+    for line in sample_lines:
+        args = words(line.replace("$HERE", str(FIXTURES)))
+        if not args:
+            continue
+        cli.ok(*args)
+        status = cli.json("status")
+        ended = (args[:2] == ["step", "scenario"]) or (args[0] == "initiative" and status["scenario"] == "Idle Day")
+        if ended:
+            taken[status["cg_date"]] = {side: roster(cli, side) for side in ("german", "us")}
+    assert list(taken) == ["19 AM", "19 PM", "19 N", "20 AM", "20 PM", "20 N"]
+    for date, rosters in taken.items():
+        for side in ("german", "us"):
+            assert roster(cli, side, date=date) == rosters[side], (date, side)
+    assert cli.json("status", "--as-of", "19 N")["cg_date"] == "19 N"
+    assert cli.json("history", "--as-of", "20 AM")["dates"][-1]["date"] == "20 AM"
+    assert cli("audit").exit_code == 0
+
+
+def test_history_and_report(tmp_path, sample_lines):
+    cli = Cli(tmp_path / "sample.db")
+    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"))
+    story = cli.json("history")
+    assert [d["scenario"] for d in story["dates"]] == [
+        "Initial Scenario", "German Assault", "Idle Day", "Dual Attack", "U.S. Assault", "Idle Day"]
+    assert [d["winner"] for d in story["dates"]] == ["german", "german", None, "us", "us", None]
+    assert any("rewind" in u for d in story["dates"] for u in d["undos"])
+    assert story["dates"][1]["rg"]["german"] == [{"id": "I2", "cpp": 8}]
+    page = tmp_path / "report.html"
+    cli.ok("report", "--html", str(page))
+    html = page.read_text()
+    for marker in ('id="history"', 'id="roster-german"', 'id="roster-us"', 'id="rg-german"', 'id="lvp-chart"'):
+        assert marker in html
+    csv = cli.ok("roster", "--side", "us", "--csv").stdout.splitlines()
+    assert csv[0] == "date,start,repl,total,spent,left,rg,lvp,cg_lvp,win,weather,recon,recon_cpp,scenario"
+    assert len(csv) == 7
