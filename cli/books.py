@@ -32,7 +32,13 @@ def _flat(value) -> str:
     if value is None:
         return ""
     if isinstance(value, list):
-        return " ".join(f"{v['id']}({v['cpp']})" if isinstance(v, dict) else str(v) for v in value)
+        return "; ".join(_item(v) for v in value)
+    return str(value)
+
+
+def _item(value) -> str:
+    if isinstance(value, dict):
+        return value.get("text") or f"{value['id']}({value['cpp']})"
     return str(value)
 
 

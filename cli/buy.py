@@ -24,3 +24,26 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
     how = "given in the Initial-Scenario OB" if fact.given else f"{fact.cpp} CPP"
     click.echo(f"{fact.side}: RG {fact.rg} {fact.group_type} for {fact.map_group} ({how})"
                + (f"; step 8.620 rolls: {', '.join(fact.rolls)}" if fact.rolls else ""))
+
+
+@main.command()
+@click.argument("item", metavar="ITEM")
+@click.option("--side", required=True)
+@click.option("--setup-area", "setup_area", required=True, metavar="ID", help="The Setup Area they are added to.")
+@click.option("--count", default=1, show_default=True, type=int, help="How many (mine factors, '?', …).")
+@click.option("--size", default="", metavar="SIZE", help="Foxhole capacity 3|2|1; HIP squad|hs|crew|smc.")
+@click.option("--squads", type=int, metavar="N", help="Squad-equivalents Retained in that Setup Area (footnote S).")
+@click.option("--front-line", is_flag=True, help="Set up in a Front-Line Hex (only 'F' items).")
+@click.option("--isolated", is_flag=True, help="Added to an Isolated Location (only 'i' items).")
+@json_option
+@common
+def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, squads, front_line: bool,
+            isolated: bool, as_json: bool) -> None:
+    """Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, roadblock, dummy, hip)."""
+    fact = obj.ledger().fortify(obj.campaign, item, side, setup_area, count, size, squads, front_line, isolated)
+    if as_json:
+        emit_json({"item": fact.item, "name": fact.name, "size": fact.size or None, "count": fact.count,
+                   "fpp": fact.fpp, "setup_area": fact.setup_area, "side": fact.side})
+        return
+    size_text = f" ({fact.size})" if fact.size else ""
+    click.echo(f"{fact.side}: {fact.count} {fact.name}{size_text} for Setup Area {fact.setup_area}, {fact.fpp:g} FPP")

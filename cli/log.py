@@ -38,6 +38,9 @@ def describe(row: dict) -> str:
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+    if kind == "FortificationsPurchased":
+        size = f" {row['size']}" if row["size"] else ""
+        return f"{row['side']} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"
     if kind == "Rewound":
         return f"rewind to the end of {row['cg_date']}'s RePh: actions {row['voided'][0]}-{row['voided'][-1]} voided" + (
             f": {row['reason']}" if row["reason"] else "")

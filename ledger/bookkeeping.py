@@ -9,7 +9,9 @@ import re
 
 from .campaign import INITIAL_SCENARIO, SCENARIO, Campaign
 from .errors import BadInput
-from .events import CGDateChanged, InitiativeChosen, Rewound, RGPurchased, ScenarioEnded, StepOpened
+from .events import (
+    CGDateChanged, FortificationsPurchased, InitiativeChosen, Rewound, RGPurchased, ScenarioEnded, StepOpened,
+)
 from .reph import next_step, plan, title, unmet
 from .timeline import live, reph_ends
 
@@ -39,7 +41,8 @@ class Bookkeeping:
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": unmet(rules, state, state.step),
             "next": nxt, "next_title": title(rules, nxt),
-            "cpp": state.cpp, "lvp": state.lvp, "attack_chits": state.chits, "flags": state.flags,
+            "cpp": state.cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
+            "attack_chits": state.chits, "flags": state.flags,
             "random_weather": state.options.get("random_weather", False),
         }
 
@@ -140,7 +143,52 @@ class Bookkeeping:
                 raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
                                f"{campaign.cpp.get(side, 0)} CPP left", "8.6194")
         fact = RGPurchased(action=campaign.begin_action(), side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
-                           map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls))
+                           map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp)
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+    # ---- 8.621 Fortifications -------------------------------------------------------------------------
+    def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
+                squads: int | None = None, front_line: bool = False, isolated: bool = False) -> FortificationsPurchased:
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        side = rules.side(side)
+        if campaign.step != "8.621":
+            raise BadInput(f"Fortifications are purchased in step 8.621; the campaign is at {title(rules, campaign.step)}",
+                           "8.621")
+        fort = rules.fortifications.get(item.lower())
+        if fort is None:
+            raise BadInput(f"no Fortification '{item}' on the 8.621 table (use {', '.join(rules.fortifications)})", "8.621")
+        if count < 1:
+            raise BadInput("buy at least one", fort.rule)
+        if fort.by_size and size not in fort.by_size:
+            raise BadInput(f"{fort.name} needs --size {'|'.join(fort.by_size)}", fort.rule)
+        if not setup_area.strip():
+            raise BadInput("name the Setup Area the Fortifications are added to: --setup-area ID", fort.rule)
+        unit = fort.by_size.get(size) if fort.by_size else fort.by_side.get(side, fort.cost)
+        if unit is None:
+            raise BadInput(f"{fort.name} has no FPP cost for the {rules.system.sides[side]} side", fort.rule)
+        fpp = unit * count
+        left = campaign.fpp.get(side, 0)
+        if fpp > left:
+            raise BadInput(f"{count} {fort.name} cost {fpp:g} FPP; the {rules.system.sides[side]} side has {left:g} FPP "
+                           "(FPP are bought in step 8.619)", fort.rule)
+        if front_line and not fort.front_line:
+            raise BadInput(f"only 'F' items may be set up in a Front-Line Hex, and {fort.name} is not one", fort.rule)
+        if isolated and not fort.isolated:
+            raise BadInput(f"only 'i' items may be added to an Isolated Location, and {fort.name} is not one", fort.rule)
+        s_units = 0
+        if fort.squads:
+            s_units = count * int(size) if fort.s_by_size else math.ceil(count / fort.s_per)
+            already = campaign.fortified.get(f"{side}:{setup_area}", 0)
+            if not squads or already + s_units > squads:
+                raise BadInput(f"'S': Setup Area {setup_area} may get as many Fortifications as it has Retained "
+                               f"squad-equivalents (--squads {squads or 0}); it already has {already}, these count "
+                               f"{s_units}", fort.rule)
+        fact = FortificationsPurchased(action=campaign.begin_action(), side=side, item=fort.id, name=fort.name, size=size,
+                                       count=count, fpp=fpp, setup_area=setup_area, s_units=s_units,
+                                       front_line=front_line, isolated=isolated)
         campaign.record(fact)
         self._save(campaign)
         return fact

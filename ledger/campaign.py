@@ -11,7 +11,8 @@ from eventsourcing.domain import Aggregate
 from . import chain
 from .errors import LedgerError
 from .events import (
-    ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Fact, InitiativeChosen, Rewound, RGPurchased,
+    ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Fact, FortificationsPurchased, InitiativeChosen, Rewound,
+    RGPurchased,
     ScenarioEnded, StepOpened, TablesOverridden,
 )
 
@@ -46,6 +47,8 @@ class CampaignState:
     bought: dict[str, int]  # 'side:RG' -> number bought in the CG, OB-given ones excluded (8.6196)
     bought_today: dict[str, int]  # 'side:RG:MapGroup' -> number bought this CG Date (8.6195)
     rg_pending: dict[str, list[str]]  # RGPurchased version -> follow-up tables not yet rolled (8.620)
+    fpp: dict[str, float]  # FPP each side may still spend this CG Date (8.621; forfeit with the date)
+    fortified: dict[str, int]  # 'side:Setup Area' -> Fortifications counted under 8.621 footnote S
     next_action: int
     live: list[list[int]]  # ranges [first, last] of actions not undone, oldest first
     reverts: dict[str, dict[str, Any]]  # action -> state values it replaced, for undo
@@ -58,6 +61,7 @@ class CampaignState:
         self.flags, self.overrides = [], []
         self.cpp = dict(fact.start_cpp)
         self.lvp, self.chits, self.bought, self.bought_today, self.rg_pending = {}, {}, {}, {}, {}
+        self.fpp, self.fortified = {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
         self.head = digest
@@ -97,6 +101,8 @@ class CampaignState:
             self._set(a, "scenario", "")  # known again once 8.623 has been resolved
             self._set(a, "bought_today", {})
             self._set(a, "rg_pending", {})
+            self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
+            self._set(a, "fortified", {})
         elif isinstance(fact, StepOpened):
             self._set(a, "step", fact.step)
             self._set(a, "done", [])
@@ -119,6 +125,12 @@ class CampaignState:
             self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
             if fact.rolls:
                 self._set(a, "rg_pending", {**self.rg_pending, str(version): list(fact.rolls)})
+            if fact.fpp:
+                self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
+        elif isinstance(fact, FortificationsPurchased):
+            self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) - fact.fpp})
+            key = f"{fact.side}:{fact.setup_area}"
+            self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
         elif isinstance(fact, TablesOverridden):
             self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
 
@@ -203,6 +215,7 @@ class Campaign(CampaignState, Aggregate):
 
     @classmethod
     def begin(cls, fact: CampaignStarted) -> "Campaign":
+        fact = chain.canonical(fact)
         timestamp = cls.Started.create_timestamp()
         id_ = campaign_id(fact.name)
         digest = chain.digest(id_, 1, timestamp, chain.GENESIS, fact)
@@ -213,6 +226,7 @@ class Campaign(CampaignState, Aggregate):
 
     def record(self, fact: Fact) -> None:
         """Append one fact; checks have all been made before this is called."""
+        fact = chain.canonical(fact)
         timestamp = self.Recorded.create_timestamp()
         digest = chain.digest(self.id, self.version + 1, timestamp, self.head, fact)
         self.trigger_event(self.Recorded, timestamp=timestamp, fact=fact, prev=self.head, digest=digest)

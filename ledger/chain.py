@@ -14,6 +14,14 @@ GENESIS = "0" * 64
 _encoder = msgspec.json.Encoder()
 
 
+def canonical(fact: Fact) -> Fact:
+    """The fact exactly as it will read back from the store (an int in a float field comes back a
+    float, a list a tuple): digests are computed over this, so re-checking them never differs."""
+    from .events import AnyFact
+
+    return msgspec.json.decode(_encoder.encode(fact), type=AnyFact)
+
+
 def iso_utc(moment: datetime) -> str:
     """The canonical text of a timestamp (UTC, microseconds). Built by hand so that freezegun's
     FakeDatetime and a real datetime of the same instant give the same text and digest."""

@@ -112,6 +112,23 @@ class RGPurchased(Fact, tag="RGPurchased", frozen=True, kw_only=True):
     objective: str = ""  # Objective Hex (8.6198)
     given: bool = False
     rolls: tuple[str, ...] = ()  # follow-up tables its chart line demands in step 8.620
+    fpp: float = 0.0  # FPP it gives for step 8.621 (an FPP line of the RG chart)
+
+
+class FortificationsPurchased(Fact, tag="FortificationsPurchased", frozen=True, kw_only=True):
+    """8.621: Fortifications bought with FPP for one Setup Area (placed on the map at setup, 8.6242)."""
+
+    action: int
+    side: str
+    item: str  # fortification id of the 8.621 table, e.g. at_mines
+    name: str
+    size: str = ""  # foxhole capacity, HIP unit type
+    count: int
+    fpp: float
+    setup_area: str
+    s_units: int = 0  # how many Fortifications they count as under footnote S
+    front_line: bool = False
+    isolated: bool = False
 
 
 class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
@@ -126,10 +143,10 @@ class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
 
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
-    StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound,
+    StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
-    | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound
+    | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

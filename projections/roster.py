@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.events import CampaignStarted, CGDateChanged, DiceRolled, InitiativeChosen, RGPurchased, ScenarioEnded
+from ledger.events import (
+    CampaignStarted, CGDateChanged, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased, ScenarioEnded,
+)
 from ledger.timeline import IDLE_DAY, live
 
 
 def _row(date: str, start: int | None) -> dict[str, Any]:
     return {"date": date, "start": start, "repl": None, "total": None, "spent": 0, "left": None, "rg": [],
-            "lvp": None, "cg_lvp": None, "win": None, "weather": None, "recon": None, "recon_cpp": 0, "scenario": None}
+            "lvp": None, "cg_lvp": None, "win": None, "weather": None, "recon": None, "recon_cpp": 0, "scenario": None,
+            "fpp": 0, "fortifications": []}
 
 
 def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
@@ -50,6 +53,13 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
             row = rows[fact.side][-1]
             row["spent"] += fact.cpp
             row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
+            row["fpp"] += fact.fpp
+        elif isinstance(fact, FortificationsPurchased):
+            row = rows[fact.side][-1]
+            size = f" {fact.size}" if fact.size else ""
+            row["fortifications"] = row["fortifications"] + [
+                {"item": fact.item, "count": fact.count, "size": fact.size or None, "fpp": fact.fpp,
+                 "setup_area": fact.setup_area, "text": f"{fact.count} {fact.name}{size} ({fact.setup_area})"}]
         elif isinstance(fact, ScenarioEnded):
             for side in sides:
                 _lvp(rows[side], fact.lvp.get(side, 0))
@@ -90,5 +100,7 @@ PUBLIC = ("date", "start", "repl", "total", "spent", "left", "rg", "lvp", "cg_lv
 
 
 def public(row: dict[str, Any]) -> dict[str, Any]:
-    """The roster columns of the public contract (plus the CPP spent on Recon and the scenario type)."""
-    return {**{k: row[k] for k in PUBLIC}, "recon_cpp": row["recon_cpp"], "scenario": row["scenario"]}
+    """The roster columns of the public contract, plus the CPP spent on Recon, the scenario type, the FPP
+    bought and the Fortifications bought with them (the roster's FORTIFICATIONS area, 8.621)."""
+    return {**{k: row[k] for k in PUBLIC}, "recon_cpp": row["recon_cpp"], "scenario": row["scenario"],
+            "fpp": row["fpp"], "fortifications": row["fortifications"]}

@@ -231,5 +231,47 @@ def test_history_and_report(tmp_path, sample_lines):
     for marker in ('id="history"', 'id="roster-german"', 'id="roster-us"', 'id="rg-german"', 'id="lvp-chart"'):
         assert marker in html
     csv = cli.ok("roster", "--side", "us", "--csv").stdout.splitlines()
-    assert csv[0] == "date,start,repl,total,spent,left,rg,lvp,cg_lvp,win,weather,recon,recon_cpp,scenario"
+    assert csv[0] == ("date,start,repl,total,spent,left,rg,lvp,cg_lvp,win,weather,recon,recon_cpp,scenario,fpp,"
+                      "fortifications")
     assert len(csv) == 7
+
+
+def test_8_621_fortification_purchase_example(buying):
+    # 8.621 EX: 30 FPP: four A-T factors (16 FPP), HIP for a squad, two HS, a crew and a SMC (9 FPP),
+    # five "?" (5 FPP).
+    for _ in range(3):
+        buying.ok("buy", "FPP", "--side", "german", "--map-group", "St")
+    buying.to("8.621", "19 PM")
+    assert buying.json("status")["fpp"] == {"german": 30}
+    area = ("--side", "german", "--setup-area", "A")
+    assert buying.json("fortify", "at_mines", *area, "--count", "4", "--squads", "2")["fpp"] == 16
+    for size, count in (("squad", "1"), ("hs", "2"), ("crew", "1"), ("smc", "1")):
+        buying.ok("fortify", "hip", *area, "--size", size, "--count", count)
+    buying.ok("fortify", "dummy", *area, "--count", "5")
+    assert buying.json("status")["fpp"] == {}
+    forts = roster(buying, "german")[-1]["fortifications"]
+    assert [(f["item"], f["count"], f["fpp"]) for f in forts] == [
+        ("at_mines", 4, 16), ("hip", 1, 3), ("hip", 2, 4), ("hip", 1, 1), ("hip", 1, 1), ("dummy", 5, 5)]
+    buying.refused("fortify", "dummy", *area, contains="cost 1 FPP; the German side has 0 FPP")
+
+
+@pytest.mark.parametrize(
+    "args, contains",
+    [
+        (("fortify", "trench", "--front-line", "--squads", "3"), "only 'F' items may be set up in a Front-Line Hex"),
+        (("fortify", "ap_mines", "--count", "6", "--isolated", "--squads", "3"), "only 'i' items may be added"),
+        (("fortify", "foxhole", "--size", "3", "--squads", "2"), "'S': Setup Area A may get as many"),
+        (("fortify", "roadblock"), "--squads 0"),
+        (("fortify", "foxhole", "--squads", "2"), "needs --size 3|2|1"),
+        (("fortify", "pillbox"), "no Fortification 'pillbox'"),
+        (("fortify", "trench", "--count", "2", "--squads", "3"), "cost 14 FPP; the German side has 10 FPP"),
+    ],
+)
+def test_fortification_refusals(buying, args, contains):
+    buying.ok("buy", "FPP", "--side", "german", "--map-group", "St")
+    buying.to("8.621", "19 PM")
+    buying.refused(*args, "--side", "german", "--setup-area", "A", contains=contains)
+
+
+def test_fortify_outside_its_step(buying):
+    buying.refused("fortify", "dummy", "--side", "german", "--setup-area", "A", contains="purchased in step 8.621")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .. import dice as dicemod
 from ..cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
-from .schema import DRM, RG, Chart, Missing, Step, SystemFile, Table, TablesFile
+from .schema import DRM, RG, Chart, Fortification, Missing, Step, SystemFile, Table, TablesFile
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -73,6 +73,7 @@ class Rules:
         self.charts: dict[str, Chart] = {}
         self.missing: dict[str, Missing] = {}
         self.rgs: dict[tuple[str, str], RG] = {}  # (side, RG ID) -> RG chart line
+        self.fortifications: dict[str, Fortification] = {}  # 8.621 Fortification Purchase Table
         self.origin: dict[str, str] = {}  # table id -> file it came from
         self.steps: dict[str, Step] = {step.id: step for step in system.steps}
         for name, tables_file in files:
@@ -105,6 +106,14 @@ class Rules:
                     raise RulesDataError(f"{name}: RG {rg.id}: follow-up table {table_id} is not defined")
             self.rgs[(rg.side, rg.id)] = rg
             changed.append(f"RG {rg.side} {rg.id}")
+        for fort in tables_file.fortification:
+            for side in fort.by_side:
+                if side not in self.system.sides:
+                    raise RulesDataError(f"{name}: fortification {fort.id}: unknown side '{side}'")
+            if fort.cost is None and not fort.by_side and not fort.by_size:
+                raise RulesDataError(f"{name}: fortification {fort.id} has no FPP cost")
+            self.fortifications[fort.id] = fort
+            changed.append(f"fortification {fort.id}")
         for missing in tables_file.missing:
             if missing.id not in self.tables:
                 self.missing[missing.id] = missing

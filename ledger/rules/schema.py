@@ -180,6 +180,7 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     footnotes: list[str] = []
     sw: str = ""  # a Full-Strength platoon's SW (8.6204 chart)
     rolls: list[str] = []  # follow-up tables to roll in step 8.620 (8.6201, 8.6202, 8.6203/I, 8.6206/…)
+    fpp: float = 0.0  # FPP this purchase gives for step 8.621
     note: str = ""
 
 
@@ -196,6 +197,23 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     note: str = ""
 
 
+class Fortification(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A line of the Fortification Purchase Table (8.621): FPP cost, and its F/i/S footnotes."""
+
+    id: str
+    name: str
+    rule: str = "8.621"
+    cost: float | None = None  # FPP per item (or per factor)
+    by_side: dict[str, float] = {}  # FPP per item by side (footnote 2: U.S./German)
+    by_size: dict[str, float] = {}  # FPP by size (footnote 1: 3-/2-/1-squad capacity; 3: Squad/HS/Crew/SMC)
+    front_line: bool = False  # 'F': may be set up in a Front-Line Hex (and must go in a Setup Area)
+    isolated: bool = False  # 'i': may be added to an Isolated Location
+    squads: bool = False  # 'S': needs Retained squad-equivalents in the Setup Area, one per Fortification
+    s_per: int = 1  # how many items count as one Fortification for 'S' (6 A-P / 2 A-T factors)
+    s_by_size: bool = False  # 'S' counts the capacity (each 1S of a foxhole counts one)
+    note: str = ""
+
+
 class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """A file of tables: shipped under ledger/rules/<system>/, or a user's override file."""
 
@@ -203,6 +221,7 @@ class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     table: list[Table] = []
     chart: list[Chart] = []
     rg: list[RG] = []
+    fortification: list[Fortification] = []
     missing: list[Missing] = []
 
 
