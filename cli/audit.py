@@ -2,15 +2,16 @@ from __future__ import annotations
 
 import click
 
-from .app import common, emit_json, json_option, main
+from .app import as_of_option, common, emit_json, json_option, main
 
 
 @main.command()
+@as_of_option
 @json_option
 @common
-def audit(obj, as_json: bool) -> None:
+def audit(obj, as_of: str | None, as_json: bool) -> None:
     """Replay the whole log and re-check every roll and the hash chain. Exit 1 on any problem."""
-    report = obj.ledger().audit(obj.campaign)
+    report = obj.ledger().audit(obj.campaign, as_of)
     if as_json:
         emit_json({
             "events": report.events,

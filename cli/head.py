@@ -2,15 +2,16 @@ from __future__ import annotations
 
 import click
 
-from .app import common, emit_json, json_option, main
+from .app import as_of_option, common, emit_json, json_option, main
 
 
 @main.command()
+@as_of_option
 @json_option
 @common
-def head(obj, as_json: bool) -> None:
+def head(obj, as_of: str | None, as_json: bool) -> None:
     """Print a short fingerprint of the whole log: equal fingerprints, same history."""
-    fingerprint = obj.ledger().head(obj.campaign)
+    fingerprint = obj.ledger().head(obj.campaign, as_of)
     if as_json:
         version, short = fingerprint.split(":")
         emit_json({"fingerprint": fingerprint, "events": int(version), "digest": short})

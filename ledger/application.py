@@ -239,15 +239,19 @@ class CampaignLedger(Bookkeeping, Application):
         _logged, rules, state = self.read(name, as_of)
         return state, rules
 
-    def audit(self, name: str | None) -> Report:
+    def audit(self, name: str | None, as_of: str | None = None) -> Report:
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
         log is reported, not fatal."""
         name = self.resolve_name(name)
-        return audit(campaign_id(name), self.history(name))
+        logged = self.history(name) if as_of is None else self.read(name, as_of)[0]
+        return audit(campaign_id(name), logged)
 
-    def head(self, name: str | None) -> str:
+    def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
         which chains every event before it (`audit` checks that chain)."""
+        if as_of is not None:
+            last_event = self.read(name, as_of)[0][-1]
+            return fingerprint(last_event.version, last_event.digest)
         last = self.recorder.select_events(campaign_id(self.resolve_name(name)), desc=True, limit=1)[0]
         return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
+from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound, RGPurchased, StepOpened
+from ledger.timeline import voided_actions
 
 from .rg_record import rg_records
 from .roster import public, rosters
@@ -30,12 +31,12 @@ def history(logged, rules, state) -> dict[str, Any]:
             "weather": row["weather"], "notable": [], "undos": [],
         })
     by_date = {d["date"]: d for d in dates}
-    voided = set()
+    voided = voided_actions(logged)
+    what = {}  # action -> what it recorded first, to say what an undo took back
     for event in logged:
-        if isinstance(event.fact, ActionUndone):
-            voided.add(event.fact.undone)
-        elif isinstance(event.fact, Rewound):
-            voided.update(event.fact.voided)
+        action = getattr(event.fact, "action", None)
+        if action is not None and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
+            what[action] = summary(event.fact, rules)
     date = None
     for event in logged:
         fact = event.fact
@@ -48,7 +49,8 @@ def history(logged, rules, state) -> dict[str, Any]:
             entry["notable"].append(f"{fact.table} {rules.system.sides[fact.side]}: Original {fact.original}, "
                                     f"Final {fact.final}: {fact.result}")
         elif isinstance(fact, ActionUndone):
-            entry["undos"].append(f"undo of action {fact.undone}" + (f": {fact.reason}" if fact.reason else ""))
+            entry["undos"].append(f"undo of {what.get(fact.undone, f'action {fact.undone}')}"
+                                  + (f": {fact.reason}" if fact.reason else ""))
         elif isinstance(fact, Rewound):
             entry["undos"].append(f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions voided)"
                                   + (f": {fact.reason}" if fact.reason else ""))
@@ -60,6 +62,20 @@ def history(logged, rules, state) -> dict[str, Any]:
         "rosters": {side: [public(r) for r in roster[side]] for side in sides},
         "rg_records": records,
     }
+
+
+def summary(fact, rules) -> str:
+    """A few words for what an action recorded."""
+    side = rules.system.sides.get(getattr(fact, "side", ""), "")
+    if isinstance(fact, DiceRolled):
+        return f"{side} roll on {fact.table} ({fact.result})"
+    if isinstance(fact, RGPurchased):
+        return f"{side} RG {fact.rg} purchase"
+    if isinstance(fact, StepOpened):
+        return f"step {fact.step}"
+    if isinstance(fact, CGDateChanged):
+        return f"new CG Date {fact.cg_date}"
+    return type(fact).__name__
 
 
 def _per_side(roster, index: int, key: str) -> dict[str, Any]:

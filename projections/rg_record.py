@@ -64,6 +64,8 @@ def _finish(row: dict[str, Any]) -> None:
         row.pop("quality")
     if row["str"] == "D":
         row["sw"] = ", ".join(received) or "none"
+        if row["id"].startswith("HW") and len(received) < 2:  # 8.6205 EXC: a HW Pltn gets ≥ two pieces
+            row["sw"] += " (a HW Pltn always receives ≥ two Equipment pieces, 8.6205: add from the Full list)"
     elif chart is not None and chart.sw:
         row["sw"] = chart.sw
     row.pop("given")
