@@ -35,7 +35,8 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
                 before = rows[side][-1]
                 row = _row(fact.cg_date, _left(before) - before["recon_cpp"])  # 8.622: Start = Left - Recon
                 if before["scenario"] == IDLE_DAY and before["recon"]:
-                    row["recon_carried"] = before["recon"]  # 8.622: Idle CG Dates' Recon is cumulative
+                    # 8.622: an Idle CG Date's Recon is cumulative with the next dates' until a scenario
+                    row["recon_carried"] = row["recon"] = before["recon"]
                 rows[side].append(row)
         elif isinstance(fact, DiceRolled):
             row = rows[fact.side][-1]

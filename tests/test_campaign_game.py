@@ -275,3 +275,36 @@ def test_fortification_refusals(buying, args, contains):
 
 def test_fortify_outside_its_step(buying):
     buying.refused("fortify", "dummy", "--side", "german", "--setup-area", "A", contains="purchased in step 8.621")
+
+
+def test_recon_of_idle_days_is_cumulative(at):
+    # 8.622: Recon CPP come off the next Start; an Idle CG Date's Recon adds to the next dates' until
+    # the next CG scenario.
+    cli = at("8.622", "19 PM")
+    left = row(cli, "us", "19 PM")["left"]
+    cli.ok("roll", "8.622", "--side", "us", "--drm", "spent_2_cpp", "--dice", "2")
+    cli.ok("step", "8.623")
+    cli.ok("initiative", "--german", "idle", "--us", "idle")
+    cli.to("8.622", "19 N")
+    assert row(cli, "us", "19 N")["start"] == left - 2 and row(cli, "us", "19 N")["recon"] == 3
+    cli.ok("roll", "8.622", "--side", "us", "--dice", "4")
+    assert row(cli, "us", "19 N")["recon"] == 7
+    cli.ok("step", "8.623")
+    cli.ok("initiative", "--german", "attack", "--us", "idle")
+    cli.to("8.622", "20 AM")
+    assert row(cli, "us", "20 AM")["recon"] is None  # 19 N had a scenario: nothing carries
+
+
+def test_random_weather_by_option(cli):
+    cli.ok("new", "CG I", "--cg", "I", "--random-weather")
+    assert row(cli, "us", "19 AM")["weather"] is None  # not the historical chart
+    cli.to("8.617", "19 PM")
+    cli.refused("step", "next", contains="a roll on 8.6171 --side us")
+    assert cli.json("roll", "8.6171", "--side", "us", "--dice", "3,3")["result"] == "Mist"
+    cli.ok("roll", "8.6171/mist", "--side", "us", "--dice", "2")  # 2 + 1 (PM) = 3: Heavy
+    assert row(cli, "us", "19 PM")["weather"] == "Heavy Mist"
+    cli.ok("step", "next")
+
+
+def test_historical_weather_by_default(kgp):
+    assert [r["weather"] for r in roster(kgp, "german")] == ["Extremely Heavy Mist"]

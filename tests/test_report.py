@@ -362,3 +362,21 @@ def test_chromium_renders_the_page(history, tmp_path):
     assert "lvp-chart" in dom.ids and sorted(dom.series) == sorted(ALL_SERIES) and dom.circles == 20
     assert dom.rows == {"history": 8, "roster-german": 7, "roster-us": 7, "rg-german": 4, "rg-us": 3}
     assert "Dual Attack" in dumped and "Fallschirmjäger Pltn" in dumped
+
+
+def test_chromium_renders_the_sample_campaigns_report(tmp_path):
+    """The real page: the sample campaign replayed through the CLI, `report --html`, rendered."""
+    from conftest import Cli
+
+    binary = chromium_or_skip()
+    cli = Cli(tmp_path / "sample.db")
+    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    page = tmp_path / "sample.html"
+    cli.ok("report", "--html", str(page))
+    dumped = chromium(binary, tmp_path, "--dump-dom", page.as_uri()).stdout
+    dom = Dom(dumped)
+    assert "lvp-chart" in dom.ids and sorted(dom.series) == sorted(ALL_SERIES)
+    # six CG Dates: history (two header rows + 6), each roster (header + 6), RG records (header + 2)
+    assert dom.rows == {"history": 8, "roster-german": 7, "roster-us": 7, "rg-german": 3, "rg-us": 3}
+    assert dom.circles == 4 * 6  # every date has LVP and CG-LVP for both sides (Idle Days carry them)
+    assert "U.S. Assault" in dumped and "rewind to the end of 20 PM" in dumped
