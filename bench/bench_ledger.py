@@ -34,14 +34,14 @@ from ledger.persistence import decode_envelope
 from ledger.rules import parse_declared
 from projections.log import log_rows
 
-# The rolls cycled over: (table, side, declared DRMs). 8.616 needs CG Date 19 PM or later.
+# The rolls cycled over: (table, side, declared DRMs), all of RePh step 8.614 (a roll belongs to
+# its step), where the benchmark campaign is parked on 19 PM.
 PLAN = [
-    ("8.606/infantry", "german", ("enemy_setup_area", "hs_equivalents=2")),
-    ("8.610", "us", ()),
-    ("8.6142", "german", ()),
-    ("8.613", "us", ("uncontrolled_hexes=12",)),
-    ("8.6201", "german", ()),
-    ("8.616", "us", ()),
+    ("8.6141b", "german", ("front_line", "armor_leader=-1")),
+    ("8.6142", "us", ("vehicular",)),
+    ("8.61421", "german", ()),
+    ("8.6144", "us", ()),
+    ("8.6146", "german", ()),
 ]
 CMD_MAX = 3000  # rolls timed one command (one save, one commit) each: ~ms apiece
 TAIL = 200  # one-command rolls again at the end, on the full log, to show how append scales
@@ -91,7 +91,7 @@ def roll_batched(ledger: CampaignLedger, count: int, start: int) -> None:
             die=table.die, dice=faces, source=ledger.dice.name, original=res.original,
             drms=tuple(AppliedDRM(key=d.key, name=d.name, value=d.value, kind=d.kind, input=d.input) for d in res.drms),
             final=res.final, result=res.result, code=res.code, value=res.value, sets=res.sets,
-            secret=table.secret, purpose="",
+            secret=table.secret, purpose="", effect=table.effect, cpp=rules.cpp_cost(table, res.drms),
         ))
         if n % BATCH == 0:
             ledger.save(campaign)
@@ -178,7 +178,11 @@ def main() -> None:
     try:
         ledger = open_ledger(db, create=True, dice=SeededDice(1))
         ledger.new_campaign("Bench", "kgp", "I")
-        ledger.advance(None)  # to 19 PM, for 8.616
+        ledger.step(None, "scenario")  # the Initial Scenario, its end, then on to 8.614 of 19 PM
+        ledger.step(None, "8.603")
+        ledger.scenario_end(None, ("german=0", "us=0"), "german")
+        ledger.step(None, "8.614")
+        setup_events = len(ledger.history(None))  # CampaignStarted, steps, CG-Scenario End, New CG Date
         cid = campaign_id("Bench")
         print(f"recording {n} rolls in {db} ...", flush=True)
 
@@ -194,7 +198,7 @@ def main() -> None:
         # later allocation-heavy loop pays for them in GC passes.
         t_sel, count = best_of(lambda: floor_select(db))
         t_floor, _ = best_of(lambda: floor_decode(db))
-        events = n + 2  # CampaignStarted + CGDateChanged + N rolls
+        events = n + setup_events
         assert count == events, (count, events)
 
         # 2. HISTORY, LOG PROJECTION, AUDIT (history is dropped before the audit, as in the CLI)

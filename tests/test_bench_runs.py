@@ -1,0 +1,15 @@
+"""The benchmark script keeps working (a smoke run on a tiny log; no timing is asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_bench_runs_on_a_small_log():
+    script = Path(__file__).parent.parent / "bench" / "bench_ledger.py"
+    done = subprocess.run([sys.executable, str(script), "--rolls", "60"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "audit report: " in done.stdout and "CLEAN" in done.stdout
+    assert "x floor" in done.stdout and "mapper: ours is" in done.stdout
