@@ -18,6 +18,7 @@ def describe(row: dict) -> str:
         drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
         tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
         rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
+        rg += f" <{row['player']}>" if row.get("player") else ""
         return (
             f"{row['table']} {row['side']} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
             f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}{rg}"
@@ -38,6 +39,9 @@ def describe(row: dict) -> str:
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+    if kind == "DiceReported":
+        side = f" {row['side']}" if row["side"] else ""
+        return f"VASL {row['die']} {','.join(map(str, row['dice']))} <{row['player']}>{side} (no table)"
     if kind == "FortificationsPurchased":
         size = f" {row['size']}" if row["size"] else ""
         return f"{row['side']} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"

@@ -34,6 +34,8 @@ def roll_json(rolled, title: str) -> dict:
         "effect": fact.effect or None,
         "rg": fact.rg,
         "cpp": fact.cpp,
+        "player": fact.player or None,
+        "series": fact.series or None,
     }
 
 
@@ -45,12 +47,14 @@ def roll_json(rolled, title: str) -> dict:
 @click.option("--secret", is_flag=True, help="Mark the roll Secret (tables the rules call Secret are always).")
 @click.option("--for", "purpose", default="", metavar="TEXT", help="What the roll is for (e.g. 'LMG', 'StJ19 8-1').")
 @click.option("--rg", "rg", metavar="REF", help="The RG a follow-up roll of step 8.620 belongs to: I2#1, or its event number.")
+@click.option("--vasl", "vasl", metavar="LINE", help="The dice from a VASL dice report line (colored die first there).")
 @json_option
 @common
-def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, rg: str | None, as_json: bool) -> None:
+def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, rg: str | None, vasl: str | None,
+         as_json: bool) -> None:
     """Roll on TABLE and record it (in the step the table belongs to)."""
     ledger = obj.ledger()
-    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg)
+    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl)
     table = rolled.resolution.table
     if as_json:
         emit_json(roll_json(rolled, table.title))

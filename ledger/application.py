@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from uuid import UUID
@@ -22,6 +22,8 @@ from .events import AppliedDRM, CampaignStarted, DiceRolled, Fact, TablesOverrid
 from .persistence import decode_envelope
 from .rules import Resolution, Situation, parse_declared
 from .store import check_sqlite, index_topics
+from .dicebot import DiceBot
+from .vasl import parse as parse_vasl
 from .bookkeeping import Bookkeeping
 from .reph import check_roll_step
 
@@ -56,7 +58,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Bookkeeping, Application):
+class CampaignLedger(Bookkeeping, DiceBot, Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
@@ -121,9 +123,24 @@ class CampaignLedger(Bookkeeping, Application):
         secret: bool = False,
         purpose: str = "",
         rg: str | None = None,
+        vasl: str | None = None,
     ) -> Rolled:
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
+        if dice is not None and vasl is not None:
+            raise BadInput("give the dice once: --dice or --vasl")
+        report = parse_vasl(vasl) if vasl is not None else None
+        if report is not None:
+            self.check_new_reports(campaign.name, [report])
+        rolled = self.decide_roll(campaign, rules, table_id, side, drms, dice, secret, purpose, rg, report)
+        campaign.record(rolled.fact)
+        self._save(campaign)
+        return replace(rolled, version=campaign.version)
+
+    def decide_roll(self, campaign: Campaign, rules: rulesmod.Rules, table_id: str, side: str,
+                    drms: tuple[str, ...] = (), dice: str | None = None, secret: bool = False, purpose: str = "",
+                    rg: str | None = None, report=None) -> Rolled:
+        """Every check of a roll, then its fact (not yet recorded)."""
         table = rules.table(table_id)
         side = rules.side(side)
         declared = parse_declared(drms)
@@ -131,7 +148,11 @@ class CampaignLedger(Bookkeeping, Application):
         rules.check_available(table, situation)
         check_roll_step(rules, campaign, table)
         rg_version = self.rg_reference(campaign, rg, side, table) if rg is not None else None
-        if dice is not None:
+        if report is not None:
+            if report.die != table.die:
+                raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
+            faces, source = report.faces, "vasl"
+        elif dice is not None:
             faces, source = parse_entered(table.die, dice), "entered"
         else:
             faces, source = self.dice.roll(table.die), self.dice.name
@@ -160,10 +181,11 @@ class CampaignLedger(Bookkeeping, Application):
             effect=table.effect,
             rg=rg_version,
             cpp=cpp,
+            vasl=report.line if report else "",
+            player=report.player if report else "",
+            series=report.series if report else "",
         )
-        campaign.record(fact)
-        self._save(campaign)
-        return Rolled(fact, resolution, situation.cg_date.text, campaign.version, rules.system.sides[side])
+        return Rolled(fact, resolution, situation.cg_date.text, 0, rules.system.sides[side])
 
     def undo(self, name: str | None, reason: str = "") -> tuple[int, list[Logged]]:
         """Voids the last action still in force; returns it and the events it had written."""

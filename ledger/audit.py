@@ -18,9 +18,10 @@ from .dice import check_faces, read
 from .campaign import CampaignState, first_step
 from .errors import LedgerError
 from .events import ActionUndone, CampaignStarted, DiceRolled, Rewound
+from .vasl import parse as parse_vasl
 
 KINDS = ("unreadable", "missing", "tampered", "chain", "table", "step", "original", "drm", "automatic_drm", "final",
-         "result", "reroll")
+         "result", "reroll", "vasl")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,8 @@ def audit(campaign_id: UUID, logged: list) -> Report:
     rolls_by_action: dict[int, list[tuple[int, DiceRolled, str]]] = {}
     undone_purposes: dict[tuple, tuple[int, DiceRolled]] = {}
     roll_count = 0
+    vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
+    versions_of_action: dict[int, list[int]] = {}
 
     def find(version: int, kind: str, message: str) -> None:
         findings.append(Finding(version, kind, message))
@@ -83,6 +86,11 @@ def audit(campaign_id: UUID, logged: list) -> Report:
             find(version, "missing", "the log does not begin with CampaignStarted")
             state = CampaignState()
             continue
+        if hasattr(fact, "action") and not isinstance(fact, (ActionUndone, Rewound)):
+            versions_of_action.setdefault(fact.action, []).append(version)
+        if getattr(fact, "vasl", ""):
+            for finding in check_vasl(fact, vasl_seen, version):
+                find(version, "vasl", finding)
         if isinstance(fact, DiceRolled):
             roll_count += 1
             for finding in check_roll(state, fact):
@@ -102,6 +110,9 @@ def audit(campaign_id: UUID, logged: list) -> Report:
             rolls_by_action.setdefault(fact.action, []).append((version, fact, state.cg_date))
         elif isinstance(fact, (ActionUndone, Rewound)):
             for action in (fact.undone,) if isinstance(fact, ActionUndone) else fact.voided:
+                for key, first in list(vasl_seen.items()):
+                    if first in versions_of_action.get(action, ()):
+                        del vasl_seen[key]  # an undone VASL report may be entered again
                 for roll_version, roll, cg_date in rolls_by_action.get(action, []):
                     undone_purposes.setdefault((roll.table, roll.side, cg_date, roll.purpose), (roll_version, roll))
         state.evolve(fact, event.digest, version)
@@ -166,6 +177,22 @@ def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:
     if (table.effect, cpp) != (fact.effect, fact.cpp):
         problems.append(("result", f"roll on {where}: the table's effect is {table.effect or 'none'} costing {cpp} CPP, "
                                    f"recorded {fact.effect or 'none'} costing {fact.cpp}"))
+    return problems
+
+
+def check_vasl(fact, seen: dict[str, int], version: int) -> list[str]:
+    """A VASL roll's dice must be the report's (colored die first there), and a report is used once."""
+    try:
+        report = parse_vasl(fact.vasl)
+    except LedgerError as e:
+        return [f"the stored VASL report cannot be read: {e.line()}"]
+    problems = []
+    if tuple(report.faces) != tuple(fact.dice) or report.die != fact.die:
+        problems.append(f"dice {list(fact.dice)} are not the VASL report's {report.die} {list(report.faces)} "
+                        "(white, colored)")
+    if report.key in seen:
+        problems.append(f"the VASL report of event {seen[report.key]} is used again")
+    seen[report.key] = version
     return problems
 
 

@@ -51,6 +51,24 @@ class DiceRolled(Fact, tag="DiceRolled", frozen=True, kw_only=True):
     effect: str = ""  # what the roll does for the books (the table's effect), e.g. cpp_replenishment
     rg: int | None = None  # the RGPurchased event (its version) this follow-up roll belongs to
     cpp: int = 0  # CPP the roll cost (8.622 Recon)
+    vasl: str = ""  # the VASL dice report the dice came from (source 'vasl'), as pasted
+    player: str = ""  # the VASL player who rolled
+    series: str = ""  # the VASL series label
+
+
+class DiceReported(Fact, tag="DiceReported", frozen=True, kw_only=True):
+    """A VASL dice report not attached to any table: kept so that nothing rolled is lost."""
+
+    action: int
+    die: str  # DR or dr
+    dice: tuple[int, ...]  # (white, colored) for a DR
+    side: str = ""  # when the player was named as a side
+    player: str
+    category: str = ""  # VASL's category, e.g. 'Other', 'TH'
+    special: str = ""  # e.g. 'Allied SAN'
+    series: str = ""
+    vasl: str  # the report as pasted
+    source: str = "vasl"
 
 
 class ActionUndone(Fact, tag="ActionUndone", frozen=True, kw_only=True):
@@ -143,10 +161,10 @@ class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
 
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
-    StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased,
+    StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
-    | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased
+    | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}
