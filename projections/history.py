@@ -8,6 +8,7 @@ from typing import Any
 from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound, RGPurchased, StepOpened
 from ledger.timeline import voided_actions
 
+from .dice_stats import dice_stats
 from .rg_record import rg_records
 from .roster import public, rosters
 
@@ -61,6 +62,7 @@ def history(logged, rules, state) -> dict[str, Any]:
         "dates": dates,
         "rosters": {side: [public(r) for r in roster[side]] for side in sides},
         "rg_records": records,
+        "dice": dice_stats(logged)["sides"],
     }
 
 

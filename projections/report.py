@@ -186,6 +186,48 @@ def _rg_record(side: str, name: str, records: list[dict]) -> str:
     return _table(f"rg-{_e(side)}", head, rows, len(RG_COLS), f"<caption>{_e(name)} RG Purchase Record</caption>")
 
 
+def dice_bars_svg(stats: dict, color: str, label: str) -> str:
+    """Observed counts as bars beside the expected count of each total (a grey tick), for one side."""
+    observed, expected = stats["distribution"], stats["expected"]
+    keys = list(observed)
+    top = max([*map(float, observed.values()), *map(float, expected.values()), 1.0])
+    width, height, left, bottom, slot = 40 + 34 * len(keys), 170, 34, 24, 34
+    scale = (height - bottom - 14) / top
+    out = [f'<svg class="dice-bars" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="{_e(label)}">']
+    base = height - bottom
+    out.append(f'<line x1="{left}" y1="{base}" x2="{width - 4}" y2="{base}" stroke="#333"/>')
+    for i, key in enumerate(keys):
+        x = left + i * slot + 6
+        h = float(observed[key]) * scale
+        e = float(expected[key]) * scale
+        out.append(f'<rect class="bar" x="{x}" y="{base - h:.1f}" width="{slot - 14}" height="{h:.1f}" fill="{color}">'
+                   f'<title>{_e(label)} {key}: {observed[key]} rolled, {expected[key]} expected</title></rect>')
+        out.append(f'<line class="expected" x1="{x - 3}" x2="{x + slot - 11}" y1="{base - e:.1f}" y2="{base - e:.1f}" '
+                   f'stroke="#777" stroke-width="3"/>')
+        out.append(f'<text x="{x + (slot - 14) / 2}" y="{base + 15}" font-size="11" text-anchor="middle">{_e(key)}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _dice(dice: dict, sides: dict[str, str]) -> str:
+    """The dice page: per side, the DR and dr distributions beside the expectation, with the means."""
+    parts = ['<section id="dice"><h2>Dice</h2><p class="meta">Bars: rolls in force; grey marks: the expected '
+             'count. Undone rolls are not counted here (see <code>cgledger dice-stats</code>).</p>']
+    for side, name in sides.items():
+        per = dice.get(side) or {}
+        for die, title in (("DR", "DR totals"), ("dr", "dr")):
+            stats = per.get(die)
+            if not stats:
+                continue
+            caution = "" if stats["reliable"] else " (too few rolls for the test)"
+            parts.append(f'<h3 class="{_e(side)}">{_e(name)}: {title}</h3><p class="meta">{stats["count"]} rolls, mean '
+                         f'{stats["mean_total"]} (expected {stats["expected_mean"]}); chi-square {stats["chi_square"]}, '
+                         f'p = {stats["p_value"]}{caution}</p>{dice_bars_svg(stats, _color(side, sides), f"{name} {die}")}')
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
 def render_html(history: dict) -> str:
     """The whole page. history: {"campaign", "dates", "rosters", "rg_records"} as documented in the brief:
     campaign.sides maps side key -> display name and fixes the side order everywhere."""
@@ -204,5 +246,7 @@ def render_html(history: dict) -> str:
     parts += [_roster(s, n, list((history.get("rosters") or {}).get(s) or []), sides) for s, n in sides.items()]
     parts.append("<h2>RG Purchase Records</h2>")
     parts += [_rg_record(s, n, list((history.get("rg_records") or {}).get(s) or [])) for s, n in sides.items()]
+    if history.get("dice") is not None:
+        parts.append(_dice(history["dice"], sides))
     parts.append("</body></html>")
     return "\n".join(parts)

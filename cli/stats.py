@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import click
+
+from projections.dice_stats import dice_stats
+
+from .app import as_of_option, common, emit_json, json_option, main
+
+
+def _line(name: str, stats: dict | None) -> str:
+    if not stats:
+        return f"    {name}: none"
+    dies = f" (white {stats['mean_white']}, colored {stats['mean_colored']} vs 3.5)" if "mean_white" in stats else ""
+    streak = stats["longest_streaks"]
+    caution = "" if stats["reliable"] else ", too few rolls for the test"
+    return (f"    {name}: {stats['count']}, mean {stats['mean_total']} vs {stats['expected_mean']}{dies}; "
+            f"chi-square {stats['chi_square']}, p = {stats['p_value']}{caution}; "
+            f"longest streaks high {streak['high']}, low {streak['low']}, same {streak['same']}")
+
+
+@main.command(name="dice-stats")
+@click.option("--side", default=None)
+@as_of_option
+@json_option
+@common
+def dice_stats_command(obj, side: str | None, as_of: str | None, as_json: bool) -> None:
+    """Each side's dice over the whole campaign, per source (ledger, entered, vasl); undone rolls apart."""
+    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
+    stats = dice_stats(logged, rules.side(side) if side else None)
+    if as_json:
+        emit_json(stats)
+        return
+    names = {**rules.system.sides, "unassigned": "unassigned"}
+    for title, groups in (("in force", stats["groups"]), ("undone (voided by undo or rewind)", stats["undone"])):
+        click.echo(f"Rolls {title}:")
+        if not groups:
+            click.echo("  none")
+        for group in groups:
+            click.echo(f"  {names.get(group['side'], group['side'])}, {group['source']}:")
+            click.echo(_line("DR", group["DR"]))
+            click.echo(_line("dr", group["dr"]))
+            click.echo("    per table: " + ", ".join(f"{t} {n}" for t, n in group["tables"].items()))

@@ -1,0 +1,207 @@
+"""VASL dice reports (parsing, roll --vasl, vasl-import) and the campaign's dice statistics."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from ledger.errors import BadInput
+from ledger.vasl import parse, scan
+from projections.dice_stats import chi_square_sf
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+DR_LINE = "*** (Other DR) 4,2 ***   <Player1>      Allied SAN    [1 / 8   avg   6,62 (6,62)]    (01.51 - by random.org)"
+DR_LINE_2 = "*** (TH DR) 1,6 ***   <Player2>   [2 / 8   avg   7,00 (7,00)]   (01.51 - by random.org)"
+DR_LINE_3 = "*** (Other DR) 2,5 ***   <Player2>   [3 / 8   avg   7,00 (7,00)]   (01.51 - by random.org)"
+DR_SMALL = "*** (Other dr) 3 ***   <Player1>   [2 / 8   avg   3,50 (3,50)]   (01.51 - by random.org)"
+
+
+def test_parse_a_dr_colored_die_first():
+    report = parse(DR_LINE)
+    assert report.die == "DR" and report.faces == (2, 4)  # ledger order: white 2, colored 4
+    assert (report.category, report.player, report.special) == ("Other", "Player1", "Allied SAN")
+    assert report.stats == "1 / 8 avg 6,62 (6,62)" and report.series == "01.51 - by random.org"
+    assert parse(DR_LINE_2).faces == (6, 1)  # the other order: colored 1, white 6
+
+
+def test_parse_a_dr_of_one_die():
+    report = parse(DR_SMALL)
+    assert (report.die, report.faces, report.special) == ("dr", (3,), "")
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("*** (Other DR) 7,2 ***   <P1>   [1 / 1   avg   9,00 (9,00)]   (x)", "out of 1-6"),
+    ("*** (Other DR) 4;2 ***   <P1>   [1 / 1]   (x)", "shows '4;2'"),
+    ("*** (Other dr) 3,4 ***   <P1>   [1 / 1]   (x)", "shows '3,4'"),
+    ("*** (Other DR) 4,2   <P1>   [1 / 1]   (x)", "malformed VASL dice report"),
+    ("*** (Other DR) 4,2 ***   Player1   [1 / 1]   (x)", "malformed VASL dice report"),
+])
+def test_malformed_reports(line, problem):
+    with pytest.raises(BadInput, match=problem.replace("(", r"\(")):
+        parse(line)
+
+
+def test_scan_ignores_chat_and_reports_malformed_lines_by_number():
+    lines = ["<Player1> hello", DR_LINE, "*** (Other DR) 9,9 ***   <P1>   [1]   (x)", "* (not a report", DR_SMALL]
+    reports, problems = scan(lines)
+    assert [n for n, _r in reports] == [2, 5]
+    assert [n for n, _p in problems] == [3]
+
+
+def test_chi_square_p_values():
+    assert chi_square_sf(3.841, 1) == pytest.approx(0.05, abs=1e-4)
+    assert chi_square_sf(18.307, 10) == pytest.approx(0.05, abs=1e-4)
+    assert chi_square_sf(2.0, 10) == pytest.approx(0.99634, abs=1e-4)
+    assert chi_square_sf(0.0, 5) == 1.0
+
+
+def test_roll_with_a_vasl_line(at):
+    cli = at("scenario")
+    roll = cli.json("roll", "KGP3", "--side", "us", "--vasl", DR_LINE)
+    assert roll["dice_named"] == {"white": 2, "colored": 4} and roll["source"] == "vasl"
+    assert (roll["player"], roll["series"]) == ("Player1", "01.51 - by random.org")
+    cli.refused("roll", "KGP3", "--side", "us", "--vasl", DR_LINE, contains="already in the log")
+    cli.refused("roll", "KGP3", "--side", "us", "--vasl", DR_SMALL, contains="takes a DR; the VASL report is a dr")
+    cli.refused("roll", "KGP3", "--side", "us", "--vasl", "*** (Other DR) 4", contains="malformed VASL dice report")
+    cli.refused("roll", "KGP3", "--side", "us", "--vasl", DR_LINE_2, "--dice", "3,4", contains="--dice or --vasl")
+    assert cli("audit").exit_code == 0
+
+
+def chat(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "chat.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_attaches_lists_and_keeps_the_rest(at, tmp_path):
+    cli = at("scenario")
+    path = chat(tmp_path, ["<Player1> let's go", DR_LINE, DR_LINE_2, "<Player2> ouch", DR_SMALL])
+    before = cli.events()
+    listing = cli.json("vasl-import", str(path), "--dry-run", "--attach", "3=KGP3", "--player", "Player2=german")
+    assert [(r["line"], r["table"], r["side"]) for r in listing["reports"]] == [
+        (2, None, None), (3, "KGP3", "german"), (5, None, None)]
+    assert cli.events() == before  # a dry run writes nothing
+    imported = cli.json("vasl-import", str(path), "--attach", "3=KGP3", "--player", "Player2=german",
+                        "--player", "Player1=us")
+    assert imported["reports"][1]["dice_named"] == {"white": 6, "colored": 1}
+    log = cli.json("log")[-3:]
+    assert [r["type"] for r in log] == ["DiceReported", "DiceRolled", "DiceReported"]
+    assert log[1]["dice"] == [6, 1] and log[1]["source"] == "vasl" and log[0]["side"] == "us"
+    assert len({r["action"] for r in log}) == 1  # one action: undo takes the import back
+    cli.refused("vasl-import", str(path), contains="already in the log")  # importing again adds nothing
+    assert cli("audit").exit_code == 0
+    cli.ok("undo")
+    cli.ok("vasl-import", str(path))  # an undone import may be entered again
+    assert cli("audit").exit_code == 0
+
+
+def test_import_refusals_write_nothing(at, tmp_path):
+    cli = at("scenario")
+    good = chat(tmp_path, [DR_LINE, "chatter", DR_SMALL])
+    cli.refused("vasl-import", str(good), "--attach", "2=KGP3", contains="line 2 is not a dice report")
+    cli.refused("vasl-import", str(good), "--attach", "1=KGP3", contains="line 1: whose roll is it?")
+    cli.refused("vasl-import", str(good), "--attach", "3=KGP3", "--player", "Player1=us",
+                contains="line 3: table KGP3 takes a DR")
+    cli.refused("vasl-import", str(good), "--attach", "1=8.616", "--player", "Player1=us",
+                contains="line 1: table 8.616 is rolled in step 8.616")
+    cli.refused("vasl-import", str(good), "--attach", "x=KGP3", contains="malformed --attach")
+    bad = chat(tmp_path, [DR_LINE, "*** (Other DR) 4,9 ***   <P1>   [1]   (x)", DR_SMALL])
+    cli.refused("vasl-import", str(bad), contains="chat.txt line 2: malformed VASL dice report")
+    twice = chat(tmp_path, [DR_LINE, DR_LINE])
+    cli.refused("vasl-import", str(twice), contains="appears twice in the file")
+    empty = chat(tmp_path, ["just chat"])
+    cli.refused("vasl-import", str(empty), contains="holds no VASL dice report")
+
+
+def test_import_with_a_map_file(at):
+    cli = at("scenario", "19 PM")
+    result = cli.json("vasl-import", str(FIXTURES / "kgp-vasl-19pm.txt"), "--map", str(FIXTURES / "kgp-vasl-19pm-map.toml"))
+    tables = [(r["line"], r["table"], r["side"]) for r in result["reports"]]
+    assert tables[:2] == [(3, "KGP3", "german"), (5, "KGP3", "us")]
+    assert len(tables) == 7 and all(side for _l, _t, side in tables)
+
+
+def test_a_vasl_roll_whose_dice_were_changed_fails_audit(at):
+    import msgspec
+
+    from ledger.application import open_ledger
+
+    cli = at("scenario")
+    rolled = cli.json("roll", "KGP3", "--side", "us", "--vasl", DR_LINE)
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    fact = [e.fact for e in ledger.history(None) if e.version == rolled["id"]][0]
+    # DR_LINE_3 shows colored 2, white 5: recorded the other way round, (white 2, colored 5)
+    swapped = msgspec.structs.replace(fact, action=campaign.begin_action(), dice=(2, 5), vasl=DR_LINE_3)
+    campaign.record(swapped)
+    ledger.save(campaign)
+    found = json.loads(cli("audit", "--json").stdout)["findings"]
+    vasl = [f for f in found if f["kind"] == "vasl"]
+    assert len(vasl) == 1 and "(white, colored)" in vasl[0]["message"]
+
+
+def test_ten_thousand_line_chat(at, tmp_path):
+    cli = at("scenario")
+    dice = random.Random(4)
+    lines = []
+    for i in range(10_000):
+        if i % 3 == 2:
+            lines.append(f"<Player{i % 2 + 1}> chat line {i}")
+        elif i % 7 == 0:
+            lines.append(f"*** (Other dr) {dice.randint(1, 6)} ***   <Player{i % 2 + 1}>   [{i} / 99   avg   3,5{i % 10} "
+                         f"(3,50)]   (12.{i} - by random.org)")
+        else:
+            lines.append(f"*** (IFT DR) {dice.randint(1, 6)},{dice.randint(1, 6)} ***   <Player{i % 2 + 1}>   "
+                         f"[{i} / 99   avg   7,0{i % 10} (7,00)]   (12.{i} - by random.org)")
+    path = chat(tmp_path, lines)
+    before = cli.events()
+    result = cli.json("vasl-import", str(path), "--player", "Player1=german", "--player", "Player2=us")
+    reports = [line for line in lines if line.startswith("***")]
+    assert len(result["reports"]) == len(reports) and cli.events() == before + len(reports)
+    cli.refused("vasl-import", str(path), contains="already in the log")
+    stats = cli.json("dice-stats")
+    vasl = {g["side"]: g for g in stats["groups"] if g["source"] == "vasl"}
+    assert vasl["german"]["DR"]["count"] + vasl["us"]["DR"]["count"] == sum("DR)" in line for line in reports)
+    assert cli("audit").exit_code == 0
+
+
+def test_dice_stats_match_the_log(tmp_path):
+    """dice-stats --json on the sample campaign equals what this test computes from log --json."""
+    from conftest import Cli
+
+    cli = Cli(tmp_path / "sample.db")
+    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"))
+    log = cli.json("log")
+    stats = cli.json("dice-stats")
+    sources = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded"}
+    rows = [r for r in log if r["type"] in ("DiceRolled", "DiceReported") and r["die"] in ("DR", "dr")]
+    assert any(r["source"] == "vasl" for r in rows)
+    for in_force, groups in ((True, stats["groups"]), (False, stats["undone"])):
+        for group in groups:
+            mine = [r for r in rows if r["in_force"] is in_force and (r["side"] or "unassigned") == group["side"]
+                    and sources[r["source"]] == group["source"]]
+            for die in ("DR", "dr"):
+                rolled = [r for r in mine if r["die"] == die]
+                summary = group[die]
+                if not rolled:
+                    assert summary is None
+                    continue
+                totals = [sum(r["dice"]) for r in rolled]
+                assert summary["count"] == len(rolled)
+                assert summary["mean_total"] == round(sum(totals) / len(totals), 3)
+                assert summary["distribution"] == {str(t): totals.count(t) for t in map(int, summary["distribution"])}
+                if die == "DR":
+                    assert summary["mean_white"] == round(sum(r["dice"][0] for r in rolled) / len(rolled), 3)
+                    assert summary["mean_colored"] == round(sum(r["dice"][1] for r in rolled) / len(rolled), 3)
+            tables: dict[str, int] = {}
+            for r in mine:
+                tables[r.get("table") or "(no table)"] = tables.get(r.get("table") or "(no table)", 0) + 1
+            assert group["tables"] == tables
+    assert stats["undone"], "the sample's undone rolls are counted apart"
+    page = tmp_path / "r.html"
+    cli.ok("report", "--html", str(page))
+    html = page.read_text()
+    assert 'id="dice"' in html and html.count('class="dice-bars"') == 4  # DR and dr of both sides
