@@ -31,6 +31,7 @@ td.shaded{background:#bbb}tr.idle td{color:#555;font-style:italic}
 ul{margin:0;padding-left:14px}.empty{color:#777;font-style:italic}
 .german{color:#1f4e9c}.us{color:#c0282d}
 svg{display:block;max-width:100%;height:auto;margin:4px 0 8px}
+.dice-row{display:flex;flex-wrap:wrap;gap:8px 40px}.dice-row h3{font-size:14px;margin:10px 0 2px}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 @media print{body{margin:0;font-size:10px}table{font-size:9px}h2{break-after:avoid}
  thead{display:table-header-group}tr,svg{break-inside:avoid}}
@@ -216,14 +217,18 @@ def _dice(dice: dict, sides: dict[str, str]) -> str:
              'count. Undone rolls are not counted here (see <code>cgledger dice-stats</code>).</p>']
     for side, name in sides.items():
         per = dice.get(side) or {}
+        charts = []
         for die, title in (("DR", "DR totals"), ("dr", "dr")):
             stats = per.get(die)
             if not stats:
                 continue
             caution = "" if stats["reliable"] else " (too few rolls for the test)"
-            parts.append(f'<h3 class="{_e(side)}">{_e(name)}: {title}</h3><p class="meta">{stats["count"]} rolls, mean '
-                         f'{stats["mean_total"]} (expected {stats["expected_mean"]}); chi-square {stats["chi_square"]}, '
-                         f'p = {stats["p_value"]}{caution}</p>{dice_bars_svg(stats, _color(side, sides), f"{name} {die}")}')
+            charts.append(f'<div><h3 class="{_e(side)}">{_e(name)}: {title}</h3><p class="meta">{stats["count"]} rolls, '
+                          f'mean {stats["mean_total"]} (expected {stats["expected_mean"]}); chi-square '
+                          f'{stats["chi_square"]}, p = {stats["p_value"]}{caution}</p>'
+                          f'{dice_bars_svg(stats, _color(side, sides), f"{name} {die}")}</div>')
+        if charts:
+            parts.append(f'<div class="dice-row">{"".join(charts)}</div>')
     parts.append("</section>")
     return "\n".join(parts)
 
