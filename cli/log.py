@@ -39,6 +39,11 @@ def describe(row: dict) -> str:
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+    if kind == "LocationControlled":
+        kind_text = f" (Strategic {row['strategic']})" if row["strategic"] else ""
+        return f"{row['location']} Controlled by {row['side']}{kind_text}"
+    if kind == "HQRecorded":
+        return f"{row['side']} HQ recorded at {row['location']}"
     if kind == "DiceReported":
         side = f" {row['side']}" if row["side"] else ""
         return f"VASL {row['die']} {','.join(map(str, row['dice']))} <{row['player']}>{side} (no table)"

@@ -23,6 +23,7 @@ from .persistence import decode_envelope
 from .rules import Resolution, Situation, parse_declared
 from .store import check_sqlite, index_topics
 from .dicebot import DiceBot
+from .mapping import Mapping
 from .vasl import parse as parse_vasl
 from .bookkeeping import Bookkeeping
 from .reph import check_roll_step
@@ -58,7 +59,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Bookkeeping, DiceBot, Application):
+class CampaignLedger(Bookkeeping, DiceBot, Mapping, Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
@@ -203,9 +204,10 @@ class CampaignLedger(Bookkeeping, DiceBot, Application):
         text = file.read_text(encoding="utf-8")
         decoded = rulesmod.decode_tables(text, file.name)
         rulesmod.load(campaign.system, campaign.override_sources() + ((file.name, text),))  # validates
-        changed = [c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]
+        changed = ([c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]
+                   + [f"fortification {f.id}" for f in decoded.fortification] + [f"map {m.group}" for m in decoded.map])
         if not changed:
-            raise BadInput(f"rules file {file.name} defines no table, chart or RG")
+            raise BadInput(f"rules file {file.name} defines no table, chart, RG, fortification or map")
         fact = TablesOverridden(action=campaign.begin_action(), source=file.name, text=text, tables=tuple(changed))
         campaign.record(fact)
         self._save(campaign)

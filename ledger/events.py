@@ -159,12 +159,33 @@ class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
     reason: str = ""
 
 
+class LocationControlled(Fact, tag="LocationControlled", frozen=True, kw_only=True):
+    """A side gained Control of a Location (A26.11-.12); `strategic` is its Strategic Location kind
+    (8.605: B building Location, E Entrenchment, F Fortification, G functioning Gun, V manned
+    Immobile vehicle with MA >= 20mm), empty for a non-Strategic Location."""
+
+    action: int
+    location: str  # e.g. StJ19, StJ19/2
+    side: str
+    strategic: str = ""
+
+
+class HQRecorded(Fact, tag="HQRecorded", frozen=True, kw_only=True):
+    """8.6052 EXC: the German records another 'HQ' Location on Lg once LgN25 is U.S.-Controlled."""
+
+    action: int
+    side: str
+    location: str
+
+
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
+    LocationControlled, HQRecorded,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
+    | LocationControlled | HQRecorded
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .. import dice as dicemod
 from ..cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
-from .schema import DRM, RG, Chart, Fortification, Missing, Step, SystemFile, Table, TablesFile
+from .schema import DRM, RG, Chart, Fortification, MapGeometry, Missing, Step, SystemFile, Table, TablesFile
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -74,6 +74,7 @@ class Rules:
         self.missing: dict[str, Missing] = {}
         self.rgs: dict[tuple[str, str], RG] = {}  # (side, RG ID) -> RG chart line
         self.fortifications: dict[str, Fortification] = {}  # 8.621 Fortification Purchase Table
+        self.maps: dict[str, MapGeometry] = {}  # Map Group -> its grid (players' map files)
         self.origin: dict[str, str] = {}  # table id -> file it came from
         self.steps: dict[str, Step] = {step.id: step for step in system.steps}
         for name, tables_file in files:
@@ -114,12 +115,49 @@ class Rules:
                 raise RulesDataError(f"{name}: fortification {fort.id} has no FPP cost")
             self.fortifications[fort.id] = fort
             changed.append(f"fortification {fort.id}")
+        for geometry in tables_file.map:
+            self._check_map(name, geometry)
+            self.maps[geometry.group] = geometry
+            changed.append(f"map {geometry.group}")
         for missing in tables_file.missing:
             if missing.id not in self.tables:
                 self.missing[missing.id] = missing
         return changed
 
     # ---- validation -------------------------------------------------------------------
+    def _check_map(self, name: str, geometry: MapGeometry) -> None:
+        from ..hexmap import parse_location
+
+        groups = {g.id for g in self.system.map_groups}
+        if geometry.group not in groups:
+            raise RulesDataError(f"{name}: map of unknown Map Group '{geometry.group}' (known: {', '.join(sorted(groups))})")
+        if len(geometry.columns) != 2 or len(geometry.rows) != 2:
+            raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
+        grid = self.grid(geometry)
+        places = [h for area in geometry.entry_areas for h in area.hexes] + [p.location for p in geometry.lvp_locations]
+        places += [h for b in geometry.buildings for h in b.levels]
+        for text in places:
+            where = parse_location(text)
+            if not grid.contains(where.hex):
+                raise RulesDataError(f"{name}: map {geometry.group}: {text} is not on its grid")
+        for area in geometry.entry_areas:
+            for side in area.sides:
+                if side not in self.system.sides:
+                    raise RulesDataError(f"{name}: entry area {area.id}: unknown side '{side}'")
+
+    def grid(self, geometry: MapGeometry):
+        from ..hexmap import Grid, column_index
+
+        return Grid(geometry.group, (column_index(geometry.columns[0]), column_index(geometry.columns[1])),
+                    (geometry.rows[0], geometry.rows[1]), geometry.shifted)
+
+    def map_of(self, group: str) -> MapGeometry:
+        if group not in {g.id for g in self.system.map_groups}:
+            raise BadInput(f"unknown Map Group '{group}': use {'|'.join(g.id for g in self.system.map_groups)}", "KGP1")
+        if group not in self.maps:
+            raise BadInput(f"the {group} Map Group's grid is not in the rules seeds (no terrain is): load your map "
+                           "file with `cgledger rules load FILE` (format: fixtures/kgp-st-fixture-map.toml)", "KGP1")
+        return self.maps[group]
     def _fail(self, name: str, table: Table | Chart, problem: str):
         raise RulesDataError(f"{name}: table {table.id} ({table.rule}): {problem}")
 

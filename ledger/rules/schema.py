@@ -162,7 +162,41 @@ class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
 class MapGroup(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     name: str
+    lvp: int  # total LVP value of the Map Group (8.6033)
+    hq: dict[str, str] = {}  # side -> the Location its Isolation path is traced to instead (8.6052: German LgN25)
+
+
+class EntryArea(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    id: str
+    sides: list[str]  # whose Eligible Entry Area it is
+    hexes: list[str]
+
+
+class LVPLocation(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    location: str
     lvp: int
+    name: str = ""
+
+
+class Building(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A multi-level building: its hexes and how many upper levels each has (StJ19: 2, the steeple)."""
+
+    id: str
+    levels: dict[str, int]  # hex -> upper levels
+
+
+class MapGeometry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A Map Group's grid, as far as the ledger needs it (the terrain is not in the rules seeds: players
+    supply their map file; a fixture grid ships for tests)."""
+
+    group: str
+    columns: list[str]  # [first, last], e.g. ["A", "TT"]
+    rows: list[int]  # [first, last]
+    shifted: Literal["odd", "even"] = "odd"  # columns sitting half a hex lower (A counts as 0: even)
+    entry_areas: list[EntryArea] = []
+    lvp_locations: list[LVPLocation] = []
+    buildings: list[Building] = []
+    note: str = ""
 
 
 class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
@@ -222,6 +256,7 @@ class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     chart: list[Chart] = []
     rg: list[RG] = []
     fortification: list[Fortification] = []
+    map: list[MapGeometry] = []
     missing: list[Missing] = []
 
 

@@ -1,0 +1,94 @@
+"""The map: `control`, `hq`, `areas`, `map` (8.605-8.6057)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from projections.areas import areas_as_of
+from projections.areas import as_json as areas_json
+
+from .app import as_of_option, common, emit_json, json_option, main
+
+
+@main.command()
+@click.argument("location", metavar="LOCATION")
+@click.option("--side", required=True)
+@click.option("--strategic", default="", metavar="KIND",
+              help="A Strategic Location: B building, E Entrenchment, F Fortification, G Gun, V Immobile vehicle.")
+@json_option
+@common
+def control(obj, location: str, side: str, strategic: str, as_json: bool) -> None:
+    """Record that SIDE gained Control of LOCATION (a hex, e.g. StJ19, or a level, StJ19/1)."""
+    fact = obj.ledger().control(obj.campaign, location, side, strategic)
+    if as_json:
+        emit_json({"location": fact.location, "side": fact.side, "strategic": fact.strategic or None})
+        return
+    kind = f" (Strategic Location, {fact.strategic})" if fact.strategic else ""
+    click.echo(f"{fact.location}: Controlled by {fact.side}{kind}")
+
+
+@main.command()
+@click.argument("location", metavar="LOCATION")
+@click.option("--side", default="german", show_default=True)
+@common
+def hq(obj, location: str, side: str) -> None:
+    """8.6052 EXC: record the 'HQ' Location the German traces Isolation to on Lg (instead of LgN25)."""
+    fact = obj.ledger().record_hq(obj.campaign, side, location)
+    click.echo(f"{fact.side} HQ is now {fact.location}")
+
+
+def _areas(obj, group: str, as_of: str | None):
+    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
+    result = areas_as_of(logged, rules, group)
+    data = areas_json(result, rules)
+    geometry = rules.map_of(group)
+    data["map"] = {"group": geometry.group, "columns": geometry.columns, "rows": geometry.rows,
+                   "shifted": geometry.shifted,
+                   "entry_areas": [{"id": a.id, "sides": a.sides, "hexes": a.hexes} for a in geometry.entry_areas],
+                   "lvp_locations": [{"location": p.location, "lvp": p.lvp} for p in geometry.lvp_locations]}
+    data["sides"] = dict(rules.system.sides)
+    total = next(g.lvp for g in rules.system.map_groups if g.id == group)
+    data["lvp_total"] = total
+    return data, rules
+
+
+@main.command()
+@click.option("--group", required=True, metavar="GROUP", help="Map Group: St, Ch or Lg.")
+@as_of_option
+@json_option
+@common
+def areas(obj, group: str, as_of: str | None, as_json: bool) -> None:
+    """Setup Areas, No Man's Land, Uncontrolled Territory and Isolated Locations of a Map Group (8.605)."""
+    data, rules = _areas(obj, group, as_of)
+    if as_json:
+        emit_json(data)
+        return
+    counts = {}
+    for entry in data["hexes"]:
+        for side in rules.system.sides:
+            counts[(side, entry[side])] = counts.get((side, entry[side]), 0) + 1
+    nml = sum(1 for e in data["hexes"] if e[next(iter(rules.system.sides))] == "nml")
+    click.echo(f"Map Group {group}: {len(data['hexes'])} hexes, {nml} No Man's Land")
+    for side, name in rules.system.sides.items():
+        areas_text = ", ".join(f"{a} ({len(h)} hexes)" for a, h in data["setup_areas"][side].items()) or "none"
+        isolated = ", ".join(data["isolated"][side]) or "none"
+        click.echo(f"  {name}: Setup Areas {areas_text}; Isolated {isolated}; Current-LVP {data['lvp'][side]} "
+                   f"of {data['lvp_total']}")
+    for side in data["no_strategic_location"]:
+        click.echo(f"  {rules.system.sides[side]} Controls no non-Isolated Strategic Location on {group} (8.605)")
+
+
+@main.command(name="map")
+@click.option("--group", required=True, metavar="GROUP")
+@click.option("--svg", "svg_file", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
+@as_of_option
+@common
+def map_command(obj, group: str, svg_file: Path, as_of: str | None) -> None:
+    """Draw the Map Group as hexes: Strategic Locations outlined, No Man's Land yellow, Setup Areas, Isolated."""
+    from projections.mapsvg import map_svg
+
+    data, _rules = _areas(obj, group, as_of)
+    svg_file.write_text(map_svg(data, f"{group} Map Group" + (f" as of {as_of}" if as_of else "")), encoding="utf-8")
+    click.echo(f"map written to {svg_file}")

@@ -1,0 +1,109 @@
+"""The ASL hex grid of a Map Group (KGP1): lettered columns (A-Z, then AA-ZZ), numbered rows,
+alternate columns offset half a hex. Hexes are named with their Map Group: 'StJ19', 'LgN25',
+'StGG1'; a Location adds its level: 'StJ19/1', 'StJ19/2' (ground level has none)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from .errors import BadInput
+
+_LOCATION = re.compile(r"^(?P<group>[A-Z][a-z])(?P<column>[A-Z]{1,2})(?P<row>\d{1,3})(?:/(?P<level>-?\d))?$")
+
+
+def column_index(label: str) -> int:
+    """A..Z are 0..25; AA..ZZ (a doubled letter, as on ASL boards) are 26..51."""
+    if len(label) == 1:
+        return ord(label) - ord("A")
+    if len(label) == 2 and label[0] == label[1]:
+        return 26 + ord(label[0]) - ord("A")
+    raise BadInput(f"malformed hex column '{label}': A-Z or a doubled letter AA-ZZ", "KGP1")
+
+
+def column_label(index: int) -> str:
+    letter = chr(ord("A") + index % 26)
+    return letter if index < 26 else letter * 2
+
+
+@dataclass(frozen=True, order=True)
+class Hex:
+    group: str
+    column: int
+    row: int
+
+    def __str__(self) -> str:
+        return f"{self.group}{column_label(self.column)}{self.row}"
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    hex: Hex
+    level: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.hex}" + (f"/{self.level}" if self.level else "")
+
+
+def parse_location(text: str) -> Location:
+    match = _LOCATION.match(text.strip())
+    if not match:
+        raise BadInput(f"malformed Location '{text}': Map Group, column, row and optional level, e.g. StJ19, "
+                       "StJ19/1, LgN25", "KGP1")
+    hex_ = Hex(match["group"], column_index(match["column"]), int(match["row"]))
+    return Location(hex_, int(match["level"] or 0))
+
+
+class Grid:
+    """One Map Group's hexes. `shifted` says which columns ('odd' or 'even', counting A as 0) sit half
+    a hex lower; the rest follows from that."""
+
+    def __init__(self, group: str, columns: tuple[int, int], rows: tuple[int, int], shifted: str):
+        self.group = group
+        self.columns = columns
+        self.rows = rows
+        self.shifted = shifted
+
+    def is_shifted(self, column: int) -> bool:
+        return (column % 2 == 1) == (self.shifted == "odd")
+
+    def contains(self, hex_: Hex) -> bool:
+        return (hex_.group == self.group and self.columns[0] <= hex_.column <= self.columns[1]
+                and self.rows[0] <= hex_.row <= self.rows[1])
+
+    @cached_property
+    def hexes(self) -> list[Hex]:
+        return [Hex(self.group, c, r) for c in range(self.columns[0], self.columns[1] + 1)
+                for r in range(self.rows[0], self.rows[1] + 1)]
+
+    def neighbours(self, hex_: Hex) -> list[Hex]:
+        c, r = hex_.column, hex_.row
+        side = (r, r + 1) if self.is_shifted(c) else (r - 1, r)
+        candidates = [(c, r - 1), (c, r + 1), (c - 1, side[0]), (c - 1, side[1]), (c + 1, side[0]), (c + 1, side[1])]
+        return [h for h in (Hex(self.group, cc, rr) for cc, rr in candidates) if self.contains(h)]
+
+    def cube(self, hex_: Hex) -> tuple[int, int, int]:
+        x = hex_.column
+        # offset -> cube for flat-topped columns ("odd-q" / "even-q": which columns sit half a hex lower)
+        z = hex_.row - (x - (x & 1)) // 2 if self.shifted == "odd" else hex_.row - (x + (x & 1)) // 2
+        return x, -x - z, z
+
+    def distance(self, a: Hex, b: Hex) -> int:
+        ax, ay, az = self.cube(a)
+        bx, by, bz = self.cube(b)
+        return max(abs(ax - bx), abs(ay - by), abs(az - bz))
+
+    def within(self, sources: set[Hex], reach: int) -> dict[Hex, int]:
+        """Every hex within `reach` hexes of any source, with its distance (a breadth-first search)."""
+        found = {h: 0 for h in sources}
+        frontier = list(sources)
+        for step in range(1, reach + 1):
+            nxt = []
+            for h in frontier:
+                for n in self.neighbours(h):
+                    if n not in found:
+                        found[n] = step
+                        nxt.append(n)
+            frontier = nxt
+        return found

@@ -1,0 +1,192 @@
+"""Setup Area Determination (8.605-8.6057) on one Map Group, from the Control recorded in the log:
+each hex's classification per side, Setup Areas with stable IDs, No Man's Land, Uncontrolled Territory,
+surrounded hexes, Isolated Locations (incl. upper levels) and each side's Current-LVP. Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.events import HQRecorded, LocationControlled
+from ledger.hexmap import Hex, Location, parse_location
+from ledger.timeline import live, reph_ends
+
+SETUP, ENEMY, NML, UNCONTROLLED = "setup", "enemy", "nml", "uncontrolled"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def control_of(logged, group: str) -> tuple[dict[Location, tuple[str, str]], dict[str, str]]:
+    """Location -> (side, Strategic kind) as last recorded, and side -> HQ Location, on one Map Group."""
+    control: dict[Location, tuple[str, str]] = {}
+    hq: dict[str, str] = {}
+    for event in live(logged):
+        fact = event.fact
+        if isinstance(fact, LocationControlled):
+            where = parse_location(fact.location)
+            if where.hex.group == group:
+                control[where] = (fact.side, fact.strategic)
+        elif isinstance(fact, HQRecorded) and fact.location.startswith(group):
+            hq[fact.side] = fact.location
+    return control, hq
+
+
+def _components(hexes: set[Hex], grid) -> list[set[Hex]]:
+    seen: set[Hex] = set()
+    parts = []
+    for start in sorted(hexes):
+        if start in seen:
+            continue
+        part, stack = {start}, [start]
+        seen.add(start)
+        while stack:
+            for n in grid.neighbours(stack.pop()):
+                if n in hexes and n not in seen:
+                    seen.add(n)
+                    part.add(n)
+                    stack.append(n)
+        parts.append(part)
+    return parts
+
+
+def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dict[str, str],
+              previous: dict[str, dict[str, set[Hex]]] | None = None) -> dict[str, Any]:
+    grid = rules.grid(geometry)
+    sides = list(rules.system.sides)
+    strategic = {s: {loc.hex for loc, (side, kind) in control.items() if side == s and kind} for s in sides}
+    near = {s: grid.within(strategic[s], 2) for s in sides}  # 8.605: within two hexes
+    cls: dict[Hex, dict[str, str]] = {}
+    for h in grid.hexes:
+        own = [s for s in sides if h in strategic[s]]
+        if own:  # a Strategic Location is never No Man's Land (8.6051)
+            cls[h] = {s: SETUP if s in own else ENEMY for s in sides}
+            continue
+        close = [s for s in sides if h in near[s]]
+        if len(close) > 1:
+            cls[h] = {s: NML for s in sides}
+        elif close:
+            cls[h] = {s: SETUP if s in close else ENEMY for s in sides}
+        else:
+            cls[h] = {s: UNCONTROLLED for s in sides}
+    # 8.6054: Uncontrolled Territory completely enclosed within one side's Setup Area joins it
+    uncontrolled = {h for h, c in cls.items() if c[sides[0]] == UNCONTROLLED}
+    for part in _components(uncontrolled, grid):
+        border = {n for h in part for n in grid.neighbours(h)} - part
+        edge = any(len(grid.neighbours(h)) < 6 for h in part)
+        owners = {next((s for s in sides if cls[n][s] == SETUP), None) if cls[n][sides[0]] != NML else NML
+                  for n in border}
+        if not edge and len(owners) == 1 and None not in owners and NML not in owners:
+            owner = owners.pop()
+            for h in part:
+                cls[h] = {s: SETUP if s == owner else ENEMY for s in sides}
+    # Setup Areas: connected hexes of each side's Setup Area, IDs kept from the previous CG Date
+    areas: dict[str, dict[str, set[Hex]]] = {}
+    for s in sides:
+        parts = _components({h for h, c in cls.items() if c[s] == SETUP}, grid)
+        old = (previous or {}).get(s, {})
+        named: dict[str, set[Hex]] = {}
+        for part in sorted(parts, key=lambda p: (-len(p), min(p))):
+            match = max(((len(part & hexes), area_id) for area_id, hexes in old.items() if area_id not in named
+                         and part & hexes), default=None)
+            if match:
+                named[match[1]] = part
+        for part in sorted((p for p in parts if p not in named.values()), key=min):
+            named[next(letter for letter in LETTERS if letter not in named and letter not in old)] = part
+        areas[s] = named
+    # 8.6052: Isolated unless a path of Uncontrolled / friendly-Setup-Area hexes reaches an Eligible Entry
+    # Area (the German on Lg: Peiper's HQ instead)
+    group_hq = next((g.hq for g in rules.system.map_groups if g.id == geometry.group), {})
+    reached: dict[str, set[Hex]] = {}
+    for s in sides:
+        passable = {h for h, c in cls.items() if c[s] in (SETUP, UNCONTROLLED)}
+        hq_text = hq.get(s) or group_hq.get(s)
+        if hq_text:
+            hq_loc = parse_location(hq_text)
+            targets = {hq_loc.hex} if control.get(hq_loc, (s, ""))[0] == s else set()
+        else:
+            targets = {parse_location(x).hex for a in geometry.entry_areas if s in a.sides for x in a.hexes}
+        frontier = [h for h in targets if h in passable]
+        seen = set(frontier)
+        while frontier:
+            for n in grid.neighbours(frontier.pop()):
+                if n in passable and n not in seen:
+                    seen.add(n)
+                    frontier.append(n)
+        reached[s] = seen
+    isolated_hexes = {s: {h for h, c in cls.items() if c[s] == SETUP and h not in reached[s]} for s in sides}
+    isolated = {s: sorted(str(loc) for loc, (side, _k) in control.items()
+                          if side == s and loc.level == 0 and loc.hex in isolated_hexes[s]) for s in sides}
+    for s in sides:
+        isolated[s] = sorted(set(isolated[s]) | upper_isolated(geometry, grid, control, s, isolated_hexes[s]))
+    lvp = {s: sum(p.lvp for p in geometry.lvp_locations if control.get(parse_location(p.location), ("", ""))[0] == s)
+           for s in sides}
+    no_strategic = [s for s in sides if not any(
+        side == s and kind and str(loc) not in isolated[s] for loc, (side, kind) in control.items())]
+    return {"cls": cls, "areas": areas, "isolated": isolated, "isolated_hexes": isolated_hexes, "lvp": lvp,
+            "no_strategic": no_strategic, "control": control, "grid": grid}
+
+
+def upper_isolated(geometry, grid, control, side: str, isolated_hexes: set[Hex]) -> set[str]:
+    """8.6057: an upper-level Location is not Isolated if friendly-Controlled building Locations lead to a
+    friendly-Controlled, non-Isolated ground-level building Location."""
+    levels: dict[Hex, tuple[str, int]] = {}
+    for building in geometry.buildings:
+        for text, upper in building.levels.items():
+            levels[parse_location(text).hex] = (building.id, upper)
+
+    def mine(loc: Location) -> bool:
+        return control.get(loc, ("", ""))[0] == side
+
+    def steps(loc: Location):
+        building, upper = levels[loc.hex]
+        for level in (loc.level - 1, loc.level + 1):
+            if 0 <= level <= upper:
+                yield Location(loc.hex, level)
+        for n in grid.neighbours(loc.hex):
+            if n in levels and levels[n][0] == building and loc.level <= levels[n][1]:
+                yield Location(n, loc.level)
+
+    frontier = [Location(h, 0) for h in levels if mine(Location(h, 0)) and h not in isolated_hexes]
+    seen = set(frontier)
+    while frontier:
+        for nxt in steps(frontier.pop()):
+            if nxt not in seen and mine(nxt):
+                seen.add(nxt)
+                frontier.append(nxt)
+    return {str(loc) for loc, (s, _k) in control.items() if s == side and loc.level > 0 and loc not in seen
+            and loc.hex in levels}
+
+
+def areas_as_of(logged, rules, group: str) -> dict[str, Any]:
+    """The map as determined at the end of the log given, with Setup Area IDs carried from each earlier
+    CG Date's RePh end (so an area keeps its ID while it stays the same)."""
+    geometry = rules.map_of(group)
+    previous = None
+    for _date, version in sorted(reph_ends(logged).items(), key=lambda kv: kv[1]):
+        control, hq = control_of([e for e in logged if e.version <= version], group)
+        previous = determine(rules, geometry, control, hq, previous)["areas"]
+    control, hq = control_of(logged, group)
+    return determine(rules, geometry, control, hq, previous)
+
+
+def as_json(result: dict[str, Any], rules) -> dict[str, Any]:
+    sides = list(rules.system.sides)
+    area_of = {s: {h: area_id for area_id, hexes in result["areas"][s].items() for h in hexes} for s in sides}
+    strategic: dict[Hex, list[str]] = {}
+    for loc, (side, kind) in result["control"].items():
+        if kind:
+            strategic.setdefault(loc.hex, []).append(f"{loc} {side} {kind}")
+    hexes = []
+    for h in sorted(result["cls"]):
+        entry = {"hex": str(h), **{s: result["cls"][h][s] for s in sides},
+                 "area": {s: area_of[s].get(h) for s in sides if area_of[s].get(h)},
+                 "isolated": [s for s in sides if h in result["isolated_hexes"][s]]}
+        if h in strategic:
+            entry["strategic"] = sorted(strategic[h])
+        hexes.append(entry)
+    return {
+        "hexes": hexes,
+        "setup_areas": {s: {a: sorted(str(h) for h in hx) for a, hx in sorted(result["areas"][s].items())} for s in sides},
+        "isolated": result["isolated"],
+        "no_strategic_location": result["no_strategic"],
+        "lvp": result["lvp"],
+    }
+

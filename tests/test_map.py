@@ -1,0 +1,139 @@
+"""The map (8.605-8.6057): Control events, Setup Areas, No Man's Land, Isolation, LVP, on the fixture grid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger import rules as rulesmod
+from ledger.hexmap import Grid, column_index, parse_location
+from projections.areas import NML, SETUP, UNCONTROLLED, determine
+
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
+
+# 8.605 "MARKING THE MAP" example, rebuilt on the fixture grid: the St. Hubert church (J19 with its
+# steeple, joined to I20 at level 1), the U.S. Strategic Locations J19 (ground and steeple), J21 and the
+# Gun in L21; the German J19/1, I20 (both levels) and the Immobile vehicle in H20; plus one more
+# Strategic Location per side so that each has the Setup Areas the illustration shows.
+EXAMPLE = [
+    ("StJ19", "us", "B"), ("StJ19/2", "us", "B"), ("StJ21", "us", "F"), ("StL21", "us", "G"), ("StN19", "us", "B"),
+    ("StJ19/1", "german", "B"), ("StI20", "german", "B"), ("StI20/1", "german", "B"), ("StH20", "german", "V"),
+    ("StI23", "german", "B"), ("StE22", "german", "B"), ("StP15", "german", "B"),
+]
+
+
+@pytest.fixture
+def mapped(at):
+    cli = at("scenario")
+    cli.ok("rules", "load", str(FIXTURE))
+    for location, side, kind in EXAMPLE:
+        cli.ok("control", location, "--side", side, "--strategic", kind)
+    return cli
+
+
+def hexes(data) -> dict[str, dict]:
+    return {h["hex"]: h for h in data["hexes"]}
+
+
+def test_marking_the_map_example(mapped):
+    data = mapped.json("areas", "--group", "St")
+    by_hex = hexes(data)
+    # both sides Control a Location in J19: the hex is in each side's Setup Area A
+    assert by_hex["StJ19"]["german"] == SETUP and by_hex["StJ19"]["us"] == SETUP
+    assert by_hex["StJ19"]["area"] == {"german": "A", "us": "A"}
+    # the U.S. unit in the steeple is Isolated (its path down runs through the German first level)
+    assert "StJ19/2" in data["isolated"]["us"]
+    # the German first level is not: I20's first level leads to German ground level in I20
+    assert "StJ19/1" not in data["isolated"]["german"] and data["isolated"]["german"] == []
+    # J21 is Isolated: surrounded by No Man's Land and German-Controlled Strategic Locations
+    assert "StJ21" in data["isolated"]["us"]
+    # the U.S. Gun in L21 is not
+    assert "StL21" not in data["isolated"]["us"]
+    # the German squads' hex K23 is No Man's Land; the German tank's L23 is in the U.S. Setup Area;
+    # the U.S. squad's E18 is Uncontrolled Territory
+    assert by_hex["StK23"]["german"] == NML and by_hex["StL23"]["us"] == SETUP
+    assert by_hex["StE18"]["german"] == UNCONTROLLED == by_hex["StE18"]["us"]
+    assert sorted(data["setup_areas"]["german"]) == ["A", "B"]
+
+
+def test_without_the_h20_vehicle_the_church_is_isolated(mapped):
+    mapped.ok("control", "StH20", "--side", "german")  # no longer a Strategic Location
+    data = mapped.json("areas", "--group", "St")
+    assert hexes(data)["StH20"]["german"] == NML
+    assert {"StI20", "StI20/1", "StJ19/1"} <= set(data["isolated"]["german"])
+
+
+def test_lvp_per_map_group(mapped):
+    data = mapped.json("areas", "--group", "St")
+    assert data["lvp"] == {"german": 0, "us": 7} and data["lvp_total"] == 52
+    mapped.ok("control", "StJ19", "--side", "german", "--strategic", "B")
+    assert mapped.json("areas", "--group", "St")["lvp"] == {"german": 5, "us": 2}
+
+
+def test_control_refusals(mapped):
+    mapped.refused("control", "StZ19", "--side", "us", contains="not on the St Map Group")
+    mapped.refused("control", "StJ19/3", "--side", "us", contains="no level 3")
+    mapped.refused("control", "StK20/1", "--side", "us", contains="no level 1")
+    mapped.refused("control", "StJ19", "--side", "us", "--strategic", "Q", contains="unknown Strategic Location kind")
+    mapped.refused("control", "XxJ19", "--side", "us", contains="unknown Map Group 'Xx'")
+    mapped.refused("control", "LgN25", "--side", "us", contains="Lg Map Group's grid is not in the rules seeds")
+    mapped.refused("control", "StJ", "--side", "us", contains="malformed Location")
+    mapped.ok("step", "8.603")
+    mapped.ok("scenario-end", "--lvp", "german=0", "--lvp", "us=7", "--winner", "us")
+    mapped.ok("step", "8.606")
+    mapped.refused("control", "StJ19", "--side", "german", contains="up to Setup Area Determination")
+
+
+def test_setup_area_ids_stay_between_cg_dates(mapped):
+    before = mapped.json("areas", "--group", "St")["setup_areas"]
+    mapped.to("scenario", "19 PM")
+    mapped.ok("control", "StC27", "--side", "us", "--strategic", "E")  # a new, separate U.S. area
+    after = mapped.json("areas", "--group", "St")["setup_areas"]
+    assert after["us"]["A"] == before["us"]["A"] and after["us"]["C"] == before["us"]["C"]
+    assert "StC27" in after["us"]["D"]
+    # as of the end of 19 PM's RePh (its scenario about to begin): the 19 AM scenario's Control, not the new one
+    assert mapped.json("areas", "--group", "St", "--as-of", "19 PM")["setup_areas"] == before
+
+
+# ---- properties over random control patterns (hypothesis) ---------------------------------------
+RULES = rulesmod.load("kgp", (("fixture", FIXTURE.read_text()),))
+GEOMETRY = RULES.map_of("St")
+GRID = RULES.grid(GEOMETRY)
+HEXES = [str(h) for h in GRID.hexes]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(HEXES), st.tuples(st.sampled_from(["german", "us"]),
+                                                           st.sampled_from(["", "B", "E", "F", "G", "V"])),
+                       max_size=40))
+def test_properties_of_any_control_pattern(pattern):
+    control = {parse_location(h): value for h, value in pattern.items()}
+    result = determine(RULES, GEOMETRY, control, {})
+    strategic_hexes = {loc.hex for loc, (_s, kind) in control.items() if kind}
+    for h, classes in result["cls"].items():
+        assert set(classes) == {"german", "us"}  # exactly one classification per side
+        nml = [s for s, c in classes.items() if c == NML]
+        assert nml in ([], ["german", "us"])  # NML for one side is NML for both
+        if nml:
+            assert h not in strategic_hexes  # a Strategic Location is never No Man's Land
+            assert all(h not in hx for s in result["areas"] for hx in result["areas"][s].values())
+    for side, named in result["areas"].items():
+        seen = set()
+        for area in named.values():
+            assert not (area & seen)  # Setup Areas of a side never overlap
+            seen |= area
+        assert seen == {h for h, c in result["cls"].items() if c[side] == SETUP}
+    for loc, (side, kind) in control.items():
+        if kind:
+            assert result["cls"][loc.hex][side] == SETUP  # a side's Strategic Location is in its Setup Area
+
+
+def test_grid_geometry():
+    grid = Grid("St", (0, 30), (0, 30), "odd")
+    for h in grid.hexes[::37]:
+        assert set(grid.neighbours(h)) == {o for o in grid.hexes if grid.distance(h, o) == 1}
+    assert column_index("GG") == 32 and column_index("TT") == 45
+    assert str(parse_location("StGG1")) == "StGG1" and parse_location("StJ19/2").level == 2
