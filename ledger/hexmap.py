@@ -10,21 +10,18 @@ from functools import cached_property
 
 from .errors import BadInput
 
-_LOCATION = re.compile(r"^(?P<group>[A-Z][a-z])(?P<column>[A-Z]{1,2})(?P<row>\d{1,3})(?:/(?P<level>-?\d))?$")
+_LOCATION = re.compile(r"^(?P<group>[A-Z][a-z])(?P<column>[A-Z]{1,3})(?P<row>\d{1,3})(?:/(?P<level>-?\d))?$")
 
 
 def column_index(label: str) -> int:
-    """A..Z are 0..25; AA..ZZ (a doubled letter, as on ASL boards) are 26..51."""
-    if len(label) == 1:
-        return ord(label) - ord("A")
-    if len(label) == 2 and label[0] == label[1]:
-        return 26 + ord(label[0]) - ord("A")
+    """A..Z are 0..25; AA..ZZ (a doubled letter, as on ASL boards) are 26..51; AAA.. 52.. and so on."""
+    if label and label.isalpha() and label.isupper() and len(set(label)) == 1:
+        return 26 * (len(label) - 1) + ord(label[0]) - ord("A")
     raise BadInput(f"malformed hex column '{label}': A-Z or a doubled letter AA-ZZ", "KGP1")
 
 
 def column_label(index: int) -> str:
-    letter = chr(ord("A") + index % 26)
-    return letter if index < 26 else letter * 2
+    return chr(ord("A") + index % 26) * (1 + index // 26)
 
 
 @dataclass(frozen=True, order=True)

@@ -11,7 +11,8 @@ from ledger.hexmap import Hex, Location, parse_location
 from ledger.timeline import live, reph_ends
 
 SETUP, ENEMY, NML, UNCONTROLLED = "setup", "enemy", "nml", "uncontrolled"
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+LETTERS = [chr(ord("A") + i) for i in range(26)]
+LETTERS += [a + b for a in LETTERS for b in LETTERS]  # past Z: AA, AB, …
 
 
 def control_of(logged, group: str) -> tuple[dict[Location, tuple[str, str]], dict[str, str]]:

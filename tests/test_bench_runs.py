@@ -13,3 +13,11 @@ def test_bench_runs_on_a_small_log():
     assert done.returncode == 0, done.stderr[-2000:]
     assert "audit report: " in done.stdout and "CLEAN" in done.stdout
     assert "x floor" in done.stdout and "mapper: ours is" in done.stdout
+
+
+def test_areas_bench_runs_on_a_small_grid():
+    script = Path(__file__).parent.parent / "bench" / "bench_areas.py"
+    done = subprocess.run([sys.executable, str(script), "--hexes", "20", "--strategic", "30", "--runs", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "x the plain BFS" in done.stdout
