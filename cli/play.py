@@ -8,7 +8,8 @@ from .app import common, emit_json, json_option, main
 
 
 @main.command(name="scenario-end")
-@click.option("--lvp", "lvp", multiple=True, required=True, metavar="SIDE=N", help="Each side's Current-LVP (8.6032).")
+@click.option("--lvp", "lvp", multiple=True, metavar="SIDE=N",
+              help="Each side's Current-LVP (8.6032); without it, read off the loaded maps' LVP Locations.")
 @click.option("--winner", metavar="SIDE", help="The winner where the rules seeds give no Victory Conditions (Initial Scenario).")
 @json_option
 @common

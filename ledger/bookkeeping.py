@@ -12,6 +12,7 @@ from .errors import BadInput
 from .events import (
     CGDateChanged, FortificationsPurchased, InitiativeChosen, Rewound, RGPurchased, ScenarioEnded, StepOpened,
 )
+from .mapping import map_lvp
 from .reph import next_step, plan, title, unmet
 from .timeline import live, reph_ends
 
@@ -56,6 +57,10 @@ class Bookkeeping:
         if "scenario_end:" in campaign.done:
             raise BadInput(f"CG-Scenario End of {campaign.cg_date} is already recorded: undo it to change it", "8.6032")
         lvp = side_numbers(rules, lvp_items, "--lvp", "8.6032")
+        if not lvp_items:  # read off the map: the LVP Locations each side Controls (8.6032)
+            lvp = map_lvp(self.history(campaign.name), rules) or {}
+            if not lvp:
+                raise BadInput("no map is loaded to read the Current-LVP from: give --lvp german=N --lvp us=N", "8.6032")
         missing = [s for s in rules.system.sides if s not in lvp]
         if missing:
             raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", "8.6032")

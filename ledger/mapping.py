@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .errors import BadInput
 from .events import HQRecorded, LocationControlled
-from .hexmap import parse_location
+from .hexmap import Location, parse_location
 from .reph import title
+from .timeline import live
 
 KINDS = {"B": "building Location", "E": "Entrenchment", "F": "Fortification", "G": "functioning Gun",
          "V": "manned Immobile vehicle with functioning MA >= 20mm (or FT)"}
@@ -59,3 +60,33 @@ class Mapping:
         campaign.record(fact)
         self._save(campaign)
         return fact
+
+
+def control_of(logged, group: str) -> tuple[dict[Location, tuple[str, str]], dict[str, str]]:
+    """Location -> (side, Strategic kind) as last recorded, and side -> HQ Location, on one Map Group."""
+    control: dict[Location, tuple[str, str]] = {}
+    hq: dict[str, str] = {}
+    for event in live(logged):
+        fact = event.fact
+        if isinstance(fact, LocationControlled):
+            where = parse_location(fact.location)
+            if where.hex.group == group:
+                control[where] = (fact.side, fact.strategic)
+        elif isinstance(fact, HQRecorded) and fact.location.startswith(group):
+            hq[fact.side] = fact.location
+    return control, hq
+
+
+def map_lvp(logged, rules) -> dict[str, int] | None:
+    """Each side's Current-LVP from the LVP Locations it Controls on every Map Group whose map is loaded
+    (8.6032); None when no map is loaded."""
+    if not rules.maps:
+        return None
+    lvp = {side: 0 for side in rules.system.sides}
+    for group, geometry in rules.maps.items():
+        control, _hq = control_of(logged, group)
+        for place in geometry.lvp_locations:
+            owner = control.get(parse_location(place.location), ("", ""))[0]
+            if owner in lvp:
+                lvp[owner] += place.lvp
+    return lvp

@@ -6,28 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.events import HQRecorded, LocationControlled
 from ledger.hexmap import Hex, Location, parse_location
-from ledger.timeline import live, reph_ends
+from ledger.mapping import control_of
+from ledger.timeline import reph_ends
 
 SETUP, ENEMY, NML, UNCONTROLLED = "setup", "enemy", "nml", "uncontrolled"
 LETTERS = [chr(ord("A") + i) for i in range(26)]
 LETTERS += [a + b for a in LETTERS for b in LETTERS]  # past Z: AA, AB, …
-
-
-def control_of(logged, group: str) -> tuple[dict[Location, tuple[str, str]], dict[str, str]]:
-    """Location -> (side, Strategic kind) as last recorded, and side -> HQ Location, on one Map Group."""
-    control: dict[Location, tuple[str, str]] = {}
-    hq: dict[str, str] = {}
-    for event in live(logged):
-        fact = event.fact
-        if isinstance(fact, LocationControlled):
-            where = parse_location(fact.location)
-            if where.hex.group == group:
-                control[where] = (fact.side, fact.strategic)
-        elif isinstance(fact, HQRecorded) and fact.location.startswith(group):
-            hq[fact.side] = fact.location
-    return control, hq
 
 
 def _components(hexes: set[Hex], grid) -> list[set[Hex]]:

@@ -137,3 +137,15 @@ def test_grid_geometry():
         assert set(grid.neighbours(h)) == {o for o in grid.hexes if grid.distance(h, o) == 1}
     assert column_index("GG") == 32 and column_index("TT") == 45
     assert str(parse_location("StGG1")) == "StGG1" and parse_location("StJ19/2").level == 2
+
+
+def test_scenario_end_reads_the_lvp_off_the_map(mapped):
+    mapped.ok("step", "8.603")
+    ended = mapped.json("scenario-end", "--winner", "us")
+    assert ended["lvp"] == {"german": 0, "us": 7}
+    assert mapped.json("roster", "--side", "us")[-1]["lvp"] == 7
+
+
+def test_scenario_end_needs_lvp_without_a_map(at):
+    cli = at("8.603")
+    cli.refused("scenario-end", "--winner", "us", contains="no map is loaded")
