@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import msgspec
+
 from .. import dice as dicemod
 from ..cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
@@ -77,8 +79,11 @@ class Rules:
         self.maps: dict[str, MapGeometry] = {}  # Map Group -> its grid (players' map files)
         self.origin: dict[str, str] = {}  # table id -> file it came from
         self.steps: dict[str, Step] = {step.id: step for step in system.steps}
+        # RG lines name follow-up tables of any file: read every file's tables before any RG line
         for name, tables_file in files:
-            self.add(name, tables_file, replace=False)
+            self.add(name, msgspec.structs.replace(tables_file, rg=[]), replace=False)
+        for name, tables_file in files:
+            self.add(name, TablesFile(rg=tables_file.rg), replace=False)
 
     def add(self, name: str, tables_file: TablesFile, replace: bool = True) -> list[str]:
         """Adds (or, for an override, replaces by id) tables and charts; validates each."""

@@ -1,0 +1,462 @@
+"""The RR rules data (ledger/rules/rr/): every table loads with its 2.5xxx rule number, covers every Final roll
+it can see exactly once, and answers the printed boundaries. Each boundary test cites the OCR line of
+shared/rules/003_5b3a1900f219baf1.txt it checks ('L64' = line 64)."""
+
+from __future__ import annotations
+
+import re
+from itertools import product
+
+import pytest
+
+from ledger import dice
+from ledger import rules as rulesmod
+from ledger.campaign import first_step
+from ledger.errors import BadInput, UnknownTable
+from ledger.rules import Situation
+
+R = rulesmod.load("rr")
+RULE_NUMBER = re.compile(r"^2\.5\d{2,4}$")
+SAMPLE_COUNTS = range(0, 31)  # player numbers tried for count/value DRMs without bounds
+
+
+# ---- helpers ---------------------------------------------------------------------------------------------
+def at(table_id: str, final: int) -> str:
+    """The code of the one row covering `final` (row.covers)."""
+    rows = [row for row in R.tables[table_id].rows if row.covers(final)]
+    assert len(rows) == 1, (table_id, final, [r.label() for r in rows])
+    return rows[0].code
+
+
+def situation(side: str = "german", date: str = "20 AM") -> Situation:
+    return Situation(side, "RR", R.calendar.parse(date))
+
+
+def roll(table_id: str, faces, declared=None, side: str = "german", date: str = "20 AM"):
+    """Through the engine: declared DRMs named by the player, automatic ones derived from the situation."""
+    return R.resolve(R.tables[table_id], tuple(faces), declared or {}, situation(side, date))
+
+
+def drm_values(drm) -> set[int]:
+    if drm.kind == "automatic":
+        if drm.days_after is not None:
+            return {drm.value * max(0, (d.day or 0) - drm.days_after) for d in R.calendar}
+        return {0, drm.value}
+    if drm.input == "flag":
+        return {0, drm.value}
+    low = drm.min if drm.min is not None else min(SAMPLE_COUNTS)
+    high = drm.max if drm.max is not None else max(SAMPLE_COUNTS)
+    if drm.input == "value":
+        return {0, *range(low, high + 1)}
+    return {0, *(drm.value * ((n - drm.offset) // drm.per) for n in range(low, high + 1))}
+
+
+def reachable_finals(table) -> set[int]:
+    count, low, high = dice.FACES[table.die]
+    finals = {dice.read(table.die, f, table.reads) for f in product(range(low, high + 1), repeat=count)}
+    if table.on == "original":
+        return finals
+    for drm in table.drm:
+        finals = {f + v for f in finals for v in drm_values(drm)}
+    return finals
+
+
+# ---- every table -------------------------------------------------------------------------------------------
+EXPECTED = {
+    "2.506/infantry", "2.506/vehicle", "2.510", "2.5122", "2.513", "2.513/personnel", "2.513/vehicle",
+    "2.5141b", "2.5141d", "2.5142", "2.515", "2.516", "2.5191", "2.5192", "2.5193/company",
+    "2.5193/infantry", "2.5193/armor", "2.521", "2.5223a", "2.525",
+}
+
+
+def test_every_rr_dice_table_is_there():
+    assert set(R.tables) == EXPECTED
+
+
+@pytest.mark.parametrize("table", list(R.tables.values()), ids=lambda t: t.id)
+def test_table_has_a_2_5_rule_number_and_its_step(table):
+    assert RULE_NUMBER.match(table.rule), table.rule
+    assert table.id == table.rule or table.id.startswith(table.rule)
+    assert table.step in R.steps or table.step == "scenario"
+    assert table.note, "every RR table says where it was read"
+
+
+@pytest.mark.parametrize("table", list(R.tables.values()), ids=lambda t: t.id)
+def test_rows_cover_every_final_exactly_once(table):
+    if table.value is not None:
+        assert not table.rows
+        return
+    for final in reachable_finals(table):
+        covering = [row for row in table.rows if row.covers(final)]
+        assert len(covering) == 1, (table.id, final, [r.label() for r in covering])
+
+
+# ---- system ------------------------------------------------------------------------------------------------
+def test_sides_calendar_and_cg():
+    assert R.system.id == "rr" and list(R.system.sides) == ["german", "canadian"]
+    # L186-200: 19 AM … 21 Night, Interlude AM/PM/Night, 26 AM
+    assert [d.text for d in R.calendar] == [
+        "19 AM", "19 PM", "19 N", "20 AM", "20 PM", "20 N", "21 AM", "21 PM", "21 N",
+        "Interlude AM", "Interlude PM", "Interlude N", "26 AM",
+    ]
+    assert R.calendar.parse("21 Night").text == "21 N" and R.calendar.parse("Interlude Night").day is None
+    (cg,) = R.system.cg
+    assert (cg.id, cg.start, cg.last) == ("RR", "19 AM", "26 AM")
+    assert cg.attack_chits == {"canadian": 2, "german": 6}  # L393
+
+
+def test_steps_and_their_markers():
+    # L2-24 step list, plus 2.524/2.525 (L408-409)
+    assert [s.id for s in R.system.steps] == [f"2.5{n:02d}" for n in range(1, 26)]
+    markers = {s.id: s.markers for s in R.system.steps}
+    # printed '†' (L2-4): the steps to CG-Scenario End -> engine '§'
+    assert markers["2.501"] == markers["2.502"] == markers["2.503"] == "§"
+    # printed '*††' (L19-21): the only steps before the Initial Scenario -> engine '†'
+    assert all(markers[s] == "†*" for s in ("2.518", "2.519", "2.520"))
+    # printed '*' (L13-18, L22-23)
+    assert all(markers[s] == "*" for s in ("2.512", "2.513", "2.514", "2.515", "2.516", "2.517", "2.521", "2.522"))
+    assert all(markers[s] == "" for s in ("2.504", "2.511", "2.523", "2.524", "2.525"))
+    assert "'*†'" in R.steps["2.503"].note and R.steps["2.512"].new_cg_date
+    assert first_step("rr") == "2.518"  # a new RR campaign opens on the first '††' step
+    assert next(s.id for s in R.system.steps if "*" in s.markers) == "2.512"  # Idle Date loop
+
+
+def test_initiative_matrix():
+    # L395-398 (RR prints 'Idle Date'; stored under the engine's 'Idle Day')
+    assert R.system.initiative == {
+        "german:attack/canadian:attack": "Dual Attack", "german:attack/canadian:idle": "German Assault",
+        "german:idle/canadian:attack": "Canadian Assault", "german:idle/canadian:idle": "Idle Day",
+    }
+
+
+# ---- 2.506 Escape --------------------------------------------------------------------------------------------
+def test_escape_infantry_boundaries():
+    # L64 '≥ 8 | Escapes1' read as ≤ 8; L65-67 9, 10, 11; L68 '≤ 12 | All units and Equipment Eliminated' read as ≥ 12
+    assert at("2.506/infantry", -6) == "escapes"
+    assert at("2.506/infantry", 8) == "escapes"
+    assert at("2.506/infantry", 9) == "replaced"
+    assert at("2.506/infantry", 10) == "casualty_reduced"
+    assert at("2.506/infantry", 11) == "replaced_reduced"
+    assert at("2.506/infantry", 12) == "eliminated"
+    assert at("2.506/infantry", 40) == "eliminated"
+    # L77 '-1 if current CG Date is Night*': automatic, infantry only
+    assert roll("2.506/infantry", (4, 5), date="20 Night").code == "escapes"  # 9 - 1
+    assert roll("2.506/infantry", (4, 5), date="20 PM").code == "replaced"
+    # L81 '+1 per HS-equivalent > one HS': a squad + a HS = 3 HS-equivalents -> +2; L83 '+2 if Isolated'
+    assert roll("2.506/infantry", (3, 3), {"hs_equivalents": 3, "isolated": None}).final == 10
+    # L69 note 1: an Original 2 DR
+    assert "Heat of Battle" in roll("2.506/infantry", (1, 1)).notes[0]
+
+
+def test_escape_vehicle_boundaries():
+    # L64-68 Mobile Vehicle column
+    assert at("2.506/vehicle", -5) == "escapes"
+    assert at("2.506/vehicle", 8) == "escapes"
+    assert at("2.506/vehicle", 9) == "abandoned"
+    assert at("2.506/vehicle", 10) == "eliminated_crew_escapes"
+    assert at("2.506/vehicle", 11) == "abandoned_crew_eliminated"
+    assert at("2.506/vehicle", 12) == "eliminated"
+    assert at("2.506/vehicle", 20) == "eliminated"
+    # L77/L84 Night is NA to vehicle Escape; L76 '-1 if CT AFV'; L83 '+1 if stunned'
+    assert roll("2.506/vehicle", (4, 5), date="20 Night").code == "abandoned"
+    assert roll("2.506/vehicle", (4, 5), {"ct_afv": None}).code == "escapes"
+    assert roll("2.506/vehicle", (4, 5), {"stunned": None}).code == "eliminated_crew_escapes"
+    keys = {d.key for d in R.tables["2.506/vehicle"].drm}
+    assert not keys & {"night", "hs_equivalents", "excess_pp", "encircled"}  # L84 '* NA to vehicle Escape attempt'
+
+
+# ---- 2.510 Wounded Leaders ------------------------------------------------------------------------------------
+def test_wounded_leader_boundaries():
+    # L100 '≤ 1 | Retained unwounded', L101 '2-4 | Retained wounded', L102 '≥ 5 | Eliminated (evacuated)'
+    assert at("2.510", 0) == "unwounded"
+    assert at("2.510", 1) == "unwounded"
+    assert at("2.510", 2) == "wounded"
+    assert at("2.510", 4) == "wounded"
+    assert at("2.510", 5) == "eliminated"
+    assert at("2.510", 7) == "eliminated"
+    # L105 '+1 if Isolated', L106 '-1 if Heroic'
+    assert roll("2.510", (4,), {"isolated": None}).code == "eliminated"
+    assert roll("2.510", (2,), {"heroic": None}).code == "unwounded"
+
+
+# ---- 2.5122 SAN --------------------------------------------------------------------------------------------
+def test_san_adjustment_boundaries():
+    # L112 'If a SAN is > 5 ... +drm equal to the current SAN minus 4. A Final dr > 5 ... reduces' ('>' read as '≥')
+    assert at("2.5122", 2) == "unchanged"
+    assert at("2.5122", 4) == "unchanged"
+    assert at("2.5122", 5) == "reduced"
+    assert at("2.5122", 20) == "reduced"
+    assert roll("2.5122", (3,), {"san": 5}).code == "unchanged"  # 3 + 1
+    assert roll("2.5122", (4,), {"san": 5}).code == "reduced"  # 4 + 1
+    assert roll("2.5122", (1,), {"san": 8}).final == 5
+    with pytest.raises(BadInput):
+        roll("2.5122", (6,), {"san": 4})  # a SAN below 5 makes no dr
+    with pytest.raises(BadInput):
+        roll("2.5122", (6,))  # the SAN must be given
+
+
+# ---- 2.513 Shift ---------------------------------------------------------------------------------------------
+def test_shift_boundaries():
+    # L118 '≤ 8 | Shifted safely', L119 '9-10 | No Shift*', L120 '11 | Shifted with Casualties†', L121 '≥ 12 | All ... Eliminated'
+    assert at("2.513", 1) == "shifted"
+    assert at("2.513", 8) == "shifted"
+    assert at("2.513", 9) == "no_shift"
+    assert at("2.513", 10) == "no_shift"
+    assert at("2.513", 11) == "casualties"
+    assert at("2.513", 12) == "eliminated"
+    assert at("2.513", 25) == "eliminated"
+    # L123 '+1 per every five Uncontrolled-Territory hexes'
+    assert roll("2.513", (4, 4), {"uncontrolled_hexes": 14}).final == 10
+    assert R.tables["2.513"].secret  # L115 'Make a separate Secret DR'
+
+
+def test_shift_casualty_boundaries():
+    # L125 '† Each Personnel unit suffers Casualty Reduction on a subsequent dr ≥ 4. Each vehicle is Eliminated on a subsequent dr ≥ 4'
+    for table in ("2.513/personnel", "2.513/vehicle"):
+        assert at(table, 1) == "none"
+        assert at(table, 3) == "none"
+        assert at(table, 4) in ("reduced", "eliminated")
+        assert at(table, 6) == at(table, 4)
+    assert at("2.513/vehicle", 4) == "eliminated" and at("2.513/personnel", 4) == "reduced"
+
+
+# ---- 2.514 Repair ------------------------------------------------------------------------------------------
+def test_immobilization_repair_boundaries():
+    # L131 '≤ 2 | Becomes Mobile*', L132 '≥ 3 | No change'; L135-137 three +1 drm
+    assert at("2.5141b", 1) == "mobile"
+    assert at("2.5141b", 2) == "mobile"
+    assert at("2.5141b", 3) == "none"
+    assert at("2.5141b", 9) == "none"
+    assert roll("2.5141b", (1,), {"isolated": None, "front_line": None}).code == "none"
+    assert roll("2.5141b", (2,), side="german").code == "mobile"  # no German DRM in RR
+
+
+def test_stun_recovery_boundaries():
+    # L143 '≤ 2 | Recover, remove Stun', L144 '3-5 | Retain Stun', L145 '≥ 6 | Eliminated'; L148-149 +1 Isolated, +1 Captured
+    assert at("2.5141d", 1) == "recovered"
+    assert at("2.5141d", 2) == "recovered"
+    assert at("2.5141d", 3) == "stunned"
+    assert at("2.5141d", 5) == "stunned"
+    assert at("2.5141d", 6) == "eliminated"
+    assert at("2.5141d", 8) == "eliminated"
+    assert roll("2.5141d", (4,), {"isolated": None, "captured": None}).code == "eliminated"
+
+
+def test_weapon_repair_boundaries():
+    # L153 '≤ 1 | Repaired', L154 '≥ 2 | Eliminated*'; L157-161 -1 vehicular, -1 FT MA, -x Repair Number, +1, +1
+    assert at("2.5142", -20) == "repaired"
+    assert at("2.5142", 1) == "repaired"
+    assert at("2.5142", 2) == "eliminated"
+    assert at("2.5142", 8) == "eliminated"
+    assert roll("2.5142", (3,), {"repair_number": 2}).code == "repaired"  # 3 - 2
+    assert roll("2.5142", (4,), {"repair_number": 2}).code == "eliminated"
+    assert roll("2.5142", (3,), {"vehicular": None, "ft_ma": None}).final == 1
+    drm = next(d for d in R.tables["2.5142"].drm if d.key == "repair_number")
+    assert drm.kind == "declared"
+
+
+# ---- 2.515 Removal ------------------------------------------------------------------------------------------
+def test_removal_boundaries():
+    # L175 '≤ 3 | Eliminated*', L176 '≥ 4 ** | No Effect'; L179-181 +2, +1, -1 per Assault Engineer HS-equivalent
+    assert at("2.515", -10) == "eliminated"
+    assert at("2.515", 3) == "eliminated"
+    assert at("2.515", 4) == "none"
+    assert at("2.515", 9) == "none"
+    assert roll("2.515", (5,), {"assault_engineers": 2}).code == "eliminated"
+    assert roll("2.515", (2,), {"front_line": None}).code == "none"
+    assert "Casualty Reduction" in roll("2.515", (6,)).notes[0]  # L183 '** An Original dr of 6'
+
+
+# ---- 2.516 CPP ------------------------------------------------------------------------------------------------
+def test_cpp_base_number_chart():
+    # L186 'CG Date | Canadian Base # | German Base #', L188-200
+    printed = {
+        "19 AM": (0, 0), "19 PM": (40, 80), "19 Night": (25, 80), "20 AM": (40, 60), "20 PM": (40, 75),
+        "20 Night": (25, 75), "21 AM": (40, 40), "21 PM": (40, 40), "21 Night": (25, 40),
+        "Interlude AM": (40, 40), "Interlude PM": (40, 40), "Interlude Night": (50, 40), "26 AM": (25, 50),
+    }
+    entries = {R.calendar.parse(e.date).text: e for e in R.charts["2.5161"].entries}
+    assert len(entries) == len(printed)
+    for date, (canadian, german) in printed.items():
+        assert entries[R.calendar.parse(date).text].values == {"canadian": canadian, "german": german}
+        assert entries[R.calendar.parse(date).text].cg == "RR"
+
+
+def test_cpp_replenishment_is_base_minus_dr():
+    # L184 'the CPP Base Number minus a secret DR ... [EXC: no DR is made for 19AM]'
+    assert roll("2.516", (3, 4), side="german", date="19 PM").value == 73  # 80 - 7
+    assert roll("2.516", (3, 4), side="canadian", date="19 PM").value == 33  # 40 - 7
+    assert roll("2.516", (6, 6), side="canadian", date="Interlude Night").value == 38  # 50 - 12
+    assert roll("2.516", (1, 1), side="german", date="26 AM").value == 48  # 50 - 2
+    with pytest.raises(BadInput, match="not rolled before 19 PM"):
+        roll("2.516", (3, 4), side="german", date="19 AM")
+    assert R.tables["2.516"].secret and R.tables["2.516"].effect == "cpp_replenishment"
+
+
+def test_weather_chart():
+    # L204-220: EC per CG Date, no dice
+    entries = {R.calendar.parse(e.date).text: e.text for e in R.charts["2.517"].entries}
+    assert len(entries) == 13
+    assert entries["19 AM"] == {"ec": "Wet/…", "weather": "Overcast"}  # L204-205 'Wet/' cut
+    assert entries["20 AM"]["weather"] == "Overcast/V. Heavy Mist*"  # L210
+    assert entries["20 N"] == {"ec": "Moist", "weather": "Overcast", "moon_cloud": "Overcast"}  # L213
+    assert entries["26 AM"] == {"ec": "Moist", "weather": "Clear"}  # L220
+    assert not any(t.effect == "weather" for t in R.tables.values())
+
+
+# ---- 2.519 RG Strength, SW, Leaders -------------------------------------------------------------------------
+def test_rg_strength_boundaries():
+    # L328 '≤ 8 | Full', L329 '≥ 9 | Depleted', L330 '-1 DRM if Canadian'
+    assert at("2.5191", 1) == "F"
+    assert at("2.5191", 8) == "F"
+    assert at("2.5191", 9) == "D"
+    assert at("2.5191", 12) == "D"
+    assert roll("2.5191", (4, 5), side="german").code == "D"
+    assert roll("2.5191", (4, 5), side="canadian").code == "F"  # 9 - 1
+    assert roll("2.5191", (5, 5), side="canadian").code == "D"
+    # L325 '[EXC: Canadian RG I2]'
+    assert "2.5191" not in R.rgs[("canadian", "I2")].rolls
+
+
+def test_sw_allotment_boundaries():
+    # L331 'A Depleted RG must make a dr ≤ 4 to receive each SW'
+    assert at("2.5192", 1) == "received"
+    assert at("2.5192", 4) == "received"
+    assert at("2.5192", 5) == "forfeit"
+    assert at("2.5192", 6) == "forfeit"
+
+
+def test_company_leader_boundaries():
+    # L345 '≤ 1 | 10-3, 9-1, 8-1' ... L355 '11 | 8-0, 6+1', L356 '≥ 13 | 7-0, 6+1' read as ≥ 12; L357 +2 Depleted, -2 HQ Pltn
+    assert at("2.5193/company", 0) == "10-3/9-1/8-1"
+    assert at("2.5193/company", 1) == "10-3/9-1/8-1"
+    assert at("2.5193/company", 2) == "10-2/8-1/8-0"  # L346
+    assert at("2.5193/company", 6) == "8-1/8-0/7-0"  # L350
+    assert at("2.5193/company", 7) == "9-1/8-0"  # L351
+    assert at("2.5193/company", 11) == "8-0/6+1"
+    assert at("2.5193/company", 12) == "7-0/6+1"
+    assert at("2.5193/company", 14) == "7-0/6+1"
+    assert roll("2.5193/company", (1, 1), {"hq_platoon": None}).final == 0
+    assert roll("2.5193/company", (5, 5), {"depleted": None}).result == "7-0, 6+1"
+    assert "≥ 13" in R.tables["2.5193/company"].note
+
+
+def test_platoon_leader_boundaries():
+    # L361 '2 | 10-2 | 10-2' … L365 '6-7 | 8-1 |' … L368 '10 | 6+1 |', L369 '≥ 11 | - |'; L370 '+1 DRM if Depleted'
+    assert at("2.5193/infantry", 2) == "10-2"
+    assert at("2.5193/infantry", 4) == "9-2"  # L363
+    assert at("2.5193/infantry", 5) == "9-1"
+    assert at("2.5193/infantry", 6) == "8-1"
+    assert at("2.5193/infantry", 7) == "8-1"
+    assert at("2.5193/infantry", 8) == "8-0"
+    assert at("2.5193/infantry", 10) == "6+1"
+    assert at("2.5193/infantry", 11) == "none"
+    assert at("2.5193/infantry", 13) == "none"
+    # Armor column: L361-364 10-2, 9-2, 9-1, 8-1; empty from 6 on
+    assert at("2.5193/armor", 2) == "10-2"
+    assert at("2.5193/armor", 4) == "9-1"
+    assert at("2.5193/armor", 5) == "8-1"
+    assert at("2.5193/armor", 6) == "none"
+    assert at("2.5193/armor", 13) == "none"
+    assert roll("2.5193/armor", (2, 2), {"depleted": None}).code == "8-1"
+
+
+# ---- 2.521 Recon ----------------------------------------------------------------------------------------------
+def test_recon_value_and_cost():
+    # L387 'deducts 3 CPP (plus additional CPP for a beneficial drm)'; L389 '+x | Spent x CPP extra (x ≤ 3)'; L390 -1
+    table = R.tables["2.521"]
+    assert table.cpp == 3 and table.effect == "recon"
+    low = roll("2.521", (1,), {"attacked": None})
+    assert low.value == 0 and R.cpp_cost(table, low.drms) == 3
+    high = roll("2.521", (6,), {"extra_cpp": 3})
+    assert high.value == 9 and R.cpp_cost(table, high.drms) == 6
+    assert roll("2.521", (4,), {"extra_cpp": 1}).value == 5
+    with pytest.raises(BadInput):
+        roll("2.521", (4,), {"extra_cpp": 4})
+
+
+# ---- 2.522 / 2.525 Dual Attack ---------------------------------------------------------------------------------
+def test_dual_attack_setup_boundaries():
+    # L399 'The Canadian player makes a dr ...: if ≤ 3 the Canadian does; otherwise the German does'
+    assert at("2.5223a", 1) == "canadian"
+    assert at("2.5223a", 3) == "canadian"
+    assert at("2.5223a", 4) == "german"
+    assert at("2.5223a", 6) == "german"
+    assert roll("2.5223a", (3,), side="canadian").code == "canadian"
+    with pytest.raises(BadInput):
+        roll("2.5223a", (3,), side="german")
+
+
+def test_dual_attack_first_move_boundaries():
+    # L409 'On a dr > 4 the Canadian player moves first' ('>' read as '≥')
+    assert at("2.525", 1) == "german"
+    assert at("2.525", 3) == "german"
+    assert at("2.525", 4) == "canadian"
+    assert at("2.525", 6) == "canadian"
+
+
+# ---- RG charts ------------------------------------------------------------------------------------------------
+# (side, ID, CPP cost, CG Date max, CG max) as printed, L228-254 and L273-297
+PRINTED_RG = [
+    ("german", "I1", 28, 2, 4), ("german", "I2", 27, 2, 4), ("german", "I3", 25, 1, 3), ("german", "I4", 14, 1, 1),
+    ("german", "V1", 12, 3, 6), ("german", "V2", 14, 1, 2), ("german", "V3", 21, 3, 8), ("german", "V4", 25, 1, 1),
+    ("german", "V5", 11, 2, 6), ("german", "V6", 8, 2, 2), ("german", "G1", 8, 1, 2), ("german", "G2", 13, 1, 2),
+    ("german", "G3", 11, 1, 2), ("german", "HW1", 12, 1, 3), ("german", "O1", 5, 1, 6), ("german", "O2", 8, 1, 3),
+    ("german", "O3", 7, 1, 3), ("german", "O4", 9, 1, 3), ("german", "M1", 1, 3, 16), ("german", "M2", 2, 1, 8),
+    ("german", "M3", 3, 1, 8), ("german", "M4", 2, 1, 6),
+    ("canadian", "I1", 20, 2, 4), ("canadian", "I2", 5, 1, 2), ("canadian", "I3", 10, 1, 1),
+    ("canadian", "V1", 14, 1, 1), ("canadian", "V2", 13, 1, 1), ("canadian", "V3", 15, 1, 2),
+    ("canadian", "V4", 4, 2, 2), ("canadian", "G1", 6, 3, 6), ("canadian", "G2", 10, 2, 4),
+    ("canadian", "HW1", 10, 1, 3), ("canadian", "O1", 3, 1, 8), ("canadian", "O2", 6, 1, 5),
+    ("canadian", "O3", 5, 1, 5), ("canadian", "M1", 1, 5, 18), ("canadian", "M2", 2, 1, 8),
+    ("canadian", "M3", 3, 1, 8), ("canadian", "F1", 2, 1, 5),
+]
+
+
+def test_rg_charts_are_complete_and_as_printed():
+    assert set(R.rgs) == {(side, rg) for side, rg, *_ in PRINTED_RG}
+    for side, rg_id, cost, date_max, cg_max in PRINTED_RG:
+        rg = R.rgs[(side, rg_id)]
+        assert (rg.cost, rg.date_max, rg.cg_max) == (cost, date_max, {"RR": cg_max}), (side, rg_id)
+        assert rg.note.startswith("OCR"), (side, rg_id)
+
+
+def test_rg_strength_and_footnotes():
+    german, canadian = (lambda i: R.rgs[("german", i)]), (lambda i: R.rgs[("canadian", i)])
+    # L228 'I1 | Para Inf Coy | 10/7 | 5-4-8deLo'
+    assert (german("I1").units_full, german("I1").units_depleted, german("I1").footnotes) == (10, 7, ["d", "e", "L", "o"])
+    assert german("I1").rolls == ["2.5191", "2.5193/company"] and german("I1").sw == "3 LMG, 1 PSK"
+    # L229 '10;4 / 7;2': two unit types, not one number
+    assert german("I2").units_full is None and "10;4 / 7;2" in german("I2").note
+    # L244-245 footnote f on G2/G3; L254 M4 only after 19PM
+    assert "f" in german("G2").footnotes and "f" in german("G3").footnotes
+    assert "after 19PM" in german("M4").unit_type
+    # L251 / L294 M1: 15 FPP
+    assert german("M1").fpp == canadian("M1").fpp == 15
+    # L273-274 Canadian I1: Depleted figures cut
+    assert canadian("I1").units_depleted is None and canadian("I1").rolls == ["2.5191", "2.5193/company"]
+    # L286 V4 10/7 Ram Kangaroo, d h; L313 never on board
+    assert (canadian("V4").units_full, canadian("V4").units_depleted) == (10, 7) and "h" in canadian("V4").footnotes
+    assert "may not set up on board" in canadian("V4").note
+    # l -> platoon leader table: infantry for an 'I', armor for a 'V' RG
+    assert "2.5193/infantry" in canadian("I3").rolls and "2.5193/armor" in canadian("V1").rolls
+    assert "2.5193/armor" in german("V3").rolls
+    # O/M/F lines are not subject to Depletion
+    assert not any(rg.rolls for (side, rid), rg in R.rgs.items() if rid[0] in "OMF")
+
+
+def test_fortification_purchase_table():
+    # L375-386; 'G: Only available for German purchase'
+    forts = R.fortifications
+    assert forts["trench"].by_side == {"german": 7} and forts["wire"].by_side == {"german": 15}
+    assert forts["ap_mines"].by_side == {"german": 1.5} and forts["at_mines"].cost == 4
+    assert forts["foxhole"].by_size == {"3": 3, "2": 2, "1": 1}
+    assert forts["hip"].by_size == {"squad": 3, "hs": 2, "crew": 1, "smc": 1}
+    assert forts["fortified_building"].cost == 10 and forts["dummy"].cost == 1
+    assert all(f.rule == "2.520" for f in forts.values())
+
+
+def test_named_but_unprinted_tables_are_listed_not_invented():
+    assert "2.51422" in R.missing
+    with pytest.raises(UnknownTable):
+        R.table("2.51422")
