@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from projections.areas import areas_as_of
-from projections.areas import as_json as areas_json
+from projections.areas import areas_as_of, document
 
 from .app import as_of_option, common, emit_json, json_option, main
 
@@ -41,17 +40,7 @@ def hq(obj, location: str, side: str) -> None:
 
 def _areas(obj, group: str, as_of: str | None):
     logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
-    result = areas_as_of(logged, rules, group)
-    data = areas_json(result, rules)
-    geometry = rules.map_of(group)
-    data["map"] = {"group": geometry.group, "columns": geometry.columns, "rows": geometry.rows,
-                   "shifted": geometry.shifted,
-                   "entry_areas": [{"id": a.id, "sides": a.sides, "hexes": a.hexes} for a in geometry.entry_areas],
-                   "lvp_locations": [{"location": p.location, "lvp": p.lvp} for p in geometry.lvp_locations]}
-    data["sides"] = dict(rules.system.sides)
-    total = next(g.lvp for g in rules.system.map_groups if g.id == group)
-    data["lvp_total"] = total
-    return data, rules
+    return document(areas_as_of(logged, rules, group), rules, group), rules
 
 
 @main.command()

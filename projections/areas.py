@@ -141,16 +141,38 @@ def upper_isolated(geometry, grid, control, side: str, isolated_hexes: set[Hex])
             and loc.hex in levels}
 
 
-def areas_as_of(logged, rules, group: str) -> dict[str, Any]:
-    """The map as determined at the end of the log given, with Setup Area IDs carried from each earlier
-    CG Date's RePh end (so an area keeps its ID while it stays the same)."""
+def areas_by_date(logged, rules, group: str) -> list[tuple[str, dict[str, Any]]]:
+    """The map at the end of each CG Date's RePh in the log, in order; Setup Area IDs carry over from
+    one CG Date to the next while an area stays the same."""
     geometry = rules.map_of(group)
     previous = None
-    for _date, version in sorted(reph_ends(logged).items(), key=lambda kv: kv[1]):
+    out = []
+    for date, version in sorted(reph_ends(logged).items(), key=lambda kv: kv[1]):
         control, hq = control_of([e for e in logged if e.version <= version], group)
-        previous = determine(rules, geometry, control, hq, previous)["areas"]
+        result = determine(rules, geometry, control, hq, previous)
+        previous = result["areas"]
+        out.append((date, result))
+    return out
+
+
+def areas_as_of(logged, rules, group: str) -> dict[str, Any]:
+    """The map as determined at the end of the log given (IDs carried from the earlier CG Dates)."""
+    dates = areas_by_date(logged, rules, group)
     control, hq = control_of(logged, group)
-    return determine(rules, geometry, control, hq, previous)
+    return determine(rules, rules.map_of(group), control, hq, dates[-1][1]["areas"] if dates else None)
+
+
+def document(result: dict[str, Any], rules, group: str) -> dict[str, Any]:
+    """`areas --json`: the classification plus the map's grid facts and the side names (what the SVG needs)."""
+    data = as_json(result, rules)
+    geometry = rules.map_of(group)
+    data["map"] = {"group": geometry.group, "columns": geometry.columns, "rows": geometry.rows,
+                   "shifted": geometry.shifted,
+                   "entry_areas": [{"id": a.id, "sides": a.sides, "hexes": a.hexes} for a in geometry.entry_areas],
+                   "lvp_locations": [{"location": p.location, "lvp": p.lvp} for p in geometry.lvp_locations]}
+    data["sides"] = dict(rules.system.sides)
+    data["lvp_total"] = next(g.lvp for g in rules.system.map_groups if g.id == group)
+    return data
 
 
 def as_json(result: dict[str, Any], rules) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound, RGPurchased, StepOpened
 from ledger.timeline import voided_actions
 
+from .areas import areas_by_date, document
 from .dice_stats import dice_stats
 from .rg_record import rg_records
 from .roster import public, rosters
@@ -63,6 +64,8 @@ def history(logged, rules, state) -> dict[str, Any]:
         "rosters": {side: [public(r) for r in roster[side]] for side in sides},
         "rg_records": records,
         "dice": dice_stats(logged)["sides"],
+        "maps": [{"group": group, "date": date, "areas": document(result, rules, group)}
+                 for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)],
     }
 
 
