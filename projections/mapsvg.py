@@ -169,7 +169,7 @@ def map_svg(areas: dict, title: str = "") -> str:
             parts = str(entry).split()
             if not parts:
                 continue
-            name, level = parse_location(parts[0])
+            _name, level = parse_location(parts[0])
             tags.setdefault(h["hex"], []).append(
                 (level, parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else "?", parts[0]))
     for found in tags.values():
@@ -234,7 +234,7 @@ def map_svg(areas: dict, title: str = "") -> str:
     ]
     for s in sides:
         c = color[s]
-        out.append(f'<pattern id="iso-{_e(s)}" width="7" height="7" patternUnits="userSpaceOnUse" '
+        out.append(f'<pattern id="iso-{sides.index(s)}" width="7" height="7" patternUnits="userSpaceOnUse" '
                    f'patternTransform="rotate(45)"><path d="M0,3.5H7M3.5,0V7" stroke="{c}" stroke-width="1" '
                    f'stroke-opacity=".75"/></pattern>')
     both_ids: dict[tuple[str, ...], str] = {}
@@ -244,10 +244,10 @@ def map_svg(areas: dict, title: str = "") -> str:
             pid = f"both-{len(both_ids)}"
             both_ids[owners] = pid
             stripe = 5.0
-            rects = "".join(f'<rect x="{_f(i * stripe)}" y="0" width="{_f(stripe)}" height="{_f(stripe * len(owners))}" '
+            tile = stripe * len(owners)
+            rects = "".join(f'<rect x="{_f(i * stripe)}" y="0" width="{_f(stripe)}" height="{_f(tile)}" '
                             f'fill="{_tint(color[s], TINT + .08)}"/>' for i, s in enumerate(owners))
-            out_defs.append(f'<pattern id="{pid}" width="{_f(stripe * len(owners))}" '
-                            f'height="{_f(stripe * len(owners))}" patternUnits="userSpaceOnUse" '
+            out_defs.append(f'<pattern id="{pid}" width="{_f(tile)}" height="{_f(tile)}" patternUnits="userSpaceOnUse" '
                             f'patternTransform="rotate(45)">{rects}</pattern>')
         return both_ids[owners]
 
@@ -276,10 +276,10 @@ def map_svg(areas: dict, title: str = "") -> str:
         cx, cy = center[name]
         for s in marks:
             body.append(f'<path class="isolated" data-hex="{_e(name)}" data-side="{_e(s)}" '
-                        f'd="{_hex_path(cx, cy, .96)}" fill="url(#iso-{_e(s)})"/>')
+                        f'd="{_hex_path(cx, cy, .96)}" fill="url(#iso-{sides.index(s)})"/>')
     # Entry Areas: the map-edge hexsides of their hexes barred in the side colour
     for area in geo.get("entry_areas") or []:
-        body.extend(_entry_area(area, cell, center, occupied, shifted, sides, name_of, color,
+        body.extend(_entry_area(area, cell, center, occupied, shifted, name_of, color,
                                 (MARGIN, HEADER + MARGIN, MARGIN + map_w, HEADER + MARGIN + map_h)))
     # Strategic Locations: hex outlined in the Controlling side's colour, kind letters in small squares
     for name, found in tags.items():
@@ -365,7 +365,7 @@ def _tags(found, cx: float, cy: float, color: dict, isolated_set: set) -> list[s
     return out
 
 
-def _entry_area(area, cell, center, occupied, shifted, sides, name_of, color, bbox) -> list[str]:
+def _entry_area(area, cell, center, occupied, shifted, name_of, color, bbox) -> list[str]:
     out = []
     area_sides = [s for s in area.get("sides") or [] if s in color] or ["?"]
     normals = []
@@ -409,7 +409,7 @@ def _entry_area(area, cell, center, occupied, shifted, sides, name_of, color, bb
     return out
 
 
-def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple[float, str]]:
+def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple[float, Any]]:
     """The legend as (height, item) pairs; an item is (kind, payload...) rendered by _legend_svg."""
     items: list[tuple[float, Any]] = [(18, ("head", "Legend (KGP 8.605 Marking the Map)"))]
     for s in sides:
@@ -424,7 +424,7 @@ def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple
     items.append((16, ("head", "Strategic Locations")))
     for s in sides:
         items.append((17, ("outline", color[s], f"Controlled by {name_of[s]}")))
-    items.append((14, ("text", "Kind letter in the square; small digit = level:")))
+    items.append((14, ("text", "Letter in the square = kind; digit = level:")))
     for letter, meaning in KINDS:
         items.append((13, ("text", f"  {letter}  {meaning}")))
     items.append((14, ("text", "Dashed square = Isolated Location")))
@@ -432,7 +432,8 @@ def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple
     items.append((16, ("head", "Isolated (8.6052)")))
     for s in sides:
         locs = isolated_locations.get(s) or []
-        items.append((17, ("iso", s, color[s], f"{name_of[s]}: {len(locs)} Location" + ("" if len(locs) == 1 else "s"))))
+        count = f"{len(locs)} Location" + ("" if len(locs) == 1 else "s")
+        items.append((17, ("iso", sides.index(s), color[s], f"{name_of[s]}: {count}")))
         for line in textwrap.wrap(", ".join(locs), 42):
             items.append((13, ("text", "  " + line)))
     for s in areas.get("no_strategic_location") or []:
@@ -444,7 +445,7 @@ def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple
         for a in entry:
             a_sides = [s for s in a.get("sides") or [] if s in color]
             who = " / ".join(name_of[s] for s in a_sides) or "?"
-            items.append((16, ("bar", color[a_sides[0]] if a_sides else "#555", f"{a.get('id', '')}: {who}")))
+            items.append((16, ("bar", [color[s] for s in a_sides] or ["#555555"], f"{a.get('id', '')}: {who}")))
     lvp_locs = geo.get("lvp_locations") or []
     lvp = areas.get("lvp") or {}
     if lvp_locs or lvp:
@@ -453,7 +454,8 @@ def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple
         for line in textwrap.wrap(", ".join(f"{p.get('location')} {p.get('lvp')}" for p in lvp_locs), 42):
             items.append((13, ("text", line)))
         if lvp:
-            items.append((14, ("text", "Current LVP: " + ", ".join(f"{name_of.get(s, s)} {v}" for s, v in lvp.items()))))
+            current = ", ".join(f"{name_of.get(s, s)} {v}" for s, v in lvp.items())
+            items.append((14, ("text", f"Current LVP: {current}")))
     items.append((8, ("gap",)))
     items.append((14, ("text", "Hex label: column + row (grey)")))
     wrapped: list[tuple[float, Any]] = []
@@ -487,12 +489,14 @@ def _legend_svg(items, x0: float, y0: float) -> str:
             out.append(f'<path d="{_hex_path(10, y + 6.5, .34)}" fill="#fff" stroke="{item[1]}" stroke-width="2"/>')
             out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[2])}</text>')
         elif kind == "iso":
-            out.append(f'<path d="{_hex_path(10, y + 6.5, .34)}" fill="url(#iso-{_e(item[1])})" '
+            out.append(f'<path d="{_hex_path(10, y + 6.5, .34)}" fill="url(#iso-{item[1]})" '
                        f'stroke="{HEX_STROKE}" stroke-width=".6"/>')
             out.append(f'<text class="iso" x="10" y="{_f(y + 10.5)}" fill="{item[2]}">I</text>')
             out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[3])}</text>')
         elif kind == "bar":
-            out.append(f'<path d="M2,{_f(y + 6.5)}H18" stroke="{item[1]}" stroke-width="5" stroke-linecap="round"/>')
+            width = 18.0 / len(item[1])
+            for k, c in enumerate(item[1]):
+                out.append(f'<path d="M{_f(1 + k * width)},{_f(y + 6.5)}h{_f(width)}" stroke="{c}" stroke-width="5"/>')
             out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[2])}</text>')
         y += step
     out.append("</g>")
