@@ -13,6 +13,8 @@ SAMPLE_NAME = "KGP CG I sample"
 
 def words(line: str) -> list[str]:
     """A command line's words; a word starting with '#' starts a comment (so `--rg I2#1` is kept)."""
+    if line.lstrip().startswith("#"):
+        return []
     tokens = shlex.split(line)
     cut = next((i for i, t in enumerate(tokens) if t.startswith("#")), len(tokens))
     return tokens[:cut]

@@ -251,6 +251,15 @@ def render_html(history: dict) -> str:
     parts += [_roster(s, n, list((history.get("rosters") or {}).get(s) or []), sides) for s, n in sides.items()]
     parts.append("<h2>RG Purchase Records</h2>")
     parts += [_rg_record(s, n, list((history.get("rg_records") or {}).get(s) or [])) for s, n in sides.items()]
+    if history.get("maps"):
+        from .mapsvg import map_svg
+
+        parts.append('<section id="maps"><h2>Maps</h2><p class="meta">Each Map Group at the end of each CG Date\'s '
+                     'RePh (8.605): Setup Areas, No Man\'s Land, Isolated Locations.</p>')
+        for entry in history["maps"]:
+            parts.append(f'<div class="map"><h3>{_e(entry["group"])} Map Group, {_e(entry["date"])}</h3>'
+                         f'{map_svg(entry["areas"], "")}</div>')
+        parts.append("</section>")
     if history.get("dice") is not None:
         parts.append(_dice(history["dice"], sides))
     parts.append("</body></html>")

@@ -149,3 +149,20 @@ def test_scenario_end_reads_the_lvp_off_the_map(mapped):
 def test_scenario_end_needs_lvp_without_a_map(at):
     cli = at("8.603")
     cli.refused("scenario-end", "--winner", "us", contains="no map is loaded")
+
+
+def test_the_report_shows_one_map_per_group_per_cg_date(tmp_path):
+    from conftest import Cli
+
+    cli = Cli(tmp_path / "sample.db")
+    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    maps = cli.json("history")["maps"]
+    assert [(m["group"], m["date"]) for m in maps] == [("St", d) for d in ("19 AM", "19 PM", "19 N", "20 AM", "20 PM", "20 N")]
+    # the Initial Scenario's Control shows from 19 PM on (the end of 19 PM's RePh); the German
+    # Assault of 19 PM takes J21, which shows from 19 N on
+    assert maps[0]["areas"]["setup_areas"] == {"german": {}, "us": {}}
+    assert "StJ21" in maps[1]["areas"]["isolated"]["us"]
+    assert "StJ21" not in maps[2]["areas"]["isolated"]["us"]
+    page = tmp_path / "r.html"
+    cli.ok("report", "--html", str(page))
+    assert page.read_text().count('<div class="map">') == 6
