@@ -166,3 +166,10 @@ def test_the_report_shows_one_map_per_group_per_cg_date(tmp_path):
     page = tmp_path / "r.html"
     cli.ok("report", "--html", str(page))
     assert page.read_text().count('<div class="map">') == 6
+
+
+def test_a_map_file_whose_lvp_exceeds_the_group_total_is_refused(at, tmp_path):
+    cli = at("scenario")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(FIXTURE.read_text().replace("lvp = 5,", "lvp = 51,"))
+    cli.refused("rules", "load", str(bad), contains="add up to 53, more than the Map Group's 52")

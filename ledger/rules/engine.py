@@ -145,6 +145,11 @@ class Rules:
             where = parse_location(text)
             if not grid.contains(where.hex):
                 raise RulesDataError(f"{name}: map {geometry.group}: {text} is not on its grid")
+        total = next(g.lvp for g in self.system.map_groups if g.id == geometry.group)
+        listed = sum(p.lvp for p in geometry.lvp_locations)
+        if listed > total:
+            raise RulesDataError(f"{name}: map {geometry.group}: its LVP Locations add up to {listed}, more than the "
+                                 f"Map Group's {total} (8.6033)")
         for area in geometry.entry_areas:
             for side in area.sides:
                 if side not in self.system.sides:
