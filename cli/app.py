@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 from typing import Any
@@ -21,14 +22,46 @@ class LedgerContext:
         self._ledger = None
 
     def ledger(self, create: bool = False):
-        from ledger.application import open_ledger
-        from ledger.dice import SeededDice
+        from ledger.dice import SeededDice, SystemDice
         from ledger.store import resolve_db
 
         if self._ledger is None:
-            dice = SeededDice(self.seed) if self.seed is not None else None
-            self._ledger = open_ledger(resolve_db(self.db), create=create, dice=dice)
+            self._ledger = opened(resolve_db(self.db), create)
+            self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
         return self._ledger
+
+
+_OPENED: dict[str, Any] = {}  # db -> ledger: commands run in one process (script, demo, tests) share it
+
+
+def opened(db: str, create: bool = False):
+    """The ledger of a database, opened (and checked) once per process. The application keeps no
+    campaign state between commands (each loads its aggregate), only its connections."""
+    from ledger.application import open_ledger
+
+    if db not in _OPENED:
+        if len(_OPENED) >= 8:
+            forget(next(iter(_OPENED)))
+        _OPENED[db] = open_ledger(db, create=create)
+    elif create:
+        from ledger.store import check_postgres, check_sqlite, is_postgres
+
+        (check_postgres if is_postgres(db) else check_sqlite)(db, True)
+    return _OPENED[db]
+
+
+def forget(db: str) -> None:
+    """Drop a database's open ledger (before its file is replaced)."""
+    ledger = _OPENED.pop(db, None)
+    if ledger is not None:
+        ledger.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Close connections while the interpreter can still do it cleanly."""
+    for db in list(_OPENED):
+        forget(db)
 
 
 class LedgerGroup(click.Group):

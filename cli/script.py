@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from .app import LedgerContext, common, main
+from .app import LedgerContext, common, forget, main
 
 SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "kgp-cg1-sample.cgl"
 SAMPLE_NAME = "KGP CG I sample"
@@ -59,14 +59,20 @@ def script(obj, path: Path, quiet: bool) -> None:
 @common
 def demo(obj, sample: Path, report_file: Path) -> None:
     """Replay the shipped sample campaign into a fresh ledger, print both rosters, write the report."""
-    from ledger.store import resolve_db
+    from ledger.store import is_postgres, resolve_db
 
+    if obj.db and is_postgres(obj.db):
+        raise click.ClickException("demo builds its sample ledger in a SQLite file: pass --db FILE")
     db = Path(obj.db or "sample-campaign.db")
     if db.exists():
         names = obj.__class__(str(db), None, None).ledger().campaign_names()
         if names != [SAMPLE_NAME]:
             raise click.ClickException(f"{db} holds other campaigns ({', '.join(names) or 'none'}): demo replaces only "
                                        "its own sample ledger; pass --db NEW_FILE")
+        forget(str(db))
+        import gc
+
+        gc.collect()  # the old ledger's connections close before its files go
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
     obj.db, obj._ledger = str(db), None

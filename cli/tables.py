@@ -7,16 +7,23 @@ import click
 
 from ledger import rules as rulesmod
 from ledger.dice import DIE_NAMES
-from ledger.store import resolve_db
+from ledger.errors import DatabaseError
+from ledger.store import is_postgres, resolve_db
 
 from .app import common, emit_json, json_option, main
 
 
 def _rules(obj, system: str | None):
     """The campaign's tables (with its overrides) when a database is there; else shipped data."""
-    if system is None and Path(resolve_db(obj.db)).exists():
-        ledger = obj.ledger()
-        return ledger.rules_for(ledger.campaign(obj.campaign))
+    db = resolve_db(obj.db)
+    if system is None and (is_postgres(db) or Path(db).exists()):
+        try:
+            ledger = obj.ledger()
+        except DatabaseError:
+            if not is_postgres(db):
+                raise
+        else:  # a campaign's tables, with its overrides
+            return ledger.rules_for(ledger.campaign(obj.campaign))
     return rulesmod.load((system or "kgp").lower())
 
 

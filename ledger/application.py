@@ -5,24 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from uuid import UUID
 
 from eventsourcing.application import Application
 from eventsourcing.domain import OriginatorVersionError
-from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
+from eventsourcing.persistence import IntegrityError, MapperDeserialisationError, OperationalError
 
 from . import rules as rulesmod
 from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
 from .timeline import as_of as as_of_log
+from .timeline import summary
 from .chain import fingerprint
 from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
 from .events import AppliedDRM, CampaignStarted, DiceRolled, Fact, TablesOverridden
 from .persistence import decode_envelope
 from .rules import Resolution, Situation, parse_declared
-from .store import check_sqlite, index_topics
+from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
 from .dicebot import DiceBot
+from .exchange import Exchange
 from .mapping import Mapping
 from .vasl import parse as parse_vasl
 from .bookkeeping import Bookkeeping
@@ -59,7 +60,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Bookkeeping, DiceBot, Mapping, Application):
+class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
@@ -214,17 +215,36 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Application):
         return fact
 
     def _save(self, campaign: Campaign) -> None:
+        """Saves the pending events; if another writer recorded first, nothing of ours is stored and
+        the one line says what the other side recorded."""
+        base = campaign.version - len(campaign._pending_events)
         try:
             self.save(campaign)
         except IntegrityError:
-            raise CampaignMovedOn(
-                f"the campaign moved on: another writer recorded first (now at event {self._latest(campaign.id)});"
-                " run the command again"
-            ) from None
+            raise CampaignMovedOn(f"the campaign moved on: {self._since(campaign, base)}; run the command again") from None
+        except OperationalError as e:  # SQLite: the other writer still holds the lock
+            if "locked" not in str(e):
+                raise
+            raise CampaignMovedOn("the campaign moved on: another player is recording right now; run the command again"
+                                  ) from None
 
-    def _latest(self, id_: UUID) -> int:
-        events = self.recorder.select_events(id_, desc=True, limit=1)
-        return events[0].originator_version if events else 0
+    def _save_events(self, events: list) -> None:
+        """Stores events made elsewhere (an imported bundle), exactly as they are."""
+        try:
+            self.save(*events)
+        except IntegrityError:
+            raise CampaignMovedOn("the campaign moved on while importing: run the import again") from None
+
+    def _since(self, campaign: Campaign, base: int) -> str:
+        sides = rulesmod.load(campaign.system).system.sides
+        theirs = []
+        for stored in self.recorder.select_events(campaign.id, gt=base):
+            try:
+                theirs.append(summary(decode_envelope(self.mapper.decode_state(stored)).fact, sides))
+            except Exception:  # noqa: BLE001
+                theirs.append(stored.topic)
+        shown = ", ".join(theirs[:3]) + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
+        return f"the other side recorded {shown or 'first'} (event {base + len(theirs)})"
 
     # ---- reads ----------------------------------------------------------------------------------
     def history(self, name: str | None) -> list[Logged]:
@@ -326,14 +346,19 @@ def start_campaign(db: str, name: str, system: str, cg: str, start_cpp: tuple[st
 
 
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:
-    check_sqlite(db, create)
+    """The SQLite file (the default) or, for a postgresql:// URL, the shared PostgreSQL database."""
+    if is_postgres(db):
+        check_postgres(db, create)
+        # tables are created once, by `new`: concurrent first starts must not race to create them
+        env = {**postgres_env(db), "CREATE_TABLE": "yes" if create else "no", "POSTGRES_POOL_SIZE": "2",
+               "POSTGRES_MAX_OVERFLOW": "2"}
+    else:
+        check_sqlite(db, create)
+        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}
     try:
-        ledger = CampaignLedger(
-            env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db},
-            dice=dice,
-        )
+        ledger = CampaignLedger(env=env, dice=dice)
     except Exception as e:  # noqa: BLE001
-        raise LedgerError(f"cannot open {db}: {e}") from None
+        raise LedgerError(f"cannot open {redact(db)}: {e}") from None
     if create:
         index_topics(db)
     return ledger

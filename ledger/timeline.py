@@ -56,3 +56,21 @@ def as_of(logged, date: str | None, calendar) -> list:
         raise BadInput(f"the RePh of CG Date {canonical} has not ended in this campaign's log "
                        f"(ended: {', '.join(ends) or 'none yet'})", "8.6")
     return [e for e in logged if e.version <= ends[canonical]]
+
+
+def summary(fact, sides: dict[str, str]) -> str:
+    """A few words for what an event recorded (for undo notes and the 'moved on' message)."""
+    from .events import DiceRolled, RGPurchased
+
+    side = sides.get(getattr(fact, "side", ""), "")
+    if isinstance(fact, DiceRolled):
+        return f"{side} roll on {fact.table} ({fact.result})"
+    if isinstance(fact, RGPurchased):
+        return f"{side} RG {fact.rg} purchase"
+    if isinstance(fact, StepOpened):
+        return f"step {fact.step}"
+    if isinstance(fact, CGDateChanged):
+        return f"new CG Date {fact.cg_date}"
+    if isinstance(fact, ActionUndone):
+        return f"undo of action {fact.undone}"
+    return type(fact).__name__

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound, RGPurchased, StepOpened
-from ledger.timeline import voided_actions
+from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
+from ledger.timeline import summary, voided_actions
 
 from .areas import areas_by_date, document
 from .dice_stats import dice_stats
@@ -38,7 +38,7 @@ def history(logged, rules, state) -> dict[str, Any]:
     for event in logged:
         action = getattr(event.fact, "action", None)
         if action is not None and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
-            what[action] = summary(event.fact, rules)
+            what[action] = summary(event.fact, rules.system.sides)
     date = None
     for event in logged:
         fact = event.fact
@@ -67,20 +67,6 @@ def history(logged, rules, state) -> dict[str, Any]:
         "maps": [{"group": group, "date": date, "areas": document(result, rules, group)}
                  for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)],
     }
-
-
-def summary(fact, rules) -> str:
-    """A few words for what an action recorded."""
-    side = rules.system.sides.get(getattr(fact, "side", ""), "")
-    if isinstance(fact, DiceRolled):
-        return f"{side} roll on {fact.table} ({fact.result})"
-    if isinstance(fact, RGPurchased):
-        return f"{side} RG {fact.rg} purchase"
-    if isinstance(fact, StepOpened):
-        return f"step {fact.step}"
-    if isinstance(fact, CGDateChanged):
-        return f"new CG Date {fact.cg_date}"
-    return type(fact).__name__
 
 
 def _per_side(roster, index: int, key: str) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import gc
 import json
+import os
 import shutil
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
@@ -11,13 +14,84 @@ from click.testing import CliRunner
 from cli import main
 
 
-def count_events(db: Path) -> int:
+# ---- the backend the suite runs on: SQLite files (default) or a real PostgreSQL (--backend postgres)
+def pytest_addoption(parser):
+    parser.addoption("--backend", default="sqlite", choices=["sqlite", "postgres"], help="event store to test")
+    parser.addoption("--pg-url", default=os.environ.get("CGLEDGER_TEST_PG", ""),
+                     help="admin URL of the PostgreSQL server for --backend postgres (see .ci/postgres)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: about SQLite files themselves (corrupt, foreign, the demo)")
+    global BACKEND, PG_ADMIN
+    BACKEND, PG_ADMIN = config.getoption("--backend"), config.getoption("--pg-url")
+    if BACKEND == "postgres" and not PG_ADMIN:
+        raise pytest.UsageError("--backend postgres needs --pg-url (or CGLEDGER_TEST_PG); `bash .ci/postgres` prints one")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--backend") == "postgres":
+        skip = pytest.mark.skip(reason="about SQLite files; the PostgreSQL run has its own")
+        for item in items:
+            if "sqlite_only" in item.keywords:
+                item.add_marker(skip)
+
+
+BACKEND, PG_ADMIN = "sqlite", ""
+
+
+def pg_admin():
+    import psycopg
+
+    return psycopg.connect(PG_ADMIN, autocommit=True)
+
+
+def pg_url(name: str) -> str:
+    from urllib.parse import urlparse
+
+    return urlparse(PG_ADMIN)._replace(path=f"/{name}").geturl()
+
+
+def pg_create(template: str | None = None) -> str:
+    """A fresh database (a copy of `template` if given); its URL."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with pg_admin() as admin:
+        if template:
+            gc.collect()  # pools of finished commands close when collected
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (template,))
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        else:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    return pg_url(name)
+
+
+def pg_name(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
+def sql(db, query: str, params: tuple = ()) -> list:
+    """Raw SQL on the stored events, whatever the backend: {events} is the events table, ? a parameter."""
+    if isinstance(db, str):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            cursor = conn.execute(query.format(events="cgledger_events").replace("?", "%s"), params)
+            return cursor.fetchall() if cursor.description else []
     with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT COUNT(*) FROM stored_events").fetchone()[0]
+        return conn.execute(query.format(events="stored_events"), params).fetchall()
 
 
-def what_is_stored(db: Path):
-    """The event count of a ledger file; the bytes of any other file (foreign, corrupt)."""
+def count_events(db) -> int:
+    return sql(db, "SELECT COUNT(*) FROM {events}")[0][0]
+
+
+def what_is_stored(db):
+    """The event count of a ledger; the bytes of any other file (foreign, corrupt)."""
+    if isinstance(db, str):
+        try:
+            return count_events(db)
+        except Exception:  # noqa: BLE001 - no ledger tables (yet)
+            return None
     if not db.exists():
         return None
     try:
@@ -98,8 +172,28 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> Cli:
-    return Cli(tmp_path / "campaign.db")
+def make_db(tmp_path: Path):
+    """make_db() -> a fresh, empty database target: a SQLite path, or a new PostgreSQL database URL."""
+    made: list[str] = []
+    count = iter(range(1000))
+
+    def make():
+        if BACKEND == "postgres":
+            made.append(pg_create())
+            return made[-1]
+        return tmp_path / f"campaign{next(count) or ''}.db"
+
+    yield make
+    if made:
+        gc.collect()
+        with pg_admin() as admin:
+            for url in made:
+                admin.execute(f'DROP DATABASE IF EXISTS "{pg_name(url)}" WITH (FORCE)')
+
+
+@pytest.fixture
+def cli(make_db) -> Cli:
+    return Cli(make_db())
 
 
 @pytest.fixture
@@ -109,26 +203,39 @@ def kgp(cli: Cli) -> Cli:
     return cli
 
 
-_TEMPLATES: dict[tuple, Path] = {}
+_TEMPLATES: dict[tuple, object] = {}
 
 
 @pytest.fixture
 def at(tmp_path: Path, tmp_path_factory):
-    """at(step, date=None, cg='I') -> a Cli on a copy of a campaign driven to that step (cached per run)."""
+    """at(step, date=None, cg='I') -> a Cli on a copy of a campaign driven to that step (cached per run:
+    a copied folder for SQLite, a database made from a template database for PostgreSQL)."""
+    made: list[str] = []
 
     def make(step: str, date: str | None = None, cg: str = "I") -> Cli:
-        key = (step, date, cg)
+        key = (BACKEND, step, date, cg)
         if key not in _TEMPLATES:
-            folder = tmp_path_factory.mktemp("template")
-            template = Cli(folder / "campaign.db")
+            if BACKEND == "postgres":
+                target = pg_create()
+            else:
+                target = tmp_path_factory.mktemp("template") / "campaign.db"
+            template = Cli(target)
             template.ok("new", f"CG {cg}", "--cg", cg)
             template.to(step, date)
-            _TEMPLATES[key] = folder
-        target = tmp_path / f"at-{step}-{date}-{cg}".replace(" ", "_")
-        shutil.copytree(_TEMPLATES[key], target)
-        return Cli(target / "campaign.db")
+            _TEMPLATES[key] = target
+        if BACKEND == "postgres":
+            made.append(pg_create(template=pg_name(_TEMPLATES[key])))
+            return Cli(made[-1])
+        folder = tmp_path / f"at-{step}-{date}-{cg}".replace(" ", "_")
+        shutil.copytree(_TEMPLATES[key].parent, folder)
+        return Cli(folder / "campaign.db")
 
-    return make
+    yield make
+    if made:
+        gc.collect()
+        with pg_admin() as admin:
+            for url in made:
+                admin.execute(f'DROP DATABASE IF EXISTS "{pg_name(url)}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 
 import msgspec
 import pytest
 
 from ledger.application import open_ledger
+from conftest import sql
 from ledger.events import AppliedDRM, DiceRolled
 
 
@@ -119,54 +119,51 @@ def test_another_purpose_is_not_a_reroll(kgp):
 
 
 def rows(db):
-    conn = sqlite3.connect(db)
-    return conn, conn.execute("SELECT rowid, originator_version, state FROM stored_events ORDER BY rowid").fetchall()
+    return sql(db, "SELECT originator_version, state FROM {events} ORDER BY originator_version")
+
+
+def set_state(db, version: int, state: bytes) -> None:
+    sql(db, "UPDATE {events} SET state=? WHERE originator_version=?", (state, version))
 
 
 def test_tampered_stored_event(kgp):
     kgp.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "leader")
     kgp.ok("roll", "8.610", "--side", "us", "--dice", "1")
-    conn, stored = rows(kgp.db)
-    rowid, version, state = stored[-2]
-    data = msgspec.json.decode(state)
+    stored = rows(kgp.db)
+    version, state = stored[-2]
+    data = msgspec.json.decode(bytes(state))
     data["fact"]["dice"] = [1]  # a better die for the German...
     data["fact"]["original"], data["fact"]["final"] = 1, 0
     data["fact"]["result"], data["fact"]["code"] = "Retained unwounded", "unwounded"
-    with conn:
-        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (msgspec.json.encode(data), rowid))
+    set_state(kgp.db, version, msgspec.json.encode(data))
     found = findings(kgp)
     assert [(f["version"], f["kind"]) for f in found] == [(version, "tampered")]
 
 
 def test_tampered_last_event_is_caught_by_its_own_digest(kgp):
     kgp.ok("roll", "8.610", "--side", "german", "--dice", "6")
-    conn, stored = rows(kgp.db)
-    rowid, version, state = stored[-1]
-    with conn:
-        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state.replace(b'"dice":[6]', b'"dice":[5]'), rowid))
+    version, state = rows(kgp.db)[-1]
+    set_state(kgp.db, version, bytes(state).replace(b'"dice":[6]', b'"dice":[5]'))
     assert kinds(kgp) == ["tampered", "original"]
 
 
 def test_removed_stored_event(kgp):
     for die in "123":
         kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
-    conn, stored = rows(kgp.db)
-    with conn:
-        conn.execute("DELETE FROM stored_events WHERE rowid=?", (stored[-2][0],))
+    stored = rows(kgp.db)
+    sql(kgp.db, "DELETE FROM {events} WHERE originator_version=?", (stored[-2][0],))
     found = findings(kgp)
     assert "missing" in [f["kind"] for f in found]
-    assert any(f"event(s) {stored[-2][1]} missing" in f["message"] for f in found)
+    assert any(f"event(s) {stored[-2][0]} missing" in f["message"] for f in found)
     kgp.refused("roll", "8.610", "--side", "german", "--dice", "4", contains="the campaign log is damaged")
 
 
 def test_reordered_stored_events(kgp):
     for die in "12":
         kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
-    conn, stored = rows(kgp.db)
-    (row_a, _, state_a), (row_b, _, state_b) = stored[-2], stored[-1]
-    with conn:
-        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state_b, row_a))
-        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (state_a, row_b))
+    (version_a, state_a), (version_b, state_b) = rows(kgp.db)[-2:]
+    set_state(kgp.db, version_a, bytes(state_b))
+    set_state(kgp.db, version_b, bytes(state_a))
     found = kinds(kgp)
     assert "chain" in found and "tampered" in found
     assert kgp("audit").exit_code == 1
@@ -174,9 +171,7 @@ def test_reordered_stored_events(kgp):
 
 def test_unreadable_stored_event(kgp):
     kgp.ok("roll", "8.610", "--side", "german", "--dice", "2")
-    conn, stored = rows(kgp.db)
-    with conn:
-        conn.execute("UPDATE stored_events SET state=? WHERE rowid=?", (b"{garbage", stored[-1][0]))
+    set_state(kgp.db, rows(kgp.db)[-1][0], b"{garbage")
     found = findings(kgp)
     assert [f["kind"] for f in found] == ["unreadable"]
     assert kgp("log").exit_code == 0  # the log still shows what can be read

@@ -68,11 +68,13 @@ def test_cg_ends(at):
     cli.refused("step", "next", contains="CG I ends on 21 PM")
 
 
+@pytest.mark.sqlite_only
 def test_missing_database(cli):
     cli.refused("roll", "8.610", "--side", "german", contains="no campaign database at")
     assert not cli.db.exists()  # a read or roll never creates the file
 
 
+@pytest.mark.sqlite_only
 def test_foreign_sqlite_database_is_not_touched(cli):
     with sqlite3.connect(cli.db) as conn:
         conn.execute("CREATE TABLE recipes (name TEXT)")
@@ -82,6 +84,7 @@ def test_foreign_sqlite_database_is_not_touched(cli):
     assert cli.db.read_bytes() == before
 
 
+@pytest.mark.sqlite_only
 def test_corrupt_file(cli):
     cli.db.write_bytes(b"this is not a database at all" * 10)
     cli.refused("log", contains="not a SQLite database")
@@ -128,3 +131,15 @@ def test_bad_override_file(kgp, tmp_path, text, contains):
 
 def test_override_file_missing(kgp, tmp_path):
     kgp.refused("rules", "load", str(tmp_path / "none.toml"), contains="no rules file")
+
+
+def test_postgres_database_without_a_ledger(cli):
+    import conftest
+
+    if conftest.BACKEND != "postgres":
+        pytest.skip("a PostgreSQL URL (the SQLite run has its file tests)")
+    cli.refused("log", contains="holds no campaign ledger")
+    conftest.sql(cli.db, "CREATE TABLE recipes (name TEXT)")
+    cli.refused("new", "X", "--cg", "I", contains="holds other tables but no campaign ledger")
+    bad = Cli(cli.db.rsplit("/", 1)[0] + "/no_such_database")
+    bad.refused("log", contains="cannot reach")

@@ -193,10 +193,10 @@ def test_rewind_voids_later_actions_and_play_resumes(at):
     assert row(cli, "us", "19 PM")["lvp"] == 6
 
 
-def test_roster_as_of_equals_the_roster_of_that_date(tmp_path, sample_lines):
+def test_roster_as_of_equals_the_roster_of_that_date(make_db, tmp_path, sample_lines):
     # Replays the sample campaign line by line; each time a CG Date's RePh ends (its scenario
     # begins, or an Idle Day is chosen) both rosters are taken; afterwards --as-of must equal them.
-    cli = Cli(tmp_path / "sample.db")
+    cli = Cli(make_db())
     taken: dict[str, dict] = {}
     for line in sample_lines:
         args = words(line.replace("$HERE", str(FIXTURES)))
@@ -216,8 +216,8 @@ def test_roster_as_of_equals_the_roster_of_that_date(tmp_path, sample_lines):
     assert cli("audit").exit_code == 0
 
 
-def test_history_and_report(tmp_path, sample_lines):
-    cli = Cli(tmp_path / "sample.db")
+def test_history_and_report(make_db, tmp_path, sample_lines):
+    cli = Cli(make_db())
     cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"))
     story = cli.json("history")
     assert [d["scenario"] for d in story["dates"]] == [

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from freezegun import freeze_time
 
 from conftest import Cli
@@ -88,10 +89,11 @@ def test_log_and_undo(kgp):
     assert "(undone)" in kgp.ok("log").stdout.splitlines()[3]
 
 
-def test_head_is_reproducible_under_a_frozen_clock(tmp_path):
+def test_head_is_reproducible_under_a_frozen_clock(make_db):
     heads = []
-    for name in ("a.db", "b.db"):
-        cli = Cli(tmp_path / name)
+    dbs = [make_db(), make_db()]
+    for db in dbs:
+        cli = Cli(db)
         with freeze_time("2026-12-19 08:00:00"):
             cli.ok("new", "c", "--cg", "I")
             cli.ok("step", "8.620")
@@ -99,7 +101,7 @@ def test_head_is_reproducible_under_a_frozen_clock(tmp_path):
             heads.append(cli.json("head"))
         assert cli("audit").exit_code == 0
     assert heads[0] == heads[1] and heads[0]["events"] == 3
-    log = Cli(tmp_path / "a.db").json("log")
+    log = Cli(dbs[0]).json("log")
     assert log[1]["timestamp"] == "2026-12-19T08:00:00+00:00"
 
 
@@ -118,6 +120,7 @@ def test_rules_override_is_in_the_log_and_audited(at, tmp_path):
     assert kgp.json("roll", "8.610", "--side", "us", "--dice", "4")["result"] == "Eliminated (evacuated)"
 
 
+@pytest.mark.sqlite_only
 def test_demo_replays_the_sample_into_a_fresh_ledger(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cli = Cli(tmp_path / "sample.db")
@@ -130,22 +133,23 @@ def test_demo_replays_the_sample_into_a_fresh_ledger(tmp_path, monkeypatch):
     assert cli.events() == events
 
 
+@pytest.mark.sqlite_only
 def test_demo_never_replaces_another_ledger(kgp):
     kgp.refused("demo", contains="holds other campaigns")
 
 
-def test_script_names_the_refused_line(tmp_path):
+def test_script_names_the_refused_line(make_db, tmp_path):
     script = tmp_path / "s.cgl"
     script.write_text('new c --cg I\nstep 8.620\nroll 8.6202 --side martian\n')
-    cli = Cli(tmp_path / "c.db")
+    cli = Cli(make_db())
     result = cli("script", str(script))
     assert result.exit_code == 1 and "s.cgl line 3: unknown side 'martian'" in result.stderr
     assert cli.events() == 2
 
 
-def test_console_script_in_a_subprocess(tmp_path):
+def test_console_script_in_a_subprocess(make_db):
     exe = Path(sys.executable).with_name("cgledger")
-    db = str(tmp_path / "p.db")
+    db = str(make_db())
     run = lambda *a: subprocess.run([str(exe), "--db", db, *a], capture_output=True, text=True)  # noqa: E731
     assert run("new", "p", "--cg", "I").returncode == 0
     assert run("step", "8.620").returncode == 0

@@ -364,12 +364,12 @@ def test_chromium_renders_the_page(history, tmp_path):
     assert "Dual Attack" in dumped and "Fallschirmjäger Pltn" in dumped
 
 
-def test_chromium_renders_the_sample_campaigns_report(tmp_path):
+def test_chromium_renders_the_sample_campaigns_report(make_db, tmp_path):
     """The real page: the sample campaign replayed through the CLI, `report --html`, rendered."""
     from conftest import Cli
 
     binary = chromium_or_skip()
-    cli = Cli(tmp_path / "sample.db")
+    cli = Cli(make_db())
     cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
     page = tmp_path / "sample.html"
     cli.ok("report", "--html", str(page))

@@ -1,0 +1,45 @@
+"""PBEM: `export` and `import` of the events the opponent does not have yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .app import common, emit_json, json_option, main
+
+
+@main.command()
+@click.option("--since", "since", required=True, metavar="FINGERPRINT",
+              help="Your opponent's `cgledger head` (0 for the whole campaign).")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
+@json_option
+@common
+def export(obj, since: str, path: Path, as_json: bool) -> None:
+    """Write the events your opponent does not have yet to FILE (to send by email)."""
+    bundle = obj.ledger().export_bundle(obj.campaign, since, path)
+    if as_json:
+        emit_json({"campaign": bundle.campaign, "since": bundle.since, "events": len(bundle.events),
+                   "to": bundle.events[-1].version})
+        return
+    click.echo(f"{len(bundle.events)} events ({bundle.since + 1}-{bundle.events[-1].version}) of '{bundle.campaign}' "
+               f"written to {path}")
+
+
+@main.command(name="import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE")
+@json_option
+@common
+def import_command(obj, path: Path, as_json: bool) -> None:
+    """Append your opponent's bundle, after checking it continues this log's hash chain."""
+    from ledger.exchange import plan_import, read_bundle
+    from ledger.store import holds_ledger, resolve_db
+
+    if not holds_ledger(resolve_db(obj.db)):  # check the whole bundle before a new ledger is made for it
+        plan_import(read_bundle(path), [])
+    campaign, count = obj.ledger(create=True).import_bundle(path)
+    head = obj.ledger().head(campaign)
+    if as_json:
+        emit_json({"campaign": campaign, "imported": count, "head": head})
+        return
+    click.echo(f"{count} events imported into '{campaign}'; head {head}")
