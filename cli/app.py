@@ -5,6 +5,8 @@ from __future__ import annotations
 import atexit
 import functools
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,11 +17,22 @@ from ledger.errors import LedgerError
 class LedgerContext:
     """Built once in the group callback; opens the ledger only when a command needs it."""
 
-    def __init__(self, db: str | None, campaign: str | None, seed: str | None):
+    def __init__(self, db: str | None, campaign: str | None, seed: str | None, key_file: str | None = None):
         self.db = db
         self.campaign = campaign
         self.seed = seed
+        self.key_file = key_file
         self._ledger = None
+
+    def key_material(self) -> bytes | None:
+        """This player's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file / CGLEDGER_KEY_FILE)."""
+        if self.key_file:
+            try:
+                return Path(self.key_file).read_bytes().strip()
+            except OSError as e:
+                raise LedgerError(f"cannot read key file {self.key_file}: {e.strerror}") from None
+        passphrase = os.environ.get("CGLEDGER_PASSPHRASE")
+        return passphrase.encode() if passphrase else None
 
     def ledger(self, create: bool = False):
         from ledger.dice import SeededDice, SystemDice
@@ -28,6 +41,7 @@ class LedgerContext:
         if self._ledger is None:
             self._ledger = opened(resolve_db(self.db), create)
             self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
+            self._ledger.key_material = self.key_material()
         return self._ledger
 
 
@@ -76,11 +90,13 @@ class LedgerGroup(click.Group):
 @click.option("--db", envvar="CGLEDGER_DB", metavar="PATH", help="Campaign database (default ./campaign.db).")
 @click.option("--campaign", envvar="CGLEDGER_CAMPAIGN", metavar="NAME", help="Campaign to use (default: the only one).")
 @click.option("--seed", envvar="CGLEDGER_SEED", hidden=True, help="Seeded dice (tests, demos); recorded as source 'seeded'.")
+@click.option("--key-file", envvar="CGLEDGER_KEY_FILE", metavar="FILE",
+              help="Your side's key file for Secret rolls (or set CGLEDGER_PASSPHRASE).")
 @click.version_option(package_name="cgledger")
 @click.pass_context
-def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None) -> None:
+def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None, key_file: str | None) -> None:
     """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
-    ctx.obj = LedgerContext(db, campaign, seed)
+    ctx.obj = LedgerContext(db, campaign, seed, key_file)
 
 
 def common(func):

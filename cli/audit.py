@@ -18,10 +18,13 @@ def audit(obj, as_of: str | None, as_json: bool) -> None:
             "rolls": report.rolls,
             "clean": report.clean,
             "findings": [{"version": f.version, "kind": f.kind, "message": f.message} for f in report.findings],
+            "unrevealed": [{"version": v, "table": t, "side": s} for v, t, s in report.unrevealed],
         })
     else:
         for finding in report.findings:
             click.echo(finding.line())
+        for version, table, side in report.unrevealed:
+            click.echo(f"event {version}: secret roll on {table} by {side} not revealed yet")
         verdict = "clean" if report.clean else f"{len(report.findings)} problem(s)"
         click.echo(f"audit: {report.events} events, {report.rolls} rolls re-checked: {verdict}")
     if not report.clean:

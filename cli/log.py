@@ -39,6 +39,15 @@ def describe(row: dict) -> str:
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+    if kind == "SecretRollMade":
+        return f"secret roll on {row['table']} by {row['side']}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
+            f" (sealed; commitment {row['commitment'][:12]})"
+    if kind == "SecretRollRevealed":
+        rolled = row["fact"]
+        return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
+                f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
+    if kind == "SideKeyRegistered":
+        return f"the {row['side']} side set up its key for Secret rolls"
     if kind == "LocationControlled":
         kind_text = f" (Strategic {row['strategic']})" if row["strategic"] else ""
         return f"{row['location']} Controlled by {row['side']}{kind_text}"

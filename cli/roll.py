@@ -34,6 +34,7 @@ def roll_json(rolled, title: str) -> dict:
         "effect": fact.effect or None,
         "rg": fact.rg,
         "cpp": fact.cpp,
+        "sealed": rolled.sealed,
         "player": fact.player or None,
         "series": fact.series or None,
     }
@@ -69,3 +70,5 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
     for note in rolled.resolution.notes:
         click.echo(f"  note: {note}")
     click.echo(f"  recorded as event {rolled.version}{' for ' + repr(fact.purpose) if fact.purpose else ''}")
+    if fact.secret and rolled.sealed:
+        click.echo(f"  sealed: only the {rolled.side_name} side can read it until `cgledger reveal {rolled.version}`")

@@ -14,7 +14,7 @@ from . import rules as rulesmod
 from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
 from .timeline import as_of as as_of_log
-from .timeline import summary
+from .timeline import effective, summary
 from .chain import fingerprint
 from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
@@ -24,6 +24,7 @@ from .rules import Resolution, Situation, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
 from .dicebot import DiceBot
 from .exchange import Exchange
+from .secrecy import Secrecy
 from .mapping import Mapping
 from .vasl import parse as parse_vasl
 from .bookkeeping import Bookkeeping
@@ -50,6 +51,7 @@ class Rolled:
     cg_date: str
     version: int
     side_name: str
+    sealed: bool = False  # recorded as a SecretRollMade: only its side can read it
 
 
 def replay(campaign: Campaign | None, events) -> Campaign | None:
@@ -60,7 +62,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
+class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
@@ -135,9 +137,13 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
         if report is not None:
             self.check_new_reports(campaign.name, [report])
         rolled = self.decide_roll(campaign, rules, table_id, side, drms, dice, secret, purpose, rg, report)
-        campaign.record(rolled.fact)
+        sealed = rolled.fact.secret and rolled.fact.side in campaign.keys and report is None
+        if sealed:
+            campaign.record(self.sealed_secret(campaign, rolled))  # both sides see that it was made, not what
+        else:
+            campaign.record(rolled.fact)
         self._save(campaign)
-        return replace(rolled, version=campaign.version)
+        return replace(rolled, version=campaign.version, sealed=sealed)
 
     def decide_roll(self, campaign: Campaign, rules: rulesmod.Rules, table_id: str, side: str,
                     drms: tuple[str, ...] = (), dice: str | None = None, secret: bool = False, purpose: str = "",
@@ -160,9 +166,9 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
             faces, source = self.dice.roll(table.die), self.dice.name
         resolution = rules.resolve(table, faces, declared, situation)
         cpp = rules.cpp_cost(table, resolution.drms)
-        if cpp > campaign.cpp.get(side, 0):
+        if cpp and cpp > campaign.cpp.get(side, 0) + self.secret_cpp(campaign, side):
             raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
-                           f"{campaign.cpp.get(side, 0)}", table.rule)
+                           f"{campaign.cpp.get(side, 0) + self.secret_cpp(campaign, side)}", table.rule)
         fact = DiceRolled(
             action=campaign.begin_action(),
             table=table.id,
@@ -262,8 +268,10 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
             )
         return logged
 
-    def read(self, name: str | None, as_of: str | None = None):
-        """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given."""
+    def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
+        """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
+        are those the projections read (revealed Secret rolls, and this player's own, stand as rolls)
+        unless `raw`."""
         logged = self.history(name)
         state = fold(logged)
         if state is None:
@@ -273,6 +281,8 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
             logged = as_of_log(logged, as_of, rules.calendar)
             state = fold(logged)
             rules = self.rules_for(state)
+        if not raw:
+            logged = effective(logged, self.opened_rolls(state, logged) if state.sealed else None)
         return logged, rules, state
 
     def state_as_of(self, name: str | None, as_of: str | None = None):
@@ -287,14 +297,14 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Application):
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
         log is reported, not fatal."""
         name = self.resolve_name(name)
-        logged = self.history(name) if as_of is None else self.read(name, as_of)[0]
+        logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
         return audit(campaign_id(name), logged)
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
         which chains every event before it (`audit` checks that chain)."""
         if as_of is not None:
-            last_event = self.read(name, as_of)[0][-1]
+            last_event = self.read(name, as_of, raw=True)[0][-1]
             return fingerprint(last_event.version, last_event.digest)
         last = self.recorder.select_events(campaign_id(self.resolve_name(name)), desc=True, limit=1)[0]
         return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)

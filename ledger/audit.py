@@ -9,6 +9,7 @@ for the same purpose after the first was undone.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -17,11 +18,12 @@ from . import rules as rulesmod
 from .dice import check_faces, read
 from .campaign import CampaignState, first_step
 from .errors import LedgerError
-from .events import ActionUndone, CampaignStarted, DiceRolled, Rewound
+from .events import ActionUndone, CampaignStarted, DiceRolled, Rewound, SecretRollMade, SecretRollRevealed
+from .secrets import commitment
 from .vasl import parse as parse_vasl
 
 KINDS = ("unreadable", "missing", "tampered", "chain", "table", "step", "original", "drm", "automatic_drm", "final",
-         "result", "reroll", "vasl")
+         "result", "reroll", "vasl", "secret")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Report:
     events: int
     rolls: int
     findings: tuple[Finding, ...]
+    unrevealed: tuple[tuple[int, str, str], ...] = ()  # Secret rolls not revealed yet: (event, table, side)
 
     @property
     def clean(self) -> bool:
@@ -54,6 +57,7 @@ def audit(campaign_id: UUID, logged: list) -> Report:
     undone_purposes: dict[tuple, tuple[int, DiceRolled]] = {}
     roll_count = 0
     vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
+    secrets_made: dict[int, tuple] = {}  # SecretRollMade version -> (fact, state when it was made)
     versions_of_action: dict[int, list[int]] = {}
 
     def find(version: int, kind: str, message: str) -> None:
@@ -91,6 +95,19 @@ def audit(campaign_id: UUID, logged: list) -> Report:
         if getattr(fact, "vasl", ""):
             for finding in check_vasl(fact, vasl_seen, version):
                 find(version, "vasl", finding)
+        if isinstance(fact, SecretRollMade):
+            secrets_made[version] = (fact, copy.copy(state))
+            try:
+                table = rulesmod.load(state.system, state.override_sources()).table(fact.table)
+                if table.step and table.step != state.step:
+                    find(version, "step", f"Secret roll on {fact.table} made at step {state.step}; the table belongs "
+                                          f"to step {table.step}")
+            except LedgerError as e:
+                find(version, "table", f"Secret roll on {fact.table}: {e.line()}")
+        elif isinstance(fact, SecretRollRevealed):
+            roll_count += 1
+            for finding in check_reveal(fact, secrets_made):
+                find(version, *finding)
         if isinstance(fact, DiceRolled):
             roll_count += 1
             for finding in check_roll(state, fact):
@@ -116,7 +133,24 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                 for roll_version, roll, cg_date in rolls_by_action.get(action, []):
                     undone_purposes.setdefault((roll.table, roll.side, cg_date, roll.purpose), (roll_version, roll))
         state.evolve(fact, event.digest, version)
-    return Report(events=len(logged), rolls=roll_count, findings=tuple(findings))
+    revealed = {e.fact.roll for e in logged if isinstance(e.fact, SecretRollRevealed)}
+    unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in secrets_made.items() if v not in revealed)
+    return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed)
+
+
+def check_reveal(fact: SecretRollRevealed, secrets_made: dict) -> list[tuple[str, str]]:
+    """A revealed Secret roll must be the one committed to, and is then re-checked like any roll in the
+    campaign state of the moment it was made."""
+    if fact.roll not in secrets_made:
+        return [("secret", f"reveals event {fact.roll}, which is no Secret roll")]
+    made, state = secrets_made[fact.roll]
+    rolled = fact.fact
+    if commitment(rolled, fact.salt) != made.commitment:
+        return [("secret", f"the roll revealed for the Secret roll of event {fact.roll} ({made.table}) does not match "
+                           "its commitment: the dice or the result were changed")]
+    if (rolled.table, rolled.side, rolled.purpose, rolled.action) != (made.table, made.side, made.purpose, made.action):
+        return [("secret", f"the roll revealed for event {fact.roll} is not the one announced there")]
+    return check_roll(state, rolled)
 
 
 def check_roll(state: CampaignState, fact: DiceRolled) -> list[tuple[str, str]]:

@@ -144,9 +144,10 @@ class Bookkeeping:
             if today >= rg.date_max:
                 raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date per Map Group; "
                                f"{today} already bought for {map_group} on {campaign.cg_date}", "8.6195")
-            if cost > campaign.cpp.get(side, 0):
+            available = campaign.cpp.get(side, 0) + (self.secret_cpp(campaign, side) if cost else 0)
+            if cost > available:
                 raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
-                               f"{campaign.cpp.get(side, 0)} CPP left", "8.6194")
+                               f"{available} CPP left", "8.6194")
         fact = RGPurchased(action=campaign.begin_action(), side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
                            map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp)
         campaign.record(fact)

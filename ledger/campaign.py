@@ -12,7 +12,7 @@ from . import chain
 from .errors import LedgerError
 from .events import (
     ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Fact, FortificationsPurchased, InitiativeChosen, Rewound,
-    RGPurchased,
+    RGPurchased, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
     ScenarioEnded, StepOpened, TablesOverridden,
 )
 
@@ -49,6 +49,8 @@ class CampaignState:
     rg_pending: dict[str, list[str]]  # RGPurchased version -> follow-up tables not yet rolled (8.620)
     fpp: dict[str, float]  # FPP each side may still spend this CG Date (8.621; forfeit with the date)
     fortified: dict[str, int]  # 'side:Setup Area' -> Fortifications counted under 8.621 footnote S
+    keys: dict[str, dict[str, str]]  # side -> {salt, check} of its key for Secret rolls
+    sealed: dict[str, dict[str, str]]  # SecretRollMade version -> {side, effect} while not revealed
     next_action: int
     live: list[list[int]]  # ranges [first, last] of actions not undone, oldest first
     reverts: dict[str, dict[str, Any]]  # action -> state values it replaced, for undo
@@ -62,6 +64,7 @@ class CampaignState:
         self.cpp = dict(fact.start_cpp)
         self.lvp, self.chits, self.bought, self.bought_today, self.rg_pending = {}, {}, {}, {}, {}
         self.fpp, self.fortified = {}, {}
+        self.keys, self.sealed = {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
         self.head = digest
@@ -131,6 +134,27 @@ class CampaignState:
             self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) - fact.fpp})
             key = f"{fact.side}:{fact.setup_area}"
             self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
+        elif isinstance(fact, SideKeyRegistered):
+            self._set(a, "keys", {**self.keys, fact.side: {"salt": fact.salt, "check": fact.check}})
+        elif isinstance(fact, SecretRollMade):
+            self._set(a, "sealed", {**self.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
+            if fact.effect:
+                self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
+            pending = self.rg_pending.get(str(fact.rg))
+            if pending and fact.table in pending:
+                rest = list(pending)
+                rest.remove(fact.table)
+                self._set(a, "rg_pending", {**self.rg_pending, str(fact.rg): rest})
+        elif isinstance(fact, SecretRollRevealed):
+            self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
+            rolled = fact.fact
+            new_flags = [f for f in rolled.sets if f not in self.flags]
+            if new_flags:
+                self._set(a, "flags", self.flags + new_flags)
+            if rolled.effect == "cpp_replenishment" and rolled.value is not None:
+                self._add_cpp(a, rolled.side, rolled.value)
+            if rolled.cpp:
+                self._add_cpp(a, rolled.side, -rolled.cpp)
         elif isinstance(fact, TablesOverridden):
             self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
 

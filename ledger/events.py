@@ -178,14 +178,48 @@ class HQRecorded(Fact, tag="HQRecorded", frozen=True, kw_only=True):
     location: str
 
 
+class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True):
+    """A side set up its key for Secret rolls: the scrypt salt and a check value, never the key."""
+
+    action: int
+    side: str
+    salt: str
+    check: str
+
+
+class SecretRollMade(Fact, tag="SecretRollMade", frozen=True, kw_only=True):
+    """A Secret roll: what both sides see (table, side, purpose, time, commitment); the roll itself is
+    `sealed` with the rolling side's key."""
+
+    action: int
+    table: str
+    rule: str
+    side: str
+    die: str
+    purpose: str = ""
+    effect: str = ""
+    rg: int | None = None
+    commitment: str
+    sealed: str
+
+
+class SecretRollRevealed(Fact, tag="SecretRollRevealed", frozen=True, kw_only=True):
+    """The rolling side published a Secret roll: the roll as made and the salt of its commitment."""
+
+    action: int
+    roll: int  # the SecretRollMade event
+    fact: DiceRolled
+    salt: str
+
+
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
-    LocationControlled, HQRecorded,
+    LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
-    | LocationControlled | HQRecorded
+    | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -74,3 +74,22 @@ def summary(fact, sides: dict[str, str]) -> str:
     if isinstance(fact, ActionUndone):
         return f"undo of action {fact.undone}"
     return type(fact).__name__
+
+
+def effective(logged, opened: dict | None = None) -> list:
+    """The log as the projections read it: a Secret roll that was revealed (or that this player's own key
+    opens) stands as the roll it was, at its own place; the reveal events themselves drop out."""
+    from dataclasses import replace
+
+    from .events import SecretRollRevealed
+
+    known = dict(opened or {})
+    for event in logged:
+        if isinstance(event.fact, SecretRollRevealed):
+            known[event.fact.roll] = event.fact.fact
+    out = []
+    for event in logged:
+        if isinstance(event.fact, SecretRollRevealed):
+            continue
+        out.append(replace(event, fact=known[event.version], topic="DiceRolled") if event.version in known else event)
+    return out

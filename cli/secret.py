@@ -1,0 +1,50 @@
+"""Secret rolls kept secret: `keys init` and `reveal`."""
+
+from __future__ import annotations
+
+import click
+
+from ledger.errors import LedgerError
+
+from .app import common, emit_json, json_option, main
+
+
+@main.group()
+def keys() -> None:
+    """Your side's key for Secret rolls (set up once per side)."""
+
+
+@keys.command(name="init")
+@click.option("--side", required=True)
+@common
+def keys_init(obj, side: str) -> None:
+    """Set up SIDE's key from your passphrase (CGLEDGER_PASSPHRASE, or asked) or key file (--key-file).
+    From then on that side's Secret rolls are sealed: the other side sees only that they were made."""
+    material = obj.key_material()
+    if material is None:
+        if not click.get_text_stream("stdin").isatty():
+            raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
+        material = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
+    fact = obj.ledger().register_key(obj.campaign, side, material)
+    click.echo(f"the {fact.side} side's key is set up: its Secret rolls are sealed from now on")
+
+
+@main.command()
+@click.argument("roll", type=int, required=False, metavar="[ROLL]")
+@click.option("--side", required=True)
+@click.option("--all", "reveal_all", is_flag=True, help="Every unrevealed Secret roll of the side.")
+@json_option
+@common
+def reveal(obj, roll: int | None, side: str, reveal_all: bool, as_json: bool) -> None:
+    """Publish a Secret roll (its event number ROLL) or --all of a side's: the dice, the result, the salt;
+    `audit` then checks each against its commitment and re-checks it like any roll."""
+    if (roll is None) == (not reveal_all):
+        raise click.UsageError("give ROLL or --all")
+    facts = obj.ledger().reveal(obj.campaign, side, roll)
+    if as_json:
+        emit_json([{"roll": f.roll, "table": f.fact.table, "dice": list(f.fact.dice), "final": f.fact.final,
+                    "result": f.fact.result} for f in facts])
+        return
+    for f in facts:
+        click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
+                   f"Final {f.fact.final}: {f.fact.result}")

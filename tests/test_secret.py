@@ -1,0 +1,116 @@
+"""Secret rolls kept secret: sealed with the rolling side's key, a commitment both sides see, reveal and
+audit (issue 7)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import msgspec
+import pytest
+
+from conftest import Cli
+from ledger.application import open_ledger
+from ledger.errors import BadInput
+from ledger.secrets import derive_key, unseal
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+
+
+class Player(Cli):
+    """The CLI as one player runs it: with that player's passphrase in the environment."""
+
+    def __init__(self, db, passphrase: str | None):
+        super().__init__(db)
+        self.passphrase = passphrase
+
+    def __call__(self, *args: str, db: bool = True):
+        old = os.environ.pop("CGLEDGER_PASSPHRASE", None)
+        if self.passphrase:
+            os.environ["CGLEDGER_PASSPHRASE"] = self.passphrase
+        try:
+            return super().__call__(*args, db=db)
+        finally:
+            os.environ.pop("CGLEDGER_PASSPHRASE", None)
+            if old is not None:
+                os.environ["CGLEDGER_PASSPHRASE"] = old
+
+
+@pytest.fixture
+def players(at):
+    table = at("8.616", "19 PM")
+    german, us, anyone = Player(table.db, GERMAN), Player(table.db, US), Player(table.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    return german, us, anyone
+
+
+def test_a_secret_roll_is_sealed_and_committed(players):
+    german, us, anyone = players
+    rolled = german.json("roll", "8.616", "--side", "german", "--dice", "3,3")
+    assert rolled["value"] == 29 and rolled["sealed"] is True  # the roller sees the result at once
+    row = anyone.json("log")[-1]
+    assert row["type"] == "SecretRollMade" and row["table"] == "8.616" and row["side"] == "german"
+    assert "dice" not in row and "result" not in row and len(row["commitment"]) == 64
+    assert "secret roll on 8.616 by german" in anyone.ok("log").stdout
+    # the other side's key cannot open it
+    ledger = open_ledger(str(german.db))
+    state = ledger.campaign(None)
+    with pytest.raises(BadInput, match="does not open"):
+        unseal(derive_key(US.encode(), state.keys["us"]["salt"]), row["sealed"])
+    assert unseal(derive_key(GERMAN.encode(), state.keys["german"]["salt"]), row["sealed"]).fact.dice == (3, 3)
+    # the roster shows the replenishment to the German only
+    assert us.json("roster", "--side", "german")[-1]["repl"] is None
+    assert german.json("roster", "--side", "german")[-1]["repl"] == 29
+    audit = anyone.json("audit")
+    assert audit["clean"] and audit["unrevealed"] == [{"version": rolled["id"], "table": "8.616", "side": "german"}]
+
+
+def test_a_sealed_roll_needs_its_sides_passphrase(players):
+    german, us, anyone = players
+    before = anyone.events()
+    anyone.refused("roll", "8.616", "--side", "german", contains="give its passphrase")
+    us.refused("roll", "8.616", "--side", "german", contains="not the German side's")
+    assert anyone.events() == before
+    german.refused("keys", "init", "--side", "german", contains="set up its key already")
+    Player(german.db, "short").refused("keys", "init", "--side", "us", contains="at least 8")
+
+
+def test_reveal_and_audit(players):
+    german, us, anyone = players
+    rolled = german.json("roll", "8.616", "--side", "german", "--dice", "6,5")
+    us.refused("reveal", "--all", "--side", "german", contains="not the German side's")
+    revealed = german.json("reveal", str(rolled["id"]), "--side", "german")
+    assert revealed == [{"roll": rolled["id"], "table": "8.616", "dice": [6, 5], "final": 11, "result": "CPP Replenished: 24"}]
+    audit = anyone.json("audit")
+    assert audit["clean"] and audit["unrevealed"] == [] and audit["rolls"] == 1
+    assert anyone.json("roster", "--side", "german")[-1]["repl"] == 24  # public now
+    german.refused("reveal", "--all", "--side", "german", contains="no unrevealed Secret roll")
+
+
+def test_a_revealed_roll_whose_dice_were_changed_fails_audit(players):
+    german, _us, anyone = players
+    rolled = german.json("roll", "8.616", "--side", "german", "--dice", "6,6")
+    german.ok("reveal", str(rolled["id"]), "--side", "german")
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    honest = ledger.history(None)[-1].fact
+    better = msgspec.structs.replace(honest.fact, dice=(1, 1), original=2, final=2, result="CPP Replenished: 33", value=33)
+    campaign.record(msgspec.structs.replace(honest, action=campaign.begin_action(), fact=better))
+    ledger.save(campaign)
+    kinds = [f["kind"] for f in json.loads(anyone("audit", "--json").stdout)["findings"]]
+    assert "secret" in kinds
+
+
+def test_secret_cpp_count_for_purchases(players, tmp_path):
+    from pathlib import Path
+
+    german, us, anyone = players
+    german.ok("roll", "8.616", "--side", "german", "--dice", "3,3")
+    us.ok("roll", "8.616", "--side", "us", "--dice", "6,6")
+    german.ok("rules", "load", str(Path(__file__).parent.parent / "fixtures" / "kgp-rg-chart-example.toml"))
+    german.to("8.619", "19 PM")
+    anyone.refused("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19",
+                   contains="give its passphrase")
+    german.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    assert german.json("roster", "--side", "german")[-1]["left"] == 29 - 8
