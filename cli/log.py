@@ -46,6 +46,10 @@ def describe(row: dict) -> str:
         rolled = row["fact"]
         return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
                 f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
+    if kind == "FairDiceCommitted":
+        return f"the {row['side']} side committed to its fair-dice seed ({len(row['shares'])} shares published)"
+    if kind == "FairSeedRevealed":
+        return f"the {row['side']} side revealed its fair-dice seed"
     if kind == "SideKeyRegistered":
         return f"the {row['side']} side set up its key for Secret rolls"
     if kind == "LocationControlled":

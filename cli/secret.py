@@ -48,3 +48,27 @@ def reveal(obj, roll: int | None, side: str, reveal_all: bool, as_json: bool) ->
     for f in facts:
         click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
                    f"Final {f.fact.final}: {f.fact.result}")
+
+
+@main.group(name="fair-dice")
+def fair_dice() -> None:
+    """Provably fair Secret rolls: each side's seed, committed at campaign start, revealed at its end."""
+
+
+@fair_dice.command(name="commit")
+@click.option("--side", required=True)
+@common
+def fair_commit(obj, side: str) -> None:
+    """Commit to SIDE's seed (derived from its passphrase) and publish its shares of the other side's rolls."""
+    fact = obj.ledger().fair_commit(obj.campaign, side)
+    click.echo(f"the {fact.side} side committed to its seed ({fact.commitment[:16]}…) and published "
+               f"{len(fact.shares)} shares")
+
+
+@fair_dice.command(name="reveal")
+@click.option("--side", required=True)
+@common
+def fair_reveal(obj, side: str) -> None:
+    """At campaign end: publish SIDE's seed, so that `audit` proves every fair roll."""
+    fact = obj.ledger().fair_reveal(obj.campaign, side)
+    click.echo(f"the {fact.side} side's seed is revealed")

@@ -136,7 +136,15 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Applicati
         report = parse_vasl(vasl) if vasl is not None else None
         if report is not None:
             self.check_new_reports(campaign.name, [report])
-        rolled = self.decide_roll(campaign, rules, table_id, side, drms, dice, secret, purpose, rg, report)
+        fair = None
+        table = rules.table(table_id)
+        who = rules.side(side)
+        if campaign.fair and (secret or table.secret) and who in campaign.keys and report is None:
+            if dice is not None:
+                raise BadInput("fair dice: the ledger derives a Secret roll's dice from both sides' seeds; no --dice",
+                               table.rule)
+            fair = self.fair_dice(campaign, who, table.die)
+        rolled = self.decide_roll(campaign, rules, table_id, side, drms, dice, secret, purpose, rg, report, fair)
         sealed = rolled.fact.secret and rolled.fact.side in campaign.keys and report is None
         if sealed:
             campaign.record(self.sealed_secret(campaign, rolled))  # both sides see that it was made, not what
@@ -147,7 +155,7 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Applicati
 
     def decide_roll(self, campaign: Campaign, rules: rulesmod.Rules, table_id: str, side: str,
                     drms: tuple[str, ...] = (), dice: str | None = None, secret: bool = False, purpose: str = "",
-                    rg: str | None = None, report=None) -> Rolled:
+                    rg: str | None = None, report=None, fair: tuple | None = None) -> Rolled:
         """Every check of a roll, then its fact (not yet recorded)."""
         table = rules.table(table_id)
         side = rules.side(side)
@@ -156,7 +164,9 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Applicati
         rules.check_available(table, situation)
         check_roll_step(rules, campaign, table)
         rg_version = self.rg_reference(campaign, rg, side, table) if rg is not None else None
-        if report is not None:
+        if fair is not None:
+            faces, source = fair[0], "fair"
+        elif report is not None:
             if report.die != table.die:
                 raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
             faces, source = report.faces, "vasl"
@@ -189,6 +199,7 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Applicati
             effect=table.effect,
             rg=rg_version,
             cpp=cpp,
+            fair=fair[1] if fair else None,
             vasl=report.line if report else "",
             player=report.player if report else "",
             series=report.series if report else "",

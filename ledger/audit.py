@@ -18,12 +18,15 @@ from . import rules as rulesmod
 from .dice import check_faces, read
 from .campaign import CampaignState, first_step
 from .errors import LedgerError
-from .events import ActionUndone, CampaignStarted, DiceRolled, Rewound, SecretRollMade, SecretRollRevealed
-from .secrets import commitment
+from .events import (
+    ActionUndone, CampaignStarted, DiceRolled, FairDiceCommitted, FairSeedRevealed, Rewound, SecretRollMade,
+    SecretRollRevealed,
+)
+from .secrets import commitment, fair_faces, seed_commitment, share
 from .vasl import parse as parse_vasl
 
 KINDS = ("unreadable", "missing", "tampered", "chain", "table", "step", "original", "drm", "automatic_drm", "final",
-         "result", "reroll", "vasl", "secret")
+         "result", "reroll", "vasl", "secret", "fair")
 
 
 @dataclass(frozen=True)
@@ -133,9 +136,41 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                 for roll_version, roll, cg_date in rolls_by_action.get(action, []):
                     undone_purposes.setdefault((roll.table, roll.side, cg_date, roll.purpose), (roll_version, roll))
         state.evolve(fact, event.digest, version)
+    if state is not None:
+        for version, message in check_fair(campaign_id, logged, state.name if state else ""):
+            find(version, "fair", message)
     revealed = {e.fact.roll for e in logged if isinstance(e.fact, SecretRollRevealed)}
     unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in secrets_made.items() if v not in revealed)
     return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed)
+
+
+def check_fair(campaign_id, logged, name: str) -> list[tuple[int, str]]:
+    """Fair dice, once both seeds are revealed: each seed matches its commitment, each published share
+    comes from its seed, and every revealed fair roll's dice are the ones the two seeds give."""
+    committed = {e.fact.side: (e.version, e.fact) for e in logged if isinstance(e.fact, FairDiceCommitted)}
+    seeds = {e.fact.side: (e.version, bytes.fromhex(e.fact.seed)) for e in logged if isinstance(e.fact, FairSeedRevealed)}
+    problems = []
+    for side, (version, seed) in seeds.items():
+        if side not in committed or seed_commitment(seed) != committed[side][1].commitment:
+            problems.append((version, f"the {side} seed revealed does not match its commitment"))
+    if len(seeds) < 2 or problems or len(committed) < 2:
+        return problems
+    for side, (version, fact) in committed.items():
+        other = next(s for s in committed if s != side)
+        seed = seeds[side][1]
+        if any(share(seed, name, other, n) != value for n, value in enumerate(fact.shares, 1)):
+            problems.append((version, f"the {side} side's published shares do not come from its seed"))
+    for event in logged:
+        fact = event.fact
+        if isinstance(fact, SecretRollRevealed) and fact.fact.fair is not None:
+            rolled = fact.fact
+            other = next(s for s in committed if s != rolled.side)
+            expected = fair_faces(seeds[rolled.side][1], committed[other][1].shares[rolled.fair - 1], name,
+                                  rolled.side, rolled.fair, rolled.die)
+            if tuple(expected) != tuple(rolled.dice):
+                problems.append((event.version, f"fair roll {rolled.fair} of the {rolled.side} side shows "
+                                                f"{list(rolled.dice)}; the seeds give {list(expected)}"))
+    return problems
 
 
 def check_reveal(fact: SecretRollRevealed, secrets_made: dict) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from . import chain
 from .errors import LedgerError
 from .events import (
     ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Fact, FortificationsPurchased, InitiativeChosen, Rewound,
-    RGPurchased, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
+    FairDiceCommitted, RGPurchased, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
     ScenarioEnded, StepOpened, TablesOverridden,
 )
 
@@ -51,6 +51,7 @@ class CampaignState:
     fortified: dict[str, int]  # 'side:Setup Area' -> Fortifications counted under 8.621 footnote S
     keys: dict[str, dict[str, str]]  # side -> {salt, check} of its key for Secret rolls
     sealed: dict[str, dict[str, str]]  # SecretRollMade version -> {side, effect} while not revealed
+    fair: dict[str, int]  # side -> fair rolls made (fair dice committed: the key is there from the commitment)
     next_action: int
     live: list[list[int]]  # ranges [first, last] of actions not undone, oldest first
     reverts: dict[str, dict[str, Any]]  # action -> state values it replaced, for undo
@@ -64,7 +65,7 @@ class CampaignState:
         self.cpp = dict(fact.start_cpp)
         self.lvp, self.chits, self.bought, self.bought_today, self.rg_pending = {}, {}, {}, {}, {}
         self.fpp, self.fortified = {}, {}
-        self.keys, self.sealed = {}, {}
+        self.keys, self.sealed, self.fair = {}, {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
         self.head = digest
@@ -136,8 +137,12 @@ class CampaignState:
             self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
         elif isinstance(fact, SideKeyRegistered):
             self._set(a, "keys", {**self.keys, fact.side: {"salt": fact.salt, "check": fact.check}})
+        elif isinstance(fact, FairDiceCommitted):
+            self._set(a, "fair", {**self.fair, fact.side: 0})
         elif isinstance(fact, SecretRollMade):
             self._set(a, "sealed", {**self.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
+            if fact.fair is not None:
+                self._set(a, "fair", {**self.fair, fact.side: fact.fair})
             if fact.effect:
                 self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
             pending = self.rg_pending.get(str(fact.rg))

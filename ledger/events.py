@@ -51,6 +51,7 @@ class DiceRolled(Fact, tag="DiceRolled", frozen=True, kw_only=True):
     effect: str = ""  # what the roll does for the books (the table's effect), e.g. cpp_replenishment
     rg: int | None = None  # the RGPurchased event (its version) this follow-up roll belongs to
     cpp: int = 0  # CPP the roll cost (8.622 Recon)
+    fair: int | None = None  # fair dice: the rolling side's n-th fair roll, from which the dice derive
     vasl: str = ""  # the VASL dice report the dice came from (source 'vasl'), as pasted
     player: str = ""  # the VASL player who rolled
     series: str = ""  # the VASL series label
@@ -199,8 +200,27 @@ class SecretRollMade(Fact, tag="SecretRollMade", frozen=True, kw_only=True):
     purpose: str = ""
     effect: str = ""
     rg: int | None = None
+    fair: int | None = None  # fair dice: the rolling side's n-th fair roll
     commitment: str
     sealed: str
+
+
+class FairDiceCommitted(Fact, tag="FairDiceCommitted", frozen=True, kw_only=True):
+    """Fair dice: a side commits to its seed (its SHA-256) and publishes its share of the other side's
+    fair rolls: `shares[n - 1]` goes into the other side's n-th fair roll."""
+
+    action: int
+    side: str
+    commitment: str
+    shares: tuple[str, ...]
+
+
+class FairSeedRevealed(Fact, tag="FairSeedRevealed", frozen=True, kw_only=True):
+    """Fair dice at campaign end: a side publishes its seed, so that `audit` can prove every fair roll."""
+
+    action: int
+    side: str
+    seed: str
 
 
 class SecretRollRevealed(Fact, tag="SecretRollRevealed", frozen=True, kw_only=True):
@@ -215,11 +235,13 @@ class SecretRollRevealed(Fact, tag="SecretRollRevealed", frozen=True, kw_only=Tr
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
-    LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed,
+    LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
+    FairSeedRevealed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
-    | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed
+    | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
+    | FairSeedRevealed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -4,8 +4,10 @@ application service; the cryptography is in ledger/secrets.py."""
 from __future__ import annotations
 
 from .errors import BadInput
-from .events import SecretRollMade, SecretRollRevealed, SideKeyRegistered
-from .secrets import commitment, derive_key, key_check, new_salt, seal, unseal
+from .events import FairDiceCommitted, FairSeedRevealed, SecretRollMade, SecretRollRevealed, SideKeyRegistered
+from .secrets import (
+    SHARES, commitment, derive_key, fair_faces, fair_seed, key_check, new_salt, seal, seed_commitment, share, unseal,
+)
 from .timeline import live
 
 
@@ -39,13 +41,62 @@ class Secrecy:
             raise BadInput(f"that passphrase or key file is not the {who} side's")
         return key
 
+    # ---- fair dice ---------------------------------------------------------------------------------
+    def fair_commit(self, name: str | None, side: str) -> FairDiceCommitted:
+        """Commit to this side's seed (derived from its passphrase) and publish its shares of the other
+        side's fair rolls."""
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        side = rules.side(side)
+        if side not in campaign.keys:
+            raise BadInput(f"the {rules.system.sides[side]} side sets up its key first (`cgledger keys init`)")
+        if side in campaign.fair:
+            raise BadInput(f"the {rules.system.sides[side]} side has committed its fair-dice seed already")
+        self.side_key(campaign, side)  # the passphrase is this side's
+        seed = fair_seed(self.key_material, campaign.name, side)
+        other = next(s for s in rules.system.sides if s != side)
+        fact = FairDiceCommitted(action=campaign.begin_action(), side=side, commitment=seed_commitment(seed),
+                                 shares=tuple(share(seed, campaign.name, other, n) for n in range(1, SHARES + 1)))
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+    def fair_reveal(self, name: str | None, side: str) -> FairSeedRevealed:
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        side = rules.side(side)
+        if side not in campaign.fair:
+            raise BadInput(f"the {rules.system.sides[side]} side has committed no fair-dice seed")
+        self.side_key(campaign, side)
+        fact = FairSeedRevealed(action=campaign.begin_action(), side=side,
+                                seed=fair_seed(self.key_material, campaign.name, side).hex())
+        campaign.record(fact)
+        self._save(campaign)
+        return fact
+
+    def fair_dice(self, campaign, side: str, die: str) -> tuple[tuple[int, ...], int]:
+        """The dice of this side's next fair roll, and its number."""
+        sides = self.rules_for(campaign).system.sides
+        missing = [name for s, name in sides.items() if s not in campaign.fair]
+        if missing:
+            raise BadInput(f"fair dice: the {missing[0]} side has not committed its seed yet (`cgledger fair-dice "
+                           "commit`)")
+        n = campaign.fair.get(side, 0) + 1
+        committed = next(e.fact for e in self.history(campaign.name)
+                         if isinstance(e.fact, FairDiceCommitted) and e.fact.side != side)
+        if n > len(committed.shares):
+            raise BadInput(f"fair dice: the other side's {len(committed.shares)} shares are used up")
+        self.side_key(campaign, side)
+        seed = fair_seed(self.key_material, campaign.name, side)
+        return fair_faces(seed, committed.shares[n - 1], campaign.name, side, n, die), n
+
     def sealed_secret(self, campaign, rolled) -> SecretRollMade:
         """The public record of a Secret roll; the roll itself sealed with the rolling side's key."""
         fact = rolled.fact
         key = self.side_key(campaign, fact.side)
         salt = new_salt()
         return SecretRollMade(action=fact.action, table=fact.table, rule=fact.rule, side=fact.side, die=fact.die,
-                              purpose=fact.purpose, effect=fact.effect, rg=fact.rg,
+                              purpose=fact.purpose, effect=fact.effect, rg=fact.rg, fair=fact.fair,
                               commitment=commitment(fact, salt), sealed=seal(key, fact, salt))
 
     def opened_rolls(self, campaign, logged, side: str | None = None) -> dict[int, object]:

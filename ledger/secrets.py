@@ -54,3 +54,42 @@ def unseal(key: bytes, token: str) -> Sealed:
         return msgspec.json.decode(Fernet(key).decrypt(token.encode()), type=Sealed)
     except InvalidToken:
         raise BadInput("this key does not open the sealed roll: it was sealed with the other side's key") from None
+
+
+# ---- fair dice ------------------------------------------------------------------------------------
+SHARES = 1000  # fair rolls the other side can make before a side publishes more shares
+
+
+def fair_seed(material: bytes, campaign: str, side: str) -> bytes:
+    """A side's seed, derived from its passphrase or key file (nothing to keep but the passphrase)."""
+    return hmac.new(material, f"cgledger fair seed:{campaign}:{side}".encode(), hashlib.sha256).digest()
+
+
+def seed_commitment(seed: bytes) -> str:
+    return hashlib.sha256(seed).hexdigest()
+
+
+def share(seed: bytes, campaign: str, side: str, n: int) -> str:
+    """The part of `side`'s n-th fair roll that the *other* side's seed contributes (published in advance)."""
+    return hmac.new(seed, f"share:{campaign}:{side}:{n}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def fair_faces(seed: bytes, other_share: str, campaign: str, side: str, n: int, die: str) -> tuple[int, ...]:
+    """The dice of `side`'s n-th fair roll: its own seed and the other side's published share, hashed
+    together; each die by rejection sampling from the bytes (unbiased)."""
+    from .dice import FACES
+
+    count, low, high = FACES[die]
+    span = high - low + 1
+    stream = b""
+    counter = 0
+    faces: list[int] = []
+    while len(faces) < count:
+        if not stream:
+            counter += 1
+            stream = hmac.new(seed, f"roll:{campaign}:{side}:{n}:{other_share}:{counter}".encode(),
+                              hashlib.sha256).digest()
+        byte, stream = stream[0], stream[1:]
+        if byte < 256 - 256 % span:
+            faces.append(low + byte % span)
+    return tuple(faces)
