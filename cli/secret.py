@@ -31,11 +31,11 @@ def keys_init(obj, side: str) -> None:
 
 @main.command()
 @click.argument("roll", type=int, required=False, metavar="[ROLL]")
-@click.option("--side", required=True)
+@click.option("--side", default=None, help="Whose rolls (default: the roll's side, or the side of the passphrase given).")
 @click.option("--all", "reveal_all", is_flag=True, help="Every unrevealed Secret roll of the side.")
 @json_option
 @common
-def reveal(obj, roll: int | None, side: str, reveal_all: bool, as_json: bool) -> None:
+def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, as_json: bool) -> None:
     """Publish a Secret roll (its event number ROLL) or --all of a side's: the dice, the result, the salt;
     `audit` then checks each against its commitment and re-checks it like any roll."""
     if (roll is None) == (not reveal_all):

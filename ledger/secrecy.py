@@ -129,9 +129,18 @@ class Secrecy:
                 total += unseal(key, fact.sealed).fact.value or 0
         return total
 
-    def reveal(self, name: str | None, side: str, roll: int | None = None) -> list[SecretRollRevealed]:
+    def reveal(self, name: str | None, side: str | None, roll: int | None = None) -> list[SecretRollRevealed]:
+        """Publishes a Secret roll, or all of a side's; the side defaults to the roll's, or to the side whose
+        key the passphrase given opens."""
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
+        if side is None and roll is not None and str(roll) in campaign.sealed:
+            side = campaign.sealed[str(roll)]["side"]
+        if side is None:
+            side = next((s for s, k in campaign.keys.items() if self.key_material is not None
+                         and key_check(derive_key(self.key_material, k["salt"])) == k["check"]), None)
+            if side is None:
+                raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
         side = rules.side(side)
         mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
         if roll is not None:
