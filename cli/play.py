@@ -22,20 +22,30 @@ def scenario_end(obj, lvp, winner: str | None, as_json: bool) -> None:
         return
     sides = ledger.state_as_of(obj.campaign)[1].system.sides
     how = "named by the players" if fact.declared else "8.6234"
-    click.echo(f"{fact.scenario} ends: " + ", ".join(f"{sides[s]} {n} LVP" for s, n in fact.lvp.items())
-               + f"; winner {sides[fact.winner]} ({how})")
+    winner = f"; winner {sides[fact.winner]} ({how})" if fact.winner else "; no winner (the CG is won, not its scenarios)"
+    click.echo(f"{fact.scenario} ends: " + ", ".join(f"{sides[s]} {n} LVP" for s, n in fact.lvp.items()) + winner)
+
+
+CHIT = click.Choice(["attack", "idle"], case_sensitive=False)
 
 
 @main.command()
-@click.option("--german", "german", required=True, type=click.Choice(["attack", "idle"], case_sensitive=False))
-@click.option("--us", "us", required=True, type=click.Choice(["attack", "idle"], case_sensitive=False))
+@click.option("--german", "german", type=CHIT, help="The German chit.")
+@click.option("--us", "us", type=CHIT, help="The U.S. chit (KGP).")
+@click.option("--chit", "chits", multiple=True, metavar="SIDE=attack|idle", help="A side's chit (any system).")
 @click.option("--us-has-no-units", is_flag=True, help="The U.S. has no on-map Retained units (8.6232: no German Attack).")
 @json_option
 @common
-def initiative(obj, german: str, us: str, us_has_no_units: bool, as_json: bool) -> None:
-    """Initiative Determination (8.6232): both chits, revealed together."""
-    fact = obj.ledger().initiative(obj.campaign, {"german": german, "us": us}, us_has_no_units)
+def initiative(obj, german: str | None, us: str | None, chits, us_has_no_units: bool, as_json: bool) -> None:
+    """Initiative Determination (8.6232, RR 2.5222): both chits, revealed together."""
+    given = {side: chit for side, chit in (("german", german), ("us", us)) if chit}
+    for item in chits:
+        side, sep, chit = item.partition("=")
+        if not sep or chit.lower() not in ("attack", "idle"):
+            raise click.BadParameter(f"'{item}': use SIDE=attack or SIDE=idle", param_hint="--chit")
+        given[side] = chit
+    fact = obj.ledger().initiative(obj.campaign, given, us_has_no_units)
     if as_json:
         emit_json({"chits": fact.chits, "scenario": fact.scenario})
         return
-    click.echo(f"Initiative: German {fact.chits['german']}, U.S. {fact.chits['us']} -> {fact.scenario}")
+    click.echo("Initiative: " + ", ".join(f"{side} {chit}" for side, chit in fact.chits.items()) + f" -> {fact.scenario}")

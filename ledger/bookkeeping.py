@@ -67,7 +67,14 @@ class Bookkeeping:
         total = sum(g.lvp for g in rules.system.map_groups)
         if any(v < 0 for v in lvp.values()) or (total and sum(lvp.values()) > total):
             raise BadInput(f"Current-LVP {lvp} cannot be negative or exceed the {total} LVP of all Map Groups", "8.6033")
-        computed = decide_winner(campaign.scenario, campaign.lvp, lvp)
+        if not rules.system.scenario_victory:  # RR 2.5231: no CG scenario is won or lost, only the CG
+            if winner is not None:
+                raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", "2.5231")
+            fact = ScenarioEnded(action=campaign.begin_action(), scenario=campaign.scenario, lvp=lvp, winner="")
+            campaign.record(fact)
+            self._save(campaign)
+            return fact
+        computed = decide_winner(rules, campaign.scenario, campaign.lvp, lvp)
         if winner is not None:
             winner = rules.side(winner)
         if computed is None and winner is None:
@@ -91,6 +98,8 @@ class Bookkeeping:
             raise BadInput("give each side's chit: attack or idle", "8.6232")
         if us_has_no_units and chits.get("german") == "attack":
             raise BadInput("the German may not select the Attack Chit while the U.S. has no on-map Retained units", "8.6232")
+        if us_has_no_units and "german" not in chits:
+            raise BadInput("--us-has-no-units is a KGP rule (8.6232)")
         limits = next(c.attack_chits for c in rules.system.cg if c.id == campaign.cg)
         for side, chit in chits.items():
             if chit == "attack" and side in limits and campaign.chits.get(side, 0) >= limits[side]:
@@ -103,13 +112,14 @@ class Bookkeeping:
         return fact
 
     # ---- 8.619 RG purchase -------------------------------------------------------------------------
-    def buy(self, name: str | None, rg_id: str, side: str, map_group: str, objective: str = "",
-            given: bool = False) -> RGPurchased:
+    def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
+            given: bool = False, on_map: bool = False, pre_registered: int = 0) -> RGPurchased:
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
         side = rules.side(side)
-        if campaign.step != "8.619":
-            raise BadInput(f"RG are purchased in step 8.619; the campaign is at {title(rules, campaign.step)}", "8.619")
+        step = purchase_step(rules, "rg")
+        if campaign.step != step:
+            raise BadInput(f"RG are purchased in step {step}; the campaign is at {title(rules, campaign.step)}", step)
         rg = rules.rgs.get((side, rg_id.upper()))
         who = rules.system.sides[side]
         if rg is None:
@@ -117,37 +127,63 @@ class Bookkeeping:
             raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
                            "`cgledger rules load FILE`", "8.6191")
         groups = {g.id: g for g in rules.system.map_groups}
-        cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
-        if map_group not in cg_groups:
-            raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use {'|'.join(cg_groups)}", "8.6195")
-        if given and not campaign.initial:
-            raise BadInput("only an Initial-Scenario OB gives RG (--given); later RG are bought", "8.6196")
-        if rg.id[:1] == "I" or rg.id.startswith("HW"):
-            if not objective:
+        if groups:  # KGP: RG are bought for a Map Group and have an Objective Hex there
+            cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
+            if map_group not in cg_groups:
+                raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
+                               f"{'|'.join(cg_groups)}", "8.6195")
+            if (rg.id[:1] == "I" or rg.id.startswith("HW")) and not objective:
                 raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
                                "--objective HEX", "8.6198")
-        if objective and not _HEX.match(objective):
-            raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", "KGP1")
+            if objective and not _HEX.match(objective):
+                raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", "KGP1")
+        elif map_group:
+            raise BadInput(f"{rules.system.id.upper()} has no Map Groups: leave out --map-group")
+        if given and not campaign.initial:
+            raise BadInput("only an Initial-Scenario OB gives RG (--given); later RG are bought", f"{step}6")
+        if rg.from_date and rules.calendar.parse(campaign.cg_date) < rules.calendar.parse(rg.from_date):
+            raise BadInput(f"{who} RG {rg.id} ({rg.group_type}) is available only from {rg.from_date} "
+                           f"(CG Date is {campaign.cg_date})", step)
+        extra = 0
+        if on_map:
+            if rg.on_map == "never":
+                raise BadInput(f"{who} RG {rg.id} ({rg.group_type}) may not set up on board", f"{step}4")
+            if rg.on_map == "extra":
+                if rg.on_map_cost is None:
+                    raise BadInput(f"{who} RG {rg.id} has no on-map setup cost in the RG chart", f"{step}4")
+                extra += rg.on_map_cost
+        if pre_registered:
+            if pre_registered > rg.pre_registered_max:
+                raise BadInput(f"{who} RG {rg.id} may have at most {rg.pre_registered_max} Pre-Registered hexes", step)
+            extra += pre_registered * rg.pre_registered_cost
         cost = 0
         if not given:
             missing = [what for what, value in (("CPP cost", rg.cost), ("CG Date max", rg.date_max),
                                                 (f"CG {campaign.cg} maximum", rg.cg_max.get(campaign.cg))) if value is None]
             if missing:
                 raise BadInput(f"the {' and '.join(missing)} of {who} RG {rg.id} ({rg.group_type}) are not printed in the "
-                               "rules seeds: add them to your RG chart file and `cgledger rules load` it", "8.6194")
-            cost = rg.cost
+                               "rules seeds: add them to your RG chart file and `cgledger rules load` it", f"{step}4")
+            cost = rg.cost + extra
             bought = campaign.bought.get(f"{side}:{rg.id}", 0)
             if bought >= rg.cg_max[campaign.cg]:
                 raise BadInput(f"the {who} side may buy at most {rg.cg_max[campaign.cg]} {rg.group_type} ({rg.id}) "
-                               f"in CG {campaign.cg} and has bought {bought}", "8.6196")
+                               f"in CG {campaign.cg} and has bought {bought}", f"{step}6")
+            if rg.shared and rg.shared_max is not None:
+                group = [other.id for (s, _i), other in rules.rgs.items() if s == side and other.shared == rg.shared]
+                together = sum(campaign.bought.get(f"{side}:{i}", 0) for i in group)
+                if together >= rg.shared_max:
+                    raise BadInput(f"the {who} side may buy at most {rg.shared_max} of {rg.shared} together in the CG "
+                                   f"and has bought {together}", f"{step}6")
             today = campaign.bought_today.get(f"{side}:{rg.id}:{map_group}", 0)
             if today >= rg.date_max:
-                raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date per Map Group; "
-                               f"{today} already bought for {map_group} on {campaign.cg_date}", "8.6195")
+                per = " per Map Group" if rules.system.rg_date_max == "map_group" else ""
+                place = f" for {map_group}" if map_group else ""
+                raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date{per}; "
+                               f"{today} already bought{place} on {campaign.cg_date}", f"{step}5")
             available = campaign.cpp.get(side, 0) + (self.secret_cpp(campaign, side) if cost else 0)
             if cost > available:
                 raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
-                               f"{available} CPP left", "8.6194")
+                               f"{available} CPP left", f"{step}4")
         fact = RGPurchased(action=campaign.begin_action(), side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
                            map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp)
         campaign.record(fact)
@@ -160,12 +196,15 @@ class Bookkeeping:
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
         side = rules.side(side)
-        if campaign.step != "8.621":
-            raise BadInput(f"Fortifications are purchased in step 8.621; the campaign is at {title(rules, campaign.step)}",
-                           "8.621")
+        step = purchase_step(rules, "fortifications")
+        if campaign.step != step:
+            raise BadInput(f"Fortifications are purchased in step {step}; the campaign is at "
+                           f"{title(rules, campaign.step)}", step)
         fort = rules.fortifications.get(item.lower())
         if fort is None:
-            raise BadInput(f"no Fortification '{item}' on the 8.621 table (use {', '.join(rules.fortifications)})", "8.621")
+            raise BadInput(f"no Fortification '{item}' on the {step} table (use {', '.join(rules.fortifications)})", step)
+        if fort.initial_only and not campaign.initial:
+            raise BadInput(f"{fort.name} is only for the Initial Scenario", fort.rule)
         if count < 1:
             raise BadInput("buy at least one", fort.rule)
         if fort.by_size and size not in fort.by_size:
@@ -245,17 +284,33 @@ def need_step(rules, campaign, effect: str) -> None:
                        f"{title(rules, campaign.step)}", steps[0].id)
 
 
-def decide_winner(scenario: str, start: dict[str, int], end: dict[str, int]) -> str | None:
-    """8.6234: Dual Attack, the U.S. wins if its Current-LVP rose; Assault, the assaulter wins if its
-    Current-LVP rose by ≥ 20% (FRU), at least 1. Initial Scenario VC (8.51-.53) are not in the seeds."""
-    if scenario == "Dual Attack":
-        return "us" if end["us"] > start.get("us", 0) else "german"
-    assaulter = {"German Assault": "german", "U.S. Assault": "us"}.get(scenario)
+def decide_winner(rules, scenario: str, start: dict[str, int], end: dict[str, int]) -> str | None:
+    """8.6234: Dual Attack, the side named by the system (KGP: the Americans) wins if its Current-LVP rose;
+    an Assault, the assaulter wins if its Current-LVP rose by ≥ 20% (FRU), at least 1. Initial Scenario VC
+    (8.51-.53) are not in the seeds."""
+    sides = list(rules.system.sides)
+    if scenario == "Dual Attack" and rules.system.dual_attack_winner:
+        side = rules.system.dual_attack_winner
+        return side if end[side] > start.get(side, 0) else next(s for s in sides if s != side)
+    attackers = [key for key, value in rules.system.initiative.items() if value == scenario]
+    assaulter = None
+    if attackers:
+        chits = dict(part.split(":") for part in attackers[0].split("/"))
+        attacking = [s for s, chit in chits.items() if chit == "attack"]
+        assaulter = attacking[0] if len(attacking) == 1 else None
     if assaulter is None:
         return None
-    defender = "us" if assaulter == "german" else "german"
+    defender = next(s for s in sides if s != assaulter)
     before = start.get(assaulter, 0)
     return assaulter if end[assaulter] >= before + max(1, math.ceil(before * 0.2)) else defender
+
+
+def purchase_step(rules, kind: str) -> str:
+    """The RePh step in which RG or Fortifications are bought (KGP 8.619 / 8.621, RR 2.518 / 2.520)."""
+    step = next((s.id for s in rules.system.steps if s.purchase == kind), None)
+    if step is None:
+        raise BadInput(f"{rules.system.id.upper()} has no step for purchasing {kind}")
+    return step
 
 
 __all__ = ["Bookkeeping", "INITIAL_SCENARIO"]

@@ -77,10 +77,11 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
 
 
 def describe(rules: Rules, effect: str, side: str | None) -> dict:
+    sides = list(rules.system.sides)
     if effect == "scenario_end":
-        text = "the CG-Scenario End: cgledger scenario-end --lvp german=N --lvp us=N"
+        text = "the CG-Scenario End: cgledger scenario-end " + " ".join(f"--lvp {s}=N" for s in sides)
     elif effect == "initiative":
-        text = "both Initiative chits: cgledger initiative --german attack|idle --us attack|idle"
+        text = "both Initiative chits: cgledger initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)
     else:
         tables = sorted(t.id for t in rules.tables.values() if t.effect == effect)
         text = f"a roll on {' or '.join(tables) or effect}" + (f" --side {side}" if side else "")

@@ -73,12 +73,15 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
     for side in sides:
         for row in rows[side]:
             row["total"], row["left"] = row["start"] + (row["repl"] or 0), _left(row)
+            chart = rules.system.weather_chart
             if not random_weather:
-                entry = rules.chart_entry("8.617", cg, rules.calendar.parse(row["date"])) if "8.617" in rules.charts else None
+                entry = rules.chart_entry(chart, cg, rules.calendar.parse(row["date"])) if chart in rules.charts else None
                 row["weather"] = entry.text.get("weather") if entry else None
             elif row["date"] in density and row["weather"] and "Mist" in row["weather"]:
                 row["weather"] = row["weather"].replace("Mist", density[row["date"]])
             row.pop("recon_carried", None)
+            if rules.system.cg_lvp_sides and side not in rules.system.cg_lvp_sides:
+                row["cg_lvp"] = None  # RR 2.5033: only the Canadian keeps a CG-LVP total
     return rows
 
 

@@ -9,7 +9,10 @@ import pytest
 
 from cli.script import words
 from conftest import Cli
+from ledger import rules as rulesmod
 from ledger.bookkeeping import decide_winner
+
+KGP = rulesmod.load("kgp")
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CHART = FIXTURES / "kgp-rg-chart-example.toml"
@@ -55,13 +58,13 @@ def test_8_6162_roster_update(cli, tmp_path):
 
 def test_8_6234_assault_needs_twenty_percent_more():
     # 8.6234 EX: 26 at scenario start needs >= 32 (26 x .2 = 5.2, FRU 6); from 0 it needs >= 1.
-    assert decide_winner("U.S. Assault", {"us": 26, "german": 0}, {"us": 31, "german": 0}) == "german"
-    assert decide_winner("U.S. Assault", {"us": 26, "german": 0}, {"us": 32, "german": 0}) == "us"
-    assert decide_winner("German Assault", {}, {"german": 1, "us": 0}) == "german"
-    assert decide_winner("German Assault", {}, {"german": 0, "us": 0}) == "us"
-    assert decide_winner("Dual Attack", {"us": 8}, {"us": 8, "german": 3}) == "german"
-    assert decide_winner("Dual Attack", {"us": 8}, {"us": 9, "german": 3}) == "us"
-    assert decide_winner("Initial Scenario", {}, {"us": 9, "german": 3}) is None
+    assert decide_winner(KGP, "U.S. Assault", {"us": 26, "german": 0}, {"us": 31, "german": 0}) == "german"
+    assert decide_winner(KGP, "U.S. Assault", {"us": 26, "german": 0}, {"us": 32, "german": 0}) == "us"
+    assert decide_winner(KGP, "German Assault", {}, {"german": 1, "us": 0}) == "german"
+    assert decide_winner(KGP, "German Assault", {}, {"german": 0, "us": 0}) == "us"
+    assert decide_winner(KGP, "Dual Attack", {"us": 8}, {"us": 8, "german": 3}) == "german"
+    assert decide_winner(KGP, "Dual Attack", {"us": 8}, {"us": 9, "german": 3}) == "us"
+    assert decide_winner(KGP, "Initial Scenario", {}, {"us": 9, "german": 3}) is None
 
 
 def test_8_6234_through_the_cli(kgp):

@@ -155,6 +155,7 @@ class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     title: str
     markers: str = ""
     new_cg_date: bool = False  # entering it starts a new CG Date (8.6121)
+    purchase: Literal["", "rg", "fortifications"] = ""  # the step in which RG / Fortifications are bought
     needs: list[Need] = []
     note: str = ""
 
@@ -215,6 +216,13 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     sw: str = ""  # a Full-Strength platoon's SW (8.6204 chart)
     rolls: list[str] = []  # follow-up tables to roll in step 8.620 (8.6201, 8.6202, 8.6203/I, 8.6206/…)
     fpp: float = 0.0  # FPP this purchase gives for step 8.621
+    from_date: str | None = None  # not purchasable before this CG Date (RR M4: only after 19 PM)
+    on_map: Literal["extra", "free", "never"] = "extra"  # Standard on-map setup: at a cost, free, or never
+    on_map_cost: int | None = None  # CPP added for on-map setup (RR footnote o: +3, +8 for an 'I' company)
+    pre_registered_max: int = 0  # Pre-Registered hexes it may buy (RR footnote p: at most two)
+    pre_registered_cost: int = 1  # CPP per Pre-Registered hex
+    shared: str = ""  # a group of RG sharing one CG maximum (RR footnote f: G2+G3)
+    shared_max: int | None = None
     note: str = ""
 
 
@@ -227,6 +235,11 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     steps: list[Step] = []
     map_groups: list[MapGroup] = []
     initiative: dict[str, str] = {}  # 'german:attack/us:idle' -> scenario type (8.6232 matrix)
+    scenario_victory: bool = True  # whether a CG scenario has a winner (RR 2.5231: no)
+    dual_attack_winner: str = ""  # the side that wins a Dual Attack if its Current-LVP rose (KGP 8.6234a: us)
+    cg_lvp_sides: list[str] = []  # sides that keep a CG-LVP total (empty: all; RR 2.5033: Canadian only)
+    weather_chart: str = ""  # the chart of each CG Date's weather (KGP 8.617)
+    rg_date_max: Literal["map_group", "cg_date"] = "map_group"  # what an RG's CG Date max counts per
     source: str = ""
     note: str = ""
 
@@ -245,6 +258,7 @@ class Fortification(Struct, kw_only=True, forbid_unknown_fields=True, frozen=Tru
     squads: bool = False  # 'S': needs Retained squad-equivalents in the Setup Area, one per Fortification
     s_per: int = 1  # how many items count as one Fortification for 'S' (6 A-P / 2 A-T factors)
     s_by_size: bool = False  # 'S' counts the capacity (each 1S of a foxhole counts one)
+    initial_only: bool = False  # only for the Initial Scenario (RR 2.520 footnote i)
     note: str = ""
 
 
