@@ -27,7 +27,7 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
     how = "given in the Initial-Scenario OB" if fact.given else f"{fact.cpp} CPP"
     where = f" for {fact.map_group}" if fact.map_group else ""
     click.echo(f"{fact.side}: RG {fact.rg} {fact.group_type}{where} ({how})"
-               + (f"; step 8.620 rolls: {', '.join(fact.rolls)}" if fact.rolls else ""))
+               + (f"; follow-up rolls: {', '.join(fact.rolls)}" if fact.rolls else ""))
 
 
 @main.command()

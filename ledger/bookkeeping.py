@@ -37,7 +37,8 @@ class Bookkeeping:
         state, rules = self.state_as_of(name, as_of)
         nxt = next_step(rules, state)
         return {
-            "campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
+            "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
+            "cg_date": state.cg_date,
             "step": state.step, "step_title": title(rules, state.step),
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": unmet(rules, state, state.step),
@@ -53,20 +54,21 @@ class Bookkeeping:
 
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
-        need_step(rules, campaign, "scenario_end")
+        base = need_step(rules, campaign, "scenario_end")  # KGP 8.603, RR 2.503
         if "scenario_end:" in campaign.done:
-            raise BadInput(f"CG-Scenario End of {campaign.cg_date} is already recorded: undo it to change it", "8.6032")
-        lvp = side_numbers(rules, lvp_items, "--lvp", "8.6032")
+            raise BadInput(f"CG-Scenario End of {campaign.cg_date} is already recorded: undo it to change it", f"{base}2")
+        lvp = side_numbers(rules, lvp_items, "--lvp", f"{base}2")
         if not lvp_items:  # read off the map: the LVP Locations each side Controls (8.6032)
             lvp = map_lvp(self.history(campaign.name), rules) or {}
             if not lvp:
-                raise BadInput("no map is loaded to read the Current-LVP from: give --lvp german=N --lvp us=N", "8.6032")
+                raise BadInput("no map is loaded to read the Current-LVP from: give "
+                               + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2")
         missing = [s for s in rules.system.sides if s not in lvp]
         if missing:
-            raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", "8.6032")
+            raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", f"{base}2")
         total = sum(g.lvp for g in rules.system.map_groups)
         if any(v < 0 for v in lvp.values()) or (total and sum(lvp.values()) > total):
-            raise BadInput(f"Current-LVP {lvp} cannot be negative or exceed the {total} LVP of all Map Groups", "8.6033")
+            raise BadInput(f"Current-LVP {lvp} cannot be negative or exceed the {total} LVP of all Map Groups", f"{base}3")
         if not rules.system.scenario_victory:  # RR 2.5231: no CG scenario is won or lost, only the CG
             if winner is not None:
                 raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", "2.5231")
@@ -90,12 +92,13 @@ class Bookkeeping:
     def initiative(self, name: str | None, chits: dict[str, str], us_has_no_units: bool = False) -> InitiativeChosen:
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
-        need_step(rules, campaign, "initiative")
+        base = need_step(rules, campaign, "initiative")  # KGP 8.623, RR 2.522
         if "initiative:" in campaign.done:
-            raise BadInput(f"Initiative for {campaign.cg_date} is already determined: undo it to change it", "8.6232")
+            raise BadInput(f"Initiative for {campaign.cg_date} is already determined: undo it to change it", f"{base}2")
         chits = {rules.side(side): chit.lower() for side, chit in chits.items()}
         if set(chits) != set(rules.system.sides) or not set(chits.values()) <= {"attack", "idle"}:
-            raise BadInput("give each side's chit: attack or idle", "8.6232")
+            raise BadInput("give each side's chit: attack or idle (" + ", ".join(f"--chit {s}=…" for s in rules.system.sides)
+                           + ")", f"{base}2")
         if us_has_no_units and chits.get("german") == "attack":
             raise BadInput("the German may not select the Attack Chit while the U.S. has no on-map Retained units", "8.6232")
         if us_has_no_units and "german" not in chits:
@@ -104,7 +107,7 @@ class Bookkeeping:
         for side, chit in chits.items():
             if chit == "attack" and side in limits and campaign.chits.get(side, 0) >= limits[side]:
                 raise BadInput(f"the {rules.system.sides[side]} side has used its {limits[side]} Attack Chits "
-                               f"of CG {campaign.cg}", "8.6231")
+                               f"of CG {campaign.cg}", f"{base}1")
         key = "/".join(f"{side}:{chits[side]}" for side in rules.system.sides)
         fact = InitiativeChosen(action=campaign.begin_action(), chits=chits, scenario=rules.system.initiative[key])
         campaign.record(fact)
@@ -125,7 +128,7 @@ class Bookkeeping:
         if rg is None:
             known = ", ".join(sorted(i for s, i in rules.rgs if s == side)) or "none"
             raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
-                           "`cgledger rules load FILE`", "8.6191")
+                           "`cgledger rules load FILE`", f"{step}1")
         groups = {g.id: g for g in rules.system.map_groups}
         if groups:  # KGP: RG are bought for a Map Group and have an Objective Hex there
             cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
@@ -276,12 +279,13 @@ class Bookkeeping:
         return fact
 
 
-def need_step(rules, campaign, effect: str) -> None:
-    """Refuses a record whose step is not the open one (8.6: steps in order)."""
+def need_step(rules, campaign, effect: str) -> str:
+    """Refuses a record whose step is not the open one (8.6: steps in order); returns that step's id."""
     steps = [s for s in rules.system.steps if any(n.effect == effect for n in s.needs)]
     if steps and campaign.step not in {s.id for s in steps}:
         raise BadInput(f"this is recorded in step {title(rules, steps[0].id)}; the campaign is at "
                        f"{title(rules, campaign.step)}", steps[0].id)
+    return steps[0].id if steps else ""
 
 
 def decide_winner(rules, scenario: str, start: dict[str, int], end: dict[str, int]) -> str | None:

@@ -64,7 +64,7 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
         elif isinstance(fact, ScenarioEnded):
             for side in sides:
                 _lvp(rows[side], fact.lvp.get(side, 0))
-                rows[side][-1]["win"] = fact.winner
+                rows[side][-1]["win"] = fact.winner or None
         elif isinstance(fact, InitiativeChosen):
             for side in sides:
                 rows[side][-1]["scenario"] = fact.scenario

@@ -152,11 +152,13 @@ class Cli:
     def satisfy(self, status: dict, attack: bool = False) -> None:
         for need in status["needs"]:
             effect, side = need["effect"], need["side"]
+            sides = list(status["sides"])
             if effect == "scenario_end":
-                winner = ["--winner", "german"] if status["scenario"] == "Initial Scenario" else []
-                self.ok("scenario-end", "--lvp", "german=0", "--lvp", "us=0", *winner)
+                winner = ["--winner", "german"] if status["scenario"] == "Initial Scenario" and status["system"] == "kgp" else []
+                self.ok("scenario-end", *[x for s in sides for x in ("--lvp", f"{s}=0")], *winner)
             elif effect == "initiative":
-                self.ok("initiative", "--german", "attack" if attack else "idle", "--us", "idle")
+                self.ok("initiative", *[x for s in sides for x in
+                                        ("--chit", f"{s}={'attack' if attack and s == 'german' else 'idle'}")])
             elif effect == "rg_followups":
                 die = self.json("tables", need["table"])["die"]
                 self.ok("roll", need["table"], "--side", self.rg_side(need["rg"]), "--rg", str(need["rg"]),
@@ -165,7 +167,7 @@ class Cli:
                 self.ok("roll", need["table"], "--side", side, "--dice", "1,1")
             else:
                 die = self.json("tables", need["table"])["die"]
-                self.ok("roll", need["table"], "--side", side or "us", "--dice", "6,6" if die == "DR" else "6")
+                self.ok("roll", need["table"], "--side", side or sides[-1], "--dice", "6,6" if die == "DR" else "6")
 
     def rg_side(self, version: int) -> str:
         return next(r["side"] for r in self.json("log") if r["version"] == version)
