@@ -69,6 +69,15 @@ def pg_name(url: str) -> str:
     return url.rsplit("/", 1)[1]
 
 
+def pg_drop(urls: list[str]) -> None:
+    if not urls:
+        return
+    gc.collect()
+    with pg_admin() as admin:
+        for url in urls:
+            admin.execute(f'DROP DATABASE IF EXISTS "{pg_name(url)}" WITH (FORCE)')
+
+
 def sql(db, query: str, params: tuple = ()) -> list:
     """Raw SQL on the stored events, whatever the backend: {events} is the events table, ? a parameter."""
     if isinstance(db, str):
@@ -186,11 +195,7 @@ def make_db(tmp_path: Path):
         return tmp_path / f"campaign{next(count) or ''}.db"
 
     yield make
-    if made:
-        gc.collect()
-        with pg_admin() as admin:
-            for url in made:
-                admin.execute(f'DROP DATABASE IF EXISTS "{pg_name(url)}" WITH (FORCE)')
+    pg_drop(made)
 
 
 @pytest.fixture
@@ -233,11 +238,7 @@ def at(tmp_path: Path, tmp_path_factory):
         return Cli(folder / "campaign.db")
 
     yield make
-    if made:
-        gc.collect()
-        with pg_admin() as admin:
-            for url in made:
-                admin.execute(f'DROP DATABASE IF EXISTS "{pg_name(url)}" WITH (FORCE)')
+    pg_drop(made)
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import os
-import shutil
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -277,13 +275,7 @@ def test_a_60_by_60_grid_is_quick():
 
 # ---------------------------------------------------------------- as Chromium draws it
 
-def chromium_or_skip() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-        pytest.fail("CI is set but chromium is not installed: run .ci/chromium first (the map test may not skip)")
-    pytest.skip("chromium not installed (run `bash .ci/chromium`); with CI set this test fails instead")
+from test_report import chromium_or_skip  # noqa: E402  (one rule for a missing Chromium: skip, fail under CI)
 
 
 def test_chromium_renders_the_marked_map(areas, root, tmp_path):

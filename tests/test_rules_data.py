@@ -33,13 +33,13 @@ def drm_values(drm, calendar) -> set[int]:
     return {0, *(drm.value * ((n - drm.offset) // drm.per) for n in range(low, high + 1))}
 
 
-def reachable_finals(table) -> set[int]:
+def reachable_finals(table, calendar=None) -> set[int]:
     count, low, high = dice.FACES[table.die]
     finals = {dice.read(table.die, faces, table.reads) for faces in product(range(low, high + 1), repeat=count)}
     if table.on == "original":
         return finals
     for drm in table.drm:
-        finals = {f + v for f in finals for v in drm_values(drm, RULES.calendar)}
+        finals = {f + v for f in finals for v in drm_values(drm, calendar or RULES.calendar)}
     return finals
 
 

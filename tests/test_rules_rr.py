@@ -5,7 +5,6 @@ shared/rules/003_5b3a1900f219baf1.txt it checks ('L64' = line 64)."""
 from __future__ import annotations
 
 import re
-from itertools import product
 
 import pytest
 
@@ -37,25 +36,10 @@ def roll(table_id: str, faces, declared=None, side: str = "german", date: str = 
     return R.resolve(R.tables[table_id], tuple(faces), declared or {}, situation(side, date))
 
 
-def drm_values(drm) -> set[int]:
-    if drm.kind == "automatic":
-        if drm.days_after is not None:
-            return {drm.value * max(0, (d.day or 0) - drm.days_after) for d in R.calendar}
-        return {0, drm.value}
-    if drm.input == "flag":
-        return {0, drm.value}
-    low = drm.min if drm.min is not None else min(SAMPLE_COUNTS)
-    high = drm.max if drm.max is not None else max(SAMPLE_COUNTS)
-    if drm.input == "value":
-        return {0, *range(low, high + 1)}
-    return {0, *(drm.value * ((n - drm.offset) // drm.per) for n in range(low, high + 1))}
-
-
 def reachable_finals(table) -> set[int]:
-    count, low, high = dice.FACES[table.die]
-    finals = {dice.read(table.die, f, table.reads) for f in product(range(low, high + 1), repeat=count)}
-    if table.on == "original":
-        return finals
+    from test_rules_data import reachable_finals as finals_of
+
+    return finals_of(table, R.calendar)
     for drm in table.drm:
         finals = {f + v for f in finals for v in drm_values(drm)}
     return finals
