@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from ledger import dice
 from ledger import rules as rulesmod
 from ledger.campaign import first_step
 from ledger.errors import BadInput, UnknownTable
