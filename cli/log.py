@@ -39,6 +39,9 @@ def describe(row: dict) -> str:
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+    if kind == "FirefightEnded":
+        return (f"{row['firefight']} ended on {row['map']}: Fire in {', '.join(row['fires']) or 'no hex'}; "
+                f"{len(row['burning_wrecks'])} Burning Wrecks")
     if kind == "SecretRollMade":
         return f"secret roll on {row['table']} by {row['side']}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
             f" (sealed; commitment {row['commitment'][:12]})"

@@ -24,6 +24,7 @@ from .rules import Resolution, Situation, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
 from .dicebot import DiceBot
 from .exchange import Exchange
+from .firefights import Firefights
 from .secrecy import Secrecy
 from .mapping import Mapping
 from .vasl import parse as parse_vasl
@@ -62,7 +63,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Application):
+class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefights, Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}

@@ -60,7 +60,7 @@ class CampaignState:
     def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
         self.options = {"random_weather": fact.random_weather}
-        self.step, self.initial, self.scenario, self.done = first_step, True, INITIAL_SCENARIO, []
+        self.step, self.initial, self.scenario, self.done = first_step, first_step != SCENARIO, INITIAL_SCENARIO, []
         self.flags, self.overrides = [], []
         self.cpp = dict(fact.start_cpp)
         self.lvp, self.chits, self.bought, self.bought_today, self.rg_pending = {}, {}, {}, {}, {}

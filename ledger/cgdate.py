@@ -33,13 +33,21 @@ def normalise(text: str) -> str:
 
 
 class Calendar:
-    """The ordered CG Dates of one rule system."""
+    """The ordered CG Dates of one rule system: day and time of day ('19 AM'), or plain labels for a
+    system whose campaign is a numbered sequence of firefights ('Firefight 3')."""
 
     def __init__(self, system: str, dates: list[str]):
         self.system = system
         self._dates: dict[str, CGDate] = {}
+        self._labels: dict[str, str] = {}  # folded label -> canonical
         for index, text in enumerate(dates):
-            canonical = normalise(text)
+            try:
+                canonical = normalise(text)
+            except BadInput:  # a label, not a day and time
+                canonical = " ".join(text.split())
+                self._labels[canonical.casefold()] = canonical
+                self._dates[canonical] = CGDate(index, canonical, None, "")
+                continue
             day, time = canonical.split(" ")
             self._dates[canonical] = CGDate(index, canonical, int(day) if day.isdigit() else None, time)
 
@@ -49,6 +57,12 @@ class Calendar:
     def parse(self, text: str) -> CGDate:
         if text in self._dates:  # already canonical: the common case when replaying a log
             return self._dates[text]
+        label = self._labels.get(" ".join(text.split()).casefold())
+        if label:
+            return self._dates[label]
+        if self._labels and not any(d.time for d in self._dates.values()):
+            first, last = next(iter(self._dates)), list(self._dates)[-1]
+            raise BadInput(f"no CG Date '{text}' in the {self.system.upper()} calendar ({first} … {last})")
         canonical = normalise(text)
         try:
             return self._dates[canonical]

@@ -179,6 +179,19 @@ class HQRecorded(Fact, tag="HQRecorded", frozen=True, kw_only=True):
     location: str
 
 
+class FirefightEnded(Fact, tag="FirefightEnded", frozen=True, kw_only=True):
+    """CGS: a Campaign Firefight ends and changes the map (6.7.2 Fire -> Rubble, 6.8.2.1 Burning Wrecks ->
+    Wrecks, 6.16.3 units In Sewer stay in their sector unless they Re-Deploy)."""
+
+    action: int
+    map: str
+    firefight: str
+    fires: tuple[str, ...] = ()  # hexes with Fire at the end of the firefight
+    burning_wrecks: tuple[str, ...] = ()  # hexes holding a Burning Wreck (one entry per wreck)
+    in_sewer: tuple[str, ...] = ()  # units In Sewer, as the players name them ('4-4-7 in DTW-N32')
+    redeployed: tuple[str, ...] = ()  # of those, the ones that Re-Deployed by Sewer Movement
+
+
 class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True):
     """A side set up its key for Secret rolls: the scrypt salt and a check value, never the key."""
 
@@ -236,12 +249,12 @@ FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
     LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
-    FairSeedRevealed,
+    FairSeedRevealed, FirefightEnded,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
     | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
-    | FairSeedRevealed
+    | FairSeedRevealed | FirefightEnded
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -10,7 +10,9 @@ from functools import cached_property
 
 from .errors import BadInput
 
-_LOCATION = re.compile(r"^(?P<group>[A-Z][a-z])(?P<column>[A-Z]{1,3})(?P<row>\d{1,3})(?:/(?P<level>-?\d))?$")
+# 'StJ19' (KGP: a two-letter Map Group, then the column), 'DTW-P5' or 'DTW P5' (CGS maps: a separator)
+_LOCATION = re.compile(r"^(?P<group>[A-Z][a-z]|[A-Z]{2,3}(?=[- ]))[- ]?(?P<column>[A-Z]{1,3})(?P<row>\d{1,3})"
+                       r"(?:/(?P<level>-?\d))?$")
 
 
 def column_index(label: str) -> int:
@@ -31,7 +33,8 @@ class Hex:
     row: int
 
     def __str__(self) -> str:
-        return f"{self.group}{column_label(self.column)}{self.row}"
+        separator = "" if len(self.group) == 2 and self.group[1].islower() else "-"
+        return f"{self.group}{separator}{column_label(self.column)}{self.row}"
 
 
 @dataclass(frozen=True, order=True)
@@ -46,8 +49,8 @@ class Location:
 def parse_location(text: str) -> Location:
     match = _LOCATION.match(text.strip())
     if not match:
-        raise BadInput(f"malformed Location '{text}': Map Group, column, row and optional level, e.g. StJ19, "
-                       "StJ19/1, LgN25", "KGP1")
+        raise BadInput(f"malformed Location '{text}': map, column, row and optional level, e.g. StJ19, StJ19/1, "
+                       "LgN25, DTW-P5", "KGP1")
     hex_ = Hex(match["group"], column_index(match["column"]), int(match["row"]))
     return Location(hex_, int(match["level"] or 0))
 

@@ -35,6 +35,8 @@ def applies(step: Step, state: CampaignState) -> bool:
 def next_step(rules: Rules, state: CampaignState, current: str | None = None) -> str:
     current = current or state.step
     steps = rules.system.steps
+    if not steps:  # a system without RePh steps (CGS): one firefight after another
+        return SCENARIO
     if current == SCENARIO:
         return steps[0].id  # after a scenario: the § steps to CG-Scenario End, then the RePh
     if state.scenario == IDLE_DAY and any(n.effect == "initiative" for n in rules.steps[current].needs):
@@ -95,6 +97,9 @@ def needs_text(needs: list[dict]) -> str:
 
 def plan(rules: Rules, state: CampaignState, target: str | None) -> Move:
     """Checks a move forward and returns it; going back is an undo."""
+    if not rules.system.steps:
+        raise BadInput(f"{rules.system.id.upper()} has no Refit Phase steps in the rules seeds: a firefight ends with "
+                       "`cgledger firefight-end`")
     if target is not None and target != SCENARIO and target not in rules.steps:
         raise BadInput(f"no RePh step '{target}' in {rules.system.id.upper()} (steps {rules.system.steps[0].id}-"
                        f"{rules.system.steps[-1].id}, or 'scenario')", "8.6")

@@ -28,15 +28,23 @@ def live(logged) -> list:
 
 
 def reph_ends(logged) -> dict[str, int]:
-    """CG Date -> version of the event that ended its RePh, among the actions in force."""
+    """CG Date -> version of the event that ended its RePh, among the actions in force. In a system without
+    a Refit Phase (CGS: one firefight after another) a CG Date ends with its firefight: `--as-of Firefight 1`
+    is the map Firefight 1 left."""
+    from .events import FirefightEnded
+
+    events = live(logged)
+    no_reph = any(isinstance(e.fact, FirefightEnded) for e in events)
     ends: dict[str, int] = {}
     date = None
-    for event in live(logged):
+    for event in events:
         fact = event.fact
         if isinstance(fact, CampaignStarted):
             date = fact.cg_date
         elif isinstance(fact, CGDateChanged):
             date = fact.cg_date
+        elif isinstance(fact, FirefightEnded) and no_reph:
+            ends.setdefault(fact.firefight, event.version)
         elif isinstance(fact, StepOpened) and fact.step == SCENARIO and date:
             ends.setdefault(date, event.version)
         elif isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY and date:

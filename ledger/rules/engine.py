@@ -140,7 +140,7 @@ class Rules:
             raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
         grid = self.grid(geometry)
         places = [h for area in geometry.entry_areas for h in area.hexes] + [p.location for p in geometry.lvp_locations]
-        places += [h for b in geometry.buildings for h in b.levels]
+        places += [h for b in geometry.buildings for h in b.levels] + list(geometry.terrain)
         for text in places:
             where = parse_location(text)
             if not grid.contains(where.hex):

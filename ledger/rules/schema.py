@@ -197,6 +197,8 @@ class MapGeometry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True)
     entry_areas: list[EntryArea] = []
     lvp_locations: list[LVPLocation] = []
     buildings: list[Building] = []
+    terrain: dict[str, str] = {}  # hex -> terrain (building, factory, rubble, paved_road, road, water, marsh, ...)
+    default_terrain: str = "open"
     note: str = ""
 
 
