@@ -57,3 +57,19 @@ def terrain_command(obj, map_id: str, as_of: str | None, svg_file: Path | None, 
             click.echo(f"{cell['hex']}: {change['firefight']}: {change['change']}")
     if not changed(result):
         click.echo(f"no terrain on {map_id} changed by a firefight yet")
+
+
+@main.command()
+@click.argument("item", metavar="ITEM")
+@click.argument("hex_text", metavar="HEX")
+@click.option("--side", required=True)
+@click.option("--hidden", is_flag=True, help="Set up hidden (mines: not on a paved road, 7.4.4).")
+@json_option
+@common
+def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool) -> None:
+    """Place a fortification bought as an RG (dug_in, trench, at_trench, mines, roadblock, wire) on the map."""
+    fact = obj.ledger().place(obj.campaign, item, hex_text, side, hidden)
+    if as_json:
+        emit_json({"item": fact.item, "hex": fact.hex, "side": fact.side, "hidden": fact.hidden, "rg": fact.rg})
+        return
+    click.echo(f"{fact.side}: {fact.item} placed in {fact.hex}" + (" (hidden)" if fact.hidden else ""))

@@ -120,8 +120,8 @@ class Bookkeeping:
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)
         side = rules.side(side)
-        step = purchase_step(rules, "rg")
-        if campaign.step != step:
+        step = purchase_step(rules, "rg") if rules.system.steps else ""
+        if step and campaign.step != step:
             raise BadInput(f"RG are purchased in step {step}; the campaign is at {title(rules, campaign.step)}", step)
         rg = rules.rgs.get((side, rg_id.upper()))
         who = rules.system.sides[side]
@@ -130,7 +130,7 @@ class Bookkeeping:
             raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
                            "`cgledger rules load FILE`", f"{step}1")
         groups = {g.id: g for g in rules.system.map_groups}
-        if groups:  # KGP: RG are bought for a Map Group and have an Objective Hex there
+        if groups and rules.system.rg_date_max == "map_group":  # KGP: bought for a Map Group, an Objective Hex there
             cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
             if map_group not in cg_groups:
                 raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
@@ -141,7 +141,7 @@ class Bookkeeping:
             if objective and not _HEX.match(objective):
                 raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", "KGP1")
         elif map_group:
-            raise BadInput(f"{rules.system.id.upper()} has no Map Groups: leave out --map-group")
+            raise BadInput(f"{rules.system.id.upper()} RG are not bought for a Map Group: leave out --map-group")
         if given and not campaign.initial:
             raise BadInput("only an Initial-Scenario OB gives RG (--given); later RG are bought", f"{step}6")
         if rg.from_date and rules.calendar.parse(campaign.cg_date) < rules.calendar.parse(rg.from_date):

@@ -192,6 +192,17 @@ class FirefightEnded(Fact, tag="FirefightEnded", frozen=True, kw_only=True):
     redeployed: tuple[str, ...] = ()  # of those, the ones that Re-Deployed by Sewer Movement
 
 
+class FortificationPlaced(Fact, tag="FortificationPlaced", frozen=True, kw_only=True):
+    """CGS: a fortification bought as an RG is placed on the map (7.1-7.6)."""
+
+    action: int
+    side: str
+    item: str  # dug_in, trench, at_trench, mines, roadblock, wire
+    hex: str
+    rg: int  # the RGPurchased event it came from
+    hidden: bool = False
+
+
 class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True):
     """A side set up its key for Secret rolls: the scrypt salt and a check value, never the key."""
 
@@ -249,12 +260,12 @@ FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
     LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
-    FairSeedRevealed, FirefightEnded,
+    FairSeedRevealed, FirefightEnded, FortificationPlaced,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
     | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
-    | FairSeedRevealed | FirefightEnded
+    | FairSeedRevealed | FirefightEnded | FortificationPlaced
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

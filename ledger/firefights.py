@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .campaign import SCENARIO
 from .errors import BadInput
-from .events import CGDateChanged, FirefightEnded
+from .events import CGDateChanged, FirefightEnded, FortificationPlaced
 from .hexmap import parse_location
 
 
@@ -41,5 +41,46 @@ class Firefights:
         campaign.record(fact)
         if following is not None and following <= last:
             campaign.record(CGDateChanged(action=action, previous=current.text, cg_date=following.text))
+        self._save(campaign)
+        return fact
+
+    def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False) -> FortificationPlaced:
+        """Places a fortification the side bought as an RG, where its placement rules allow (CGS 7)."""
+        from .events import RGPurchased
+        from .terrain import terrain
+        from .timeline import live
+
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        side = rules.side(side)
+        placement = rules.placements.get(item.lower())
+        if placement is None:
+            raise BadInput(f"no fortification '{item}' (use {', '.join(rules.placements) or 'none'})")
+        where = parse_location(hex_text)
+        if where.level:
+            raise BadInput("fortifications are placed in a hex, not a level", placement.rule)
+        history = self.history(campaign.name)
+        bought = [e.version for e in live(history) if isinstance(e.fact, RGPurchased) and e.fact.side == side
+                  and (rules.rgs.get((side, e.fact.rg)) or None) is not None
+                  and rules.rgs[(side, e.fact.rg)].fortification == placement.id]
+        placed = {e.fact.rg for e in live(history) if isinstance(e.fact, FortificationPlaced)}
+        free = [v for v in bought if v not in placed]
+        if not free:
+            raise BadInput(f"the {rules.system.sides[side]} side has no {placement.name} bought and not yet placed: "
+                           "buy the RG first", placement.rule)
+        cell = terrain(history, rules, where.hex.group)["hexes"].get(str(where.hex))
+        if cell is None:
+            raise BadInput(f"{where.hex} is not on the {where.hex.group} map", placement.rule)
+        kind = "rubble" if cell["rubble"] else cell["terrain"]
+        for forbidden in placement.forbid:
+            if forbidden.terrain in (kind, cell["terrain"]) and (hidden or not forbidden.hidden_only):
+                what = f"{'hidden ' if hidden else ''}{placement.name}"
+                raise BadInput(f"no {what} in {forbidden.terrain.replace('_', ' ')} ({where.hex})", forbidden.rule)
+        if placement.only and kind not in placement.only and cell["terrain"] not in placement.only:
+            raise BadInput(f"a {placement.name} goes only in a {' or '.join(t.replace('_', ' ') for t in placement.only)} "
+                           f"hex; {where.hex} is {kind.replace('_', ' ')}", placement.only_rule or placement.rule)
+        fact = FortificationPlaced(action=campaign.begin_action(), side=side, item=placement.id, hex=str(where.hex),
+                                   rg=free[0], hidden=hidden)
+        campaign.record(fact)
         self._save(campaign)
         return fact

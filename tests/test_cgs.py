@@ -85,3 +85,25 @@ def test_terrain_picture(cgs, tmp_path):
     svg = picture.read_text()
     assert 'id="terrain"' in svg and svg.count('class="hex"') == 24 * 40
     assert svg.count('stroke="#c0282d"') >= 5 and svg.count('class="wreck"') == 2
+
+
+@pytest.mark.parametrize("buy, item, where, extra, contains", [
+    (("F2", "russian"), "dug_in", "DTW-J3", (), "no Dug-In in paved road (DTW-J3) (7.1.1)"),
+    (("F2", "russian"), "dug_in", "DTW-G26", (), "no Dug-In in machine parts (DTW-G26) (6.13.1)"),
+    (("F1", "russian"), "roadblock", "DTW-A1", (), "goes only in a road or paved road hex"),
+    (("F1", "german"), "mines", "DTW-J3", ("--hidden",), "no hidden Mines in paved road (DTW-J3) (7.4.4)"),
+    (("F2", "german"), "wire", "DTW-P6", (), "no Wire in building (DTW-P6) (7.6.1)"),
+])
+def test_placement_rules_are_data_and_cite_the_rule(cgs, buy, item, where, extra, contains):
+    rg, side = buy
+    cgs.ok("buy", rg, "--side", side)
+    cgs.refused("place", item, where, "--side", side, *extra, contains=contains)
+
+
+def test_placing_needs_a_bought_fortification(cgs):
+    cgs.refused("place", "wire", "DTW-P7", "--side", "german", contains="no Wire bought and not yet placed")
+    cgs.ok("buy", "F2", "--side", "german")
+    cgs.ok("place", "wire", "DTW-P7", "--side", "german")
+    assert cells(cgs)["DTW-P7"]["fortifications"] == [{"item": "wire", "side": "german", "hidden": False}]
+    assert cells(cgs)["DTW-G26"]["fortifications"] == [{"item": "mines", "side": "german", "hidden": True}]
+    cgs.refused("place", "wire", "DTW-P8", "--side", "german", contains="no Wire bought and not yet placed")

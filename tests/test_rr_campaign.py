@@ -58,7 +58,7 @@ def test_rr_on_map_setup_costs(rr):
     rr.refused("buy", "V4", "--side", "canadian", "--on-map", contains="may not set up on board")
     assert rr.json("buy", "O1", "--side", "german", "--pre-registered", "2")["cpp"] == 5 + 2
     rr.refused("buy", "O2", "--side", "german", "--pre-registered", "3", contains="at most 2 Pre-Registered hexes")
-    rr.refused("buy", "I1", "--side", "german", "--map-group", "St", contains="RR has no Map Groups")
+    rr.refused("buy", "I1", "--side", "german", "--map-group", "St", contains="RR RG are not bought for a Map Group")
 
 
 def test_rr_scenario_has_no_winner_and_attack_chits_are_limited(rr):

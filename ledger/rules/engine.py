@@ -10,7 +10,9 @@ import msgspec
 from .. import dice as dicemod
 from ..cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
-from .schema import DRM, RG, Chart, Fortification, MapGeometry, Missing, Step, SystemFile, Table, TablesFile
+from .schema import (
+    DRM, RG, Chart, Fortification, MapGeometry, Missing, Placement, Step, SystemFile, Table, TablesFile,
+)
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -77,6 +79,7 @@ class Rules:
         self.rgs: dict[tuple[str, str], RG] = {}  # (side, RG ID) -> RG chart line
         self.fortifications: dict[str, Fortification] = {}  # 8.621 Fortification Purchase Table
         self.maps: dict[str, MapGeometry] = {}  # Map Group -> its grid (players' map files)
+        self.placements: dict[str, Placement] = {}  # fortification -> where it may be placed (CGS)
         self.origin: dict[str, str] = {}  # table id -> file it came from
         self.steps: dict[str, Step] = {step.id: step for step in system.steps}
         # RG lines name follow-up tables of any file: read every file's tables before any RG line
@@ -120,6 +123,9 @@ class Rules:
                 raise RulesDataError(f"{name}: fortification {fort.id} has no FPP cost")
             self.fortifications[fort.id] = fort
             changed.append(f"fortification {fort.id}")
+        for placement in tables_file.placement:
+            self.placements[placement.id] = placement
+            changed.append(f"placement {placement.id}")
         for geometry in tables_file.map:
             self._check_map(name, geometry)
             self.maps[geometry.group] = geometry

@@ -223,6 +223,7 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     on_map_cost: int | None = None  # CPP added for on-map setup (RR footnote o: +3, +8 for an 'I' company)
     pre_registered_max: int = 0  # Pre-Registered hexes it may buy (RR footnote p: at most two)
     pre_registered_cost: int = 1  # CPP per Pre-Registered hex
+    fortification: str = ""  # the fortification this RG provides, placed with `place` (CGS: mines, wire, ...)
     shared: str = ""  # a group of RG sharing one CG maximum (RR footnote f: G2+G3)
     shared_max: int | None = None
     note: str = ""
@@ -264,6 +265,24 @@ class Fortification(Struct, kw_only=True, forbid_unknown_fields=True, frozen=Tru
     note: str = ""
 
 
+class Forbidden(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    terrain: str
+    rule: str
+    hidden_only: bool = False  # only a hidden one may not go there (CGS 7.4.4: no hidden mines on paved roads)
+
+
+class Placement(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """Where a fortification bought as an RG may be placed on the map (CGS 7.1-7.6, 6.13.1)."""
+
+    id: str
+    name: str
+    rule: str
+    forbid: list[Forbidden] = []
+    only: list[str] = []  # terrain it must be placed in (a roadblock: a road hex)
+    only_rule: str = ""
+    note: str = ""
+
+
 class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """A file of tables: shipped under ledger/rules/<system>/, or a user's override file."""
 
@@ -273,6 +292,7 @@ class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     rg: list[RG] = []
     fortification: list[Fortification] = []
     map: list[MapGeometry] = []
+    placement: list[Placement] = []
     missing: list[Missing] = []
 
 
