@@ -10,6 +10,7 @@ def render_status(status: dict) -> str:
              + (f" ({status['scenario']})" if status["scenario"] else ""),
              f"open: {status['step_title']}" + ("  [before the Initial Scenario]" if status["initial"] else "")]
     lines += [f"  needs {need['text']}" for need in status["needs"]]
+    lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))

@@ -42,6 +42,7 @@ class Bookkeeping:
             "step": state.step, "step_title": title(rules, state.step),
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": unmet(rules, state, state.step),
+            "reminders": reminders(rules, state),
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": state.cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
@@ -277,6 +278,14 @@ class Bookkeeping:
         campaign.record(fact)
         self._save(campaign)
         return fact
+
+
+def reminders(rules, state) -> list[dict]:
+    """The open step's reminders that apply on this CG Date (e.g. RR 2.51428 at night)."""
+    if state.step not in rules.steps:
+        return []
+    time = rules.calendar.parse(state.cg_date).time
+    return [{"rule": r.rule, "text": r.text} for r in rules.steps[state.step].reminders if r.time in (None, time)]
 
 
 def need_step(rules, campaign, effect: str) -> str:

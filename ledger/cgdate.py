@@ -22,12 +22,12 @@ class CGDate:
         return self.text
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, rule: str | None = "8.6121") -> str:
     """'Dec 19 am' -> '19 AM', '21 Night' -> '21 N'. Raises on a malformed CG Date."""
     cleaned = " ".join(text.replace(".", " ").upper().split())
     match = _SHAPE.match(cleaned)
     if not match:
-        raise BadInput(f"malformed CG Date '{text}': CG Dates look like '19 AM', '20 PM' or '21 N'", "8.6121")
+        raise BadInput(f"malformed CG Date '{text}': CG Dates look like '19 AM', '20 PM' or '21 N'", rule)
     day, time = match.groups()
     return f"{day.title() if not day.isdigit() else int(day)} {TIMES[time]}"
 
@@ -36,8 +36,9 @@ class Calendar:
     """The ordered CG Dates of one rule system: day and time of day ('19 AM'), or plain labels for a
     system whose campaign is a numbered sequence of firefights ('Firefight 3')."""
 
-    def __init__(self, system: str, dates: list[str]):
+    def __init__(self, system: str, dates: list[str], rule: str | None = "8.6121"):
         self.system = system
+        self.rule = rule  # the rule of New CG Dates (KGP 8.6121, RR 2.5121), cited when a date is wrong
         self._dates: dict[str, CGDate] = {}
         self._labels: dict[str, str] = {}  # folded label -> canonical
         for index, text in enumerate(dates):
@@ -63,13 +64,13 @@ class Calendar:
         if self._labels and not any(d.time for d in self._dates.values()):
             first, last = next(iter(self._dates)), list(self._dates)[-1]
             raise BadInput(f"no CG Date '{text}' in the {self.system.upper()} calendar ({first} … {last})")
-        canonical = normalise(text)
+        canonical = normalise(text, self.rule)
         try:
             return self._dates[canonical]
         except KeyError:
             first, last = next(iter(self._dates)), list(self._dates)[-1]
             raise BadInput(
-                f"no CG Date '{canonical}' in the {self.system.upper()} calendar ({first} … {last})", "8.6121"
+                f"no CG Date '{canonical}' in the {self.system.upper()} calendar ({first} … {last})", self.rule
             ) from None
 
     def next(self, date: CGDate) -> CGDate | None:

@@ -136,8 +136,9 @@ def new_cg_date(rules: Rules, state: CampaignState, date: str) -> str:
     last = rules.calendar.parse(next(c.last for c in rules.system.cg if c.id == state.cg))
     following = rules.calendar.next(current)
     if following is None or following > last:
+        step = next((s.id for s in rules.system.steps if s.new_cg_date), "")
         raise BadInput(f"CG {state.cg} ends on {last}: there is no CG Date after {current}; the campaign is over",
-                       "8.6121")
+                       f"{step}1" if step else None)
     return following.text
 
 

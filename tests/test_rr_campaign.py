@@ -74,3 +74,12 @@ def test_rr_scenario_has_no_winner_and_attack_chits_are_limited(rr):
     refused = rr.refused("initiative", "--chit", "german=idle", "--chit", "canadian=attack",
                          contains="used its 2 Attack Chits")
     assert "(2.5221)" in refused.stderr
+
+
+def test_canadian_tanks_at_night_reminder(rr):
+    rr.to("2.514", "19 N")
+    reminders = rr.json("status")["reminders"]
+    assert [r["rule"] for r in reminders] == ["2.51428"]
+    assert "remember 2.51428" in rr.ok("status").stdout
+    rr.to("2.514", "20 AM")
+    assert rr.json("status")["reminders"] == []

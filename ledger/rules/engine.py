@@ -72,7 +72,8 @@ class Rules:
 
     def __init__(self, system: SystemFile, files: list[tuple[str, TablesFile]]):
         self.system = system
-        self.calendar = Calendar(system.id, system.calendar)
+        new_date = next((s.id for s in system.steps if s.new_cg_date), None)
+        self.calendar = Calendar(system.id, system.calendar, f"{new_date}1" if new_date else None)
         self.tables: dict[str, Table] = {}
         self.charts: dict[str, Chart] = {}
         self.missing: dict[str, Missing] = {}

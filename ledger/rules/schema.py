@@ -146,6 +146,14 @@ class Need(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     scenario: str | None = None  # only on a CG Date of this scenario type (e.g. 'Dual Attack')
 
 
+class Reminder(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """What a step asks of the players that is no roll or record (shown by `status` while it is open)."""
+
+    rule: str
+    text: str
+    time: Time | None = None  # only on a CG Date of this time of day (e.g. N: night)
+
+
 class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One RePh step. Markers (8.6): '§' to reach CG-Scenario End, '†' the only steps before an
     Initial Scenario, '‡' only if a non-Initial scenario is played, '*' repeated until a scenario
@@ -157,6 +165,7 @@ class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     new_cg_date: bool = False  # entering it starts a new CG Date (8.6121)
     purchase: Literal["", "rg", "fortifications"] = ""  # the step in which RG / Fortifications are bought
     needs: list[Need] = []
+    reminders: list[Reminder] = []
     note: str = ""
 
 
