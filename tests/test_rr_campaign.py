@@ -83,3 +83,8 @@ def test_canadian_tanks_at_night_reminder(rr):
     assert "remember 2.51428" in rr.ok("status").stdout
     rr.to("2.514", "20 AM")
     assert rr.json("status")["reminders"] == []
+
+
+def test_rr_initial_only_fortifications(rr):
+    rr.to("2.520", "19 PM")
+    rr.refused("fortify", "trench", "--side", "german", "--setup-area", "A", contains="only for the Initial Scenario")
