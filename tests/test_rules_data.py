@@ -44,15 +44,23 @@ def reachable_finals(table, calendar=None) -> set[int]:
 
 
 @pytest.mark.parametrize("table", list(RULES.tables.values()), ids=lambda t: t.id)
-def test_rows_cover_every_final_exactly_once(table):
+def test_every_kgp_table_carries_its_rule_number(table):
     assert RULE_NUMBER.match(table.rule), table.rule
     assert table.id.split("/")[0] == table.rule or table.id.startswith(table.rule)
+
+
+ALL_TABLES = [(system, table) for system in rulesmod.systems() for table in rulesmod.load(system).tables.values()]
+
+
+@pytest.mark.parametrize("system, table", ALL_TABLES, ids=lambda x: x if isinstance(x, str) else x.id)
+def test_rows_cover_every_final_exactly_once(system, table):
+    """Every shipped system (KGP, RR, CGS): each reachable Final lands in exactly one row."""
     if table.value is not None:
         assert not table.rows
         return
-    for final in reachable_finals(table):
+    for final in reachable_finals(table, rulesmod.load(system).calendar):
         covering = [row for row in table.rows if row.covers(final)]
-        assert len(covering) == 1, (table.id, final, [r.label() for r in covering])
+        assert len(covering) == 1, (system, table.id, final, [r.label() for r in covering])
 
 
 def test_every_kgp_dice_table_of_the_seeds_is_there():

@@ -35,15 +35,6 @@ def roll(table_id: str, faces, declared=None, side: str = "german", date: str = 
     return R.resolve(R.tables[table_id], tuple(faces), declared or {}, situation(side, date))
 
 
-def reachable_finals(table) -> set[int]:
-    from test_rules_data import reachable_finals as finals_of
-
-    return finals_of(table, R.calendar)
-    for drm in table.drm:
-        finals = {f + v for f in finals for v in drm_values(drm)}
-    return finals
-
-
 # ---- every table -------------------------------------------------------------------------------------------
 EXPECTED = {
     "2.506/infantry", "2.506/vehicle", "2.510", "2.5122", "2.513", "2.513/personnel", "2.513/vehicle",
@@ -62,16 +53,6 @@ def test_table_has_a_2_5_rule_number_and_its_step(table):
     assert table.id == table.rule or table.id.startswith(table.rule)
     assert table.step in R.steps or table.step == "scenario"
     assert table.note, "every RR table says where it was read"
-
-
-@pytest.mark.parametrize("table", list(R.tables.values()), ids=lambda t: t.id)
-def test_rows_cover_every_final_exactly_once(table):
-    if table.value is not None:
-        assert not table.rows
-        return
-    for final in reachable_finals(table):
-        covering = [row for row in table.rows if row.covers(final)]
-        assert len(covering) == 1, (table.id, final, [r.label() for r in covering])
 
 
 # ---- system ------------------------------------------------------------------------------------------------
