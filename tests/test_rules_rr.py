@@ -15,7 +15,6 @@ from ledger.rules import Situation
 
 R = rulesmod.load("rr")
 RULE_NUMBER = re.compile(r"^2\.5\d{2,4}$")
-SAMPLE_COUNTS = range(0, 31)  # player numbers tried for count/value DRMs without bounds
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------
