@@ -111,7 +111,7 @@ class Rules:
                 raise RulesDataError(f"{name}: RG {rg.id}: unknown side '{rg.side}'")
             if (rg.side, rg.id) in self.rgs and not replace:
                 raise RulesDataError(f"{name}: RG {rg.side} {rg.id} defined twice")
-            for table_id in rg.rolls:
+            for table_id in [*rg.rolls, *(t for more in rg.rolls_if.values() for t in more)]:
                 if table_id not in self.tables:
                     raise RulesDataError(f"{name}: RG {rg.id}: follow-up table {table_id} is not defined")
             self.rgs[(rg.side, rg.id)] = rg
@@ -208,6 +208,19 @@ class Rules:
                 self._fail(name, table, f"DRM key '{drm.key}' is not a unique lower_case key")
             keys.add(drm.key)
             self._check_drm(name, table, drm)
+        for step in table.steps:
+            if step != "scenario" and step not in self.steps:
+                self._fail(name, table, f"unknown RePh step '{step}'")
+        for item in table.after:
+            if ":" not in item:
+                self._fail(name, table, f"'after' item '{item}' is not TABLE:CODE")
+        groups: dict[str, int] = {}
+        for drm in table.drm:
+            if drm.group:
+                groups[drm.group] = groups.get(drm.group, 0) + 1
+        lonely = [g for g, n in groups.items() if n < 2]
+        if lonely:
+            self._fail(name, table, f"DRM group '{lonely[0]}' has a single member: a group is of exclusive DRMs")
         if table.on == "original" and table.drm:
             self._fail(name, table, "a table read on the Original roll takes no DRM")
         if table.value is not None:
@@ -234,8 +247,13 @@ class Rules:
 
     def _check_drm(self, name: str, table: Table, drm: DRM) -> None:
         conditions = (drm.side, drm.time, drm.from_date, drm.until_date, drm.days_after, drm.state)
+        logged = (drm.rg or None, drm.rg_strength, drm.won, drm.previous_weather or None, drm.count or None)
+        if drm.count and not drm.since:
+            self._fail(name, table, f"DRM '{drm.key}' counts {drm.count} but names no `since` CG Date")
+        if drm.since:
+            self.calendar.parse(drm.since)
         if drm.kind == "automatic":
-            if all(c is None for c in conditions):
+            if all(c is None for c in conditions + logged):
                 self._fail(name, table, f"automatic DRM '{drm.key}' has no condition")
             if drm.input != "flag":
                 self._fail(name, table, f"automatic DRM '{drm.key}' takes no player input")

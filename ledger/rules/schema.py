@@ -59,6 +59,14 @@ class DRM(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     until_date: str | None = None
     days_after: int | None = None  # adds value × (day - days_after) when positive
     state: str | None = None
+    # conditions the log decides (automatic: applied when they hold; declared: refused unless they hold)
+    rg: list[str] = []  # the linked RG's ID is one of these ('V*' matches every V-type RG)
+    rg_strength: str | None = None  # the linked RG's strength roll gave this result code (e.g. 'depleted')
+    won: bool | None = None  # the rolling side won (True) / did not win (False) this CG Date's scenario
+    previous_weather: list[str] = []  # the preceding CG Date's weather code is one of these
+    count: Literal["", "scenarios_since"] = ""  # automatic: value x this count
+    since: str | None = None  # the CG Date from which `count` counts (CG scenarios completed from it on)
+    group: str = ""  # mutually exclusive DRMs share a group: at most one of them applies
     rule: str = ""
     note: str = ""
 
@@ -96,6 +104,14 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     value: ValueResult | None = None
     drm: list[DRM] = []
     on_original: list[OriginalNote] = []
+    steps: list[str] = []  # further steps in which the rules call for this roll (RR 2.51428: Escape in 2.514)
+    # what the roll is due for, and how often (refused when not due; the audit flags a re-roll):
+    # 'side/date' once per side per CG Date; 'rg' once per listed follow-up of the linked RG (its chart
+    # line's `rolls`, `rolls_if`); 'unit' once per unit or leader named with --for on a CG Date (unnamed:
+    # once per side and date); 'any' as often as play calls for it (SSR and situational rolls)
+    per: Literal["", "any", "side/date", "rg", "unit"] = ""
+    per_rule: str = ""  # the rule that says how often
+    after: list[str] = []  # 'table:code': due only once such a result was rolled this CG Date (8.6171 mist)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
 
 
@@ -226,6 +242,8 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     footnotes: list[str] = []
     sw: str = ""  # a Full-Strength platoon's SW (8.6204 chart)
     rolls: list[str] = []  # follow-up tables to roll in step 8.620 (8.6201, 8.6202, 8.6203/I, 8.6206/…)
+    # result code of a follow-up roll -> further follow-ups then due for this RG (a Depleted RG's SW drs)
+    rolls_if: dict[str, list[str]] = {}
     fpp: float = 0.0  # FPP this purchase gives for step 8.621
     from_date: str | None = None  # not purchasable before this CG Date (RR M4: only after 19 PM)
     on_map: Literal["extra", "free", "never"] = "extra"  # Standard on-map setup: at a cost, free, or never
