@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from ledger.dicebot import Attachment, read_map
+from ledger.vaslimport import Attachment, read_map
 from ledger.dice import DIE_NAMES
 from ledger.errors import BadInput
 

@@ -1,4 +1,6 @@
-"""The application service: verbs that take and return plain values, and the event store."""
+"""The application service: thin verbs (load the campaign, call one pure decision of ledger/decide/,
+append what it decided at the expected version) and the event store. The audit and `import` run the same
+decisions over stored events (ledger/audit.py)."""
 
 from __future__ import annotations
 
@@ -13,23 +15,21 @@ from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 from . import rules as rulesmod
 from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
-from .timeline import as_of as as_of_log
-from .timeline import effective, summary
 from .chain import fingerprint
+from .decide import map as mapd
+from .decide import purchases, rolls, secrets, steps
+from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
-from .events import AppliedDRM, CampaignStarted, DiceRolled, Fact, TablesOverridden
+from .events import DiceRolled, Fact, SecretRollMade
+from .keyring import Keyring
+from .mapping import map_lvp
 from .persistence import decode_envelope
-from .rules import Resolution, Situation, parse_declared
+from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
-from .dicebot import DiceBot
-from .exchange import Exchange
-from .firefights import Firefights
-from .secrecy import Secrecy
-from .mapping import Mapping
+from .timeline import as_of as as_of_log
+from .timeline import effective, summary
 from .vasl import parse as parse_vasl
-from .bookkeeping import Bookkeeping
-from .reph import check_roll_step
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def replay(campaign: Campaign | None, events) -> Campaign | None:
     return campaign
 
 
-class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefights, Application):
+class CampaignLedger(Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
@@ -72,11 +72,49 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
     def __init__(self, env=None, dice: DiceSource | None = None):
         super().__init__(env)
         self.dice: DiceSource = dice or SystemDice()
+        self.keyring = Keyring()
+
+    @property
+    def key_material(self) -> bytes | None:
+        return self.keyring.material
+
+    @key_material.setter
+    def key_material(self, material: bytes | None) -> None:
+        self.keyring = Keyring(material)
+
+    # ---- loading and appending ----------------------------------------------------------------
+    def campaign(self, name: str | None) -> Campaign:
+        try:
+            return self.repository.get(campaign_id(self.resolve_name(name)), projector_func=replay)
+        except (MapperDeserialisationError, OriginatorVersionError) as e:
+            raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
+
+    def rules_for(self, state: CampaignState) -> rulesmod.Rules:
+        return rulesmod.load(state.system, state.override_sources())
+
+    def _load(self, name: str | None) -> tuple[Campaign, rulesmod.Rules]:
+        campaign = self.campaign(name)
+        return campaign, self.rules_for(campaign)
+
+    def _append(self, campaign: Campaign, *facts: Fact) -> None:
+        """Records what a decision returned, then saves at the version the decision saw."""
+        for fact in facts:
+            campaign.record(fact)
+        self._save(campaign)
+
+    def _sealed_cpp(self, campaign: Campaign, rules, side: str) -> int:
+        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self._facts(campaign, versions))
+
+    def _facts(self, campaign: Campaign, versions: list[int]) -> list:
+        wanted = set(versions)
+        return [decode_envelope(self.mapper.decode_state(stored)).fact
+                for stored in self.recorder.select_events(campaign.id, gt=min(versions) - 1, lte=max(versions))
+                if stored.originator_version in wanted]
 
     # ---- campaigns ------------------------------------------------------------------------------
     def new_campaign(self, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
                      random_weather: bool = False) -> Campaign:
-        fact = decide_start(name, system, cg, start_cpp, random_weather)
+        fact = steps.start(name, system, cg, start_cpp, random_weather)
         if fact.name in self.campaign_names():
             raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
         campaign = Campaign.begin(fact)
@@ -87,14 +125,9 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
         names = []
         for notification in self.recorder.select_notifications(None, 10_000, topics=["CampaignStarted"]):
             fact = decode_envelope(self.mapper.decode_state(notification)).fact
-            names.append(fact.name)
+            if fact.name not in names:
+                names.append(fact.name)
         return names
-
-    def campaign(self, name: str | None) -> Campaign:
-        try:
-            return self.repository.get(campaign_id(self.resolve_name(name)), projector_func=replay)
-        except (MapperDeserialisationError, OriginatorVersionError) as e:
-            raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
 
     def resolve_name(self, name: str | None) -> str:
         """The campaign's name: the one given, or the only one in the database."""
@@ -111,60 +144,25 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
             raise CampaignNotFound(f"no campaign '{name}' in this database (campaigns: {', '.join(names) or 'none'})")
         return name
 
-    def rules_for(self, state: CampaignState) -> rulesmod.Rules:
-        return rulesmod.load(state.system, state.override_sources())
-
-    def situation(self, state: CampaignState, side: str, rules: rulesmod.Rules) -> Situation:
-        return Situation(side=side, cg=state.cg, cg_date=rules.calendar.parse(state.cg_date), flags=frozenset(state.flags))
-
-    # ---- writes ---------------------------------------------------------------------------------
-    def roll(
-        self,
-        name: str | None,
-        table_id: str,
-        side: str,
-        drms: tuple[str, ...] = (),
-        dice: str | None = None,
-        secret: bool = False,
-        purpose: str = "",
-        rg: str | None = None,
-        vasl: str | None = None,
-    ) -> Rolled:
-        campaign = self.campaign(name)
-        rules = self.rules_for(campaign)
+    # ---- rolls ----------------------------------------------------------------------------------
+    def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
+             secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None) -> Rolled:
+        campaign, rules = self._load(name)
         if dice is not None and vasl is not None:
             raise BadInput("give the dice once: --dice or --vasl")
         report = parse_vasl(vasl) if vasl is not None else None
         if report is not None:
             self.check_new_reports(campaign.name, [report])
-        fair = None
         table = rules.table(table_id)
         who = rules.side(side)
+        rg_version = purchases.rg_reference(campaign, rules, rg, who) if rg is not None else None
+        rolls.admit(campaign, rules, table_id, who, rg_version, purpose, secret)  # before any dice are made
+        fair = None
         if campaign.fair and (secret or table.secret) and who in campaign.keys and report is None:
             if dice is not None:
                 raise BadInput("fair dice: the ledger derives a Secret roll's dice from both sides' seeds; no --dice",
                                table.rule)
-            fair = self.fair_dice(campaign, who, table.die)
-        rolled = self.decide_roll(campaign, rules, table_id, side, drms, dice, secret, purpose, rg, report, fair)
-        sealed = rolled.fact.secret and rolled.fact.side in campaign.keys and report is None
-        if sealed:
-            campaign.record(self.sealed_secret(campaign, rolled))  # both sides see that it was made, not what
-        else:
-            campaign.record(rolled.fact)
-        self._save(campaign)
-        return replace(rolled, version=campaign.version, sealed=sealed)
-
-    def decide_roll(self, campaign: Campaign, rules: rulesmod.Rules, table_id: str, side: str,
-                    drms: tuple[str, ...] = (), dice: str | None = None, secret: bool = False, purpose: str = "",
-                    rg: str | None = None, report=None, fair: tuple | None = None) -> Rolled:
-        """Every check of a roll, then its fact (not yet recorded)."""
-        table = rules.table(table_id)
-        side = rules.side(side)
-        declared = parse_declared(drms)
-        situation = self.situation(campaign, side, rules)
-        rules.check_available(table, situation)
-        check_roll_step(rules, campaign, table)
-        rg_version = self.rg_reference(campaign, rg, side, table) if rg is not None else None
+            fair = self.keyring.fair_dice(campaign, rules, who, table.die, self.history(campaign.name))
         if fair is not None:
             faces, source = fair[0], "fair"
         elif report is not None:
@@ -175,62 +173,228 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
             faces, source = parse_entered(table.die, dice), "entered"
         else:
             faces, source = self.dice.roll(table.die), self.dice.name
-        resolution = rules.resolve(table, faces, declared, situation)
-        cpp = rules.cpp_cost(table, resolution.drms)
-        if cpp and cpp > campaign.cpp.get(side, 0) + self.secret_cpp(campaign, side):
-            raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
-                           f"{campaign.cpp.get(side, 0) + self.secret_cpp(campaign, side)}", table.rule)
-        fact = DiceRolled(
-            action=campaign.begin_action(),
-            table=table.id,
-            rule=table.rule,
-            side=side,
-            die=table.die,
-            dice=faces,
-            source=source,
-            original=resolution.original,
-            drms=tuple(AppliedDRM(key=d.key, name=d.name, value=d.value, kind=d.kind, input=d.input) for d in resolution.drms),
-            final=resolution.final,
-            result=resolution.result,
-            code=resolution.code,
-            value=resolution.value,
-            sets=resolution.sets,
-            secret=secret or table.secret,
-            purpose=purpose,
-            effect=table.effect,
-            rg=rg_version,
-            cpp=cpp,
-            fair=fair[1] if fair else None,
-            vasl=report.line if report else "",
-            player=report.player if report else "",
-            series=report.series if report else "",
-        )
-        return Rolled(fact, resolution, situation.cg_date.text, 0, rules.system.sides[side])
+        command = rolls.RollCommand(
+            table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
+            secret=secret, purpose=purpose, rg=rg_version, fair=fair[1] if fair else None,
+            vasl=report.line if report else "", player=report.player if report else "",
+            series=report.series if report else "")
+        sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
+        fact, resolution = rolls.roll(campaign, rules, command, sealed_cpp)
+        sealed = fact.secret and fact.side in campaign.keys and report is None
+        if sealed:  # both sides see that it was made, not what
+            salt, text = self.keyring.seal(campaign, rules, fact)
+            self._append(campaign, secrets.sealed_roll(campaign, rules, fact, salt, text))
+        else:
+            self._append(campaign, fact)
+        return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
 
     def undo(self, name: str | None, reason: str = "") -> tuple[int, list[Logged]]:
         """Voids the last action still in force; returns it and the events it had written."""
         campaign = self.campaign(name)
-        fact = campaign.undo(campaign.begin_action(), reason)
-        self._save(campaign)
+        fact = steps.undo(campaign, reason)
+        self._append(campaign, fact)
         voided = [e for e in self.history(campaign.name) if getattr(e.fact, "action", None) == fact.undone]
         return fact.undone, voided
 
-    def load_rules(self, name: str | None, path: str) -> TablesOverridden:
-        campaign = self.campaign(name)
-        file = Path(path)
-        if not file.is_file():
-            raise BadInput(f"no rules file at {path}")
-        text = file.read_text(encoding="utf-8")
-        decoded = rulesmod.decode_tables(text, file.name)
-        rulesmod.load(campaign.system, campaign.override_sources() + ((file.name, text),))  # validates
-        changed = ([c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]
-                   + [f"fortification {f.id}" for f in decoded.fortification] + [f"map {m.group}" for m in decoded.map])
-        if not changed:
-            raise BadInput(f"rules file {file.name} defines no table, chart, RG, fortification or map")
-        fact = TablesOverridden(action=campaign.begin_action(), source=file.name, text=text, tables=tuple(changed))
-        campaign.record(fact)
-        self._save(campaign)
+    def rewind(self, name: str | None, date: str, reason: str = ""):
+        campaign, rules = self._load(name)
+        fact = steps.rewind(campaign, rules, date, reason)
+        self._append(campaign, fact)
         return fact
+
+    def load_rules(self, name: str | None, path: str):
+        campaign = self.campaign(name)
+        text = rulesmod.read_rules_file(Path(path))
+        fact = secrets.load_rules(campaign, Path(path).name, text)
+        self._append(campaign, fact)
+        return fact
+
+    # ---- steps and scenarios ---------------------------------------------------------------------
+    def step(self, name: str | None, target: str | None = None):
+        campaign, rules = self._load(name)
+        facts = steps.step(campaign, rules, target)
+        self._append(campaign, *facts)
+        return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None)
+
+    def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
+        campaign, rules = self._load(name)
+        base = steps.need_step(rules, campaign, "scenario_end")
+        lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
+        from_map = not lvp_items
+        if from_map:  # read off the map: the LVP Locations each side Controls (8.6032)
+            lvp = map_lvp(self.history(campaign.name), rules) or {}
+            if not lvp:
+                raise BadInput("no map is loaded to read the Current-LVP from: give "
+                               + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2" if base else None)
+        fact = steps.scenario_end(campaign, rules, lvp, winner, from_map)
+        self._append(campaign, fact)
+        return fact
+
+    def initiative(self, name: str | None, chits: dict[str, str], us_has_no_units: bool = False):
+        campaign, rules = self._load(name)
+        fact = steps.initiative(campaign, rules, chits, us_has_no_units)
+        self._append(campaign, fact)
+        return fact
+
+    def status(self, name: str | None, as_of: str | None = None) -> dict:
+        state, rules = self.state_as_of(name, as_of)
+        nxt = next_step(rules, state)
+        cpp = dict(state.cpp)
+        own = self.keyring.opens(state) if as_of is None and state.sealed else None
+        if own is not None:  # this player's own sealed replenishments count for its own CPP
+            cpp[own] = cpp.get(own, 0) + self._sealed_cpp(state, rules, own)
+        return {
+            "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
+            "cg_date": state.cg_date,
+            "step": state.step, "step_title": title(rules, state.step),
+            "scenario": state.scenario or None, "initial": state.initial,
+            "needs": unmet(rules, state, state.step),
+            "reminders": reminders(rules, state),
+            "next": nxt, "next_title": title(rules, nxt),
+            "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
+            "attack_chits": state.chits, "flags": state.flags,
+            "random_weather": state.options.get("random_weather", False),
+        }
+
+    # ---- purchases -------------------------------------------------------------------------------
+    def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
+            given: bool = False, on_map: bool = False, pre_registered: int = 0):
+        campaign, rules = self._load(name)
+        who = rules.side(side)
+        sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
+        fact = purchases.buy(campaign, rules, rg_id, who, map_group, objective, given, on_map, pre_registered,
+                             sealed_cpp)
+        self._append(campaign, fact)
+        return fact
+
+    def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
+                squads: int | None = None, front_line: bool = False, isolated: bool = False):
+        campaign, rules = self._load(name)
+        fact = purchases.fortify(campaign, rules, item, side, setup_area, count, size, squads, front_line, isolated)
+        self._append(campaign, fact)
+        return fact
+
+    # ---- the map -------------------------------------------------------------------------------------
+    def control(self, name: str | None, location: str, side: str, strategic: str = ""):
+        campaign, rules = self._load(name)
+        fact = mapd.control(campaign, rules, location, side, strategic)
+        self._append(campaign, fact)
+        return fact
+
+    def record_hq(self, name: str | None, side: str, location: str):
+        campaign, rules = self._load(name)
+        fact = mapd.hq(campaign, rules, side, location)
+        self._append(campaign, fact)
+        return fact
+
+    def firefight_end(self, name: str | None, map_id: str, fires: tuple[str, ...] = (),
+                      burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
+                      redeployed: tuple[str, ...] = ()):
+        campaign, rules = self._load(name)
+        facts = mapd.firefight_end(campaign, rules, map_id, fires, burning_wrecks, in_sewer, redeployed)
+        self._append(campaign, *facts)
+        return facts[0]
+
+    def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
+        campaign, rules = self._load(name)
+        fact = mapd.place(campaign, rules, item, hex_text, side, hidden, self.history(campaign.name))
+        self._append(campaign, fact)
+        return fact
+
+    # ---- keys, Secret rolls, fair dice --------------------------------------------------------------
+    def register_key(self, name: str | None, side: str, material: bytes):
+        campaign, rules = self._load(name)
+        salt, check = Keyring(material).new_registration()
+        fact = secrets.register_key(campaign, rules, side, salt, check)
+        self._append(campaign, fact)
+        return fact
+
+    def fair_commit(self, name: str | None, side: str):
+        """Commit to this side's seed and publish its shares of the other side's fair rolls."""
+        from .secrets import SHARES, seed_commitment, share
+
+        campaign, rules = self._load(name)
+        who = rules.side(side)
+        if who not in campaign.keys:
+            raise BadInput(f"the {rules.system.sides[who]} side sets up its key first (`cgledger keys init`)")
+        seed = self.keyring.seed(campaign, rules, who)
+        other = next(s for s in rules.system.sides if s != who)
+        fact = secrets.fair_commit(campaign, rules, who, seed_commitment(seed),
+                                   tuple(share(seed, campaign.name, other, n) for n in range(1, SHARES + 1)))
+        self._append(campaign, fact)
+        return fact
+
+    def fair_reveal(self, name: str | None, side: str):
+        campaign, rules = self._load(name)
+        who = rules.side(side)
+        if who not in campaign.fair:
+            raise BadInput(f"the {rules.system.sides[who]} side has committed no fair-dice seed")
+        fact = secrets.fair_reveal(campaign, rules, who, self.keyring.seed(campaign, rules, who).hex())
+        self._append(campaign, fact)
+        return fact
+
+    def reveal(self, name: str | None, side: str | None, roll: int | None = None) -> list:
+        """Publishes a Secret roll, or all of a side's; the side defaults to the roll's, or to the side whose
+        key the passphrase given opens."""
+        campaign, rules = self._load(name)
+        if side is None and roll is not None and str(roll) in campaign.sealed:
+            side = campaign.sealed[str(roll)]["side"]
+        if side is None:
+            side = self.keyring.opens(campaign)
+            if side is None:
+                raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
+        side = rules.side(side)
+        mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
+        if roll is not None:
+            if roll not in mine:
+                raise BadInput(f"event {roll} is no unrevealed Secret roll of the {rules.system.sides[side]} side")
+            mine = [roll]
+        if not mine:
+            raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
+        self.keyring.key(campaign, rules, side)
+        made = dict(zip(mine, self._facts(campaign, mine)))
+        facts = []
+        for version in mine:
+            opened = self.keyring.unseal(campaign, rules, made[version])
+            facts.append(secrets.reveal(campaign, made[version], version, opened.fact, opened.salt))
+        self._append(campaign, *facts)
+        return facts
+
+    def opened_rolls(self, state, logged, side: str | None = None) -> dict[int, object]:
+        return self.keyring.opened_rolls(state, self.rules_for(state), logged, side)
+
+    # ---- VASL and PBEM ------------------------------------------------------------------------------
+    def check_new_reports(self, name: str, reports: list) -> None:
+        from .vaslimport import check_new_reports
+
+        check_new_reports(self.history(name), reports)
+
+    def vasl_import(self, name: str | None, lines: list[str], source: str, attach: list, players: dict[str, str],
+                    dry_run: bool = False) -> list:
+        from .vaslimport import decide_import
+
+        campaign, rules = self._load(name)
+        imported, facts = decide_import(campaign, rules, self.history(campaign.name), lines, source, attach, players)
+        if not dry_run:
+            self._append(campaign, *facts)
+        return imported
+
+    def export_bundle(self, name: str | None, since: str, path: Path):
+        from .exchange import export_bundle
+
+        name = self.resolve_name(name)
+        return export_bundle(self.history(name), name, self.campaign(name).system, since, path)
+
+    def import_bundle(self, path: Path) -> tuple[str, int]:
+        """Appends the bundle's new events, each re-decided first; returns (campaign, number imported)."""
+        from .exchange import domain_event, plan_import, read_bundle
+
+        bundle = read_bundle(path)
+        local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
+        new = plan_import(bundle, local)
+        cid = campaign_id(bundle.campaign)
+        self._save_events([domain_event(cid, e) for e in new])
+        return bundle.campaign, len(new)
 
     def _save(self, campaign: Campaign) -> None:
         """Saves the pending events; if another writer recorded first, nothing of ours is stored and
@@ -294,7 +458,7 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
             state = fold(logged)
             rules = self.rules_for(state)
         if not raw:
-            logged = effective(logged, self.opened_rolls(state, logged) if state.sealed else None)
+            logged = effective(logged, self.keyring.opened_rolls(state, rules, logged) if state.sealed else None)
         return logged, rules, state
 
     def state_as_of(self, name: str | None, as_of: str | None = None):
@@ -322,48 +486,23 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
         return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)
 
 
-def decide_start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
-                 random_weather: bool = False) -> CampaignStarted:
-    """The checks of `new` that need no database: name, rule system, CG and its start date."""
-    name = name.strip()
-    if not name:
-        raise BadInput("a campaign needs a name")
-    rules = rulesmod.load(system)
-    cgs = {c.id: c for c in rules.system.cg}
-    cg = cg.upper()
-    if cg not in cgs:
-        raise BadInput(f"unknown CG '{cg}' for {system.upper()}: choose {'|'.join(cgs)}", "8.5")
-    start = rules.calendar.parse(cgs[cg].start)
-    cpp = {side: 0 for side in rules.system.sides}
-    for side, amount in side_numbers(rules, start_cpp, "--start-cpp", "8.6162").items():
-        if amount < 0:
-            raise BadInput(f"--start-cpp {side}={amount}: CPP cannot be negative", "8.6162")
-        cpp[side] = amount
-    return CampaignStarted(name=name, system=system, cg=cg, cg_date=start.text, start_cpp=cpp,
-                           random_weather=random_weather)
+
+def reminders(rules, state) -> list[dict]:
+    """The open step's reminders that apply on this CG Date (e.g. RR 2.51428 at night)."""
+    if state.step not in rules.steps:
+        return []
+    time = rules.calendar.parse(state.cg_date).time
+    return [{"rule": r.rule, "text": r.text} for r in rules.steps[state.step].reminders if r.time in (None, time)]
 
 
-def side_numbers(rules: rulesmod.Rules, items: tuple[str, ...], option: str, rule: str) -> dict[str, int]:
-    """'german=12' items -> {'german': 12}; each side at most once."""
-    numbers: dict[str, int] = {}
-    for item in items:
-        side, sep, number = item.partition("=")
-        if not sep:
-            raise BadInput(f"malformed {option} '{item}': use SIDE=N", rule)
-        side = rules.side(side)
-        if side in numbers:
-            raise BadInput(f"{option} gives the {rules.system.sides[side]} side twice", rule)
-        try:
-            numbers[side] = int(number)
-        except ValueError:
-            raise BadInput(f"malformed {option} '{item}': N must be a whole number", rule) from None
-    return numbers
+decide_start = steps.start  # `new`'s checks that need no database
+side_numbers = steps.side_numbers
 
 
 def start_campaign(db: str, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
                    random_weather: bool = False) -> Campaign:
     """`new`: checks first, so a refused campaign creates no database file either."""
-    decide_start(name, system, cg, start_cpp, random_weather)
+    steps.start(name, system, cg, start_cpp, random_weather)
     return open_ledger(db, create=True).new_campaign(name, system, cg, start_cpp, random_weather)
 
 

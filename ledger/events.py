@@ -55,6 +55,8 @@ class DiceRolled(Fact, tag="DiceRolled", frozen=True, kw_only=True):
     vasl: str = ""  # the VASL dice report the dice came from (source 'vasl'), as pasted
     player: str = ""  # the VASL player who rolled
     series: str = ""  # the VASL series label
+    item: str = ""  # the due item this roll consumed (ledger/due.py), empty for a roll made as often as needed
+    adds: tuple[str, ...] = ()  # follow-up tables this result makes due for its RG (a Depleted RG's SW drs)
 
 
 class DiceReported(Fact, tag="DiceReported", frozen=True, kw_only=True):
@@ -109,6 +111,7 @@ class ScenarioEnded(Fact, tag="ScenarioEnded", frozen=True, kw_only=True):
     lvp: dict[str, int]
     winner: str
     declared: bool = False  # the players named the winner (Initial Scenario VC, 8.6234b cut-off)
+    from_map: bool = False  # the Current-LVP were read off the loaded maps (8.6032)
 
 
 class InitiativeChosen(Fact, tag="InitiativeChosen", frozen=True, kw_only=True):
@@ -117,6 +120,7 @@ class InitiativeChosen(Fact, tag="InitiativeChosen", frozen=True, kw_only=True):
     action: int
     chits: dict[str, str]  # side -> attack | idle
     scenario: str  # Dual Attack, German Assault, U.S. Assault, Idle Day
+    us_has_no_units: bool = False  # 8.6232: declared; the German may not then select Attack
 
 
 class RGPurchased(Fact, tag="RGPurchased", frozen=True, kw_only=True):
@@ -132,6 +136,8 @@ class RGPurchased(Fact, tag="RGPurchased", frozen=True, kw_only=True):
     given: bool = False
     rolls: tuple[str, ...] = ()  # follow-up tables its chart line demands in step 8.620
     fpp: float = 0.0  # FPP it gives for step 8.621 (an FPP line of the RG chart)
+    on_map: bool = False  # bought for on-map setup (RR footnote o)
+    pre_registered: int = 0  # Pre-Registered hexes bought with it (RR footnote p)
 
 
 class FortificationsPurchased(Fact, tag="FortificationsPurchased", frozen=True, kw_only=True):
@@ -148,6 +154,7 @@ class FortificationsPurchased(Fact, tag="FortificationsPurchased", frozen=True, 
     s_units: int = 0  # how many Fortifications they count as under footnote S
     front_line: bool = False
     isolated: bool = False
+    squads: int = 0  # Retained squad-equivalents in the Setup Area, as declared (footnote S)
 
 
 class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
@@ -227,6 +234,7 @@ class SecretRollMade(Fact, tag="SecretRollMade", frozen=True, kw_only=True):
     fair: int | None = None  # fair dice: the rolling side's n-th fair roll
     commitment: str
     sealed: str
+    item: str = ""  # the due item it consumed
 
 
 class FairDiceCommitted(Fact, tag="FairDiceCommitted", frozen=True, kw_only=True):

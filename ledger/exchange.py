@@ -1,7 +1,7 @@
 """PBEM exchange: `export --since FINGERPRINT FILE` writes the events the opponent does not have yet;
 `import FILE` appends them after checking they continue the local log's hash chain. A bundle that forks
 history, skips events, was reordered or edited, or holds a roll the tables do not bear out, is refused
-whole: nothing is imported. A mixin of the application service."""
+whole: nothing is imported. `import` runs the audit, which re-decides every event, over the bundle first."""
 
 from __future__ import annotations
 
@@ -46,45 +46,35 @@ def parse_fingerprint(text: str) -> tuple[int, str]:
     return int(version), digest
 
 
-class Exchange:
-    def export_bundle(self, name: str | None, since: str, path: Path) -> Bundle:
-        name = self.resolve_name(name)
-        history = self.history(name)
-        version, digest = parse_fingerprint(since)
-        if version:
-            mine = next((e for e in history if e.version == version), None)
-            if mine is None:
-                raise BadInput(f"the fingerprint {since} is ahead of this log (it ends at event {history[-1].version}): "
-                               "import your opponent's bundle first")
-            if not mine.digest.startswith(digest):
-                raise BadInput(f"the fingerprint {since} does not match event {version} here: the two logs have forked "
-                               "(compare `cgledger log` on both sides)")
-        events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact) for e in history if e.version > version]
-        if not events:
-            raise BadInput(f"nothing to export: your opponent already has all {version} events")
-        state = self.campaign(name)
-        bundle = Bundle(FORMAT, name, state.system, version, events)
-        path.write_bytes(msgspec.json.encode(bundle))
-        return bundle
+def export_bundle(history: list, name: str, system: str, since: str, path: Path) -> Bundle:
+    """Writes the events the opponent does not have yet (after the fingerprint it gave)."""
+    version, digest = parse_fingerprint(since)
+    if version:
+        mine = next((e for e in history if e.version == version), None)
+        if mine is None:
+            raise BadInput(f"the fingerprint {since} is ahead of this log (it ends at event {history[-1].version}): "
+                           "import your opponent's bundle first")
+        if not mine.digest.startswith(digest):
+            raise BadInput(f"the fingerprint {since} does not match event {version} here: the two logs have forked "
+                           "(compare `cgledger log` on both sides)")
+    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact) for e in history if e.version > version]
+    if not events:
+        raise BadInput(f"nothing to export: your opponent already has all {version} events")
+    bundle = Bundle(FORMAT, name, system, version, events)
+    path.write_bytes(msgspec.json.encode(bundle))
+    return bundle
 
-    def import_bundle(self, path: Path) -> tuple[str, int]:
-        """Appends the bundle's new events; returns (campaign, number imported)."""
-        bundle = read_bundle(path)
-        local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
-        new = plan_import(bundle, local)
-        cid = campaign_id(bundle.campaign)
-        self._save_events([self._domain_event(cid, e) for e in new])
-        return bundle.campaign, len(new)
 
-    def _domain_event(self, cid, event: BundleEvent):
-        attributes = {"originator_id": cid, "originator_version": event.version, "timestamp": event.timestamp,
-                      "fact": event.fact, "prev": event.prev, "digest": event.digest}
-        cls = Campaign.Started if isinstance(event.fact, CampaignStarted) else Campaign.Recorded
-        if cls is Campaign.Started:
-            attributes["originator_topic"] = get_topic(Campaign)
-        domain_event = object.__new__(cls)
-        object.__setattr__(domain_event, "__dict__", attributes)
-        return domain_event
+def domain_event(cid, event: BundleEvent):
+    """The stored form of a bundle's event, exactly as the sender recorded it."""
+    attributes = {"originator_id": cid, "originator_version": event.version, "timestamp": event.timestamp,
+                  "fact": event.fact, "prev": event.prev, "digest": event.digest}
+    cls = Campaign.Started if isinstance(event.fact, CampaignStarted) else Campaign.Recorded
+    if cls is Campaign.Started:
+        attributes["originator_topic"] = get_topic(Campaign)
+    stored = object.__new__(cls)
+    object.__setattr__(stored, "__dict__", attributes)
+    return stored
 
 
 def read_bundle(path: Path) -> Bundle:

@@ -1,18 +1,15 @@
-"""Control of Locations on the map (8.605): `control` and `hq`. A mixin of the application service."""
+"""Reading the map off the log: Locations checked against a Map Group's grid, Control and HQ as last
+recorded, each side's Current-LVP (8.605, 8.6032)."""
 
 from __future__ import annotations
 
 from .errors import BadInput
 from .events import HQRecorded, LocationControlled
 from .hexmap import Location, parse_location
-from .reph import title
-from .timeline import live
+from .inforce import live
 
 KINDS = {"B": "building Location", "E": "Entrenchment", "F": "Fortification", "G": "functioning Gun",
          "V": "manned Immobile vehicle with functioning MA >= 20mm (or FT)"}
-# Control changes while a CG scenario is played and until Setup Areas are determined (8.605); after
-# that the map stays as marked until the next scenario begins.
-OPEN_STEPS = ("scenario", "8.601", "8.602", "8.603", "8.604", "8.605")
 
 
 def check_location(rules, text: str):
@@ -29,37 +26,6 @@ def check_location(rules, text: str):
             raise BadInput(f"{location.hex} has no level {location.level} (its building has {levels} upper levels)",
                            "8.6057")
     return location
-
-
-class Mapping:
-    def control(self, name: str | None, location: str, side: str, strategic: str = "") -> LocationControlled:
-        campaign = self.campaign(name)
-        rules = self.rules_for(campaign)
-        side = rules.side(side)
-        if campaign.step not in OPEN_STEPS:
-            raise BadInput(f"Control is recorded during a CG scenario and up to Setup Area Determination; the "
-                           f"campaign is at {title(rules, campaign.step)}", "8.605")
-        where = check_location(rules, location)
-        kind = strategic.upper()
-        if kind and kind not in KINDS:
-            raise BadInput(f"unknown Strategic Location kind '{strategic}': "
-                           + ", ".join(f"{k} {v}" for k, v in KINDS.items()), "8.605")
-        fact = LocationControlled(action=campaign.begin_action(), location=str(where), side=side, strategic=kind)
-        campaign.record(fact)
-        self._save(campaign)
-        return fact
-
-    def record_hq(self, name: str | None, side: str, location: str) -> HQRecorded:
-        campaign = self.campaign(name)
-        rules = self.rules_for(campaign)
-        side = rules.side(side)
-        where = check_location(rules, location)
-        if where.level:
-            raise BadInput("the HQ is a ground-level building Location", "8.6052")
-        fact = HQRecorded(action=campaign.begin_action(), side=side, location=str(where))
-        campaign.record(fact)
-        self._save(campaign)
-        return fact
 
 
 def control_of(logged, group: str) -> tuple[dict[Location, tuple[str, str]], dict[str, str]]:

@@ -3,28 +3,11 @@
 
 from __future__ import annotations
 
-from .campaign import SCENARIO
-from .events import ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, StepOpened
+from .events import ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, StepOpened
+from .evolve import SCENARIO
+from .inforce import live, voided_actions  # noqa: F401 - the one notion of "in force", re-exported
 
 IDLE_DAY = "Idle Day"
-
-
-def voided_actions(logged) -> set[int]:
-    """Actions voided by an undo or a rewind anywhere in the given events."""
-    voided: set[int] = set()
-    for event in logged:
-        if isinstance(event.fact, ActionUndone):
-            voided.add(event.fact.undone)
-        elif isinstance(event.fact, Rewound):
-            voided.update(event.fact.voided)
-    return voided
-
-
-def live(logged) -> list:
-    """The events of actions still in force (undo and rewind events themselves excluded)."""
-    voided = voided_actions(logged)
-    return [e for e in logged if e.fact is not None and not isinstance(e.fact, (ActionUndone, Rewound))
-            and getattr(e.fact, "action", None) not in voided]
 
 
 def reph_ends(logged) -> dict[str, int]:

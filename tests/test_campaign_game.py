@@ -10,7 +10,7 @@ import pytest
 from cli.script import words
 from conftest import Cli
 from ledger import rules as rulesmod
-from ledger.bookkeeping import decide_winner
+from ledger.decide.steps import decide_winner
 
 KGP = rulesmod.load("kgp")
 

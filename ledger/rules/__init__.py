@@ -45,3 +45,13 @@ def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
     for name, text in overrides:
         rules.add(name, decode_tables(text, name))
     return rules
+
+
+def read_rules_file(path: Path) -> str:
+    """A player's rules file as text (it goes into the log)."""
+    if not path.is_file():
+        raise BadInput(f"no rules file at {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"rules file {path.name} is not UTF-8 text") from None

@@ -25,6 +25,11 @@ class Situation:
     cg: str
     cg_date: CGDate
     flags: frozenset[str] = frozenset()
+    rg: str | None = None  # the linked RG's ID (a follow-up roll of step 8.620)
+    rg_strength: str | None = None  # that RG's strength result code ('depleted'), 'sealed' while Secret
+    won: bool | None = None  # whether the rolling side won this CG Date's scenario (None: not ended yet)
+    previous_weather: str | None = None  # the preceding CG Date's weather code
+    scenario_dates: tuple[CGDate, ...] = ()  # CG Date of each CG scenario completed
 
 
 @dataclass(frozen=True)
@@ -345,7 +350,7 @@ class Rules:
             return n  # type: ignore[return-value]
         return drm.value * ((n - drm.offset) // drm.per)  # type: ignore[operator]
 
-    def declared(self, table: Table, key: str, n: int | None, side: str) -> Applied:
+    def declared(self, table: Table, key: str, n: int | None, situation: Situation) -> Applied:
         drm = next((d for d in table.drm if d.key == key), None)
         if drm is None:
             keys = ", ".join(d.key for d in table.drm if d.kind == "declared") or "none"
@@ -353,8 +358,12 @@ class Rules:
         where = drm.rule or table.rule
         if drm.kind == "automatic":
             raise BadInput(f"DRM '{key}' is automatic: the ledger derives it from campaign state", where)
+        side = situation.side
         if drm.sides and side not in drm.sides:
             raise BadInput(f"DRM '{key}' is NA to the {self.system.sides[side]} side ({drm.text})", where)
+        contradiction = self._log_contradicts(drm, situation)
+        if contradiction:
+            raise BadInput(f"DRM '{key}' ({drm.text}) contradicts the record: {contradiction}", where)
         if drm.input == "flag" and n is not None:
             raise BadInput(f"DRM '{key}' is a flag: name it without '={n}'", where)
         if drm.input != "flag" and n is None:
@@ -386,7 +395,37 @@ class Rules:
                 applied.append(Applied(drm.key, drm.text, value, "automatic"))
         return applied
 
+    def _log_contradicts(self, drm: DRM, s: Situation) -> str:
+        """Why the log says a DRM's condition does not hold ('' when it holds or the DRM has none)."""
+        if drm.rg:
+            if s.rg is None:
+                return "it needs the RG the roll is for (--rg)"
+            if not any(s.rg == p or (p.endswith("*") and s.rg.startswith(p[:-1])) for p in drm.rg):
+                return f"the RG is {s.rg}, not {' or '.join(drm.rg)}"
+        if drm.rg_strength is not None:
+            if s.rg is None:
+                return "it needs the RG the roll is for (--rg)"
+            if s.rg_strength != drm.rg_strength:
+                return f"the RG's strength roll gave {s.rg_strength or 'no result yet'}"
+        if drm.won is not None:
+            if s.won is None:
+                return "this CG Date's CG-Scenario End is not recorded"
+            if s.won != drm.won:
+                return "the side " + ("did not win" if drm.won else "won") + " this CG Date's scenario"
+        if drm.previous_weather and s.previous_weather not in drm.previous_weather:
+            return f"the preceding CG Date's weather was {s.previous_weather or 'not recorded'}"
+        return ""
+
     def _automatic_value(self, drm: DRM, s: Situation) -> int:
+        if self._log_contradicts(drm, s):
+            return 0
+        value = self._calendar_value(drm, s)
+        if drm.count == "scenarios_since":  # e.g. 8.618: +1 per CG scenario completed from 20 AM on
+            since = self.calendar.parse(drm.since)  # type: ignore[arg-type]
+            value *= sum(1 for d in s.scenario_dates if d >= since)
+        return value
+
+    def _calendar_value(self, drm: DRM, s: Situation) -> int:
         date = s.cg_date
         if drm.side and drm.side != s.side:
             return 0
@@ -418,12 +457,26 @@ class Rules:
     ) -> Resolution:
         self.check_available(table, situation)
         dicemod.check_faces(table.die, faces)
-        drms = [self.declared(table, key, n, situation.side) for key, n in declared.items()]
+        drms = [self.declared(table, key, n, situation) for key, n in declared.items()]
         for drm in table.drm:
             if drm.required and drm.key not in declared:
                 raise BadInput(f"table {table.id} needs --drm {drm.key}=N ({drm.text})", drm.rule or table.rule)
         drms += self.automatic(table, situation)
+        self.check_exclusive(table, drms)
         return self.evaluate(table, faces, tuple(drms), situation)
+
+    def check_exclusive(self, table: Table, drms) -> None:
+        """DRMs of one group exclude each other (e.g. adjacent to / two hexes from a Setup Area)."""
+        by_key = {d.key: d for d in table.drm}
+        seen: dict[str, str] = {}
+        for applied in drms:
+            drm = by_key.get(applied.key)
+            if drm is None or not drm.group:
+                continue
+            if drm.group in seen:
+                raise BadInput(f"DRMs '{seen[drm.group]}' and '{drm.key}' exclude each other: give one",
+                               drm.rule or table.rule)
+            seen[drm.group] = drm.key
 
     def evaluate(self, table: Table, faces, drms: tuple[Applied, ...], situation: Situation) -> Resolution:
         """The table's answer for these faces and these DRMs (also used by audit)."""

@@ -180,6 +180,7 @@ class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     markers: str = ""
     new_cg_date: bool = False  # entering it starts a new CG Date (8.6121)
     purchase: Literal["", "rg", "fortifications"] = ""  # the step in which RG / Fortifications are bought
+    control: bool = False  # Control of Locations still changes in this step (up to Setup Area Determination)
     needs: list[Need] = []
     reminders: list[Reminder] = []
     note: str = ""

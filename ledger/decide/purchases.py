@@ -1,0 +1,171 @@
+"""Purchases: RG against the chart in force and its limits, Fortifications with the FPP of the CG Date.
+Pure decisions; the rule cited is the campaign's own system's purchase step."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..errors import BadInput
+from ..events import FortificationsPurchased, RGPurchased
+from ..evolve import CampaignState
+from ..rules import Rules
+from .steps import title
+
+_HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")
+
+
+def purchase_step(rules: Rules, kind: str) -> str:
+    """The RePh step in which RG or Fortifications are bought (KGP 8.619 / 8.621, RR 2.518 / 2.520)."""
+    step = next((s.id for s in rules.system.steps if s.purchase == kind), None)
+    if step is None:
+        raise BadInput(f"{rules.system.id.upper()} has no step for purchasing {kind}")
+    return step
+
+
+def _at(step: str, n: str) -> str | None:
+    """A sub-rule of the purchase step (8.6194 ...); none for a system without RePh steps."""
+    return f"{step}{n}" if step else None
+
+
+def rg_reference(campaign: CampaignState, rules: Rules, ref: str, side: str) -> int:
+    """`--rg 12` (the purchase's event) or `--rg I2#1` (the side's first I2 in force) -> event version."""
+    mine = sorted((int(v), rg) for v, rg in campaign.rgs.items() if rg["side"] == side)
+    step = purchase_step(rules, "rg") if rules.system.steps else None
+    match = re.match(r"^([A-Za-z]+\d*)#(\d+)$", ref.strip())
+    if match:
+        same = [v for v, rg in mine if rg["rg"] == match.group(1).upper()]
+        index = int(match.group(2))
+        if not 1 <= index <= len(same):
+            raise BadInput(f"no RG {ref} for this side ({len(same)} {match.group(1).upper()} bought or given)", step)
+        return same[index - 1]
+    if ref.strip().isdigit() and any(v == int(ref) for v, _rg in mine):
+        return int(ref)
+    raise BadInput(f"no RG '{ref}' of this side in force: use the event number `status` shows, or ID#N "
+                   "(e.g. I2#1)", step)
+
+
+def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group: str = "", objective: str = "",
+        given: bool = False, on_map: bool = False, pre_registered: int = 0, sealed_cpp: int = 0) -> RGPurchased:
+    """8.619 (RR 2.518): one RG bought against the chart in force, the CPP, the per-CG-Date and per-CG maxima.
+    `sealed_cpp`: the side's own Secret replenishments not yet revealed."""
+    side = rules.side(side)
+    step = purchase_step(rules, "rg") if rules.system.steps else ""
+    if step and campaign.step != step:
+        raise BadInput(f"RG are purchased in step {step}; the campaign is at {title(rules, campaign.step)}", step)
+    rg = rules.rgs.get((side, rg_id.upper()))
+    who = rules.system.sides[side]
+    if rg is None:
+        known = ", ".join(sorted(i for s, i in rules.rgs if s == side)) or "none"
+        raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
+                       "`cgledger rules load FILE`", _at(step, "1"))
+    groups = {g.id: g for g in rules.system.map_groups}
+    if groups and rules.system.rg_date_max == "map_group":  # KGP: bought for a Map Group, an Objective Hex there
+        cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
+        if map_group not in cg_groups:
+            raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
+                           f"{'|'.join(cg_groups)}", "8.6195")
+        if (rg.id[:1] == "I" or rg.id.startswith("HW")) and not objective:
+            raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
+                           "--objective HEX", "8.6198")
+        if objective and not _HEX.match(objective):
+            raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", "KGP1")
+    elif map_group:
+        raise BadInput(f"{rules.system.id.upper()} RG are not bought for a Map Group: leave out --map-group")
+    if given and not campaign.initial:
+        raise BadInput("only an Initial-Scenario OB gives RG (--given); later RG are bought", _at(step, "6"))
+    if rg.from_date and rules.calendar.parse(campaign.cg_date) < rules.calendar.parse(rg.from_date):
+        raise BadInput(f"{who} RG {rg.id} ({rg.group_type}) is available only from {rg.from_date} "
+                       f"(CG Date is {campaign.cg_date})", step)
+    extra = 0
+    if on_map:
+        if rg.on_map == "never":
+            raise BadInput(f"{who} RG {rg.id} ({rg.group_type}) may not set up on board", _at(step, "4"))
+        if rg.on_map == "extra":
+            if rg.on_map_cost is None:
+                raise BadInput(f"{who} RG {rg.id} has no on-map setup cost in the RG chart", _at(step, "4"))
+            extra += rg.on_map_cost
+    if pre_registered < 0:
+        raise BadInput(f"--pre-registered {pre_registered}: a number of hexes cannot be negative", step or None)
+    if pre_registered:
+        if pre_registered > rg.pre_registered_max:
+            raise BadInput(f"{who} RG {rg.id} may have at most {rg.pre_registered_max} Pre-Registered hexes", step)
+        extra += pre_registered * rg.pre_registered_cost
+    cost = 0
+    if not given:
+        missing = [what for what, value in (("CPP cost", rg.cost), ("CG Date max", rg.date_max),
+                                            (f"CG {campaign.cg} maximum", rg.cg_max.get(campaign.cg))) if value is None]
+        if missing:
+            raise BadInput(f"the {' and '.join(missing)} of {who} RG {rg.id} ({rg.group_type}) are not printed in the "
+                           "rules seeds: add them to your RG chart file and `cgledger rules load` it", _at(step, "4"))
+        cost = rg.cost + extra
+        bought = campaign.bought.get(f"{side}:{rg.id}", 0)
+        if bought >= rg.cg_max[campaign.cg]:
+            raise BadInput(f"the {who} side may buy at most {rg.cg_max[campaign.cg]} {rg.group_type} ({rg.id}) "
+                           f"in CG {campaign.cg} and has bought {bought}", _at(step, "6"))
+        if rg.shared and rg.shared_max is not None:
+            group = [other.id for (s, _i), other in rules.rgs.items() if s == side and other.shared == rg.shared]
+            together = sum(campaign.bought.get(f"{side}:{i}", 0) for i in group)
+            if together >= rg.shared_max:
+                raise BadInput(f"the {who} side may buy at most {rg.shared_max} of {rg.shared} together in the CG "
+                               f"and has bought {together}", _at(step, "6"))
+        today = campaign.bought_today.get(f"{side}:{rg.id}:{map_group}", 0)
+        if today >= rg.date_max:
+            per = " per Map Group" if rules.system.rg_date_max == "map_group" else ""
+            place = f" for {map_group}" if map_group else ""
+            raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date{per}; "
+                           f"{today} already bought{place} on {campaign.cg_date}", _at(step, "5"))
+        available = campaign.cpp.get(side, 0) + (sealed_cpp if cost else 0)
+        if cost > available:
+            raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
+                           f"{available} CPP left", _at(step, "4"))
+    return RGPurchased(action=campaign.next_action, side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
+                       map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp,
+                       on_map=on_map, pre_registered=pre_registered)
+
+
+
+def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_area: str, count: int = 1,
+            size: str = "", squads: int | None = None, front_line: bool = False,
+            isolated: bool = False) -> FortificationsPurchased:
+    """8.621 (RR 2.520): Fortifications bought with the FPP of this CG Date for one Setup Area."""
+    side = rules.side(side)
+    step = purchase_step(rules, "fortifications")
+    if campaign.step != step:
+        raise BadInput(f"Fortifications are purchased in step {step}; the campaign is at "
+                       f"{title(rules, campaign.step)}", step)
+    fort = rules.fortifications.get(item.lower())
+    if fort is None:
+        raise BadInput(f"no Fortification '{item}' on the {step} table (use {', '.join(rules.fortifications)})", step)
+    if fort.initial_only and not campaign.initial:
+        raise BadInput(f"{fort.name} is only for the Initial Scenario", fort.rule)
+    if count < 1:
+        raise BadInput("buy at least one", fort.rule)
+    if fort.by_size and size not in fort.by_size:
+        raise BadInput(f"{fort.name} needs --size {'|'.join(fort.by_size)}", fort.rule)
+    if not setup_area.strip():
+        raise BadInput("name the Setup Area the Fortifications are added to: --setup-area ID", fort.rule)
+    unit = fort.by_size.get(size) if fort.by_size else fort.by_side.get(side, fort.cost)
+    if unit is None:
+        raise BadInput(f"{fort.name} has no FPP cost for the {rules.system.sides[side]} side", fort.rule)
+    fpp = unit * count
+    left = campaign.fpp.get(side, 0)
+    if fpp > left:
+        raise BadInput(f"{count} {fort.name} cost {fpp:g} FPP; the {rules.system.sides[side]} side has {left:g} FPP "
+                       f"(FPP come with RG bought in step {purchase_step(rules, 'rg')})", fort.rule)
+    if front_line and not fort.front_line:
+        raise BadInput(f"only 'F' items may be set up in a Front-Line Hex, and {fort.name} is not one", fort.rule)
+    if isolated and not fort.isolated:
+        raise BadInput(f"only 'i' items may be added to an Isolated Location, and {fort.name} is not one", fort.rule)
+    s_units = 0
+    if fort.squads:
+        s_units = count * int(size) if fort.s_by_size else math.ceil(count / fort.s_per)
+        already = campaign.fortified.get(f"{side}:{setup_area}", 0)
+        if not squads or already + s_units > squads:
+            raise BadInput(f"'S': Setup Area {setup_area} may get as many Fortifications as it has Retained "
+                           f"squad-equivalents (--squads {squads or 0}); it already has {already}, these count "
+                           f"{s_units}", fort.rule)
+    return FortificationsPurchased(action=campaign.next_action, side=side, item=fort.id, name=fort.name, size=size,
+                                   count=count, fpp=fpp, setup_area=setup_area, s_units=s_units,
+                                   front_line=front_line, isolated=isolated, squads=squads or 0)
+

@@ -1,0 +1,187 @@
+"""The audit's side of the one decision path: rebuild the command a stored fact records and run the same
+decision on the state before it. Anything the ledger would have refused, or would have decided otherwise,
+is a finding: (kind, message)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from .. import rules as rulesmod
+from ..errors import LedgerError
+from ..events import (
+    ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded,
+    FortificationPlaced, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, Rewound,
+    RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened, TablesOverridden,
+)
+from ..evolve import CampaignState
+from . import map as mapd
+from . import purchases, rolls, secrets, steps
+
+UNKNOWN_CPP = 10**9  # a side's sealed replenishments are its secret: the audit cannot bound what they allow
+
+
+def sealed_cpp(state: CampaignState, side: str) -> int:
+    return UNKNOWN_CPP if any(s["side"] == side and s["effect"] == "cpp_replenishment"
+                              for s in state.sealed.values()) else 0
+
+
+def redecide(state: CampaignState, facts: list, log_before: list, made_states: dict) -> list[tuple[str, str]]:
+    """Findings for one stored decision (`facts`: one fact, or the facts one decision writes together)."""
+    fact = facts[0]
+    if isinstance(fact, CampaignStarted):
+        return [("decision", f"a second CampaignStarted ('{fact.name}') inside campaign '{state.name}': a log holds "
+                             "one campaign")]
+    try:
+        rules = rulesmod.load(state.system, state.override_sources())
+    except LedgerError as e:
+        return [("table", f"the rules in force cannot be read: {e.line()}")]
+    try:
+        if isinstance(fact, DiceRolled):
+            return _roll(state, rules, fact)
+        if isinstance(fact, SecretRollRevealed):
+            return _reveal(state, rules, fact, made_states)
+        expected = _decide(state, rules, facts, log_before)
+    except LedgerError as e:
+        return [(_kind(fact), f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
+    if expected is None:
+        return []
+    return _compare(expected, facts)
+
+
+def _kind(fact) -> str:
+    return "step" if isinstance(fact, (StepOpened, CGDateChanged)) else "decision"
+
+
+def _decide(state: CampaignState, rules, facts: list, log_before: list) -> list | None:
+    fact = facts[0]
+    if isinstance(fact, CGDateChanged):
+        opened = next((f for f in facts[1:] if isinstance(f, StepOpened)), None)
+        return steps.step(state, rules, opened.step if opened else None)
+    if isinstance(fact, StepOpened):
+        return steps.step(state, rules, fact.step)
+    if isinstance(fact, FirefightEnded):
+        return mapd.firefight_end(state, rules, fact.map, fact.fires, fact.burning_wrecks, fact.in_sewer,
+                                  fact.redeployed)
+    if isinstance(fact, RGPurchased):
+        return [purchases.buy(state, rules, fact.rg, fact.side, fact.map_group, fact.objective, fact.given,
+                              fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side))]
+    if isinstance(fact, FortificationsPurchased):
+        return [purchases.fortify(state, rules, fact.item, fact.side, fact.setup_area, fact.count, fact.size,
+                                  fact.squads or None, fact.front_line, fact.isolated)]
+    if isinstance(fact, ScenarioEnded):
+        return [steps.scenario_end(state, rules, dict(fact.lvp), fact.winner if fact.declared else None,
+                                   fact.from_map)]
+    if isinstance(fact, InitiativeChosen):
+        return [steps.initiative(state, rules, dict(fact.chits), fact.us_has_no_units)]
+    if isinstance(fact, LocationControlled):
+        return [mapd.control(state, rules, fact.location, fact.side, fact.strategic)]
+    if isinstance(fact, HQRecorded):
+        return [mapd.hq(state, rules, fact.side, fact.location)]
+    if isinstance(fact, FortificationPlaced):
+        return [mapd.place(state, rules, fact.item, fact.hex, fact.side, fact.hidden, log_before)]
+    if isinstance(fact, TablesOverridden):
+        return [secrets.load_rules(state, fact.source, fact.text)]
+    if isinstance(fact, ActionUndone):
+        return [steps.undo(state, fact.reason)]
+    if isinstance(fact, Rewound):
+        return [steps.rewind(state, rules, fact.cg_date, fact.reason)]
+    if isinstance(fact, SideKeyRegistered):
+        return [secrets.register_key(state, rules, fact.side, fact.salt, fact.check)]
+    if isinstance(fact, FairDiceCommitted):
+        return [secrets.fair_commit(state, rules, fact.side, fact.commitment, fact.shares)]
+    if isinstance(fact, FairSeedRevealed):
+        return [secrets.fair_reveal(state, rules, fact.side, fact.seed)]
+    if isinstance(fact, SecretRollMade):
+        _table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose, True)
+        if item != fact.item:
+            raise LedgerError(f"Secret roll on {fact.table} consumed due item '{fact.item}'; the ledger makes it "
+                              f"'{item or 'none'}'")
+        return None
+    return None  # DiceReported: a VASL report kept as it was (its dice are checked against the report)
+
+
+def _compare(expected: list, facts: list) -> list[tuple[str, str]]:
+    recorded = list(facts[: len(expected)])
+    problems = []
+    if [type(f) for f in expected] != [type(f) for f in recorded]:
+        return [(_kind(facts[0]), f"recorded {', '.join(type(f).__name__ for f in recorded)}; the ledger decides "
+                                  f"{', '.join(type(f).__name__ for f in expected)}")]
+    for want, got in zip(expected, recorded):
+        want = msgspec.structs.replace(want, action=got.action)
+        for field in want.__struct_fields__:
+            a, b = _plain(getattr(want, field)), _plain(getattr(got, field))
+            if a != b:
+                problems.append((_kind(got), f"{type(got).__name__}: {field} recorded {b!r}, the rules give {a!r}"))
+    return problems
+
+
+def _plain(value):
+    return msgspec.to_builtins(value) if isinstance(value, (msgspec.Struct, tuple, list, dict)) else value
+
+
+def _roll(state: CampaignState, rules, fact: DiceRolled) -> list[tuple[str, str]]:
+    """A roll decided again with its recorded dice and declared DRMs; differences by kind."""
+    where = f"{fact.table} ({fact.rule})"
+    try:
+        table = rules.table(fact.table)
+    except LedgerError as e:
+        return [("table", f"roll on {fact.table} cannot be re-checked: {e.line()}")]
+    try:
+        rolls.check_step(rules, state, table)
+    except LedgerError as e:
+        return [("step", f"roll on {where}: {e.line()}")]
+    try:
+        from .. import dice as dicemod
+
+        dicemod.check_faces(table.die, tuple(fact.dice))
+        original = dicemod.read(table.die, fact.dice, table.reads)
+    except LedgerError as e:
+        return [("original", f"roll on {where}: dice {list(fact.dice)} are not a {table.die}: {e.line()}")]
+    problems = []
+    if original != fact.original:
+        problems.append(("original", f"roll on {where}: dice {list(fact.dice)} make an Original {original}, "
+                                     f"recorded {fact.original}"))
+    try:
+        expected, _resolution = rolls.roll(state, rules, rolls.command_of(fact), sealed_cpp(state, fact.side))
+    except LedgerError as e:
+        kind = "due" if "rolled already" in e.message or "not due" in e.message or "rolled only" in e.message \
+            or "rolled until" in e.message else "drm"
+        return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
+    auto = lambda f: {d.key: d.value for d in f.drms if d.kind == "automatic"}  # noqa: E731
+    decl = lambda f: {d.key: (d.value, d.input) for d in f.drms if d.kind == "declared"}  # noqa: E731
+    if auto(expected) != auto(fact):
+        problems.append(("automatic_drm", f"roll on {where}: automatic DRMs recorded {_drms(auto(fact))} but the "
+                                          f"campaign state ({fact.side}, {state.cg_date}) implies "
+                                          f"{_drms(auto(expected))}"))
+    if decl(expected) != decl(fact):
+        problems.append(("drm", f"roll on {where}: declared DRMs recorded {_drms(decl(fact))}, the table makes them "
+                                f"{_drms(decl(expected))}"))
+    final = fact.original + sum(d.value for d in fact.drms)
+    if final != fact.final:
+        problems.append(("final", f"roll on {where}: Original {fact.original} with DRMs "
+                                  f"{sum(d.value for d in fact.drms):+d} is a Final {final}, recorded {fact.final}"))
+    if (expected.result, expected.value, tuple(expected.sets), expected.code) != (
+            fact.result, fact.value, tuple(fact.sets), fact.code):
+        problems.append(("result", f"roll on {where}: the table gives '{expected.result}' for a Final {expected.final}, "
+                                   f"recorded '{fact.result}'"))
+    for field in ("effect", "cpp", "item", "adds", "rule", "die"):
+        if _plain(getattr(expected, field)) != _plain(getattr(fact, field)):
+            problems.append(("result", f"roll on {where}: {field} recorded {_plain(getattr(fact, field))!r}, the "
+                                       f"rules give {_plain(getattr(expected, field))!r}"))
+    return problems
+
+
+def _reveal(state: CampaignState, rules, fact: SecretRollRevealed, made_states: dict) -> list[tuple[str, str]]:
+    made, state_then = made_states.get(fact.roll, (None, None))
+    try:
+        secrets.reveal(state, made, fact.roll, fact.fact, fact.salt)
+    except LedgerError as e:
+        return [("secret", e.line())]
+    then_rules = rulesmod.load(state_then.system, state_then.override_sources())
+    return _roll(state_then, then_rules, fact.fact)
+
+
+def _drms(values: dict) -> str:
+    def show(v):
+        return f"{v[0]:+d}" + (f" ({v[1]})" if v[1] is not None else "") if isinstance(v, tuple) else f"{v:+d}"
+    return "{" + ", ".join(f"{k} {show(v)}" for k, v in sorted(values.items())) + "}" if values else "none"

@@ -1,0 +1,199 @@
+"""Rolls: what is due (tables declare it as data: `per`, `per_rule`, `after`, an RG's follow-ups), the DRMs
+the log decides, the result. Dice are an input of the command, never produced here."""
+
+from __future__ import annotations
+
+import re
+
+from msgspec import Struct
+
+from ..errors import BadInput
+from ..events import AppliedDRM, DiceRolled
+from ..evolve import SCENARIO, CampaignState
+from ..rules import Resolution, Rules, Situation
+from ..rules.schema import Table
+from .steps import title
+
+
+class RollCommand(Struct, frozen=True, kw_only=True):
+    """What a player asks for when rolling; the dice come with it (rolled by the service, entered, VASL,
+    fair dice)."""
+
+    table: str
+    side: str
+    drms: tuple[tuple[str, int | None], ...] = ()  # declared DRMs: (key, the player's N or None)
+    faces: tuple[int, ...]
+    source: str
+    secret: bool = False
+    purpose: str = ""
+    rg: int | None = None  # the RGPurchased event this follow-up roll belongs to
+    fair: int | None = None
+    vasl: str = ""
+    player: str = ""
+    series: str = ""
+
+
+def unit_name(purpose: str) -> str:
+    """'StJ19  8-1 ' and 'stj19 8-1' name the same unit."""
+    return " ".join(purpose.split()).casefold()
+
+
+def per(table: Table) -> str:
+    if table.per:
+        return table.per
+    return "rg" if table.effect.startswith("rg_") else "any"
+
+
+def reroll_key(table: Table, side: str, cg_date: str, purpose: str, item: str) -> str:
+    """What a re-roll after an undo is recognised by: the due item, else table, side, date and unit."""
+    return item or f"{table.id}|{side}|{cg_date}|{unit_name(purpose)}"
+
+
+def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = None) -> Situation:
+    """The campaign state a roll is made in, as the log decides it (automatic DRMs read this)."""
+    calendar = rules.calendar
+    date = calendar.parse(state.cg_date)
+    bought = state.rgs.get(str(rg)) if rg is not None else None
+    winner = state.winner_today()
+    return Situation(
+        side=side, cg=state.cg, cg_date=date, flags=frozenset(state.flags),
+        rg=bought["rg"] if bought else None, rg_strength=(bought["strength"] or None) if bought else None,
+        won=None if winner is None else winner == side,
+        previous_weather=previous_weather(state, rules),
+        scenario_dates=tuple(calendar.parse(d) for d, _w in state.scenarios),
+    )
+
+
+def previous_weather(state: CampaignState, rules: Rules) -> str | None:
+    """The preceding CG Date's weather: its 8.6171 roll (random weather), else the Historical Weather Chart."""
+    dates = [d.text for d in rules.calendar]
+    index = dates.index(state.cg_date) if state.cg_date in dates else 0
+    if index == 0:
+        return None
+    before = dates[index - 1]
+    if before in state.weather:
+        return state.weather[before]
+    chart = rules.system.weather_chart
+    if chart and chart in rules.charts:
+        entry = rules.chart_entry(chart, state.cg, rules.calendar.parse(before))
+        if entry and entry.text.get("weather"):
+            return re.sub(r"[^a-z0-9]+", "_", entry.text["weather"].lower()).strip("_")
+    return None
+
+
+def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int | None, purpose: str,
+          secret: bool = False) -> tuple[Table, str]:
+    """Every check that needs no dice: the table, the side, the step, the RG, and that the roll is due.
+    Returns the table and the due item the roll consumes ('' for a roll made as often as play needs)."""
+    table = rules.table(table_id)
+    side = rules.side(side)
+    rules.check_available(table, situation(state, rules, side, None))
+    check_step(rules, state, table)
+    return table, due_item(state, rules, table, side, rg, purpose)
+
+
+def check_step(rules: Rules, state: CampaignState, table: Table) -> None:
+    """A roll belongs to its step (8.6: steps in order), or to a further step the rules name; SSR rolls to the
+    scenario."""
+    steps = [s for s in (table.step, *table.steps) if s]
+    if steps and state.step not in steps:
+        where = " or ".join("during a CG scenario" if s == SCENARIO else f"in step {title(rules, s)}" for s in steps)
+        raise BadInput(f"table {table.id} is rolled {where}; the campaign is at {title(rules, state.step)}",
+                       table.step if table.step != SCENARIO else table.rule)
+
+
+def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str) -> str:
+    """The item this roll is for, refused when it is not due (rolled already, not called for)."""
+    how = per(table)
+    rule = table.per_rule or table.rule
+    if table.after and not any(f"{t}:{c}" in table.after for t, c, s in _today(state) if s == side):
+        raise BadInput(f"table {table.id} is rolled only after {' or '.join(table.after)} on this CG Date", rule)
+    flags = {f for row in table.rows for f in row.sets}
+    if flags and flags <= set(state.flags):
+        raise BadInput(f"table {table.id} is rolled until {', '.join(sorted(flags))} applies, and it already does",
+                       rule)
+    if rg is not None and how != "rg":
+        raise BadInput(f"table {table.id} is not an RG follow-up roll: --rg does not apply", table.rule)
+    if how == "any":
+        return ""
+    if how == "side/date":
+        item = f"{table.id}|{side}|{state.cg_date}"
+    elif how == "unit":
+        item = f"{table.id}|{side}|{state.cg_date}|{unit_name(purpose)}"
+    else:
+        item = rg_item(state, rules, table, side, rg)
+    if item in state.consumed:
+        what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
+        hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
+        raise BadInput(f"table {table.id} was rolled already{what} by the {rules.system.sides[side]} side on "
+                       f"{state.cg_date} (event {state.consumed[item]}){hint}: undo that roll to make it again", rule)
+    return item
+
+
+def _today(state: CampaignState):
+    for entry in state.today:
+        table, code, side = entry.rsplit(":", 2)
+        yield table, code, side
+
+
+def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None) -> str:
+    rule = table.per_rule or table.rule
+    if rg is None:
+        raise BadInput(f"table {table.id} is rolled for one RG: name it with --rg ID#N (e.g. I2#1) or its event", rule)
+    bought = state.rgs.get(str(rg))
+    if bought is None or bought["side"] != side:
+        raise BadInput(f"no RG of the {rules.system.sides[side]} side was bought at event {rg}", rule)
+    n = bought["rolled"].get(table.id, 0) + 1
+    if table.id not in bought["pending"]:
+        line = rules.rgs.get((side, bought["rg"]))
+        allowed = max((more.count(table.id) for more in (line.rolls_if.values() if line else ())), default=0)
+        if not (bought["strength"] == "sealed" and n <= allowed):
+            done = f"; rolled {n - 1} time(s) already" if n > 1 else ""
+            owed = ", ".join(bought["pending"]) or "nothing more"
+            raise BadInput(f"table {table.id} is not due for RG {bought['rg']} (event {rg}){done}: it still owes "
+                           f"{owed}", rule)
+    return f"{table.id}|rg{rg}|{n}"
+
+
+def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int = 0) -> tuple[DiceRolled, Resolution]:
+    """The whole decision of a roll: admitted, DRMs (declared ones checked against the log, automatic ones
+    derived from it), the table's result, the CPP it costs, what it makes due next. `sealed_cpp`: CPP of the
+    side's own Secret replenishments not yet revealed (known to its side only)."""
+    from .. import dice as dicemod
+
+    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.secret)
+    side = rules.side(cmd.side)
+    where = situation(state, rules, side, cmd.rg)
+    dicemod.check_faces(table.die, tuple(cmd.faces))
+    declared = {}
+    for key, n in cmd.drms:
+        if key in declared:
+            raise BadInput(f"DRM '{key}' given twice")
+        declared[key] = n
+    resolution = rules.resolve(table, tuple(cmd.faces), declared, where)
+    cpp = rules.cpp_cost(table, resolution.drms)
+    if cpp and cpp > state.cpp.get(side, 0) + sealed_cpp:
+        raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
+                       f"{state.cpp.get(side, 0) + sealed_cpp}", table.rule)
+    adds: tuple[str, ...] = ()
+    if cmd.rg is not None and table.effect == "rg_strength" and resolution.code:
+        line = rules.rgs.get((side, state.rgs[str(cmd.rg)]["rg"]))
+        adds = tuple(line.rolls_if.get(resolution.code, ())) if line else ()
+    fact = DiceRolled(
+        action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die, dice=tuple(cmd.faces),
+        source=cmd.source, original=resolution.original,
+        drms=tuple(AppliedDRM(key=d.key, name=d.name, value=d.value, kind=d.kind, input=d.input)
+                   for d in resolution.drms),
+        final=resolution.final, result=resolution.result, code=resolution.code, value=resolution.value,
+        sets=resolution.sets, secret=cmd.secret or table.secret, purpose=cmd.purpose, effect=table.effect,
+        rg=cmd.rg, cpp=cpp, fair=cmd.fair, vasl=cmd.vasl, player=cmd.player, series=cmd.series, item=item, adds=adds,
+    )
+    return fact, resolution
+
+
+def command_of(fact: DiceRolled) -> RollCommand:
+    """The command a stored roll records (for the audit to decide again)."""
+    return RollCommand(table=fact.table, side=fact.side,
+                       drms=tuple((d.key, d.input) for d in fact.drms if d.kind == "declared"),
+                       faces=tuple(fact.dice), source=fact.source, secret=fact.secret, purpose=fact.purpose,
+                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series)

@@ -1,0 +1,316 @@
+"""Steps and scenarios: the Refit Phase as a state machine (8.6) driven by the system's step data, the
+CG-Scenario End and its winner, Initiative, a new campaign, undo and rewind. Pure decisions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .. import rules as rulesmod
+from ..errors import BadInput
+from ..events import (
+    ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, ScenarioEnded, StepOpened,
+)
+from ..evolve import SCENARIO, CampaignState
+from ..rules import Rules
+from ..rules.schema import Need, Step
+
+IDLE_DAY = "Idle Day"
+
+
+@dataclass(frozen=True)
+class Move:
+    """What `step` will record: the steps passed over, a new CG Date if 8.612 is entered, the target."""
+
+    target: str
+    skipped: tuple[str, ...]
+    new_date: str | None
+
+
+def reph_rule(rules: Rules) -> str | None:
+    """The system's Refit Phase rule (KGP 8.6, RR 2.5), cited for the order of its steps."""
+    return rules.system.steps[0].id[:-2] if rules.system.steps else None
+
+
+def title(rules: Rules, step: str) -> str:
+    return "CG scenario" if step == SCENARIO else f"{step} {rules.steps[step].title}"
+
+
+def applies(step: Step, state: CampaignState) -> bool:
+    if state.initial:
+        return "†" in step.markers  # 8.6: the only steps before an Initial Scenario
+    return True
+
+
+def next_step(rules: Rules, state: CampaignState, current: str | None = None) -> str:
+    current = current or state.step
+    steps = rules.system.steps
+    if not steps:  # a system without RePh steps (CGS): one firefight after another
+        return SCENARIO
+    if current == SCENARIO:
+        return steps[0].id  # after a scenario: the § steps to CG-Scenario End, then the RePh
+    if state.scenario == IDLE_DAY and any(n.effect == "initiative" for n in rules.steps[current].needs):
+        return next(s.id for s in steps if "*" in s.markers)  # 8.6232 note 2: repeat from 8.612
+    index = [s.id for s in steps].index(current)
+    return next((s.id for s in steps[index + 1 :] if applies(s, state)), SCENARIO)
+
+
+def need_applies(rules: Rules, state: CampaignState, need: Need, date: str | None = None) -> bool:
+    if need.option and not state.options.get(need.option):
+        return False
+    if need.from_date and rules.calendar.parse(date or state.cg_date) < rules.calendar.parse(need.from_date):
+        return False
+    if need.unless_flag and need.unless_flag in state.flags:
+        return False
+    if need.scenario and state.scenario != need.scenario:
+        return False
+    return True
+
+
+def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None = None,
+          date: str | None = None) -> list[dict]:
+    """What the step still needs before it may be left (or skipped): {effect, side, table, rg, text}."""
+    if step == SCENARIO:
+        return []
+    done = state.done if done is None else done
+    missing = []
+    for need in rules.steps[step].needs:
+        if not need_applies(rules, state, need, date):
+            continue
+        if need.effect == "rg_followups":
+            for version, rg in sorted(state.rgs.items(), key=lambda item: int(item[0])):
+                missing += [{"effect": need.effect, "side": rg["side"], "table": t, "rg": int(version),
+                             "text": f"roll {t} --side {rg['side']} --rg {version} (RG {rg['rg']} bought at event "
+                                     f"{version})"} for t in rg["pending"]]
+            continue
+        sides = [s for s in need.sides if f"{need.effect}:{s}" not in done] if need.sides else (
+            [] if any(d.startswith(f"{need.effect}:") for d in done) else [None])
+        missing += [describe(rules, need.effect, side) for side in sides]
+    return missing
+
+
+def describe(rules: Rules, effect: str, side: str | None) -> dict:
+    sides = list(rules.system.sides)
+    if effect == "scenario_end":
+        text = "the CG-Scenario End: cgledger scenario-end " + " ".join(f"--lvp {s}=N" for s in sides)
+    elif effect == "initiative":
+        text = "both Initiative chits: cgledger initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)
+    else:
+        tables = sorted(t.id for t in rules.tables.values() if t.effect == effect)
+        text = f"a roll on {' or '.join(tables) or effect}" + (f" --side {side}" if side else "")
+    tables = sorted(t.id for t in rules.tables.values() if t.effect == effect)
+    return {"effect": effect, "side": side, "table": tables[0] if tables else None, "rg": None, "text": text}
+
+
+def needs_text(needs: list[dict]) -> str:
+    return "; ".join(n["text"] for n in needs)
+
+
+def plan(rules: Rules, state: CampaignState, target: str | None) -> Move:
+    """Checks a move forward and returns it; going back is an undo."""
+    if not rules.system.steps:
+        raise BadInput(f"{rules.system.id.upper()} has no Refit Phase steps in the rules seeds: a firefight ends with "
+                       "`cgledger firefight-end`")
+    if target is not None and target != SCENARIO and target not in rules.steps:
+        raise BadInput(f"no RePh step '{target}' in {rules.system.id.upper()} (steps {rules.system.steps[0].id}-"
+                       f"{rules.system.steps[-1].id}, or 'scenario')", reph_rule(rules))
+    open_needs = unmet(rules, state, state.step)
+    if open_needs:
+        raise BadInput(f"step {title(rules, state.step)} still needs {needs_text(open_needs)}", state.step)
+    goal = target or next_step(rules, state)
+    order = [s.id for s in rules.system.steps]
+    if goal != SCENARIO and state.step != SCENARIO and order.index(goal) <= order.index(state.step):
+        following = next_step(rules, state)  # after an Idle Day: back to the first '*' step (8.6232)
+        looping = following != SCENARIO and order.index(following) <= order.index(state.step)
+        if not (looping and order.index(goal) >= order.index(following)):
+            raise BadInput(f"step {goal} is not ahead of {title(rules, state.step)}: going back is an undo", reph_rule(rules))
+    skipped: list[str] = []
+    new_date = None
+    current, date = state.step, state.cg_date
+    for _ in range(len(rules.system.steps) + 2):
+        current = next_step(rules, state, current)
+        if current != SCENARIO and rules.steps[current].new_cg_date:
+            date = new_cg_date(rules, state, date)
+            new_date = date
+        if current == goal:
+            return Move(goal, tuple(skipped), new_date)
+        needs = unmet(rules, state, current, done=[], date=date)
+        if needs:
+            raise BadInput(f"cannot skip {title(rules, current)} on the way to {title(rules, goal)}: "
+                           f"it needs {needs_text(needs)}", current)
+        skipped.append(current)
+    raise BadInput(f"step {goal} is not ahead of {title(rules, state.step)}: going back is an undo", reph_rule(rules))
+
+
+def new_cg_date(rules: Rules, state: CampaignState, date: str) -> str:
+    current = rules.calendar.parse(date)
+    last = rules.calendar.parse(next(c.last for c in rules.system.cg if c.id == state.cg))
+    following = rules.calendar.next(current)
+    if following is None or following > last:
+        step = next((s.id for s in rules.system.steps if s.new_cg_date), "")
+        raise BadInput(f"CG {state.cg} ends on {last}: there is no CG Date after {current}; the campaign is over",
+                       f"{step}1" if step else None)
+    return following.text
+
+
+def step(state: CampaignState, rules: Rules, target: str | None) -> list:
+    """`step next` / `step STEP`: forward in order, skipping only what may be skipped; entering the New CG
+    Date step starts the next CG Date."""
+    move = plan(rules, state, target.lower() if target and target.lower() == SCENARIO else target)
+    facts: list = []
+    if move.new_date:
+        facts.append(CGDateChanged(action=state.next_action, previous=state.cg_date, cg_date=move.new_date))
+    facts.append(StepOpened(action=state.next_action, step=move.target, skipped=move.skipped))
+    return facts
+
+
+def start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
+          random_weather: bool = False) -> CampaignStarted:
+    """`new`: name, rule system, CG and its start date, each side's CPP before the Initial Scenario."""
+    name = name.strip()
+    if not name:
+        raise BadInput("a campaign needs a name")
+    rules = rulesmod.load(system)
+    cgs = {c.id: c for c in rules.system.cg}
+    cg = cg.upper()
+    first = reph_rule(rules)
+    if cg not in cgs:
+        raise BadInput(f"unknown CG '{cg}' for {system.upper()}: choose {'|'.join(cgs)}", first)
+    begin = rules.calendar.parse(cgs[cg].start)
+    cpp = {side: 0 for side in rules.system.sides}
+    cpp_rule = next((s.id for s in rules.system.steps if any(n.effect == "cpp_replenishment" for n in s.needs)), None)
+    for side, amount in side_numbers(rules, start_cpp, "--start-cpp", cpp_rule).items():
+        if amount < 0:
+            raise BadInput(f"--start-cpp {side}={amount}: CPP cannot be negative", cpp_rule)
+        cpp[side] = amount
+    return CampaignStarted(name=name, system=system, cg=cg, cg_date=begin.text, start_cpp=cpp,
+                           random_weather=random_weather)
+
+
+def side_numbers(rules: Rules, items: tuple[str, ...], option: str, rule: str | None) -> dict[str, int]:
+    """'german=12' items -> {'german': 12}; each side at most once."""
+    numbers: dict[str, int] = {}
+    for item in items:
+        side, sep, number = item.partition("=")
+        if not sep:
+            raise BadInput(f"malformed {option} '{item}': use SIDE=N", rule)
+        side = rules.side(side)
+        if side in numbers:
+            raise BadInput(f"{option} gives the {rules.system.sides[side]} side twice", rule)
+        try:
+            numbers[side] = int(number)
+        except ValueError:
+            raise BadInput(f"malformed {option} '{item}': N must be a whole number", rule) from None
+    return numbers
+
+
+def need_step(rules: Rules, state: CampaignState, effect: str) -> str:
+    """Refuses a record whose step is not the open one (8.6: steps in order); returns that step's id."""
+    steps = [s for s in rules.system.steps if any(n.effect == effect for n in s.needs)]
+    if steps and state.step not in {s.id for s in steps}:
+        raise BadInput(f"this is recorded in step {title(rules, steps[0].id)}; the campaign is at "
+                       f"{title(rules, state.step)}", steps[0].id)
+    return steps[0].id if steps else ""
+
+
+def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner: str | None = None,
+                 from_map: bool = False) -> ScenarioEnded:
+    """8.603 CG-Scenario End (RR 2.503): each side's Current-LVP and the winner. A winner the printed rule
+    decides (8.6234a Dual Attack, 8.6234 Assaults) cannot be overridden; `winner` names it only where the
+    rules seeds leave it to the players (the Initial Scenario's VC)."""
+    base = need_step(rules, state, "scenario_end")
+    if "scenario_end:" in state.done:
+        raise BadInput(f"CG-Scenario End of {state.cg_date} is already recorded: undo it to change it", f"{base}2")
+    missing = [s for s in rules.system.sides if s not in lvp]
+    if missing:
+        raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", f"{base}2")
+    total = sum(g.lvp for g in rules.system.map_groups)
+    if any(v < 0 for v in lvp.values()) or (total and sum(lvp.values()) > total):
+        raise BadInput(f"Current-LVP {lvp} cannot be negative or exceed the {total} LVP of all Map Groups", f"{base}3")
+    if not rules.system.scenario_victory:  # RR 2.5231: no CG scenario is won or lost, only the CG
+        if winner is not None:
+            raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", f"{base}1")
+        return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner="", from_map=from_map)
+    computed = decide_winner(rules, state.scenario, state.lvp, lvp)
+    if winner is not None:
+        winner = rules.side(winner)
+    if computed is not None and winner is not None and winner != computed:
+        raise BadInput(f"the {state.scenario} is won by the {rules.system.sides[computed]} side by its Current-LVP "
+                       f"({_lvp_text(rules, state.lvp)} -> {_lvp_text(rules, lvp)}): the rules decide it, not "
+                       "--winner", "8.6234")
+    if computed is None and winner is None:
+        raise BadInput(f"the {state.scenario or 'scenario'}'s Victory Conditions are not in the rules seeds "
+                       "(8.51-.53): name the winner with --winner SIDE", "8.6234")
+    return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner=winner or computed,
+                         declared=computed is None, from_map=from_map)
+
+
+def _lvp_text(rules: Rules, lvp: dict[str, int]) -> str:
+    return ", ".join(f"{rules.system.sides[s]} {lvp.get(s, 0)}" for s in rules.system.sides)
+
+
+def decide_winner(rules: Rules, scenario: str, start: dict[str, int], end: dict[str, int]) -> str | None:
+    """8.6234: Dual Attack, the side named by the system (KGP: the Americans) wins if its Current-LVP rose;
+    an Assault, the assaulter wins if its Current-LVP rose by ≥ 20% (FRU), at least 1. Initial Scenario VC
+    (8.51-.53) are not in the seeds."""
+    sides = list(rules.system.sides)
+    if scenario == "Dual Attack" and rules.system.dual_attack_winner:
+        side = rules.system.dual_attack_winner
+        return side if end[side] > start.get(side, 0) else next(s for s in sides if s != side)
+    attackers = [key for key, value in rules.system.initiative.items() if value == scenario]
+    assaulter = None
+    if attackers:
+        chits = dict(part.split(":") for part in attackers[0].split("/"))
+        attacking = [s for s, chit in chits.items() if chit == "attack"]
+        assaulter = attacking[0] if len(attacking) == 1 else None
+    if assaulter is None:
+        return None
+    defender = next(s for s in sides if s != assaulter)
+    before = start.get(assaulter, 0)
+    return assaulter if end[assaulter] >= before + max(1, math.ceil(before * 0.2)) else defender
+
+
+def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has_no_units: bool = False
+               ) -> InitiativeChosen:
+    """8.623 Initiative (RR 2.522): both chits and what the matrix makes of them."""
+    base = need_step(rules, state, "initiative")
+    if "initiative:" in state.done:
+        raise BadInput(f"Initiative for {state.cg_date} is already determined: undo it to change it", f"{base}2")
+    chits = {rules.side(side): chit.lower() for side, chit in chits.items()}
+    if set(chits) != set(rules.system.sides) or not set(chits.values()) <= {"attack", "idle"}:
+        raise BadInput("give each side's chit: attack or idle (" + ", ".join(f"--chit {s}=…" for s in rules.system.sides)
+                       + ")", f"{base}2")
+    if us_has_no_units and "german" not in chits:
+        raise BadInput("--us-has-no-units is a KGP rule (8.6232)", f"{base}2")
+    if us_has_no_units and chits.get("german") == "attack":
+        raise BadInput("the German may not select the Attack Chit while the U.S. has no on-map Retained units", "8.6232")
+    limits = next(c.attack_chits for c in rules.system.cg if c.id == state.cg)
+    for side, chit in chits.items():
+        if chit == "attack" and side in limits and state.chits.get(side, 0) >= limits[side]:
+            raise BadInput(f"the {rules.system.sides[side]} side has used its {limits[side]} Attack Chits "
+                           f"of CG {state.cg}", f"{base}1")
+    key = "/".join(f"{side}:{chits[side]}" for side in rules.system.sides)
+    return InitiativeChosen(action=state.next_action, chits=chits, scenario=rules.system.initiative[key],
+                            us_has_no_units=us_has_no_units)
+
+
+def undo(state: CampaignState, reason: str = "") -> ActionUndone:
+    target = state.last_live_action()
+    if target is None:
+        raise BadInput("nothing to undo: no action of this campaign is still in force")
+    return ActionUndone(action=state.next_action, undone=target, reason=reason)
+
+
+def rewind(state: CampaignState, rules: Rules, date: str, reason: str = "") -> Rewound:
+    """Play resumes from the end of a CG Date's RePh: every later action in force is voided."""
+    canonical = rules.calendar.parse(date).text
+    ends = state.reph_ends
+    if canonical not in ends:
+        raise BadInput(f"the RePh of CG Date {canonical} has not ended (ended: {', '.join(ends) or 'none yet'})",
+                       reph_rule(rules))
+    version, action = ends[canonical]
+    voided = state.live_actions_after(action)
+    if not voided:
+        raise BadInput(f"nothing was recorded after the end of {canonical}'s RePh: nothing to rewind")
+    return Rewound(action=state.next_action, cg_date=canonical, to_version=version, voided=tuple(voided),
+                   reason=reason)

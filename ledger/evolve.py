@@ -1,0 +1,259 @@
+"""The one fold: state + fact -> state. The aggregate applies it on load, the audit and the projections
+on replay; nothing else changes a CampaignState. Which actions are in force is known here only through
+`voided_by` (ledger/inforce.py), the same function the log readers use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .events import (
+    CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, FirefightEnded, FortificationsPurchased,
+    InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
+    StepOpened, TablesOverridden,
+)
+from .inforce import voided_by
+
+SCENARIO = "scenario"  # the step value while a CG scenario is played
+INITIAL_SCENARIO = "Initial Scenario"
+IDLE_DAY = "Idle Day"
+
+
+class CampaignState:
+    """What the ledger knows of a campaign at one point of its log. Plain JSON-native attributes, replaced
+    (never mutated in place) so that undo can put old values back and a snapshot of the aggregate encodes
+    them as they are. Attributes added later have class-level defaults, so older snapshots still load."""
+
+    name: str
+    system: str
+    cg: str
+    cg_date: str
+    options: dict[str, bool]
+    step: str  # the open RePh step ('8.616'), or 'scenario'
+    initial: bool  # before the CG's Initial Scenario has begun (only † steps, 8.6)
+    scenario: str  # the type of this CG Date's scenario (Initial Scenario, Dual Attack, …, Idle Day)
+    done: list[str]  # 'effect:side' recorded since the open step was opened (its needs)
+    flags: list[str]  # lasting conditions set by roll results, e.g. german_ammo_shortage (8.618)
+    overrides: list[list[str]]  # [source, TOML text] of the player's rules files in force
+    cpp: dict[str, int]  # CPP each side has now (8.6162)
+    lvp: dict[str, int]  # each side's Current-LVP at the last CG-Scenario End (8.6032)
+    chits: dict[str, int]  # Attack Chits each side has selected in the CG (8.6231)
+    bought: dict[str, int]  # 'side:RG' -> number bought in the CG, OB-given ones excluded (8.6196)
+    bought_today: dict[str, int]  # 'side:RG:MapGroup' -> number bought this CG Date (8.6195)
+    fpp: dict[str, float]  # FPP each side may still spend this CG Date (8.621; forfeit with the date)
+    fortified: dict[str, int]  # 'side:Setup Area' -> Fortifications counted under 8.621 footnote S
+    keys: dict[str, dict[str, str]]  # side -> {salt, check} of its key for Secret rolls
+    sealed: dict[str, dict[str, str]]  # SecretRollMade version -> {side, effect} while not revealed
+    fair: dict[str, int]  # side -> fair rolls made (fair dice committed: the key is there from the commitment)
+    next_action: int
+    live: list[list[int]]  # ranges [first, last] of actions in force, oldest first
+    reverts: dict[str, dict[str, Any]]  # action -> state values it replaced, for undo
+    head: str  # digest of the latest event
+    # RGPurchased version -> {side, rg, group_type, pending: [tables due], rolled: {table: n}, strength: code}
+    rgs: dict[str, dict[str, Any]] = {}
+    consumed: dict[str, int] = {}  # due item (ledger/due.py) -> the event that rolled it
+    weather: dict[str, str] = {}  # CG Date -> weather result code of its 8.6171 roll (random weather)
+    scenarios: list[list[str]] = []  # [CG Date, winner] of each CG-Scenario End in force
+    started: int = 1  # CampaignStarted events seen (a second one is refused)
+    reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
+    today: list[str] = []  # 'table:code:side' of each result rolled this CG Date (what `after` reads)
+
+    def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
+        self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
+        self.options = {"random_weather": fact.random_weather}
+        self.step, self.initial, self.scenario, self.done = first_step, first_step != SCENARIO, INITIAL_SCENARIO, []
+        self.flags, self.overrides = [], []
+        self.cpp = dict(fact.start_cpp)
+        self.lvp, self.chits, self.bought, self.bought_today = {}, {}, {}, {}
+        self.fpp, self.fortified = {}, {}
+        self.keys, self.sealed, self.fair = {}, {}, {}
+        self.rgs, self.consumed, self.weather, self.scenarios = {}, {}, {}, []
+        self.started, self.today, self.reph_ends = 1, [], {}
+        self.next_action = 1
+        self.live, self.reverts = [], {}
+        self.head = digest
+
+    # ---- evolve: state + event -> state -----------------------------------------------------
+    def evolve(self, fact: Fact, digest: str, version: int) -> None:
+        self.head = digest
+        voided = voided_by(fact)
+        if isinstance(fact, CampaignStarted):
+            self.started += 1  # a second one changes nothing else: the audit names it
+            return
+        if voided is not None:
+            for action in sorted(voided, reverse=True):
+                self._void(action)
+        else:
+            self._mark_live(fact.action)  # type: ignore[attr-defined]
+            self._apply(fact, version)
+        self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
+
+    def _apply(self, fact: Fact, version: int) -> None:
+        a = fact.action  # type: ignore[attr-defined]
+        if isinstance(fact, DiceRolled):
+            self._rolled(a, fact, version)
+            self._outcome(a, fact)
+        elif isinstance(fact, CGDateChanged):
+            self._set(a, "cg_date", fact.cg_date)
+            self._set(a, "scenario", "")  # known again once 8.623 has been resolved
+            self._set(a, "bought_today", {})
+            self._set(a, "today", [])
+            self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
+            self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
+            self._set(a, "fortified", {})
+        elif isinstance(fact, StepOpened):
+            self._set(a, "step", fact.step)
+            self._set(a, "done", [])
+            if fact.step == SCENARIO:
+                self._set(a, "initial", False)
+                self._ended(a, self.cg_date, version)
+        elif isinstance(fact, ScenarioEnded):
+            self._set(a, "lvp", dict(fact.lvp))
+            self._set(a, "done", self.done + ["scenario_end:"])
+            self._set(a, "scenarios", self.scenarios + [[self.cg_date, fact.winner]])
+        elif isinstance(fact, InitiativeChosen):
+            self._set(a, "scenario", fact.scenario)
+            attacks = {s: self.chits.get(s, 0) + (chit == "attack") for s, chit in fact.chits.items()}
+            self._set(a, "chits", attacks)
+            self._set(a, "done", self.done + ["initiative:"])
+            if fact.scenario == IDLE_DAY:
+                self._ended(a, self.cg_date, version)
+        elif isinstance(fact, FirefightEnded):
+            self._ended(a, fact.firefight, version)
+        elif isinstance(fact, RGPurchased):
+            self._add_cpp(a, fact.side, -fact.cpp)
+            if not fact.given:
+                key = f"{fact.side}:{fact.rg}"
+                self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
+            key = f"{fact.side}:{fact.rg}:{fact.map_group}"
+            self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
+            rg = {"side": fact.side, "rg": fact.rg, "group_type": fact.group_type, "pending": list(fact.rolls),
+                  "rolled": {}, "strength": ""}
+            self._set(a, "rgs", {**self.rgs, str(version): rg})
+            if fact.fpp:
+                self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
+        elif isinstance(fact, FortificationsPurchased):
+            self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) - fact.fpp})
+            key = f"{fact.side}:{fact.setup_area}"
+            self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
+        elif isinstance(fact, SideKeyRegistered):
+            self._set(a, "keys", {**self.keys, fact.side: {"salt": fact.salt, "check": fact.check}})
+        elif isinstance(fact, FairDiceCommitted):
+            self._set(a, "fair", {**self.fair, fact.side: 0})
+        elif isinstance(fact, SecretRollMade):
+            self._set(a, "sealed", {**self.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
+            if fact.fair is not None:
+                self._set(a, "fair", {**self.fair, fact.side: fact.fair})
+            self._rolled(a, fact, version)
+        elif isinstance(fact, SecretRollRevealed):
+            self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
+            self._outcome(a, fact.fact)
+        elif isinstance(fact, TablesOverridden):
+            self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
+
+    def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
+        """A roll was made (sealed or not): its due item is consumed, its step's need met."""
+        if fact.item:
+            self._set(a, "consumed", {**self.consumed, fact.item: version})
+        if fact.effect:
+            self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
+        rg = self.rgs.get(str(fact.rg))
+        if rg is not None and isinstance(fact, SecretRollMade) and fact.effect == "rg_strength":
+            rg = {**rg, "strength": "sealed"}  # its follow-ups are known to its side only, until revealed
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): rg})
+        if rg is not None and (fact.table in rg["pending"] or rg["strength"] == "sealed"):
+            pending = list(rg["pending"])
+            if fact.table in pending:
+                pending.remove(fact.table)
+            rolled = {**rg["rolled"], fact.table: rg["rolled"].get(fact.table, 0) + 1}
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "pending": pending, "rolled": rolled}})
+
+    def _outcome(self, a: int, fact: DiceRolled) -> None:
+        """What a roll's result does to the books (at once, or when a Secret roll is revealed)."""
+        new_flags = [f for f in fact.sets if f not in self.flags]
+        if new_flags:
+            self._set(a, "flags", self.flags + new_flags)
+        if fact.effect == "cpp_replenishment" and fact.value is not None:
+            self._add_cpp(a, fact.side, fact.value)
+        if fact.cpp:
+            self._add_cpp(a, fact.side, -fact.cpp)
+        if fact.code:
+            self._set(a, "today", self.today + [f"{fact.table}:{fact.code}:{fact.side}"])
+        if fact.effect == "weather" and fact.code:
+            self._set(a, "weather", {**self.weather, self.cg_date: fact.code})
+        rg = self.rgs.get(str(fact.rg))
+        if rg is not None and fact.code and fact.effect == "rg_strength":
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "strength": fact.code,
+                                                              "pending": rg["pending"] + list(fact.adds)}})
+
+    def _ended(self, a: int, date: str, version: int) -> None:
+        if date not in self.reph_ends:
+            self._set(a, "reph_ends", {**self.reph_ends, date: [version, a]})
+
+    def _add_cpp(self, action: int, side: str, amount: int) -> None:
+        self._set(action, "cpp", {**self.cpp, side: self.cpp.get(side, 0) + amount})
+
+    def _set(self, action: int, attribute: str, value: Any) -> None:
+        """Every change goes through here: the first old value per action is kept for undo."""
+        self.reverts.setdefault(str(action), {}).setdefault(attribute, getattr(self, attribute))
+        setattr(self, attribute, value)
+
+    def _mark_live(self, action: int) -> None:
+        if self.live and self.live[-1][1] >= action:
+            return
+        if self.live and self.live[-1][1] == action - 1:
+            self.live[-1] = [self.live[-1][0], action]
+        else:
+            self.live.append([action, action])
+
+    def _void(self, action: int) -> None:
+        ranges = []
+        for first, last in self.live:
+            if first <= action <= last:
+                ranges += [r for r in ([first, action - 1], [action + 1, last]) if r[0] <= r[1]]
+            else:
+                ranges.append([first, last])
+        self.live = ranges
+        for attribute, value in self.reverts.pop(str(action), {}).items():
+            setattr(self, attribute, value)
+
+    # ---- questions ---------------------------------------------------------------------------
+    def last_live_action(self) -> int | None:
+        return self.live[-1][1] if self.live else None
+
+    def live_actions_after(self, action: int) -> list[int]:
+        return [a for first, last in self.live for a in range(max(first, action + 1), last + 1)]
+
+    def override_sources(self) -> tuple[tuple[str, str], ...]:
+        return tuple((source, text) for source, text in self.overrides)
+
+    def winner_today(self) -> str | None:
+        """The winner of this CG Date's scenario, once its CG-Scenario End is recorded."""
+        return next((w for d, w in reversed(self.scenarios) if d == self.cg_date), None)
+
+
+def first_step(system: str) -> str:
+    """A new campaign opens on the first † step (the only steps before an Initial Scenario, 8.6)."""
+    from . import rules
+
+    steps = rules.load(system).system.steps
+    return next((s.id for s in steps if "†" in s.markers), SCENARIO)
+
+
+def begin(fact: CampaignStarted, digest: str) -> CampaignState:
+    state = CampaignState()
+    state.start(fact, digest, first_step(fact.system))
+    return state
+
+
+def fold(logged) -> CampaignState | None:
+    """The state after the given events (as read back from the store)."""
+    state = None
+    for event in logged:
+        if event.fact is None:
+            continue
+        if state is None:
+            if isinstance(event.fact, CampaignStarted):
+                state = begin(event.fact, event.digest)
+        else:
+            state.evolve(event.fact, event.digest, event.version)
+    return state

@@ -1,0 +1,32 @@
+"""Which actions are in force: the one notion used by the state fold, the audit and the projections.
+An undo voids one action, a rewind every action after a CG Date's RePh end; both are facts themselves."""
+
+from __future__ import annotations
+
+from .events import ActionUndone, Rewound
+
+
+def voided_by(fact) -> tuple[int, ...] | None:
+    """The actions this fact voids, or None when it is no undo or rewind."""
+    if isinstance(fact, ActionUndone):
+        return (fact.undone,)
+    if isinstance(fact, Rewound):
+        return tuple(fact.voided)
+    return None
+
+
+def voided_actions(logged) -> set[int]:
+    """Actions voided by an undo or a rewind anywhere in the given events."""
+    voided: set[int] = set()
+    for event in logged:
+        actions = voided_by(event.fact)
+        if actions:
+            voided.update(actions)
+    return voided
+
+
+def live(logged) -> list:
+    """The events of actions still in force (undo and rewind events themselves excluded)."""
+    voided = voided_actions(logged)
+    return [e for e in logged if e.fact is not None and voided_by(e.fact) is None
+            and getattr(e.fact, "action", None) not in voided]
