@@ -29,7 +29,7 @@ from eventsourcing.persistence import JSONTranscoder, Mapper
 from ledger.application import CampaignLedger, open_ledger
 from ledger.campaign import campaign_id
 from ledger.dice import SeededDice
-from ledger.events import AppliedDRM, DiceRolled
+from ledger.decide import rolls
 from ledger.persistence import decode_envelope
 from ledger.rules import parse_declared
 from projections.log import log_rows
@@ -72,27 +72,20 @@ def roll_commands(ledger: CampaignLedger, count: int, start: int) -> None:
     """`count` rolls exactly as a player makes them: one `roll` command = load, check, one save."""
     for i in range(start, start + count):
         table, side, drms = PLAN[i % len(PLAN)]
-        ledger.roll(None, table, side, drms, dice=None)
+        ledger.roll(None, table, side, drms, dice=None, purpose=f"item {i}")  # one due item per weapon/unit
 
 
 def roll_batched(ledger: CampaignLedger, count: int, start: int) -> None:
     """`count` rolls recorded into one loaded aggregate, saved once per BATCH facts. Each fact is
-    built as CampaignLedger.roll builds it (same rules, dice, checks), so the audit stays clean."""
+    decided as CampaignLedger.roll decides it (the same decision), so the audit stays clean."""
     campaign = ledger.campaign(None)
     for n, i in enumerate(range(start, start + count), 1):
         table_id, side, drms = PLAN[i % len(PLAN)]
         rules = ledger.rules_for(campaign)
         table = rules.table(table_id)
-        situation = ledger.situation(campaign, rules.side(side), rules)
-        faces = ledger.dice.roll(table.die)
-        res = rules.resolve(table, faces, parse_declared(drms), situation)
-        campaign.record(DiceRolled(
-            action=campaign.begin_action(), table=table.id, rule=table.rule, side=situation.side,
-            die=table.die, dice=faces, source=ledger.dice.name, original=res.original,
-            drms=tuple(AppliedDRM(key=d.key, name=d.name, value=d.value, kind=d.kind, input=d.input) for d in res.drms),
-            final=res.final, result=res.result, code=res.code, value=res.value, sets=res.sets,
-            secret=table.secret, purpose="", effect=table.effect, cpp=rules.cpp_cost(table, res.drms),
-        ))
+        command = rolls.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
+                                    faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
+        campaign.record(rolls.roll(campaign, rules, command)[0])
         if n % BATCH == 0:
             ledger.save(campaign)
     ledger.save(campaign)

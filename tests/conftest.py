@@ -178,6 +178,15 @@ class Cli:
                 die = self.json("tables", need["table"])["die"]
                 self.ok("roll", need["table"], "--side", side or sides[-1], "--dice", "6,6" if die == "DR" else "6")
 
+    def with_rgs(self, *rgs: tuple[str, str]) -> "Cli":
+        """At step 8.619: loads the test RG chart, buys each (RG ID, side), and opens 8.620, where their
+        follow-up rolls are due (link them with --rg ID#N)."""
+        self.ok("rules", "load", str(Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"))
+        for rg, side in rgs:
+            self.ok("buy", rg, "--side", side, "--map-group", "St", "--objective", "StJ19")
+        self.ok("step", "8.620")
+        return self
+
     def rg_side(self, version: int) -> str:
         return next(r["side"] for r in self.json("log") if r["version"] == version)
 

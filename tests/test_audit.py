@@ -104,10 +104,10 @@ def test_rerolled_after_undo(at):
 
 
 def test_same_dice_after_undo_is_a_correction(at):
-    kgp = at("8.620")
-    kgp.ok("roll", "8.6201", "--side", "german", "--drm", "vehicle_or_gun", "--dice", "5,6", "--for", "I2")
-    kgp.ok("undo", "--reason", "wrong DRM")
-    kgp.ok("roll", "8.6201", "--side", "german", "--dice", "5,6", "--for", "I2")
+    kgp = at("8.619", "21 AM").with_rgs(("I2", "german"), ("V1", "german"))
+    kgp.ok("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "5,6")
+    kgp.ok("undo", "--reason", "wrong RG")
+    kgp.ok("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "5,6")
     assert kinds(kgp) == []
 
 

@@ -29,7 +29,7 @@ from conftest import Cli
         ("8.618", ("roll", "8.618", "--side", "german"), "not rolled before 20 AM"),
         ("8.612", ("roll", "8.6122", "--side", "us"), "needs --drm san=N"),
         ("8.612", ("roll", "8.6122", "--side", "us", "--drm", "san=3"), "out of range 4"),
-        ("8.620", ("roll", "8.6206/armor", "--side", "us", "--drm", "depleted"), "NA to the U.S. side"),
+        ("8.620", ("roll", "8.6206/armor", "--side", "us", "--drm", "depleted"), "--rg"),
         ("8.611", ("roll", "8.6114", "--side", "us", "--drm", "won=-3"), "out of range -2..0"),
         ("8.610", ("roll", "8.616", "--side", "us"), "rolled in step 8.616"),
         ("8.610", ("roll", "KGP3", "--side", "us"), "rolled during a CG scenario"),

@@ -119,7 +119,7 @@ def test_snapshots_restore_the_same_state(at):
     assert ledger.snapshots is not None and list(ledger.snapshots.get(loaded.id))
     replayed = fold_log(ledger.history(None))
     for attribute in ("cg_date", "step", "flags", "next_action", "live", "reverts", "overrides", "cpp", "lvp",
-                      "done", "scenario", "initial", "options", "chits", "bought", "bought_today", "rg_pending",
+                      "done", "scenario", "initial", "options", "chits", "bought", "bought_today", "rgs", "consumed", "weather", "scenarios", "today", "reph_ends",
                       "fpp", "fortified", "keys", "sealed", "fair"):
         assert getattr(loaded, attribute) == getattr(replayed, attribute), attribute
     assert loaded.head == ledger.history(None)[-1].digest

@@ -88,7 +88,7 @@ def test_8_6205_strength_and_depleted_platoon_sw(cli):
     cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StK20")
     cli.ok("step", "next")
     assert [n["table"] for n in cli.json("status")["needs"]] == ["8.6201", "8.6201"]
-    cli.refused("step", "next", contains="roll 8.6201 --rg")
+    cli.refused("step", "next", contains="roll 8.6201 --side german --rg")
     assert cli.json("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "4,6")["final"] == 12
     assert cli.json("roll", "8.6201", "--side", "german", "--rg", "I2#2", "--dice", "2,2")["final"] == 6
     for dice, sw in (("6", "LMG"), ("4", "LMG"), ("3", "PSK")):

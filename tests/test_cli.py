@@ -77,15 +77,15 @@ def test_ledger_rolls_when_no_dice_given(at):
 
 
 def test_log_and_undo(kgp):
-    kgp.ok("step", "8.620")
-    kgp.ok("roll", "8.6202", "--side", "us", "--dice", "3")
+    kgp.ok("step", "scenario")
+    kgp.ok("roll", "KGP3", "--side", "us", "--dice", "3,3")
     kgp.ok("step", "next")
     undone = kgp.json("undo", "--reason", "too early")
     assert undone == {"undone": 3, "reason": "too early", "events": [4]}
     rows = kgp.json("log")
     assert [r["type"] for r in rows] == ["CampaignStarted", "StepOpened", "DiceRolled", "StepOpened", "ActionUndone"]
     assert [r["in_force"] for r in rows[1:]] == [True, True, False, True]
-    assert kgp.json("status")["step"] == "8.620"
+    assert kgp.json("status")["step"] == "scenario"
     assert "(undone)" in kgp.ok("log").stdout.splitlines()[3]
 
 
@@ -96,8 +96,8 @@ def test_head_is_reproducible_under_a_frozen_clock(make_db):
         cli = Cli(db)
         with freeze_time("2026-12-19 08:00:00"):
             cli.ok("new", "c", "--cg", "I")
-            cli.ok("step", "8.620")
-            cli.ok("roll", "8.6202", "--side", "us", "--dice", "3")
+            cli.ok("step", "scenario")
+            cli.ok("roll", "KGP3", "--side", "us", "--dice", "3,3")
             heads.append(cli.json("head"))
         assert cli("audit").exit_code == 0
     assert heads[0] == heads[1] and heads[0]["events"] == 3
@@ -152,9 +152,9 @@ def test_console_script_in_a_subprocess(make_db):
     db = str(make_db())
     run = lambda *a: subprocess.run([str(exe), "--db", db, *a], capture_output=True, text=True)  # noqa: E731
     assert run("new", "p", "--cg", "I").returncode == 0
-    assert run("step", "8.620").returncode == 0
-    rolled = run("roll", "8.6202", "--side", "us", "--dice", "6", "--json")
-    assert rolled.returncode == 0 and json.loads(rolled.stdout)["code"] == "green"
-    bad = run("roll", "8.6202", "--side", "us", "--dice", "9")
+    assert run("step", "scenario").returncode == 0
+    rolled = run("roll", "KGP3", "--side", "us", "--dice", "6,6", "--json")
+    assert rolled.returncode == 0 and json.loads(rolled.stdout)["final"] == 12
+    bad = run("roll", "KGP3", "--side", "us", "--dice", "9")
     assert bad.returncode == 1 and bad.stdout == "" and bad.stderr.count("\n") == 1
     assert run("audit").returncode == 0

@@ -6,10 +6,10 @@ from __future__ import annotations
 def test_8_6201_german_rg_strength_example(at):
     # 8.6205 EX: CG I, 21 AM; two SS Inf Pltn, a Pz IV Sect, an SS PzGr HW Pltn; +2 DRM "two days past
     # 19 December"; Final DR 12, 6, 8 and 13: Depleted, Full, Full, Depleted.
-    kgp = at("8.620", "21 AM")
-    cases = [("6,4", (), 12, "D"), ("2,2", (), 6, "F"), ("3,4", ("--drm", "vehicle_or_gun"), 8, "F"), ("5,6", (), 13, "D")]
-    for dice, drm, final, code in cases:
-        roll = kgp.json("roll", "8.6201", "--side", "german", "--dice", dice, *drm)
+    kgp = at("8.619", "21 AM").with_rgs(("I2", "german"), ("I2", "german"), ("V1", "german"), ("HW1", "german"))
+    cases = [("6,4", "I2#1", 12, "D"), ("2,2", "I2#2", 6, "F"), ("3,4", "V1#1", 8, "F"), ("5,6", "HW1#1", 13, "D")]
+    for dice, rg, final, code in cases:  # the V-type's -1 is derived from the RG, not declared
+        roll = kgp.json("roll", "8.6201", "--side", "german", "--rg", rg, "--dice", dice)
         assert roll["final"] == final
         assert roll["code"] == code
         assert {"key": "days_after_19", "value": 2} in [{"key": d["key"], "value": d["value"]} for d in roll["drms"]]
@@ -17,10 +17,12 @@ def test_8_6201_german_rg_strength_example(at):
 
 
 def test_8_6204_depleted_platoon_sw_example(at):
-    kgp = at("8.620")
+    kgp = at("8.619", "21 AM").with_rgs(("I2", "german"))
+    kgp.ok("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "6,4")  # Final 12: Depleted
     # 8.6205 EX: Depleted SS Inf Pltn, one dr per SW: LMG 6 and 4, PSK 3 -> one LMG and the PSK.
-    results = [kgp.json("roll", "8.6204", "--side", "german", "--dice", d)["code"] for d in ("6", "4", "3")]
+    results = [kgp.json("roll", "8.6204", "--side", "german", "--rg", "I2#1", "--dice", d)["code"] for d in ("6", "4", "3")]
     assert results == ["forfeit", "received", "received"]
+    kgp.refused("roll", "8.6204", "--side", "german", "--rg", "I2#1", "--dice", "1", contains="not due for RG I2")
 
 
 def test_8_606_escape_example(at):
@@ -60,10 +62,10 @@ def test_8_6122_san_example(at):
 
 
 def test_8_6202_quality_example(at):
-    kgp = at("8.620")
+    kgp = at("8.619", "21 AM").with_rgs(("I1", "us"), ("I6", "us"))
     # 8.6202 EX: Original dr 5 for the Inf Pltn -> 2nd Line; Final dr 1 for the Arm'd Inf Pltn -> Elite.
-    assert kgp.json("roll", "8.6202", "--side", "us", "--dice", "5")["code"] == "second_line"
-    armored = kgp.json("roll", "8.6202", "--side", "us", "--dice", "2", "--drm", "armored")
+    assert kgp.json("roll", "8.6202", "--side", "us", "--rg", "I1#1", "--dice", "5")["code"] == "second_line"
+    armored = kgp.json("roll", "8.6202", "--side", "us", "--rg", "I6#1", "--dice", "2")  # Arm'd: from the RG
     assert (armored["final"], armored["code"]) == (1, "elite")
 
 

@@ -18,7 +18,7 @@ def control(state: CampaignState, rules: Rules, location: str, side: str, strate
     side = rules.side(side)
     open_steps = [s.id for s in rules.system.steps if s.control]
     if state.step != SCENARIO and state.step not in open_steps:
-        upto = f" and up to {title(rules, open_steps[-1])}" if open_steps else ""
+        upto = f" and up to {rules.steps[open_steps[-1]].title}" if open_steps else ""
         raise BadInput(f"Control is recorded during a CG scenario{upto}; the campaign is at "
                        f"{title(rules, state.step)}", open_steps[-1] if open_steps else None)
     where = check_location(rules, location)
