@@ -361,9 +361,6 @@ class Rules:
         side = situation.side
         if drm.sides and side not in drm.sides:
             raise BadInput(f"DRM '{key}' is NA to the {self.system.sides[side]} side ({drm.text})", where)
-        contradiction = self._log_contradicts(drm, situation)
-        if contradiction:
-            raise BadInput(f"DRM '{key}' ({drm.text}) contradicts the record: {contradiction}", where)
         if drm.input == "flag" and n is not None:
             raise BadInput(f"DRM '{key}' is a flag: name it without '={n}'", where)
         if drm.input != "flag" and n is None:
@@ -373,6 +370,9 @@ class Rules:
         if n is not None and ((drm.min is not None and n < drm.min) or (drm.max is not None and n > drm.max)):
             bounds = f"{drm.min if drm.min is not None else '…'}..{drm.max if drm.max is not None else '…'}"
             raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
+        contradiction = self._log_contradicts(drm, situation)
+        if contradiction:
+            raise BadInput(f"DRM '{key}' ({drm.text}) contradicts the record: {contradiction}", where)
         return Applied(key, drm.text, self._declared_value(drm, n), "declared", n)
 
     def cpp_cost(self, table: Table, drms: tuple[Applied, ...]) -> int:
