@@ -16,7 +16,7 @@ def roll_fact(campaign, **changes) -> DiceRolled:
     fields = dict(
         action=campaign.begin_action(), table="8.610", rule="8.610", side="german", die="dr", dice=(3,),
         source="entered", original=3, drms=(AppliedDRM(key="german", name="If German", value=-1, kind="automatic"),),
-        final=2, result="Retained wounded", code="wounded",
+        final=2, result="Retained wounded", code="wounded", item="8.610|german|19 AM|",
     )
     fields.update(changes)
     return DiceRolled(**fields)
@@ -51,7 +51,7 @@ def kgp(at):
 
 def test_clean_log_passes(kgp):
     record(kgp.db)
-    kgp.ok("roll", "8.610", "--side", "us", "--drm", "isolated")
+    kgp.ok("roll", "8.610", "--side", "us", "--drm", "isolated", "--for", "unit 53")
     result = kgp("audit")
     assert result.exit_code == 0
     assert "2 rolls re-checked: clean" in result.stdout
@@ -128,7 +128,7 @@ def set_state(db, version: int, state: bytes) -> None:
 
 def test_tampered_stored_event(kgp):
     kgp.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "leader")
-    kgp.ok("roll", "8.610", "--side", "us", "--dice", "1")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "1", "--for", "unit 130")
     stored = rows(kgp.db)
     version, state = stored[-2]
     data = msgspec.json.decode(bytes(state))
@@ -141,7 +141,7 @@ def test_tampered_stored_event(kgp):
 
 
 def test_tampered_last_event_is_caught_by_its_own_digest(kgp):
-    kgp.ok("roll", "8.610", "--side", "german", "--dice", "6")
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "unit 143")
     version, state = rows(kgp.db)[-1]
     set_state(kgp.db, version, bytes(state).replace(b'"dice":[6]', b'"dice":[5]'))
     assert kinds(kgp) == ["tampered", "original"]
@@ -149,18 +149,18 @@ def test_tampered_last_event_is_caught_by_its_own_digest(kgp):
 
 def test_removed_stored_event(kgp):
     for die in "123":
-        kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
+        kgp.ok("roll", "8.610", "--side", "german", "--dice", die, "--for", f"unit {die}")
     stored = rows(kgp.db)
     sql(kgp.db, "DELETE FROM {events} WHERE originator_version=?", (stored[-2][0],))
     found = findings(kgp)
     assert "missing" in [f["kind"] for f in found]
     assert any(f"event(s) {stored[-2][0]} missing" in f["message"] for f in found)
-    kgp.refused("roll", "8.610", "--side", "german", "--dice", "4", contains="the campaign log is damaged")
+    kgp.refused("roll", "8.610", "--side", "german", "--dice", "4", "--for", "unit 157", contains="the campaign log is damaged")
 
 
 def test_reordered_stored_events(kgp):
     for die in "12":
-        kgp.ok("roll", "8.610", "--side", "german", "--dice", die)
+        kgp.ok("roll", "8.610", "--side", "german", "--dice", die, "--for", f"unit {die}")
     (version_a, state_a), (version_b, state_b) = rows(kgp.db)[-2:]
     set_state(kgp.db, version_a, bytes(state_b))
     set_state(kgp.db, version_b, bytes(state_a))
@@ -170,7 +170,7 @@ def test_reordered_stored_events(kgp):
 
 
 def test_unreadable_stored_event(kgp):
-    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2")
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2", "--for", "unit 172")
     set_state(kgp.db, rows(kgp.db)[-1][0], b"{garbage")
     found = findings(kgp)
     assert [f["kind"] for f in found] == ["unreadable"]
@@ -180,7 +180,7 @@ def test_unreadable_stored_event(kgp):
 
 def test_head_changes_with_history_and_matches_for_the_same_log(tmp_path, kgp):
     first = kgp.ok("head").stdout.strip()
-    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2")
+    kgp.ok("roll", "8.610", "--side", "german", "--dice", "2", "--for", "unit 182")
     second = kgp.ok("head").stdout.strip()
     assert first != second and second.startswith(f"{kgp.events()}:")
     assert kgp.ok("head").stdout.strip() == second
@@ -196,5 +196,5 @@ def test_rerolled_after_rewind(at):
 
 
 def test_roll_outside_its_step(kgp):
-    record(kgp.db, table="8.6122", rule="8.6122", drms=(), original=3, final=3, result="SAN unchanged", code="unchanged")
+    record(kgp.db, table="8.6122", rule="8.6122", drms=(), item="8.6122|german|19 AM", original=3, final=3, result="SAN unchanged", code="unchanged")
     assert "step" in kinds(kgp)

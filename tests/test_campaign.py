@@ -76,8 +76,8 @@ def test_night_drm_is_automatic(at):
 def test_a_roll_is_one_action_and_undo_appends(at):
     cli = at("8.610")
     ledger = open_ledger(str(cli.db))
-    first = ledger.roll(None, "8.610", "german", dice="3").fact
-    second = ledger.roll(None, "8.610", "german", dice="4").fact
+    first = ledger.roll(None, "8.610", "german", dice="3", purpose="9-1").fact
+    second = ledger.roll(None, "8.610", "german", dice="4", purpose="8-0").fact
     assert second.action == first.action + 1
     before = len(ledger.history(None))
     undone, voided = ledger.undo(None, "typo")
@@ -113,7 +113,7 @@ def test_snapshots_restore_the_same_state(at):
     cli = at("8.610")
     ledger = open_ledger(str(cli.db))
     for i in range(230):
-        ledger.roll(None, "8.610", "german", dice=str(i % 6 + 1))
+        ledger.roll(None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"leader {i}")
     ledger.undo(None)
     loaded = ledger.campaign(None)  # from the latest snapshot plus the events after it
     assert ledger.snapshots is not None and list(ledger.snapshots.get(loaded.id))

@@ -71,9 +71,9 @@ def test_roll_text_shows_dice_drms_and_result(at):
 def test_ledger_rolls_when_no_dice_given(at):
     cli = at("8.606")
     seeded = Cli(cli.db, seed="42")
-    first = seeded.json("roll", "8.606/infantry", "--side", "us")
+    first = seeded.json("roll", "8.606/infantry", "--side", "us", "--for", "4-4-7")
     assert first["source"] == "seeded" and len(first["dice"]) == 2
-    assert cli.json("roll", "8.606/infantry", "--side", "us")["source"] == "rng"
+    assert cli.json("roll", "8.606/infantry", "--side", "us", "--for", "4-4-7")["source"] == "rng"
 
 
 def test_log_and_undo(kgp):
@@ -110,14 +110,14 @@ def test_rules_override_is_in_the_log_and_audited(at, tmp_path):
     path = tmp_path / "wounded.toml"
     path.write_text('[[table]]\nid = "8.610"\nrule = "8.610"\ntitle = "Wounded (house rule)"\ndie = "dr"\n'
                     'rows = [ { max = 5, result = "Retained" }, { min = 6, result = "Eliminated" } ]\n')
-    kgp.ok("roll", "8.610", "--side", "us", "--dice", "4")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "4", "--for", "9-1")
     assert kgp.json("rules", "load", str(path))["tables"] == ["8.610"]
-    assert kgp.json("roll", "8.610", "--side", "us", "--dice", "4")["result"] == "Retained"
+    assert kgp.json("roll", "8.610", "--side", "us", "--dice", "4", "--for", "8-1")["result"] == "Retained"
     assert kgp.json("tables", "8.610")["source"] == "wounded.toml"
     assert kgp("audit").exit_code == 0  # each roll checked against the tables in force when it was made
     kgp.ok("undo")
     kgp.ok("undo")  # the override itself
-    assert kgp.json("roll", "8.610", "--side", "us", "--dice", "4")["result"] == "Eliminated (evacuated)"
+    assert kgp.json("roll", "8.610", "--side", "us", "--dice", "4", "--for", "7-0")["result"] == "Eliminated (evacuated)"
 
 
 @pytest.mark.sqlite_only

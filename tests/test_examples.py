@@ -36,8 +36,8 @@ def test_8_606_escape_example(at):
     assert (truck["final"], truck["code"]) == (9, "abandoned")
     # The German tank escapes on a Final 7; the two German squads in No Man's Land roll Original 8 and 10.
     assert kgp.json("roll", "8.606/vehicle", "--side", "german", "--dice", "3,4")["result"] == "Escapes"
-    first = kgp.json("roll", "8.606/infantry", "--side", "german", "--dice", "4,4", "--drm", "hs_equivalents=2")
-    second = kgp.json("roll", "8.606/infantry", "--side", "german", "--dice", "5,5", "--drm", "hs_equivalents=2")
+    first = kgp.json("roll", "8.606/infantry", "--side", "german", "--dice", "4,4", "--drm", "hs_equivalents=2", "--for", "A")
+    second = kgp.json("roll", "8.606/infantry", "--side", "german", "--dice", "5,5", "--drm", "hs_equivalents=2", "--for", "B")
     assert (first["final"], first["code"]) == (9, "replaced")
     assert (second["final"], second["code"]) == (11, "replaced_reduced")
     # The Isolated squad in the J19 steeple: "+3 Escape DRM".
