@@ -125,7 +125,10 @@ class CampaignLedger(Application):
         names = []
         for notification in self.recorder.select_notifications(None, 10_000, topics=["CampaignStarted"]):
             fact = decode_envelope(self.mapper.decode_state(notification)).fact
-            if fact.name not in names:
+            # a campaign is its log's first event, under the id its name gives; a CampaignStarted inside
+            # another campaign's log starts nothing (the audit names it)
+            if notification.originator_version == 1 and notification.originator_id == campaign_id(fact.name) \
+                    and fact.name not in names:
                 names.append(fact.name)
         return names
 

@@ -69,7 +69,7 @@ def domain_event(cid, event: BundleEvent):
     """The stored form of a bundle's event, exactly as the sender recorded it."""
     attributes = {"originator_id": cid, "originator_version": event.version, "timestamp": event.timestamp,
                   "fact": event.fact, "prev": event.prev, "digest": event.digest}
-    cls = Campaign.Started if isinstance(event.fact, CampaignStarted) else Campaign.Recorded
+    cls = Campaign.Started if isinstance(event.fact, CampaignStarted) and event.version == 1 else Campaign.Recorded
     if cls is Campaign.Started:
         attributes["originator_topic"] = get_topic(Campaign)
     stored = object.__new__(cls)

@@ -109,7 +109,7 @@ class MsgspecMapper(Mapper):
                     "digest": envelope.digest,
                 }
                 started, recorded, aggregate_topic = _campaign_classes()
-                if isinstance(envelope.fact, CampaignStarted):
+                if isinstance(envelope.fact, CampaignStarted) and stored.originator_version == 1:
                     cls = started
                     attributes["originator_topic"] = aggregate_topic
                 else:

@@ -29,10 +29,11 @@ def test_8_606_escape_example(at):
     kgp = at("8.606")
     # 8.606 EX: U.S. squad in German Setup Area A: Original 6, +1 enemy Setup Area, +1 per HS-equivalent > one.
     squad = kgp.json("roll", "8.606/infantry", "--side", "us", "--dice", "2,4",
-                     "--drm", "enemy_setup_area", "--drm", "hs_equivalents=2")
+                     "--drm", "enemy_setup_area", "--drm", "hs_equivalents=2", "--for", "squad")
     assert (squad["original"], squad["final"], squad["result"]) == (6, 8, "Escapes")
     # The unarmed truck: Original 7, Final 9 "Abandoned; crew Escapes".
-    truck = kgp.json("roll", "8.606/vehicle", "--side", "us", "--dice", "3,4", "--drm", "unarmed", "--drm", "enemy_setup_area")
+    truck = kgp.json("roll", "8.606/vehicle", "--side", "us", "--dice", "3,4", "--drm", "unarmed", "--drm", "enemy_setup_area",
+                     "--for", "truck")
     assert (truck["final"], truck["code"]) == (9, "abandoned")
     # The German tank escapes on a Final 7; the two German squads in No Man's Land roll Original 8 and 10.
     assert kgp.json("roll", "8.606/vehicle", "--side", "german", "--dice", "3,4")["result"] == "Escapes"
@@ -56,6 +57,7 @@ def test_8_6122_san_example(at):
     kgp = at("8.612")
     # 8.6122 EX: U.S. SAN 6, +2 drm: an Original dr >= 3 lowers the SAN to 4.
     lowered = kgp.json("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "3")
+    kgp.ok("undo")  # 8.6122: one SAN dr per side and CG Date; the other outcome, after an undo
     kept = kgp.json("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "2")
     assert (lowered["final"], lowered["code"]) == (5, "reduced")
     assert (kept["final"], kept["code"]) == (4, "unchanged")
@@ -106,5 +108,5 @@ def test_kgp3_mist_change_pm(at):
 
 def test_kgp8_cellar_reads_original_colored_die(at):
     kgp = at("scenario")
-    assert kgp.json("roll", "KGP8", "--side", "us", "--dice", "1,4")["code"] == "falls"
-    assert kgp.json("roll", "KGP8", "--side", "us", "--dice", "6,3")["code"] == "no_fall"
+    assert kgp.json("roll", "KGP8", "--side", "us", "--dice", "1,4", "--for", "M4 StJ19")["code"] == "falls"
+    assert kgp.json("roll", "KGP8", "--side", "us", "--dice", "6,3", "--for", "M4 StK20")["code"] == "no_fall"

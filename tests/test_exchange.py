@@ -87,8 +87,8 @@ def test_a_bundle_that_skips_events_is_refused(pair, tmp_path):
     first, _data = bundle_of(german, tmp_path)
     us.ok("import", str(first))
     head = german.ok("head").stdout.strip()
-    german.ok("roll", "8.610", "--side", "german", "--dice", "5")
-    german.ok("roll", "8.610", "--side", "german", "--dice", "4")
+    german.ok("roll", "8.610", "--side", "german", "--dice", "5", "--for", "9-1")
+    german.ok("roll", "8.610", "--side", "german", "--dice", "4", "--for", "8-1")
     path, data = bundle_of(german, tmp_path, "skip.json", since=head)
     data["since"] += 1
     data["events"] = data["events"][1:]
