@@ -15,11 +15,11 @@ _LOCATION = re.compile(r"^(?P<group>[A-Z][a-z]|[A-Z]{2,3}(?=[- ]))[- ]?(?P<colum
                        r"(?:/(?P<level>-?\d))?$")
 
 
-def column_index(label: str) -> int:
+def column_index(label: str, rule: str | None = None) -> int:
     """A..Z are 0..25; AA..ZZ (a doubled letter, as on ASL boards) are 26..51; AAA.. 52.. and so on."""
     if label and label.isalpha() and label.isupper() and len(set(label)) == 1:
         return 26 * (len(label) - 1) + ord(label[0]) - ord("A")
-    raise BadInput(f"malformed hex column '{label}': A-Z or a doubled letter AA-ZZ", "KGP1")
+    raise BadInput(f"malformed hex column '{label}': A-Z or a doubled letter AA-ZZ", rule)
 
 
 def column_label(index: int) -> str:
@@ -46,12 +46,13 @@ class Location:
         return f"{self.hex}" + (f"/{self.level}" if self.level else "")
 
 
-def parse_location(text: str) -> Location:
+def parse_location(text: str, rule: str | None = None) -> Location:
+    """`rule`: the hex-grid rule of the campaign's own system (KGP1), cited when the text is no Location."""
     match = _LOCATION.match(text.strip())
     if not match:
         raise BadInput(f"malformed Location '{text}': map, column, row and optional level, e.g. StJ19, StJ19/1, "
-                       "LgN25, DTW-P5", "KGP1")
-    hex_ = Hex(match["group"], column_index(match["column"]), int(match["row"]))
+                       "LgN25, DTW-P5", rule)
+    hex_ = Hex(match["group"], column_index(match["column"], rule), int(match["row"]))
     return Location(hex_, int(match["level"] or 0))
 
 

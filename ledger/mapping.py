@@ -13,18 +13,18 @@ KINDS = {"B": "building Location", "E": "Entrenchment", "F": "Fortification", "G
 
 
 def check_location(rules, text: str):
-    location = parse_location(text)
+    location = parse_location(text, rules.cite("hex"))
     geometry = rules.map_of(location.hex.group)
     grid = rules.grid(geometry)
     if not grid.contains(location.hex):
         raise BadInput(f"{location.hex} is not on the {location.hex.group} Map Group "
                        f"(columns {geometry.columns[0]}-{geometry.columns[1]}, rows {geometry.rows[0]}-{geometry.rows[1]})",
-                       "KGP1")
+                       rules.cite("hex"))
     if location.level:
         levels = max((b.levels.get(str(location.hex), 0) for b in geometry.buildings), default=0)
         if location.level > levels or location.level < 0:
             raise BadInput(f"{location.hex} has no level {location.level} (its building has {levels} upper levels)",
-                           "8.6057")
+                           rules.cite("levels"))
     return location
 
 

@@ -45,7 +45,8 @@ def as_of(logged, date: str | None, calendar) -> list:
     ends = reph_ends(logged)
     if canonical not in ends:
         raise BadInput(f"the RePh of CG Date {canonical} has not ended in this campaign's log "
-                       f"(ended: {', '.join(ends) or 'none yet'})", "8.6")
+                       f"(ended: {', '.join(ends) or 'none yet'})",
+                       calendar.rule[:-3] if calendar.rule else None)
     return [e for e in logged if e.version <= ends[canonical]]
 
 

@@ -33,7 +33,7 @@ def hq(state: CampaignState, rules: Rules, side: str, location: str) -> HQRecord
     side = rules.side(side)
     where = check_location(rules, location)
     if where.level:
-        raise BadInput("the HQ is a ground-level building Location", "8.6052")
+        raise BadInput("the HQ is a ground-level building Location", rules.cite("hq"))
     return HQRecorded(action=state.next_action, side=side, location=str(where))
 
 
@@ -50,7 +50,7 @@ def firefight_end(state: CampaignState, rules: Rules, map_id: str, fires: tuple[
     grid = rules.grid(geometry)
     hexes = []
     for text in (*fires, *burning_wrecks):
-        where = parse_location(text)
+        where = parse_location(text, rules.cite("hex"))
         if where.hex.group != map_id or not grid.contains(where.hex):
             raise BadInput(f"{text} is not on the {map_id} map", "6.7.2")
         hexes.append(str(where.hex))
@@ -79,7 +79,7 @@ def place(state: CampaignState, rules: Rules, item: str, hex_text: str, side: st
     placement = rules.placements.get(item.lower())
     if placement is None:
         raise BadInput(f"no fortification '{item}' (use {', '.join(rules.placements) or 'none'})")
-    where = parse_location(hex_text)
+    where = parse_location(hex_text, rules.cite("hex"))
     if where.level:
         raise BadInput("fortifications are placed in a hex, not a level", placement.rule)
     in_force = live(log)

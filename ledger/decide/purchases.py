@@ -64,12 +64,12 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
         cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
         if map_group not in cg_groups:
             raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
-                           f"{'|'.join(cg_groups)}", "8.6195")
+                           f"{'|'.join(cg_groups)}", rules.cite("map_group"))
         if (rg.id[:1] == "I" or rg.id.startswith("HW")) and not objective:
             raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
-                           "--objective HEX", "8.6198")
+                           "--objective HEX", rules.cite("objective"))
         if objective and not _HEX.match(objective):
-            raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", "KGP1")
+            raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", rules.cite("hex"))
     elif map_group:
         raise BadInput(f"{rules.system.id.upper()} RG are not bought for a Map Group: leave out --map-group")
     if given and not campaign.initial:

@@ -237,10 +237,10 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
     if computed is not None and winner is not None and winner != computed:
         raise BadInput(f"the {state.scenario} is won by the {rules.system.sides[computed]} side by its Current-LVP "
                        f"({_lvp_text(rules, state.lvp)} -> {_lvp_text(rules, lvp)}): the rules decide it, not "
-                       "--winner", "8.6234")
+                       "--winner", rules.cite("winner"))
     if computed is None and winner is None:
         raise BadInput(f"the {state.scenario or 'scenario'}'s Victory Conditions are not in the rules seeds "
-                       "(8.51-.53): name the winner with --winner SIDE", "8.6234")
+                       "(8.51-.53): name the winner with --winner SIDE", rules.cite("winner"))
     return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner=winner or computed,
                          declared=computed is None, from_map=from_map)
 
@@ -281,7 +281,7 @@ def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has
         raise BadInput("give each side's chit: attack or idle (" + ", ".join(f"--chit {s}=…" for s in rules.system.sides)
                        + ")", f"{base}2")
     if us_has_no_units and "german" not in chits:
-        raise BadInput("--us-has-no-units is a KGP rule (8.6232)", f"{base}2")
+        raise BadInput("--us-has-no-units is a KGP rule (8.6232), not one of " + rules.system.id.upper(), f"{base}2")
     if us_has_no_units and chits.get("german") == "attack":
         raise BadInput("the German may not select the Attack Chit while the U.S. has no on-map Retained units", "8.6232")
     limits = next(c.attack_chits for c in rules.system.cg if c.id == state.cg)

@@ -175,10 +175,10 @@ class Rules:
 
     def map_of(self, group: str) -> MapGeometry:
         if group not in {g.id for g in self.system.map_groups}:
-            raise BadInput(f"unknown Map Group '{group}': use {'|'.join(g.id for g in self.system.map_groups)}", "KGP1")
+            raise BadInput(f"unknown Map Group '{group}': use {'|'.join(g.id for g in self.system.map_groups)}", self.cite("hex"))
         if group not in self.maps:
             raise BadInput(f"the {group} Map Group's grid is not in the rules seeds (no terrain is): load your map "
-                           "file with `cgledger rules load FILE` (format: fixtures/kgp-st-fixture-map.toml)", "KGP1")
+                           "file with `cgledger rules load FILE` (format: fixtures/kgp-st-fixture-map.toml)", self.cite("hex"))
         return self.maps[group]
     def _fail(self, name: str, table: Table | Chart, problem: str):
         raise RulesDataError(f"{name}: table {table.id} ({table.rule}): {problem}")
@@ -323,6 +323,11 @@ class Rules:
             choices = "|".join(self.system.sides)
             raise BadInput(f"unknown side '{side}' for {self.system.id.upper()}: use {choices}")
         return key
+
+    def cite(self, concept: str) -> str | None:
+        """The rule of the campaign's own system for a concept shared by the systems (the hex grid, the winner,
+        the HQ ...); None where its seeds print none, rather than another system's number."""
+        return self.system.cite.get(concept)
 
     def chart_entry(self, chart_id: str, cg: str, date: CGDate):
         for entry in self.charts[chart_id].entries:

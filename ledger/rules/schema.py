@@ -271,6 +271,8 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     cg_lvp_sides: list[str] = []  # sides that keep a CG-LVP total (empty: all; RR 2.5033: Canadian only)
     weather_chart: str = ""  # the chart of each CG Date's weather (KGP 8.617)
     rg_date_max: Literal["map_group", "cg_date"] = "map_group"  # what an RG's CG Date max counts per
+    # the rule cited for a concept the systems share: hex, levels, hq, map_group, objective, winner, reph
+    cite: dict[str, str] = {}
     source: str = ""
     note: str = ""
 
