@@ -55,6 +55,7 @@ class CampaignState:
     scenarios: list[list[str]] = []  # [CG Date, winner] of each CG-Scenario End in force
     started: int = 1  # CampaignStarted events seen (a second one is refused)
     reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
+    san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
     today: list[str] = []  # 'table:code:side' of each result rolled this CG Date (what `after` reads)
 
     def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
@@ -67,7 +68,7 @@ class CampaignState:
         self.fpp, self.fortified = {}, {}
         self.keys, self.sealed, self.fair = {}, {}, {}
         self.rgs, self.consumed, self.weather, self.scenarios = {}, {}, {}, []
-        self.started, self.today, self.reph_ends = 1, [], {}
+        self.started, self.today, self.reph_ends, self.san = 1, [], {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
         self.head = digest
@@ -178,6 +179,10 @@ class CampaignState:
             self._add_cpp(a, fact.side, -fact.cpp)
         if fact.code:
             self._set(a, "today", self.today + [f"{fact.table}:{fact.code}:{fact.side}"])
+        if fact.effect == "san":  # 8.6122: the SAN given, lowered by two on a 'reduced' result
+            given = next((d.input for d in fact.drms if d.key == "san" and d.input is not None), None)
+            if given is not None:
+                self._set(a, "san", {**self.san, fact.side: given - (2 if fact.code == "reduced" else 0)})
         if fact.effect == "weather" and fact.code:
             self._set(a, "weather", {**self.weather, self.cg_date: fact.code})
         rg = self.rgs.get(str(fact.rg))
@@ -225,6 +230,9 @@ class CampaignState:
 
     def override_sources(self) -> tuple[tuple[str, str], ...]:
         return tuple((source, text) for source, text in self.overrides)
+
+    def bought_today_by(self, side: str, rg: str) -> bool:
+        return any(k.startswith(f"{side}:{rg}:") and n for k, n in self.bought_today.items())
 
     def winner_today(self) -> str | None:
         """The winner of this CG Date's scenario, once its CG-Scenario End is recorded."""

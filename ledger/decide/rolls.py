@@ -61,6 +61,7 @@ def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = No
         won=None if winner is None else winner == side,
         previous_weather=previous_weather(state, rules),
         scenario_dates=tuple(calendar.parse(d) for d, _w in state.scenarios),
+        today=frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side), san=state.san.get(side),
     )
 
 
@@ -172,6 +173,8 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         declared[key] = n
     resolution = rules.resolve(table, tuple(cmd.faces), declared, where)
     cpp = rules.cpp_cost(table, resolution.drms)
+    if table.paid_by_rg and state.bought_today_by(side, table.paid_by_rg):
+        cpp -= table.cpp  # the RG bought this CG Date paid the roll itself (RR M3 Recon, 2.521)
     if cpp and cpp > state.cpp.get(side, 0) + sealed_cpp:
         raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
                        f"{state.cpp.get(side, 0) + sealed_cpp}", table.rule)

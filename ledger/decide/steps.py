@@ -64,6 +64,9 @@ def need_applies(rules: Rules, state: CampaignState, need: Need, date: str | Non
         return False
     if need.scenario and state.scenario != need.scenario:
         return False
+    if need.after and not any(entry.rsplit(":", 1)[0] in need.after for entry in state.today):
+        return False
+
     return True
 
 
@@ -83,7 +86,8 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
                              "text": f"roll {t} --side {rg['side']} --rg {version} (RG {rg['rg']} bought at event "
                                      f"{version})"} for t in rg["pending"]]
             continue
-        sides = [s for s in need.sides if f"{need.effect}:{s}" not in done] if need.sides else (
+        sides = [s for s in need.sides if f"{need.effect}:{s}" not in done
+                 and (need.san_from is None or state.san.get(s, -1) >= need.san_from)] if need.sides else (
             [] if any(d.startswith(f"{need.effect}:") for d in done) else [None])
         missing += [describe(rules, need.effect, side) for side in sides]
     return missing

@@ -30,6 +30,8 @@ class Situation:
     won: bool | None = None  # whether the rolling side won this CG Date's scenario (None: not ended yet)
     previous_weather: str | None = None  # the preceding CG Date's weather code
     scenario_dates: tuple[CGDate, ...] = ()  # CG Date of each CG scenario completed
+    today: frozenset[str] = frozenset()  # 'table:code' of the results the side rolled this CG Date
+    san: int | None = None  # the side's SAN as the log knows it (its last SAN dr)
 
 
 @dataclass(frozen=True)
@@ -372,6 +374,9 @@ class Rules:
             n = drm.default
             if n is None:
                 raise BadInput(f"DRM '{key}' needs a number: --drm {key}=N ({drm.text})", where)
+        if drm.known == "san" and situation.san is not None and n is not None and n != situation.san:
+            raise BadInput(f"DRM '{key}={n}' contradicts the record: the {self.system.sides[side]} side's SAN is "
+                           f"{situation.san} since its last SAN dr", where)
         if n is not None and ((drm.min is not None and n < drm.min) or (drm.max is not None and n > drm.max)):
             bounds = f"{drm.min if drm.min is not None else '…'}..{drm.max if drm.max is not None else '…'}"
             raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
@@ -454,7 +459,8 @@ class Rules:
         date = situation.cg_date
         if table.from_date and date < self.calendar.parse(table.from_date):
             raise BadInput(f"table {table.id} is not rolled before {table.from_date} (CG Date is {date})", table.rule)
-        if table.until_date and date > self.calendar.parse(table.until_date):
+        if table.until_date and date > self.calendar.parse(table.until_date) \
+                and not situation.today & set(table.until_unless):
             raise BadInput(f"table {table.id} is not rolled after {table.until_date} (CG Date is {date})", table.rule)
 
     def resolve(

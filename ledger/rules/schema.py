@@ -50,6 +50,7 @@ class DRM(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     max: int | None = None
     default: int | None = None  # N when a 'value' DRM is named without one
     required: bool = False  # the roll is refused unless the player names it (e.g. 8.6122 SAN)
+    known: Literal["", "san"] = ""  # the player's N must equal what the log knows of it (the side's SAN)
     cpp: int = 0  # CPP this DRM costs (per unit of N for a count DRM), e.g. 8.622 'Spent 2 CPP'
     sides: list[str] = []  # declared DRM allowed for these sides only (e.g. 'NA to U.S.')
     # automatic conditions (all that are given must hold)
@@ -112,6 +113,9 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     per: Literal["", "any", "side/date", "rg", "unit"] = ""
     per_rule: str = ""  # the rule that says how often
     after: list[str] = []  # 'table:code': due only once such a result was rolled this CG Date (8.6171 mist)
+    # 'table:code': also rolled past `until_date` once such a result was rolled this CG Date (KGP3 after a Mist)
+    until_unless: list[str] = []
+    paid_by_rg: str = ""  # an RG whose purchase this CG Date pays the roll's own CPP (RR M3 Recon, 2.521)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
 
 
@@ -160,6 +164,8 @@ class Need(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     unless_flag: str | None = None
     option: str | None = None  # only when the campaign chose this option (e.g. random_weather)
     scenario: str | None = None  # only on a CG Date of this scenario type (e.g. 'Dual Attack')
+    after: list[str] = []  # 'table:code': only once such a result was rolled this CG Date (8.6171 mist density)
+    san_from: int | None = None  # only for a side whose SAN, as the log knows it, is at least this (8.6122: 4)
 
 
 class Reminder(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
