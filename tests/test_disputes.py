@@ -175,3 +175,135 @@ def test_a_forged_second_campaign_started_is_named_and_refused_on_import(at, tmp
     kgp.ok("export", "--since", "0", str(bundle))
     other = Cli(make_db())
     other.refused("import", str(bundle), contains="the rules do not bear out")
+
+
+def test_the_san_the_log_knows_cannot_be_contradicted_and_its_dr_is_waited_for(at):
+    kgp = at("8.612", "19 PM")
+    kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "3")  # Final 5: SAN 6 -> 4
+    for _ in range(40):  # on to the next CG Date's 8.612
+        status = kgp.json("status")
+        if status["step"] == "8.612" and status["cg_date"] != "19 PM":
+            break
+        kgp.satisfy(status)
+        kgp.ok("step", "next")
+    assert [n["table"] for n in kgp.json("status")["needs"]] == ["8.6122"]
+    kgp.refused("step", "next", contains="a roll on 8.6122 --side us")
+    kgp.refused("roll", "8.6122", "--side", "us", "--drm", "san=6", "--dice", "5", contains="SAN is 4")
+    kgp.ok("roll", "8.6122", "--side", "us", "--drm", "san=4", "--dice", "5")  # SAN 4 -> 2: no more SAN drs
+    kgp.ok("step", "next")
+
+
+def test_won_is_derived_from_the_recorded_winner(at):
+    kgp = at("8.611")  # 19 AM: the German won the Initial Scenario (conftest)
+    german = kgp.json("roll", "8.6113", "--side", "german", "--dice", "3,3")
+    assert ("won", -2) in [(d["key"], d["value"]) for d in german["drms"]]
+    us = kgp.json("roll", "8.6113", "--side", "us", "--dice", "3,3")
+    assert "won" not in [d["key"] for d in us["drms"]]
+    kgp.refused("roll", "8.6114", "--side", "us", "--drm", "won", "--dice", "3,3", contains="did not win")
+    kgp.ok("roll", "8.6114", "--side", "german", "--drm", "won=-1", "--dice", "3,3")  # the winner may apply -1
+
+
+def test_a_forged_won_drm_for_the_loser_is_named(at):
+    from ledger.events import AppliedDRM
+
+    kgp = at("8.611")
+    state = open_ledger(str(kgp.db)).campaign(None)
+    forge(kgp.db, DiceRolled(action=state.next_action, table="8.6113", rule="8.6113", side="us", die="DR", dice=(3, 3),
+                             source="entered", original=6, final=4, result="2 MMC Battle Harden", code="2",
+                             drms=(AppliedDRM(key="won", name="Friendly side won this CG Date's scenario", value=-2,
+                                              kind="automatic"),), secret=True, item="8.6113|us|19 AM"))
+    assert [f["kind"] for f in audit(kgp)] == ["automatic_drm", "result"]
+
+
+def test_exclusive_drms_are_refused_together(at):
+    kgp = at("8.606")
+    kgp.refused("roll", "8.606/infantry", "--side", "us", "--drm", "adjacent_setup_area", "--drm",
+                "two_hexes_setup_area", "--dice", "3,3", "--for", "4-4-7", contains="exclude each other")
+
+
+def test_the_scenarios_completed_since_20_am_are_counted_by_the_log(make_db):
+    from conftest import Cli
+
+    cli = Cli(make_db())
+    cli.ok("new", "c", "--cg", "I")
+    cli.to("8.618", "20 AM", attack_on=("19 PM",))
+    first = cli.json("roll", "8.618", "--side", "german", "--dice", "1,1")
+    assert "scenarios_after_20am" not in [d["key"] for d in first["drms"]]
+    cli.to("8.618", "20 PM", attack_on=("20 AM",))
+    second = cli.json("roll", "8.618", "--side", "german", "--dice", "1,1")
+    assert ("scenarios_after_20am", 1) in [(d["key"], d["value"]) for d in second["drms"]]
+    cli.refused("roll", "8.618", "--side", "german", "--drm", "scenarios_after_20am=3", "--dice", "1,1",
+                contains="rolled already")
+
+
+def test_the_preceding_weather_is_read_off_the_log(make_db):
+    from conftest import Cli
+
+    cli = Cli(make_db())
+    cli.ok("new", "c", "--cg", "I", "--random-weather")
+    cli.to("8.617", "19 PM")
+    cli.ok("roll", "8.6171", "--side", "us", "--dice", "4,5")  # Final 9: Overcast
+    cli.refused("roll", "8.6171/mist", "--side", "us", "--dice", "3", contains="rolled only after")
+    weather = cli.json("log")[-1]
+    cli.to("8.617", "19 N")
+    rolled = cli.json("roll", "8.6171", "--side", "us", "--dice", "5,5")
+    keys = {d["key"]: d["value"] for d in rolled["drms"]}
+    assert weather["result"].startswith("Overcast") and keys.get("prev_overcast") == -1, (weather, keys)
+
+
+def test_random_mist_makes_its_density_dr_due_and_the_step_waits(make_db):
+    from conftest import Cli
+
+    cli = Cli(make_db())
+    cli.ok("new", "c", "--cg", "I", "--random-weather")
+    cli.to("8.617", "19 PM")
+    cli.ok("roll", "8.6171", "--side", "us", "--dice", "2,2")  # Final 4: Mist
+    cli.refused("step", "next", contains="8.6171/mist")
+    cli.ok("roll", "8.6171/mist", "--side", "us", "--dice", "3")
+    cli.ok("step", "next")
+
+
+def test_kgp3_is_rolled_past_22_pm_when_random_weather_gave_mist(make_db):
+    from conftest import Cli
+
+    cli = Cli(make_db())
+    cli.ok("new", "c", "--cg", "III", "--random-weather")
+    cli.to("8.617", "22 N")
+    cli.ok("roll", "8.6171", "--side", "us", "--dice", "1,1")  # Mist & Overcast
+    cli.ok("roll", "8.6171/mist", "--side", "us", "--dice", "3")
+    cli.to("scenario", "22 N")
+    cli.ok("roll", "KGP3", "--side", "us", "--dice", "3,3")
+
+
+# ---- RR: the same engine, its own rule numbers ----------------------------------------------------------
+@pytest.fixture
+def rr(cli):
+    cli.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=200", "--start-cpp", "canadian=200")
+    return cli
+
+
+def test_rr_a_depleted_rgs_leader_gets_its_drm_from_the_log(rr):
+    rr.ok("buy", "I1", "--side", "german")
+    rr.ok("step", "2.519")
+    rr.ok("roll", "2.5191", "--side", "german", "--rg", "I1#1", "--dice", "6,6")  # Final 12: Depleted
+    leader = rr.json("roll", "2.5193/company", "--side", "german", "--rg", "I1#1", "--dice", "4,4")
+    assert ("depleted", 2) in [(d["key"], d["value"]) for d in leader["drms"]] and leader["final"] == 10
+    rr.refused("roll", "2.5191", "--side", "german", "--rg", "I1#1", "--dice", "1,1", contains="not due for RG I1")
+    rr.refused("roll", "2.5193/armor", "--side", "german", "--rg", "I1#1", "--dice", "1,1", contains="(2.5193)")
+
+
+def test_rr_exclusive_escape_drms_cite_rr(rr):
+    rr.to("2.506", "19 PM")
+    result = rr.refused("roll", "2.506/infantry", "--side", "german", "--drm", "adjacent_setup_area", "--drm",
+                        "two_hexes_setup_area", "--dice", "3,3", "--for", "4-6-8", contains="exclude each other")
+    assert "(2.506)" in result.stderr and "8.6" not in result.stderr
+
+
+def test_rr_recon_is_charged_once_when_m3_was_bought(rr):
+    rr.to("2.518", "19 PM")
+    before = rr.json("status")["cpp"]["german"]
+    assert rr.json("buy", "M3", "--side", "german")["cpp"] == 3
+    rr.to("2.521", "19 PM")
+    assert rr.json("roll", "2.521", "--side", "german", "--dice", "3")["cpp"] == 0
+    assert rr.json("status")["cpp"]["german"] == before - 3
+    assert rr.json("roll", "2.521", "--side", "canadian", "--dice", "3")["cpp"] == 3  # no M3: the roll pays

@@ -78,7 +78,13 @@ def previous_weather(state: CampaignState, rules: Rules) -> str | None:
     if chart and chart in rules.charts:
         entry = rules.chart_entry(chart, state.cg, rules.calendar.parse(before))
         if entry and entry.text.get("weather"):
-            return re.sub(r"[^a-z0-9]+", "_", entry.text["weather"].lower()).strip("_")
+            # read as the random table's codes: Mist (any density), Overcast cloud cover, Clear
+            weather, overcast = entry.text["weather"].lower(), entry.text.get("cloud", "").lower() == "overcast"
+            if "mist" in weather:
+                return "mist_overcast" if overcast else "mist"
+            if "overcast" in weather or overcast:
+                return "overcast"
+            return re.sub(r"[^a-z0-9]+", "_", weather).strip("_")
     return None
 
 
