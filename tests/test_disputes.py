@@ -307,3 +307,45 @@ def test_rr_recon_is_charged_once_when_m3_was_bought(rr):
     assert rr.json("roll", "2.521", "--side", "german", "--dice", "3")["cpp"] == 0
     assert rr.json("status")["cpp"]["german"] == before - 3
     assert rr.json("roll", "2.521", "--side", "canadian", "--dice", "3")["cpp"] == 3  # no M3: the roll pays
+
+
+# ---- every decision, forged: the audit re-decides each kind of event --------------------------------------
+def _forged_cases():
+    from ledger.events import (
+        ActionUndone, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, Rewound,
+        ScenarioEnded, SideKeyRegistered, TablesOverridden,
+    )
+
+    return [
+        # (step the campaign is at, the forged fact given the next action number, what the audit says)
+        ("8.610", lambda a: ScenarioEnded(action=a, scenario="Initial Scenario", lvp={"german": 1, "us": 1},
+                                          winner="german"), "recorded in step 8.603"),
+        ("8.603", lambda a: ScenarioEnded(action=a, scenario="Initial Scenario", lvp={"german": 90, "us": 90},
+                                          winner="us", declared=True), "cannot be negative or exceed"),
+        ("8.610", lambda a: InitiativeChosen(action=a, chits={"german": "attack", "us": "idle"},
+                                             scenario="German Assault"), "recorded in step 8.623"),
+        ("8.610", lambda a: LocationControlled(action=a, location="StJ19", side="us"), "Control is recorded"),
+        ("8.610", lambda a: HQRecorded(action=a, side="german", location="Zz99"), "malformed Location"),
+        ("8.610", lambda a: FortificationsPurchased(action=a, side="german", item="at_mines", name="A-T mines",
+                                                    count=1, fpp=0.0, setup_area="A"), "Fortifications are purchased"),
+        ("8.610", lambda a: TablesOverridden(action=a, source="x.toml", text="[[table]]\nid = 'broken'",
+                                             tables=("broken",)), "x.toml"),
+        ("8.610", lambda a: ActionUndone(action=a, undone=1), "undone"),
+        ("8.610", lambda a: Rewound(action=a, cg_date="20 AM", to_version=1, voided=(1,)), "has not ended"),
+        ("8.610", lambda a: SideKeyRegistered(action=a, side="martian", salt="0" * 32, check="0" * 32), "unknown side"),
+    ]
+
+
+@pytest.mark.parametrize("step, make, says", _forged_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_forged_decision_is_named_by_the_audit_and_refused_on_import(at, tmp_path, make_db, step, make, says):
+    from conftest import Cli
+
+    cli = at(step)
+    before = cli.json("head")
+    forge(cli.db, make(open_ledger(str(cli.db)).campaign(None).next_action))
+    found = audit(cli)
+    assert len(found) == 1 and found[0]["version"] == before["events"] + 1, found
+    assert says in found[0]["message"], found[0]["message"]
+    bundle = tmp_path / "forged.json"
+    cli.ok("export", "--since", "0", str(bundle))
+    Cli(make_db()).refused("import", str(bundle), contains="the rules do not bear out")

@@ -166,3 +166,26 @@ def test_chosen_dice_in_fair_mode_fail_audit(players):
     result = anyone("audit", "--json")
     findings = json.loads(result.stdout)["findings"]
     assert result.exit_code == 1 and any(f["kind"] == "fair" and "the seeds give" in f["message"] for f in findings)
+
+
+def test_status_shows_a_side_its_own_cpp_with_its_sealed_replenishment(players):
+    german, us, anyone = players
+    before = anyone.json("status")["cpp"]
+    german.ok("roll", "8.616", "--side", "german", "--dice", "3,3")  # 35 - 6 = 29, sealed
+    assert anyone.json("status")["cpp"] == before  # the opponent sees no number
+    assert us.json("status")["cpp"] == before
+    assert german.json("status")["cpp"]["german"] == before["german"] + 29
+
+
+def test_a_second_sealed_roll_for_one_item_is_refused_and_a_forged_one_named(players):
+    german, us, anyone = players
+    german.ok("roll", "8.616", "--side", "german", "--dice", "3,3")
+    german.refused("roll", "8.616", "--side", "german", "--dice", "1,1", contains="rolled already")
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    made = ledger.history(None)[-1].fact
+    campaign.record(msgspec.structs.replace(made, action=campaign.next_action))
+    ledger.save(campaign)
+    report = json.loads(anyone("audit", "--json").stdout)
+    assert [f["kind"] for f in report["findings"]] == ["decision"]
+    assert "rolled already" in report["findings"][0]["message"]
