@@ -155,10 +155,12 @@ def roll_key(state: CampaignState, fact: DiceRolled) -> str:
 
 
 def snapshot(state: CampaignState) -> CampaignState:
-    """A copy that later folds cannot reach (attributes are replaced, never changed, except `live`)."""
+    """A copy that later folds cannot reach (attributes are replaced, never changed, except `live`, the
+    dicts that only grow and the undo record)."""
     copied = copy.copy(state)
     copied.live = [list(r) for r in state.live]
-    copied.reverts = dict(state.reverts)
+    copied.reverts = {a: {k: list(v) if k.startswith("+") else v for k, v in r.items()} for a, r in state.reverts.items()}
+    copied.consumed, copied.today = dict(state.consumed), dict(state.today)
     return copied
 
 

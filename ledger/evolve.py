@@ -50,13 +50,13 @@ class CampaignState:
     head: str  # digest of the latest event
     # RGPurchased version -> {side, rg, group_type, pending: [tables due], rolled: {table: n}, strength: code}
     rgs: dict[str, dict[str, Any]] = {}
-    consumed: dict[str, int] = {}  # due item (ledger/due.py) -> the event that rolled it
+    consumed: dict[str, int] = {}  # due item (ledger/decide/rolls.py) -> the event that rolled it
     weather: dict[str, str] = {}  # CG Date -> weather result code of its 8.6171 roll (random weather)
     scenarios: list[list[str]] = []  # [CG Date, winner] of each CG-Scenario End in force
     started: int = 1  # CampaignStarted events seen (a second one is refused)
     reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
     san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
-    today: list[str] = []  # 'table:code:side' of each result rolled this CG Date (what `after` reads)
+    today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first event (`after`)
 
     def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
@@ -68,7 +68,7 @@ class CampaignState:
         self.fpp, self.fortified = {}, {}
         self.keys, self.sealed, self.fair = {}, {}, {}
         self.rgs, self.consumed, self.weather, self.scenarios = {}, {}, {}, []
-        self.started, self.today, self.reph_ends, self.san = 1, [], {}, {}
+        self.started, self.today, self.reph_ends, self.san = 1, {}, {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
         self.head = digest
@@ -97,7 +97,7 @@ class CampaignState:
             self._set(a, "cg_date", fact.cg_date)
             self._set(a, "scenario", "")  # known again once 8.623 has been resolved
             self._set(a, "bought_today", {})
-            self._set(a, "today", [])
+            self._set(a, "today", {})
             self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
             self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
             self._set(a, "fortified", {})
@@ -154,7 +154,7 @@ class CampaignState:
     def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
         """A roll was made (sealed or not): its due item is consumed, its step's need met."""
         if fact.item:
-            self._set(a, "consumed", {**self.consumed, fact.item: version})
+            self._add_key(a, "consumed", fact.item, version)
         if fact.effect:
             self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
         rg = self.rgs.get(str(fact.rg))
@@ -178,7 +178,8 @@ class CampaignState:
         if fact.cpp:
             self._add_cpp(a, fact.side, -fact.cpp)
         if fact.code:
-            self._set(a, "today", self.today + [f"{fact.table}:{fact.code}:{fact.side}"])
+            self._add_key(a, "today", f"{fact.table}:{fact.code}:{fact.side}", self.today.get(
+                f"{fact.table}:{fact.code}:{fact.side}", a))
         if fact.effect == "san":  # 8.6122: the SAN given, lowered by two on a 'reduced' result
             given = next((d.input for d in fact.drms if d.key == "san" and d.input is not None), None)
             if given is not None:
@@ -202,6 +203,16 @@ class CampaignState:
         self.reverts.setdefault(str(action), {}).setdefault(attribute, getattr(self, attribute))
         setattr(self, attribute, value)
 
+    def _add_key(self, action: int, attribute: str, key: str, value: Any) -> None:
+        """Adds one key to a dict that only grows: undo keeps the key to take out, not a copy of the dict
+        (a copy per action made snapshots and loads grow with the square of the log)."""
+        if attribute not in self.__dict__:  # a state from an older snapshot: its own dict, not the class default
+            setattr(self, attribute, dict(getattr(self, attribute)))
+        keys = self.reverts.setdefault(str(action), {}).setdefault(f"+{attribute}", [])
+        if key not in getattr(self, attribute):
+            keys.append(key)
+        getattr(self, attribute)[key] = value  # the dict is this state's own (copied on load and in snapshot())
+
     def _mark_live(self, action: int) -> None:
         if self.live and self.live[-1][1] >= action:
             return
@@ -219,7 +230,11 @@ class CampaignState:
                 ranges.append([first, last])
         self.live = ranges
         for attribute, value in self.reverts.pop(str(action), {}).items():
-            setattr(self, attribute, value)
+            if attribute.startswith("+"):
+                for key in value:
+                    getattr(self, attribute[1:]).pop(key, None)
+            else:
+                setattr(self, attribute, value)
 
     # ---- questions ---------------------------------------------------------------------------
     def last_live_action(self) -> int | None:

@@ -165,7 +165,7 @@ def _roll(state: CampaignState, rules, fact: DiceRolled) -> list[tuple[str, str]
         problems.append(("result", f"roll on {where}: the table gives '{expected.result}' for a Final {expected.final}, "
                                    f"recorded '{fact.result}'"))
     for field in ("effect", "cpp", "item", "adds", "rule", "die"):
-        if _plain(getattr(expected, field)) != _plain(getattr(fact, field)):
+        if getattr(expected, field) != getattr(fact, field):
             problems.append(("result", f"roll on {where}: {field} recorded {_plain(getattr(fact, field))!r}, the "
                                        f"rules give {_plain(getattr(expected, field))!r}"))
     return problems

@@ -49,19 +49,26 @@ def reroll_key(table: Table, side: str, cg_date: str, purpose: str, item: str) -
     return item or f"{table.id}|{side}|{cg_date}|{unit_name(purpose)}"
 
 
-def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = None) -> Situation:
-    """The campaign state a roll is made in, as the log decides it (automatic DRMs read this)."""
+def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = None,
+              table: Table | None = None) -> Situation:
+    """The campaign state a roll is made in, as the log decides it (automatic DRMs read this). Given the
+    table, only what its DRMs and limits read is worked out (the audit asks this once per roll)."""
     calendar = rules.calendar
     date = calendar.parse(state.cg_date)
     bought = state.rgs.get(str(rg)) if rg is not None else None
     winner = state.winner_today()
+    drms = table.drm if table is not None else ()
+    every = table is None
     return Situation(
         side=side, cg=state.cg, cg_date=date, flags=frozenset(state.flags),
         rg=bought["rg"] if bought else None, rg_strength=(bought["strength"] or None) if bought else None,
         won=None if winner is None else winner == side,
-        previous_weather=previous_weather(state, rules),
-        scenario_dates=tuple(calendar.parse(d) for d, _w in state.scenarios),
-        today=frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side), san=state.san.get(side),
+        previous_weather=previous_weather(state, rules) if every or any(d.previous_weather for d in drms) else None,
+        scenario_dates=tuple(calendar.parse(d) for d, _w in state.scenarios) if every or any(d.count for d in drms)
+        else (),
+        today=frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side)
+        if every or table.until_unless or table.after else frozenset(),
+        san=state.san.get(side),
     )
 
 
@@ -94,7 +101,7 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     Returns the table and the due item the roll consumes ('' for a roll made as often as play needs)."""
     table = rules.table(table_id)
     side = rules.side(side)
-    rules.check_available(table, situation(state, rules, side, None))
+    rules.check_available(table, situation(state, rules, side, None, table))
     check_step(rules, state, table)
     return table, due_item(state, rules, table, side, rg, purpose)
 
@@ -170,7 +177,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
 
     table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.secret)
     side = rules.side(cmd.side)
-    where = situation(state, rules, side, cmd.rg)
+    where = situation(state, rules, side, cmd.rg, table)
     dicemod.check_faces(table.die, tuple(cmd.faces))
     declared = {}
     for key, n in cmd.drms:
