@@ -218,9 +218,7 @@ class CampaignLedger(Bookkeeping, DiceBot, Mapping, Exchange, Secrecy, Firefight
     def load_rules(self, name: str | None, path: str) -> TablesOverridden:
         campaign = self.campaign(name)
         file = Path(path)
-        if not file.is_file():
-            raise BadInput(f"no rules file at {path}")
-        text = file.read_text(encoding="utf-8")
+        text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
         decoded = rulesmod.decode_tables(text, file.name)
         rulesmod.load(campaign.system, campaign.override_sources() + ((file.name, text),))  # validates
         changed = ([c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]
