@@ -380,6 +380,8 @@ def _locate(data: bytes | str, error: str, rule_for: Callable[[str], str] | None
                 if not rule and rule_for and field in ("rg", "fortification"):
                     rule = rule_for(field)
                 field = ""
+    if field == "fpp" and rule_for and names and names[0].startswith("RG "):
+        rule = rule_for("fortification")  # an RG's FPP are spent in the Fortification step (8.621)
     problem = error[: found.start()]
     if field:
         problem = f"{field} = {node!r}: {problem}" if node is not None else f"{field}: {problem}"
