@@ -11,7 +11,7 @@ def rules() -> None:
 
 
 @rules.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path())  # checked by read_rules_file: one line, exit 1
 @json_option
 @common
 def load(obj, path: str, as_json: bool) -> None:

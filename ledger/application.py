@@ -207,7 +207,7 @@ class CampaignLedger(Application):
 
     def load_rules(self, name: str | None, path: str):
         campaign = self.campaign(name)
-        text = rulesmod.read_rules_file(Path(path))
+        text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
         fact = secrets.load_rules(campaign, Path(path).name, text)
         self._append(campaign, fact)
         return fact

@@ -1,7 +1,16 @@
-"""Rules tables as data: one folder per rule system, read by one generic engine."""
+"""Rules tables as data: one folder per rule system, read by one generic engine.
+
+A player's own rules file (`cgledger rules load FILE`) is read by `read_rules_file`: a regular file (not
+a directory, device or pipe: a pipe would block the command), at most MAX_RULES_FILE bytes, UTF-8 text
+without NUL bytes. 256 KiB is eight times the largest shipped rules file (kgp/reph.toml, about 34 KB) and
+holds a map file listing the terrain of thousands of hexes; the text is stored whole in every campaign
+log that loads it, so a larger file only bloats the log (and what the opponent must import).
+"""
 
 from __future__ import annotations
 
+import os
+import stat
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -11,25 +20,87 @@ from .schema import SystemFile, TablesFile, decode_toml
 
 HERE = Path(__file__).parent
 
-__all__ = ["Applied", "Resolution", "Rules", "Situation", "parse_declared", "systems", "load", "decode_tables"]
+MAX_RULES_FILE = 256 * 1024  # bytes; why: see the module docstring
+
+__all__ = ["Applied", "Resolution", "Rules", "Situation", "parse_declared", "systems", "load", "decode_tables",
+           "read_rules_file", "MAX_RULES_FILE"]
 
 
 def systems() -> list[str]:
     return sorted(p.parent.name for p in HERE.glob("*/system.toml"))
 
 
-def decode_tables(data: bytes | str, name: str) -> TablesFile:
-    return decode_toml(data, TablesFile, name)
+def read_rules_file(path: str) -> str:
+    """The text of a player's rules file, refused (BadInput, one line) unless it is a regular file of at
+    most MAX_RULES_FILE bytes of UTF-8 text without NUL bytes."""
+    try:  # opened without blocking and checked on the open file: no race between a check and the read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise BadInput(f"no rules file at {path}") from None
+    except OSError as e:
+        raise BadInput(f"cannot read rules file {path}: {e.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BadInput(f"rules file {path} is not a regular file (a directory, device or pipe)")
+        chunks, size = [], 0
+        while size <= MAX_RULES_FILE:  # never more than the limit (+1 to tell) in memory
+            chunk = os.read(fd, MAX_RULES_FILE + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as e:
+        raise BadInput(f"cannot read rules file {path}: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_RULES_FILE:
+        raise BadInput(f"rules file {path} is larger than {MAX_RULES_FILE // 1024} KiB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise BadInput(f"rules file {path} is not UTF-8 text: byte 0x{data[e.start]:02x} on line {line}") from None
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise BadInput(f"rules file {path} contains a NUL byte on line {line} (saved as UTF-16?)")
+    return text
+
+
+def _purchase_rule(system: str | None):
+    """The rule a purchase line falls under ('rg' / 'fortification'): this system's purchase step, or
+    every shipped system's where the system is not known (e.g. 'KGP 8.619, RR 2.518')."""
+
+    def rule_for(kind: str) -> str:
+        purchase = "fortifications" if kind == "fortification" else kind
+        found = []
+        for each in [system] if system else systems():
+            step = next((s.id for s in _system_file(each).steps if s.purchase == purchase), None)
+            if step:
+                found.append(step if system else f"{each.upper()} {step}")
+        return ", ".join(found)
+
+    return rule_for
+
+
+def decode_tables(data: bytes | str, name: str, system: str | None = None) -> TablesFile:
+    return decode_toml(data, TablesFile, name, _purchase_rule(system))
+
+
+@cache
+def _system_file(system: str) -> SystemFile:
+    folder = HERE / system
+    if not (folder / "system.toml").is_file():
+        raise BadInput(f"unknown rule system '{system}': choose one of {', '.join(systems())}")
+    return decode_toml((folder / "system.toml").read_bytes(), SystemFile, f"{system}/system.toml")
 
 
 @cache
 def _shipped(system: str) -> tuple[SystemFile, tuple[tuple[str, TablesFile], ...]]:
+    system_file = _system_file(system)
     folder = HERE / system
-    if not (folder / "system.toml").is_file():
-        raise BadInput(f"unknown rule system '{system}': choose one of {', '.join(systems())}")
-    system_file = decode_toml((folder / "system.toml").read_bytes(), SystemFile, f"{system}/system.toml")
     files = tuple(
-        (f"{system}/{p.name}", decode_tables(p.read_bytes(), f"{system}/{p.name}"))
+        (f"{system}/{p.name}", decode_tables(p.read_bytes(), f"{system}/{p.name}", system))
         for p in sorted(folder.glob("*.toml"))
         if p.name != "system.toml"
     )
@@ -43,15 +114,6 @@ def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
     system_file, files = _shipped(system)
     rules = Rules(system_file, list(files))
     for name, text in overrides:
-        rules.add(name, decode_tables(text, name))
+        rules.add(name, decode_tables(text, name, system))
     return rules
 
-
-def read_rules_file(path: Path) -> str:
-    """A player's rules file as text (it goes into the log)."""
-    if not path.is_file():
-        raise BadInput(f"no rules file at {path}")
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(f"rules file {path.name} is not UTF-8 text") from None

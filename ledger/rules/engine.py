@@ -1,7 +1,36 @@
-"""The one generic table engine: validates rules data and resolves a roll on any table."""
+"""The one generic table engine: validates rules data and resolves a roll on any table.
+
+Every file is validated here, shipped or a player's own (`rules load`, whose text the opponent's
+ledger then uses too): besides consistency (rows contiguous, every reachable Final covered), nothing a
+player could use to tilt the dice passes.
+
+* An id is given once per file: a table, an RG line (side + id), a chart, a fortification, a
+  placement, a Map Group's map. (Across files a later file replaces an earlier one by id.)
+* A replacement table keeps the die of the table it replaces: DR and dr are printed in the rule itself
+  (never an OCR reading), and another die changes every result's odds. Give a new id instead.
+* DRM magnitudes, per die type (DRM_LIMIT), for every value the DRM can add:
+
+      die   flag or automatic |value|   per unit |value|   value DRM |min|, |max|
+      DR            6                          2                    6
+      dr            6                          2                    6
+      d10          10                          3                   10
+      d100         50                         10                   50
+
+  A flag of 6 moves the average DR (7) past either end of 2..12 and turns any dr into any other;
+  no KGP/RR table prints more than +-3 (leadership -3, 8.606), flags are +-1/+-2. dr takes the DR
+  bound because ASL's DRMs apply alike to both. d10: one die's faces, as 6 is for a d6. d100: half
+  its range, as 6 is about half a DR's 11 results. Per unit (count DRMs: value x ((N - offset) //
+  per); `days_after` and `count` automatics: value x days or scenarios) about a third of that: every
+  printed one is +-1 ('+1 per 5 hexes', '-1 per Assault Engineer', '+1 per day after'), and a count
+  has no upper bound, so a large unit value lets the player's N (or the calendar) decide the roll.
+  A value DRM adds the player's N itself: its min and max (where given) are bounded like a flag,
+  min <= max, and a default lies between them.
+* FPP (an RG's `fpp`, a Fortification's costs) are finite (the schema makes them >= 0 / > 0).
+"""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -15,6 +44,7 @@ from .schema import (
 )
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+DRM_LIMIT = {"DR": (6, 2), "dr": (6, 2), "d10": (10, 3), "d100": (50, 10)}  # die -> (per DRM, per unit); see above
 
 
 @dataclass(frozen=True)
@@ -99,6 +129,7 @@ class Rules:
     def add(self, name: str, tables_file: TablesFile, replace: bool = True) -> list[str]:
         """Adds (or, for an override, replaces by id) tables and charts; validates each."""
         changed = []
+        self._check_unique(name, tables_file)
         for chart in tables_file.chart:
             if chart.id in self.charts and not replace:
                 raise RulesDataError(f"{name}: chart {chart.id} defined twice")
@@ -108,6 +139,10 @@ class Rules:
         for table in tables_file.table:
             if table.id in self.tables and not replace:
                 raise RulesDataError(f"{name}: table {table.id} defined twice")
+            before = self.tables.get(table.id)
+            if before is not None and before.die != table.die:
+                self._fail(name, table, f"is rolled with a {before.die} ({self.origin.get(table.id, 'shipped')}); a "
+                                        f"replacement keeps its die, not a {table.die} (give a new id instead)")
             self._check_table(name, table)
             self.tables[table.id] = table
             self.origin[table.id] = name
@@ -118,6 +153,9 @@ class Rules:
                 raise RulesDataError(f"{name}: RG {rg.id}: unknown side '{rg.side}'")
             if (rg.side, rg.id) in self.rgs and not replace:
                 raise RulesDataError(f"{name}: RG {rg.side} {rg.id} defined twice")
+            if not math.isfinite(rg.fpp):
+                raise RulesDataError(f"{name}: RG {rg.side} {rg.id}: fpp = {rg.fpp}: FPP are a finite number",
+                                     self._purchase_step("fortifications"))
             for table_id in [*rg.rolls, *(t for more in rg.rolls_if.values() for t in more)]:
                 if table_id not in self.tables:
                     raise RulesDataError(f"{name}: RG {rg.id}: follow-up table {table_id} is not defined")
@@ -129,6 +167,9 @@ class Rules:
                     raise RulesDataError(f"{name}: fortification {fort.id}: unknown side '{side}'")
             if fort.cost is None and not fort.by_side and not fort.by_size:
                 raise RulesDataError(f"{name}: fortification {fort.id} has no FPP cost")
+            costs = [fort.cost or 0.0, *fort.by_side.values(), *fort.by_size.values()]
+            if not all(math.isfinite(c) for c in costs):
+                raise RulesDataError(f"{name}: fortification {fort.id}: an FPP cost is a finite number", fort.rule)
             self.fortifications[fort.id] = fort
             changed.append(f"fortification {fort.id}")
         for placement in tables_file.placement:
@@ -144,6 +185,27 @@ class Rules:
         return changed
 
     # ---- validation -------------------------------------------------------------------
+    def _purchase_step(self, purchase: str) -> str | None:
+        return next((s.id for s in self.system.steps if s.purchase == purchase), None)
+
+    def _check_unique(self, name: str, tables_file: TablesFile) -> None:
+        """Each id once in one file: two lines with one id leave the reader (and the opponent) to guess
+        which one the ledger uses."""
+        kinds = [
+            ("table", [(t.id, t.rule) for t in tables_file.table]),
+            ("chart", [(c.id, c.rule) for c in tables_file.chart]),
+            ("RG", [(f"{r.side} {r.id}", self._purchase_step("rg")) for r in tables_file.rg]),
+            ("fortification", [(f.id, f.rule) for f in tables_file.fortification]),
+            ("placement", [(p.id, p.rule) for p in tables_file.placement]),
+            ("map of Map Group", [(m.group, None) for m in tables_file.map]),
+        ]
+        for kind, ids in kinds:
+            seen = set()
+            for key, rule in ids:
+                if key in seen:
+                    raise RulesDataError(f"{name}: {kind} {key} is given twice in this file", rule or None)
+                seen.add(key)
+
     def _check_map(self, name: str, geometry: MapGeometry) -> None:
         from ..hexmap import parse_location
 
@@ -274,8 +336,29 @@ class Rules:
         for side in drm.sides:
             if side not in self.system.sides:
                 self._fail(name, table, f"DRM '{drm.key}': unknown side '{side}'")
-        if drm.per < 1:
-            self._fail(name, table, f"DRM '{drm.key}': per must be ≥ 1")
+        self._check_magnitude(name, table, drm)
+
+    def _check_magnitude(self, name: str, table: Table, drm: DRM) -> None:
+        """The bounds of the module docstring (DRM_LIMIT)."""
+        limit, per_unit = DRM_LIMIT[table.die]
+        what = f"DRM '{drm.key}'"
+        if drm.input == "value":
+            for bound, n in (("min", drm.min), ("max", drm.max), ("default", drm.default)):
+                if n is not None and abs(n) > limit:
+                    self._fail(name, table, f"{what}: {bound} {n:+d} is beyond ±{limit}, the most a DRM may add "
+                                            f"on a {table.die} roll")
+        elif drm.input == "count" or drm.days_after is not None or drm.count:
+            if abs(drm.value) > per_unit:
+                self._fail(name, table, f"{what}: {drm.value:+d} per unit is beyond ±{per_unit}, the most a counted "
+                                        f"DRM may add per unit on a {table.die} roll")
+        elif abs(drm.value) > limit:
+            self._fail(name, table, f"{what}: {drm.value:+d} is beyond ±{limit}, the most a DRM may add on a "
+                                    f"{table.die} roll")
+        if drm.min is not None and drm.max is not None and drm.min > drm.max:
+            self._fail(name, table, f"{what}: min {drm.min} is above max {drm.max}")
+        if drm.default is not None and ((drm.min is not None and drm.default < drm.min)
+                                        or (drm.max is not None and drm.default > drm.max)):
+            self._fail(name, table, f"{what}: default {drm.default} is outside min..max")
 
     def final_bounds(self, table: Table) -> tuple[int | None, int | None]:
         """The lowest and highest Final roll the table can see; None where a DRM is unbounded."""

@@ -1,14 +1,32 @@
-"""Typed records that the rules data files decode into (unknown fields are refused)."""
+"""Typed records that the rules data files decode into (unknown fields are refused).
+
+Numbers the rules never print negative are constrained here, so that a player's file with a negative
+price, maximum or FPP (or a typo turning one negative) fails at decode, before any event is written:
+CPP costs (RG `cost`, `on_map_cost`, `pre_registered_cost`, a table's and a DRM's `cpp`), maxima
+(`date_max`, `cg_max`, `shared_max`, `pre_registered_max`) and an RG's `fpp` are >= 0; a Fortification's
+FPP cost is > 0 (every line of the 8.621 table has a price); divisors (`per`, `s_per`) are >= 1.
+The engine adds what a constraint cannot say (FPP finite, DRM magnitudes, ids given twice: engine.py).
+
+A zero-cost RG is allowed: CGS prints no CPP chart at all (its RG are bought for 0 CPP, see
+fixtures/cgs-rg-chart-example.toml), and the ledger already books an RG given in an Initial OB
+(`buy --given`) at 0 CPP. The KGP and RR charts print no 0-CPP line, but no rule forbids one.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from collections.abc import Callable
+from typing import Annotated, Literal
 
 import msgspec
-from msgspec import Struct
+from msgspec import Meta, Struct
 
 DieType = Literal["DR", "dr", "d10", "d100"]
 Time = Literal["AM", "PM", "N"]
+NonNegative = Annotated[int, Meta(ge=0)]  # CPP costs and maxima
+AtLeastOne = Annotated[int, Meta(ge=1)]  # divisors
+FPP = Annotated[float, Meta(ge=0.0)]  # FPP an RG gives: none or some (the engine refuses inf)
+FPPCost = Annotated[float, Meta(gt=0.0)]  # a Fortification's price in FPP (the engine refuses inf)
 
 
 class Row(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
@@ -44,14 +62,14 @@ class DRM(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     value: int = 0
     # declared: 'flag' adds `value`; 'count' adds value × ((N - offset) // per); 'value' adds N
     input: Literal["flag", "count", "value"] = "flag"
-    per: int = 1
+    per: AtLeastOne = 1
     offset: int = 0
     min: int | None = None  # bounds of the player's N
     max: int | None = None
     default: int | None = None  # N when a 'value' DRM is named without one
     required: bool = False  # the roll is refused unless the player names it (e.g. 8.6122 SAN)
     known: Literal["", "san"] = ""  # the player's N must equal what the log knows of it (the side's SAN)
-    cpp: int = 0  # CPP this DRM costs (per unit of N for a count DRM), e.g. 8.622 'Spent 2 CPP'
+    cpp: NonNegative = 0  # CPP this DRM costs (per unit of N for a count DRM), e.g. 8.622 'Spent 2 CPP'
     sides: list[str] = []  # declared DRM allowed for these sides only (e.g. 'NA to U.S.')
     # automatic conditions (all that are given must hold)
     side: str | None = None
@@ -100,7 +118,7 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     until_date: str | None = None
     step: str = ""  # the RePh step whose rolls these are, or 'scenario' (SSR rolls during play)
     effect: str = ""  # what the roll does for the books (e.g. 'cpp_replenishment'), read by projections
-    cpp: int = 0  # CPP the roll itself costs (8.622 Recon: 1)
+    cpp: NonNegative = 0  # CPP the roll itself costs (8.622 Recon: 1)
     rows: list[Row] = []
     value: ValueResult | None = None
     drm: list[DRM] = []
@@ -243,23 +261,23 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     units_full: int | None = None
     units_depleted: int | None = None
     unit_type: str = ""
-    cost: int | None = None
-    date_max: int | None = None
-    cg_max: dict[str, int] = {}
+    cost: NonNegative | None = None
+    date_max: NonNegative | None = None
+    cg_max: dict[str, NonNegative] = {}
     footnotes: list[str] = []
     sw: str = ""  # a Full-Strength platoon's SW (8.6204 chart)
     rolls: list[str] = []  # follow-up tables to roll in step 8.620 (8.6201, 8.6202, 8.6203/I, 8.6206/…)
     # result code of a follow-up roll -> further follow-ups then due for this RG (a Depleted RG's SW drs)
     rolls_if: dict[str, list[str]] = {}
-    fpp: float = 0.0  # FPP this purchase gives for step 8.621
+    fpp: FPP = 0.0  # FPP this purchase gives for step 8.621
     from_date: str | None = None  # not purchasable before this CG Date (RR M4: only after 19 PM)
     on_map: Literal["extra", "free", "never"] = "extra"  # Standard on-map setup: at a cost, free, or never
-    on_map_cost: int | None = None  # CPP added for on-map setup (RR footnote o: +3, +8 for an 'I' company)
-    pre_registered_max: int = 0  # Pre-Registered hexes it may buy (RR footnote p: at most two)
-    pre_registered_cost: int = 1  # CPP per Pre-Registered hex
+    on_map_cost: NonNegative | None = None  # CPP added for on-map setup (RR footnote o: +3, +8 for an 'I' company)
+    pre_registered_max: NonNegative = 0  # Pre-Registered hexes it may buy (RR footnote p: at most two)
+    pre_registered_cost: NonNegative = 1  # CPP per Pre-Registered hex
     fortification: str = ""  # the fortification this RG provides, placed with `place` (CGS: mines, wire, ...)
     shared: str = ""  # a group of RG sharing one CG maximum (RR footnote f: G2+G3)
-    shared_max: int | None = None
+    shared_max: NonNegative | None = None
     note: str = ""
 
 
@@ -289,13 +307,13 @@ class Fortification(Struct, kw_only=True, forbid_unknown_fields=True, frozen=Tru
     id: str
     name: str
     rule: str = "8.621"
-    cost: float | None = None  # FPP per item (or per factor)
-    by_side: dict[str, float] = {}  # FPP per item by side (footnote 2: U.S./German)
-    by_size: dict[str, float] = {}  # FPP by size (footnote 1: 3-/2-/1-squad capacity; 3: Squad/HS/Crew/SMC)
+    cost: FPPCost | None = None  # FPP per item (or per factor)
+    by_side: dict[str, FPPCost] = {}  # FPP per item by side (footnote 2: U.S./German)
+    by_size: dict[str, FPPCost] = {}  # FPP by size (footnote 1: 3-/2-/1-squad capacity; 3: Squad/HS/Crew/SMC)
     front_line: bool = False  # 'F': may be set up in a Front-Line Hex (and must go in a Setup Area)
     isolated: bool = False  # 'i': may be added to an Isolated Location
     squads: bool = False  # 'S': needs Retained squad-equivalents in the Setup Area, one per Fortification
-    s_per: int = 1  # how many items count as one Fortification for 'S' (6 A-P / 2 A-T factors)
+    s_per: AtLeastOne = 1  # how many items count as one Fortification for 'S' (6 A-P / 2 A-T factors)
     s_by_size: bool = False  # 'S' counts the capacity (each 1S of a foxhole counts one)
     initial_only: bool = False  # only for the Initial Scenario (RR 2.520 footnote i)
     note: str = ""
@@ -332,10 +350,60 @@ class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     missing: list[Missing] = []
 
 
-def decode_toml(data: bytes | str, kind: type, name: str):
+_PATH = re.compile(r" - at `(\$[^`]*)`$")
+_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
+
+
+def decode_toml(data: bytes | str, kind: type, name: str, rule_for: Callable[[str], str] | None = None):
+    """Decodes a rules file; a refusal names the record (e.g. 'RG german I2') and, where there is one,
+    its rule: the record's own `rule`, else `rule_for('rg' | 'fortification')` (the purchase step)."""
     from ..errors import RulesDataError
 
     try:
         return msgspec.toml.decode(data, type=kind)
-    except (msgspec.ValidationError, msgspec.DecodeError) as e:
+    except msgspec.ValidationError as e:  # (a subclass of DecodeError)
+        message, rule = _locate(data, str(e), rule_for)
+        raise RulesDataError(f"rules file {name}: {message}", rule or None) from None
+    except msgspec.DecodeError as e:
         raise RulesDataError(f"rules file {name}: {e}") from None
+
+
+def _locate(data: bytes | str, error: str, rule_for: Callable[[str], str] | None) -> tuple[str, str]:
+    """msgspec's 'Expected `int` >= 0 - at `$.rg[0].cost`' -> ('RG german I2: cost = -3: Expected `int` >= 0',
+    its rule). The raw TOML (already known to parse) supplies the record's identity and the value."""
+    found = _PATH.search(error)
+    if not found:
+        return error, ""
+    node = msgspec.toml.decode(data)
+    names: list[str] = []
+    rule = field = ""
+    for key, index in _STEP.findall(found.group(1)):
+        if key:
+            field = key
+            node = node.get(key) if isinstance(node, dict) else None
+        elif index != "..." and isinstance(node, list) and int(index) < len(node):
+            node = node[int(index)]
+            if isinstance(node, dict):  # a record: name it, take its rule
+                names.append(_record(field, node, int(index)))
+                rule = str(node.get("rule") or "") or rule
+                if not rule and rule_for and field in ("rg", "fortification"):
+                    rule = rule_for(field)
+                field = ""
+    if field == "fpp" and rule_for and names and names[0].startswith("RG "):
+        rule = rule_for("fortification")  # an RG's FPP are spent in the Fortification step (8.621)
+    problem = error[: found.start()]
+    if field:
+        problem = f"{field} = {node!r}: {problem}" if node is not None else f"{field}: {problem}"
+    return ": ".join([*names, problem]), rule
+
+
+def _record(collection: str, record: dict, index: int) -> str:
+    if collection == "rg":
+        return f"RG {record.get('side', '?')} {record.get('id', '?')}"
+    if collection == "drm":
+        return f"DRM '{record.get('key', '?')}'"
+    if collection == "map":
+        return f"map {record.get('group', '?')}"
+    if "id" in record:
+        return f"{collection} {record['id']}"
+    return f"{collection} #{index + 1}"
