@@ -222,18 +222,19 @@ def test_exclusive_drms_are_refused_together(at):
 
 
 def test_the_scenarios_completed_since_20_am_are_counted_by_the_log(make_db):
+    # 8.618 "+1 per CG scenario completed after 20 AM": read as from the 20 PM scenario on (rules note)
     from conftest import Cli
 
     cli = Cli(make_db())
     cli.ok("new", "c", "--cg", "I")
-    cli.to("8.618", "20 AM", attack_on=("19 PM",))
+    cli.to("8.618", "20 PM", attack_on=("20 AM",))
     first = cli.json("roll", "8.618", "--side", "german", "--dice", "1,1")
     assert "scenarios_after_20am" not in [d["key"] for d in first["drms"]]
-    cli.to("8.618", "20 PM", attack_on=("20 AM",))
-    second = cli.json("roll", "8.618", "--side", "german", "--dice", "1,1")
-    assert ("scenarios_after_20am", 1) in [(d["key"], d["value"]) for d in second["drms"]]
     cli.refused("roll", "8.618", "--side", "german", "--drm", "scenarios_after_20am=3", "--dice", "1,1",
                 contains="rolled already")
+    cli.to("8.618", "20 N", attack_on=("20 PM",))
+    second = cli.json("roll", "8.618", "--side", "german", "--dice", "1,1")
+    assert ("scenarios_after_20am", 1) in [(d["key"], d["value"]) for d in second["drms"]]
 
 
 def test_the_preceding_weather_is_read_off_the_log(make_db):

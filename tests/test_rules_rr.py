@@ -307,8 +307,13 @@ def test_company_leader_boundaries():
     assert at("2.5193/company", 11) == "8-0/6+1"
     assert at("2.5193/company", 12) == "7-0/6+1"
     assert at("2.5193/company", 14) == "7-0/6+1"
-    assert roll("2.5193/company", (1, 1), {"hq_platoon": None}).final == 0
-    assert roll("2.5193/company", (5, 5), {"depleted": None}).result == "7-0, 6+1"
+    table = R.tables["2.5193/company"]
+    assert R.declared(table, "hq_platoon", None, situation("german")).value == -2 and at("2.5193/company", 2 - 2) == "10-3/9-1/8-1"
+    # L357 '+2 DRM if Depleted' is decided by the log: automatic once the RG's 2.5191 roll gave 'D' (a tester's
+    # Depleted company rolled an Original 10 and got Final 10 when the +2 was left to the player: it is 12)
+    depleted = next(d for d in table.drm if d.key == "depleted")
+    assert (depleted.kind, depleted.value, depleted.rg_strength) == ("automatic", 2, "D")
+    assert at("2.5193/company", 10 + depleted.value) == "7-0/6+1"
     assert "≥ 13" in R.tables["2.5193/company"].note
 
 
@@ -329,7 +334,10 @@ def test_platoon_leader_boundaries():
     assert at("2.5193/armor", 5) == "8-1"
     assert at("2.5193/armor", 6) == "none"
     assert at("2.5193/armor", 13) == "none"
-    assert roll("2.5193/armor", (2, 2), {"depleted": None}).code == "8-1"
+    for table_id in ("2.5193/infantry", "2.5193/armor"):
+        depleted = next(d for d in R.tables[table_id].drm if d.key == "depleted")
+        assert (depleted.kind, depleted.value, depleted.rg_strength) == ("automatic", 1, "D")
+    assert at("2.5193/armor", 4 + 1) == "8-1"  # a Depleted RG's Original 4
 
 
 # ---- 2.521 Recon ----------------------------------------------------------------------------------------------
