@@ -112,7 +112,7 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                         break
                     together.append(later.fact)
                     decided_with.add(later.version)
-            for kind, message in redecide(state, together, logged[:index], made_states):
+            for kind, message in redecide(state, together, Before(logged, index), made_states):
                 find(version, kind, message)
         if isinstance(fact, DiceRolled):
             key = roll_key(state, fact)
@@ -145,6 +145,17 @@ def audit(campaign_id: UUID, logged: list) -> Report:
     return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed)
 
 
+class Before:
+    """The events before one, read only by the decisions that need them (placing reads the terrain): a slice per
+    event would make the audit quadratic."""
+
+    def __init__(self, logged: list, index: int):
+        self.logged, self.index = logged, index
+
+    def __iter__(self):
+        return iter(self.logged[: self.index])
+
+
 def roll_key(state: CampaignState, fact: DiceRolled) -> str:
     """The item a roll was for, the same key the decision uses (a unit 'x' and 'x ' are one unit)."""
     try:
@@ -159,7 +170,7 @@ def snapshot(state: CampaignState) -> CampaignState:
     dicts that only grow and the undo record)."""
     copied = copy.copy(state)
     copied.live = [list(r) for r in state.live]
-    copied.reverts = {a: {k: list(v) if k.startswith("+") else v for k, v in r.items()} for a, r in state.reverts.items()}
+    copied.reverts = dict(state.reverts)
     copied.consumed, copied.today = dict(state.consumed), dict(state.today)
     return copied
 

@@ -50,13 +50,13 @@ class CampaignState:
     head: str  # digest of the latest event
     # RGPurchased version -> {side, rg, group_type, pending: [tables due], rolled: {table: n}, strength: code}
     rgs: dict[str, dict[str, Any]] = {}
-    consumed: dict[str, int] = {}  # due item (ledger/decide/rolls.py) -> the event that rolled it
+    consumed: dict[str, list[int]] = {}  # due item (ledger/decide/rolls.py) -> [event, action] that rolled it
     weather: dict[str, str] = {}  # CG Date -> weather result code of its 8.6171 roll (random weather)
     scenarios: list[list[str]] = []  # [CG Date, winner] of each CG-Scenario End in force
     started: int = 1  # CampaignStarted events seen (a second one is refused)
     reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
     san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
-    today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first event (`after`)
+    today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first action (`after`)
 
     def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
@@ -98,6 +98,7 @@ class CampaignState:
             self._set(a, "scenario", "")  # known again once 8.623 has been resolved
             self._set(a, "bought_today", {})
             self._set(a, "today", {})
+            self._set(a, "consumed", {})  # every due item names its CG Date or an RG of it: none is due again
             self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
             self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
             self._set(a, "fortified", {})
@@ -154,7 +155,7 @@ class CampaignState:
     def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
         """A roll was made (sealed or not): its due item is consumed, its step's need met."""
         if fact.item:
-            self._add_key(a, "consumed", fact.item, version)
+            self._add_key(a, "consumed", fact.item, [version, a])
         if fact.effect:
             self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
         rg = self.rgs.get(str(fact.rg))
@@ -178,8 +179,9 @@ class CampaignState:
         if fact.cpp:
             self._add_cpp(a, fact.side, -fact.cpp)
         if fact.code:
-            self._add_key(a, "today", f"{fact.table}:{fact.code}:{fact.side}", self.today.get(
-                f"{fact.table}:{fact.code}:{fact.side}", a))
+            key = f"{fact.table}:{fact.code}:{fact.side}"
+            if key not in self.today:
+                self._add_key(a, "today", key, a)
         if fact.effect == "san":  # 8.6122: the SAN given, lowered by two on a 'reduced' result
             given = next((d.input for d in fact.drms if d.key == "san" and d.input is not None), None)
             if given is not None:
@@ -204,14 +206,15 @@ class CampaignState:
         setattr(self, attribute, value)
 
     def _add_key(self, action: int, attribute: str, key: str, value: Any) -> None:
-        """Adds one key to a dict that only grows: undo keeps the key to take out, not a copy of the dict
-        (a copy per action made snapshots and loads grow with the square of the log)."""
+        """Adds one key to a dict that only grows, the value naming the action (last item): undo takes out the
+        keys of the action it voids, so no copy is kept per action (a copy per action made snapshots and loads
+        grow with the square of the log)."""
+        self._own(attribute)
+        getattr(self, attribute)[key] = value  # the dict is this state's own (copied on load and by snapshot())
+
+    def _own(self, attribute: str) -> None:
         if attribute not in self.__dict__:  # a state from an older snapshot: its own dict, not the class default
             setattr(self, attribute, dict(getattr(self, attribute)))
-        keys = self.reverts.setdefault(str(action), {}).setdefault(f"+{attribute}", [])
-        if key not in getattr(self, attribute):
-            keys.append(key)
-        getattr(self, attribute)[key] = value  # the dict is this state's own (copied on load and in snapshot())
 
     def _mark_live(self, action: int) -> None:
         if self.live and self.live[-1][1] >= action:
@@ -229,12 +232,15 @@ class CampaignState:
             else:
                 ranges.append([first, last])
         self.live = ranges
+        for attribute in ("consumed", "today"):
+            added = getattr(self, attribute)
+            gone = [k for k, v in added.items() if (v[-1] if isinstance(v, list) else v) == action]
+            if gone:
+                self._own(attribute)
+                for key in gone:
+                    getattr(self, attribute).pop(key)
         for attribute, value in self.reverts.pop(str(action), {}).items():
-            if attribute.startswith("+"):
-                for key in value:
-                    getattr(self, attribute[1:]).pop(key, None)
-            else:
-                setattr(self, attribute, value)
+            setattr(self, attribute, value)
 
     # ---- questions ---------------------------------------------------------------------------
     def last_live_action(self) -> int | None:

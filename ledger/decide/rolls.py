@@ -140,7 +140,7 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
         raise BadInput(f"table {table.id} was rolled already{what} by the {rules.system.sides[side]} side on "
-                       f"{state.cg_date} (event {state.consumed[item]}){hint}: undo that roll to make it again", rule)
+                       f"{state.cg_date} (event {state.consumed[item][0]}){hint}: undo that roll to make it again", rule)
     return item
 
 
