@@ -4,7 +4,7 @@ decisions over stored events (ledger/audit.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from .decide import purchases, rolls, secrets, steps
 from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
-from .events import DiceRolled, Fact, SecretRollMade
+from .events import DiceRolled, Fact
 from .keyring import Keyring
 from .mapping import map_lvp
 from .persistence import decode_envelope

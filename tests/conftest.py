@@ -219,6 +219,13 @@ def kgp(cli: Cli) -> Cli:
     return cli
 
 
+@pytest.fixture
+def rr(cli: Cli) -> Cli:
+    """A fresh RR campaign, both sides with 200 CPP."""
+    cli.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=200", "--start-cpp", "canadian=200")
+    return cli
+
+
 _TEMPLATES: dict[tuple, object] = {}
 
 

@@ -5,12 +5,11 @@ forged event written straight into the store (bypassing the commands) is named b
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from ledger.application import open_ledger
 from ledger.events import CampaignStarted, DiceRolled, RGPurchased, StepOpened
+from test_audit import findings as audit
 
 
 def forge(db, *facts) -> None:
@@ -20,13 +19,6 @@ def forge(db, *facts) -> None:
     for fact in facts:
         campaign.record(fact)
     ledger.save(campaign)
-
-
-def audit(cli) -> list[dict]:
-    result = cli("audit", "--json")
-    report = json.loads(result.stdout)
-    assert result.exit_code == (0 if report["clean"] else 1)
-    return report["findings"]
 
 
 # ---- what is due ---------------------------------------------------------------------------------------
@@ -277,12 +269,6 @@ def test_kgp3_is_rolled_past_22_pm_when_random_weather_gave_mist(make_db):
 
 
 # ---- RR: the same engine, its own rule numbers ----------------------------------------------------------
-@pytest.fixture
-def rr(cli):
-    cli.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=200", "--start-cpp", "canadian=200")
-    return cli
-
-
 def test_rr_a_depleted_rgs_leader_gets_its_drm_from_the_log(rr):
     rr.ok("buy", "I1", "--side", "german")
     rr.ok("step", "2.519")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from conftest import Cli
 
@@ -25,12 +24,6 @@ def test_the_rr_sample_campaign(make_db):
                                                                        "Canadian Assault"]
     record = cli.json("rg-record", "--side", "german")
     assert [(r["id"], r["str"]) for r in record] == [("I1", "F"), ("G1", "D"), ("V2", "D")]
-
-
-@pytest.fixture
-def rr(cli):
-    cli.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=200", "--start-cpp", "canadian=200")
-    return cli
 
 
 def test_rr_rg_chart_refusals(rr):
