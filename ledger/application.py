@@ -5,7 +5,6 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from eventsourcing.application import Application
@@ -23,6 +22,7 @@ from .dice import DiceSource, SystemDice, parse_entered
 from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
 from .events import DiceRolled, Fact
 from .keyring import Keyring
+from .logged import Logged
 from .mapping import map_lvp
 from .persistence import decode_envelope
 from .rules import Resolution, parse_declared
@@ -30,19 +30,6 @@ from .store import check_postgres, check_sqlite, index_topics, is_postgres, post
 from .timeline import as_of as as_of_log
 from .timeline import effective, summary
 from .vasl import parse as parse_vasl
-
-
-@dataclass(frozen=True)
-class Logged:
-    """One stored event as read back for log and audit (fact is None if it cannot be read)."""
-
-    version: int
-    timestamp: datetime | None
-    prev: str
-    digest: str
-    topic: str
-    fact: Fact | None
-    error: str = ""
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def plan_import(bundle: Bundle, local: list) -> list[BundleEvent]:
         previous = event.digest
     if not local and not isinstance(new[0].fact, CampaignStarted):
         raise BadInput("the bundle does not start with the campaign's CampaignStarted event")
-    from .application import Logged
+    from .logged import Logged
 
     logged = list(local) + [Logged(e.version, e.timestamp, e.prev, e.digest, type(e.fact).__name__, e.fact) for e in new]
     problems = [f for f in audit(cid, logged).findings if f.version >= new[0].version]
