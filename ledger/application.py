@@ -146,7 +146,7 @@ class CampaignLedger(Application):
         table = rules.table(table_id)
         who = rules.side(side)
         rg_version = purchases.rg_reference(campaign, rules, rg, who) if rg is not None else None
-        rolls.admit(campaign, rules, table_id, who, rg_version, purpose, secret)  # before any dice are made
+        rolls.admit(campaign, rules, table_id, who, rg_version, purpose)  # before any dice are made
         fair = None
         if campaign.fair and (secret or table.secret) and who in campaign.keys and report is None:
             if dice is not None:

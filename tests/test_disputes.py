@@ -317,6 +317,8 @@ def _forged_cases():
                                                     count=1, fpp=0.0, setup_area="A"), "Fortifications are purchased"),
         ("8.610", lambda a: TablesOverridden(action=a, source="x.toml", text="[[table]]\nid = 'broken'",
                                              tables=("broken",)), "x.toml"),
+        ("8.610", lambda a: TablesOverridden(action=a, source="nul.toml", text="source = 'x'\0", tables=("x",)),
+         "NUL byte"),
         ("8.610", lambda a: ActionUndone(action=a, undone=1), "undone"),
         ("8.610", lambda a: Rewound(action=a, cg_date="20 AM", to_version=1, voided=(1,)), "has not ended"),
         ("8.610", lambda a: SideKeyRegistered(action=a, side="martian", salt="0" * 32, check="0" * 32), "unknown side"),

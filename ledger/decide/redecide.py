@@ -92,7 +92,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list) -> list 
     if isinstance(fact, FairSeedRevealed):
         return [secrets.fair_reveal(state, rules, fact.side, fact.seed)]
     if isinstance(fact, SecretRollMade):
-        _table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose, True)
+        _table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose)
         if item != fact.item:
             raise LedgerError(f"Secret roll on {fact.table} consumed due item '{fact.item}'; the ledger makes it "
                               f"'{item or 'none'}'")
@@ -144,8 +144,7 @@ def _roll(state: CampaignState, rules, fact: DiceRolled) -> list[tuple[str, str]
     try:
         expected, _resolution = rolls.roll(state, rules, rolls.command_of(fact), sealed_cpp(state, fact.side))
     except LedgerError as e:
-        kind = "due" if "rolled already" in e.message or "not due" in e.message or "rolled only" in e.message \
-            or "rolled until" in e.message else "drm"
+        kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
     auto = lambda f: {d.key: d.value for d in f.drms if d.kind == "automatic"}  # noqa: E731
     decl = lambda f: {d.key: (d.value, d.input) for d in f.drms if d.kind == "declared"}  # noqa: E731

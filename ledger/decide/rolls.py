@@ -8,6 +8,10 @@ import re
 from msgspec import Struct
 
 from ..errors import BadInput
+
+
+class NotDue(BadInput):
+    """A roll the rules do not call for now: rolled already, not due for that RG, not after its result."""
 from ..events import AppliedDRM, DiceRolled
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
@@ -95,8 +99,8 @@ def previous_weather(state: CampaignState, rules: Rules) -> str | None:
     return None
 
 
-def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int | None, purpose: str,
-          secret: bool = False) -> tuple[Table, str]:
+def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int | None,
+          purpose: str) -> tuple[Table, str]:
     """Every check that needs no dice: the table, the side, the step, the RG, and that the roll is due.
     Returns the table and the due item the roll consumes ('' for a roll made as often as play needs)."""
     table = rules.table(table_id)
@@ -121,13 +125,13 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     how = per(table)
     rule = table.per_rule or table.rule
     if table.after and not any(f"{t}:{c}" in table.after for t, c, s in _today(state) if s == side):
-        raise BadInput(f"table {table.id} is rolled only after {' or '.join(table.after)} on this CG Date", rule)
+        raise NotDue(f"table {table.id} is rolled only after {' or '.join(table.after)} on this CG Date", rule)
     flags = {f for row in table.rows for f in row.sets}
     if flags and flags <= set(state.flags):
-        raise BadInput(f"table {table.id} is rolled until {', '.join(sorted(flags))} applies, and it already does",
+        raise NotDue(f"table {table.id} is rolled until {', '.join(sorted(flags))} applies, and it already does",
                        rule)
     if rg is not None and how != "rg":
-        raise BadInput(f"table {table.id} is not an RG follow-up roll: --rg does not apply", table.rule)
+        raise NotDue(f"table {table.id} is not an RG follow-up roll: --rg does not apply", table.rule)
     if how == "any":
         return ""
     if how == "side/date":
@@ -139,7 +143,7 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     if item in state.consumed:
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
-        raise BadInput(f"table {table.id} was rolled already{what} by the {rules.system.sides[side]} side on "
+        raise NotDue(f"table {table.id} was rolled already{what} by the {rules.system.sides[side]} side on "
                        f"{state.cg_date} (event {state.consumed[item][0]}){hint}: undo that roll to make it again", rule)
     return item
 
@@ -153,10 +157,10 @@ def _today(state: CampaignState):
 def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None) -> str:
     rule = table.per_rule or table.rule
     if rg is None:
-        raise BadInput(f"table {table.id} is rolled for one RG: name it with --rg ID#N (e.g. I2#1) or its event", rule)
+        raise NotDue(f"table {table.id} is rolled for one RG: name it with --rg ID#N (e.g. I2#1) or its event", rule)
     bought = state.rgs.get(str(rg))
     if bought is None or bought["side"] != side:
-        raise BadInput(f"no RG of the {rules.system.sides[side]} side was bought at event {rg}", rule)
+        raise NotDue(f"no RG of the {rules.system.sides[side]} side was bought at event {rg}", rule)
     n = bought["rolled"].get(table.id, 0) + 1
     if table.id not in bought["pending"]:
         line = rules.rgs.get((side, bought["rg"]))
@@ -164,7 +168,7 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
         if not (bought["strength"] == "sealed" and n <= allowed):
             done = f"; rolled {n - 1} time(s) already" if n > 1 else ""
             owed = ", ".join(bought["pending"]) or "nothing more"
-            raise BadInput(f"table {table.id} is not due for RG {bought['rg']} (event {rg}){done}: it still owes "
+            raise NotDue(f"table {table.id} is not due for RG {bought['rg']} (event {rg}){done}: it still owes "
                            f"{owed}", rule)
     return f"{table.id}|rg{rg}|{n}"
 
@@ -175,7 +179,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     side's own Secret replenishments not yet revealed (known to its side only)."""
     from .. import dice as dicemod
 
-    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.secret)
+    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose)
     side = rules.side(cmd.side)
     where = situation(state, rules, side, cmd.rg, table)
     dicemod.check_faces(table.die, tuple(cmd.faces))

@@ -67,6 +67,7 @@ def reveal(state: CampaignState, made: SecretRollMade | None, version: int, open
 
 def load_rules(state: CampaignState, source: str, text: str) -> TablesOverridden:
     """A player's own rules file: decoded and validated with every file already in force."""
+    rulesmod.check_rules_text(text, source)
     decoded = rulesmod.decode_tables(text, source, state.system)
     rulesmod.load(state.system, state.override_sources() + ((source, text),))  # validates
     changed = ([c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]

@@ -54,16 +54,24 @@ def read_rules_file(path: str) -> str:
         raise BadInput(f"cannot read rules file {path}: {e.strerror}") from None
     finally:
         os.close(fd)
-    if len(data) > MAX_RULES_FILE:
-        raise BadInput(f"rules file {path} is larger than {MAX_RULES_FILE // 1024} KiB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
+        if len(data) > MAX_RULES_FILE:
+            raise BadInput(f"rules file {path} is larger than {MAX_RULES_FILE // 1024} KiB") from None
         line = data.count(b"\n", 0, e.start) + 1
         raise BadInput(f"rules file {path} is not UTF-8 text: byte 0x{data[e.start]:02x} on line {line}") from None
+    return check_rules_text(text, str(path))
+
+
+def check_rules_text(text: str, name: str) -> str:
+    """The checks on a rules file's text that hold wherever it comes from: a file being loaded, or a
+    TablesOverridden event in a log or an imported bundle (the audit runs them through the same decision)."""
+    if len(text.encode("utf-8")) > MAX_RULES_FILE:
+        raise BadInput(f"rules file {name} is larger than {MAX_RULES_FILE // 1024} KiB")
     if "\0" in text:
         line = text.count("\n", 0, text.index("\0")) + 1
-        raise BadInput(f"rules file {path} contains a NUL byte on line {line} (saved as UTF-16?)")
+        raise BadInput(f"rules file {name} contains a NUL byte on line {line} (saved as UTF-16?)")
     return text
 
 
