@@ -17,11 +17,15 @@ from ledger.errors import LedgerError
 class LedgerContext:
     """Built once in the group callback; opens the ledger only when a command needs it."""
 
-    def __init__(self, db: str | None, campaign: str | None, seed: str | None, key_file: str | None = None):
+    def __init__(self, db: str | None, campaign: str | None, seed: str | None, key_file: str | None = None,
+                 command_id: str | None = None):
+        import uuid
+
         self.db = db
         self.campaign = campaign
         self.seed = seed
         self.key_file = key_file
+        self.command_id = command_id or str(uuid.uuid4())  # chosen before the first attempt
         self._ledger = None
 
     def key_material(self) -> bytes | None:
@@ -42,6 +46,7 @@ class LedgerContext:
             self._ledger = opened(resolve_db(self.db), create)
             self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
             self._ledger.key_material = self.key_material()
+            self._ledger.command_id = self.command_id
         return self._ledger
 
 
@@ -80,8 +85,13 @@ def _close_all() -> None:
 
 class LedgerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
+        from ledger.errors import AlreadyRecorded
+
         try:
             return super().invoke(ctx)
+        except AlreadyRecorded as e:  # a retried command: said once, not done twice
+            click.echo(e.line())
+            return None
         except LedgerError as e:
             raise click.ClickException(e.line()) from None
 
@@ -92,11 +102,15 @@ class LedgerGroup(click.Group):
 @click.option("--seed", envvar="CGLEDGER_SEED", hidden=True, help="Seeded dice (tests, demos); recorded as source 'seeded'.")
 @click.option("--key-file", envvar="CGLEDGER_KEY_FILE", metavar="FILE",
               help="Your side's key file for Secret rolls (or set CGLEDGER_PASSPHRASE).")
+@click.option("--command-id", envvar="CGLEDGER_COMMAND_ID", metavar="ID",
+              help="This command's id, chosen before its first attempt: run again with the same id after a lost "
+                   "connection, it answers 'already recorded as event N' instead of acting twice (default: a new id).")
 @click.version_option(package_name="cgledger")
 @click.pass_context
-def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None, key_file: str | None) -> None:
+def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None, key_file: str | None,
+         command_id: str | None) -> None:
     """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
-    ctx.obj = LedgerContext(db, campaign, seed, key_file)
+    ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
 
 
 def common(func):

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import click
 
+from ledger.events import TakeBackProposed
+
 from .app import common, emit_json, json_option, main
+from .undo import show_take_back
 
 
 @main.command()
@@ -11,8 +14,12 @@ from .app import common, emit_json, json_option, main
 @json_option
 @common
 def rewind(obj, date: str, reason: str, as_json: bool) -> None:
-    """Resume play from the end of DATE's RePh: every later action is voided by one new event."""
+    """Resume play from the end of DATE's RePh: every later action is voided by one new event. Once sides have
+    keys, voiding the other side's or shared actions is a proposal the other side accepts (`accept`)."""
     fact = obj.ledger().rewind(obj.campaign, date, reason)
+    if isinstance(fact, TakeBackProposed):
+        show_take_back(fact, [], reason, as_json)
+        return
     if as_json:
         emit_json({"cg_date": fact.cg_date, "to_version": fact.to_version, "voided": list(fact.voided)})
         return

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import click
 
+from ledger.events import TakeBackProposed
 from projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
@@ -13,13 +14,45 @@ from .log import describe
 @json_option
 @common
 def undo(obj, reason: str, as_json: bool) -> None:
-    """Void the last action still in force by appending an undo event; nothing is deleted."""
-    ledger = obj.ledger()
-    action, voided = ledger.undo(obj.campaign, reason)
-    rows = [r for r in log_rows(voided) if "error" not in r]
+    """Void the last action still in force by appending an undo event; nothing is deleted. Once sides have keys,
+    the other side's action or a shared one is only proposed: the other side takes it back with `accept`."""
+    fact, concerned = obj.ledger().undo(obj.campaign, reason)
+    show_take_back(fact, concerned, reason, as_json)
+
+
+@main.command()
+@json_option
+@common
+def accept(obj, as_json: bool) -> None:
+    """Accept the other side's open take-back proposal (an undo or a rewind): it is carried out, both signed."""
+    fact, concerned = obj.ledger().accept(obj.campaign)
+    show_take_back(fact, concerned, fact.reason, as_json)
+
+
+def show_take_back(fact, concerned, reason: str, as_json: bool) -> None:
+    rows = [r for r in log_rows(concerned) if "error" not in r]
+    proposed = isinstance(fact, TakeBackProposed)
     if as_json:
-        emit_json({"undone": action, "reason": reason or None, "events": [r["version"] for r in rows]})
+        data = {"reason": reason or None, "events": [r["version"] for r in rows]}
+        if proposed:
+            data.update(proposed=fact.kind, actions=list(fact.voided))
+        elif hasattr(fact, "undone"):
+            data.update(undone=fact.undone, **({"accepted": fact.proposal} if fact.proposal else {}))
+        else:
+            data.update(cg_date=fact.cg_date, to_version=fact.to_version, voided=list(fact.voided),
+                        **({"accepted": fact.proposal} if fact.proposal else {}))
+        emit_json(data)
         return
-    click.echo(f"undone action #{action}:")
+    if proposed:
+        what = f"undo of action #{fact.voided[0]}" if fact.kind == "undo" else \
+            f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions)"
+        click.echo(f"proposed: {what}. It is the other side's or shared, so the other side takes it back with "
+                   "`cgledger accept`")
+    elif hasattr(fact, "undone"):
+        click.echo(f"undone action #{fact.undone}" + (" (accepted proposal)" if fact.proposal else "") + ":")
+    else:
+        click.echo(f"rewound to the end of {fact.cg_date}'s RePh (event {fact.to_version}); {len(fact.voided)} "
+                   "actions voided, kept in the log" + (" (accepted proposal)" if fact.proposal else ""))
+        return
     for row in rows:
         click.echo(f"  event {row['version']}: {describe(row)}")

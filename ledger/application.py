@@ -19,8 +19,10 @@ from .decide import map as mapd
 from .decide import purchases, rolls, secrets, steps
 from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
-from .errors import BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
-from .events import DiceRolled, Fact
+from .authorship import owner, recorder, signing_sides
+from .decide import rights
+from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
+from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
 from .mapping import map_lvp
@@ -60,6 +62,7 @@ class CampaignLedger(Application):
         super().__init__(env)
         self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
+        self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
 
     @property
     def key_material(self) -> bytes | None:
@@ -80,14 +83,43 @@ class CampaignLedger(Application):
         return rulesmod.load(state.system, state.override_sources())
 
     def _load(self, name: str | None) -> tuple[Campaign, rulesmod.Rules]:
+        """The campaign and its rules, for a command that records: a retried command already recorded stops here."""
         campaign = self.campaign(name)
+        done = campaign.recorded(self.command_id) if self.command_id else None
+        if done is not None:
+            raise AlreadyRecorded(done)
         return campaign, self.rules_for(campaign)
 
     def _append(self, campaign: Campaign, *facts: Fact) -> None:
-        """Records what a decision returned, then saves at the version the decision saw."""
+        """Records what a decision returned, each fact by its author and signed once that side has a key, then
+        saves at the version the decision saw. Refused (nothing written) when a signature is due and the key
+        given is not that side's."""
+        rules = self.rules_for(campaign)
+        sides = list(rules.system.sides)
+        keyed = signing_sides(campaign)
+        opened = self.keyring.opens(campaign) if keyed and self.keyring.material is not None else None
+        records = []
         for fact in facts:
-            campaign.record(fact)
+            mine = owner(fact)
+            author = mine if mine is not None else recorder(campaign, sides, opened)
+            if mine is None and not author and keyed:
+                raise BadInput("every side signs its acts now: give your passphrase (CGLEDGER_PASSPHRASE) or key file "
+                               "(--key-file)", rights.RULE)
+            if isinstance(fact, SideKeyRegistered) and fact.public:
+                sign = self.keyring.signer(campaign, rules, author, registration=fact)
+            elif author in keyed:
+                sign = self.keyring.signer(campaign, rules, author)
+            else:
+                sign = None
+            records.append((fact, author, sign))
+        for fact, author, sign in records:
+            campaign.record(fact, author, sign, self.command_id)
         self._save(campaign)
+
+    def recording_side(self, campaign: Campaign, rules) -> str:
+        """The side recording now: the one whose key was given, else the only side without a key ('' if none)."""
+        opened = self.keyring.opens(campaign) if signing_sides(campaign) and self.keyring.material else None
+        return recorder(campaign, list(rules.system.sides), opened)
 
     def _sealed_cpp(self, campaign: Campaign, rules, side: str) -> int:
         return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self._facts(campaign, versions))
@@ -103,8 +135,10 @@ class CampaignLedger(Application):
                      random_weather: bool = False) -> Campaign:
         fact = steps.start(name, system, cg, start_cpp, random_weather)
         if fact.name in self.campaign_names():
+            if self.command_id and self.campaign(fact.name).recorded(self.command_id) == 1:
+                raise AlreadyRecorded(1)
             raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
-        campaign = Campaign.begin(fact)
+        campaign = Campaign.begin(fact, self.command_id)
         self._save(campaign)
         return campaign
 
@@ -178,22 +212,33 @@ class CampaignLedger(Application):
             self._append(campaign, fact)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
 
-    def undo(self, name: str | None, reason: str = "") -> tuple[int, list[Logged]]:
-        """Voids the last action still in force; returns it and the events it had written."""
-        campaign = self.campaign(name)
-        fact = steps.undo(campaign, reason)
+    def undo(self, name: str | None, reason: str = ""):
+        """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
+        fact and the events of the action(s) concerned."""
+        campaign, rules = self._load(name)
+        fact = rights.undo(campaign, self.recording_side(campaign, rules), reason)
         self._append(campaign, fact)
-        voided = [e for e in self.history(campaign.name) if getattr(e.fact, "action", None) == fact.undone]
-        return fact.undone, voided
+        return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def rewind(self, name: str | None, date: str, reason: str = ""):
         campaign, rules = self._load(name)
-        fact = steps.rewind(campaign, rules, date, reason)
+        fact = rights.rewind(campaign, rules, self.recording_side(campaign, rules), date, reason)
         self._append(campaign, fact)
         return fact
 
+    def accept(self, name: str | None):
+        """The other side accepts the open take-back proposal."""
+        campaign, rules = self._load(name)
+        fact = rights.accept(campaign, rules, self.recording_side(campaign, rules))
+        self._append(campaign, fact)
+        return fact, self._of_actions(campaign.name, voided_by_fact(fact))
+
+    def _of_actions(self, name: str, actions) -> list[Logged]:
+        wanted = set(actions)
+        return [e for e in self.history(name) if getattr(e.fact, "action", None) in wanted]
+
     def load_rules(self, name: str | None, path: str):
-        campaign = self.campaign(name)
+        campaign = self._load(name)[0]
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
         fact = secrets.load_rules(campaign, Path(path).name, text)
         self._append(campaign, fact)
@@ -294,9 +339,14 @@ class CampaignLedger(Application):
     # ---- keys, Secret rolls, fair dice --------------------------------------------------------------
     def register_key(self, name: str | None, side: str, material: bytes):
         campaign, rules = self._load(name)
-        salt, check = Keyring(material).new_registration()
-        fact = secrets.register_key(campaign, rules, side, salt, check)
-        self._append(campaign, fact)
+        keyring = Keyring(material)
+        salt, check, public = keyring.new_registration()
+        fact = secrets.register_key(campaign, rules, side, salt, check, public)
+        self.keyring, previous = keyring, self.keyring  # the new key signs its own registration
+        try:
+            self._append(campaign, fact)
+        finally:
+            self.keyring = previous
         return fact
 
     def fair_commit(self, name: str | None, side: str):
@@ -430,7 +480,8 @@ class CampaignLedger(Application):
                 logged.append(Logged(stored.originator_version, None, "", "", stored.topic, None, str(e)))
                 continue
             logged.append(
-                Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic, envelope.fact)
+                Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic,
+                       envelope.fact, "", envelope.author, envelope.signature, envelope.command, envelope.form)
             )
         return logged
 
@@ -475,6 +526,16 @@ class CampaignLedger(Application):
         last = self.recorder.select_events(campaign_id(self.resolve_name(name)), desc=True, limit=1)[0]
         return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)
 
+
+
+def voided_by_fact(fact) -> tuple[int, ...]:
+    """The actions an undo, rewind or proposal concerns."""
+    from .events import TakeBackProposed
+    from .inforce import voided_by
+
+    if isinstance(fact, TakeBackProposed):
+        return tuple(fact.voided)
+    return voided_by(fact) or ()
 
 
 def reminders(rules, state) -> list[dict]:

@@ -23,13 +23,19 @@ from .events import (
     CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, SecretRollMade,
     SecretRollRevealed,
 )
+from .authorship import owner, signing_sides
+from .events import TAGS, SideKeyRegistered
 from .evolve import CampaignState, begin
 from .inforce import voided_by
-from .secrets import fair_faces, seed_commitment, share
+from .secrets import fair_faces, seed_commitment, share, verify
 from .vasl import parse as parse_vasl
 
-KINDS = ("unreadable", "missing", "tampered", "chain", "table", "step", "due", "decision", "original", "drm",
-         "automatic_drm", "final", "result", "reroll", "vasl", "secret", "fair")
+KINDS = ("unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
+         "decision", "original", "drm", "automatic_drm", "final", "result", "reroll", "vasl", "secret", "fair",
+         "snapshot")
+# what a player may dispute without either side having forged anything: the sender's ledger recorded it (a re-roll
+# after an undo); `import` takes it and both audits keep naming it. Every other kind is refused by `import`.
+DISPUTES = frozenset({"reroll"})
 
 
 @dataclass(frozen=True)
@@ -82,8 +88,10 @@ def audit(campaign_id: UUID, logged: list) -> Report:
             find(version, "unreadable", f"stored event cannot be read ({event.error}): it was altered or corrupted")
             expected_prev = None
             continue
-        recomputed = chain.digest(campaign_id, version, event.timestamp, event.prev, fact)
-        if recomputed != event.digest:
+        if event.topic != TAGS[type(fact)]:
+            find(version, "tampered", f"stored topic {event.topic!r} is not its event's type {TAGS[type(fact)]}: the "
+                                      "row was edited")
+        if chain.event_digest(campaign_id, event) != event.digest:
             find(version, "tampered", f"{event.topic} was altered after it was recorded: its content no longer matches its digest")
         if expected_prev is not None and event.prev != expected_prev:
             find(version, "chain", f"{event.topic} does not follow event {version - 1}: the log was reordered or rewritten")
@@ -91,10 +99,12 @@ def audit(campaign_id: UUID, logged: list) -> Report:
 
         if state is None:
             if isinstance(fact, CampaignStarted):
-                state = begin(fact, event.digest)
+                state = begin(fact, event.digest, event.command)
                 continue
             find(version, "missing", "the log does not begin with CampaignStarted")
             continue
+        for kind, message in check_author(state, fact, event):
+            find(version, kind, message)
         if hasattr(fact, "action") and voided_by(fact) is None:
             versions_of_action.setdefault(fact.action, []).append(version)
         if getattr(fact, "vasl", ""):
@@ -112,7 +122,7 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                         break
                     together.append(later.fact)
                     decided_with.add(later.version)
-            for kind, message in redecide(state, together, Before(logged, index), made_states):
+            for kind, message in redecide(state, together, Before(logged, index), made_states, event.author):
                 find(version, kind, message)
         if isinstance(fact, DiceRolled):
             key = roll_key(state, fact)
@@ -136,13 +146,50 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                         del vasl_seen[key]  # an undone VASL report may be entered again
                 for roll_version, roll, key in rolls_by_action.get(action, []):
                     undone_items.setdefault(key, (roll_version, roll))
-        state.evolve(fact, event.digest, version)
+        state.evolve(fact, event.digest, version, event.author, event.command)
     if state is not None:
         for version, message in check_fair(campaign_id, logged, state.name if state else ""):
             find(version, "fair", message)
     revealed = {e.fact.roll for e in logged if isinstance(e.fact, SecretRollRevealed)}
     unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in made_states.items() if v not in revealed)
     return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed)
+
+
+def check_author(state: CampaignState, fact, event) -> list[tuple[str, str]]:
+    """The envelope's author and signature: a side's own act is authored by that side; from a side's key
+    registration on, its events carry its signature of their digest; once every side has a key, nothing is
+    unsigned."""
+    sides = _sides(state)
+    keyed = signing_sides(state)
+    author, mine = event.author, owner(fact)
+    name = event.topic
+    if mine is not None and author and author != mine:
+        return [("author", f"{name} is the {mine} side's own act, recorded in the name of the {author} side")]
+    if author and author not in sides:
+        return [("author", f"{name} names an author '{author}' that is no side of this campaign")]
+    signer = author or mine or ""  # an own act recorded without an author stands for its side, unsigned
+    public = fact.public if isinstance(fact, SideKeyRegistered) and fact.public else keyed.get(signer)
+    if public:
+        if not event.signature:
+            return [("signature", f"{name} of the {signer} side is unsigned, though that side signs its events since "
+                                  "its key registration")]
+        if not verify(public, event.digest, event.signature):
+            return [("signature", f"{name}: the {signer} side's signature does not verify: forged, or altered "
+                                  "after it was signed")]
+        return []
+    if event.signature:
+        return [("signature", f"{name} carries a signature, but the {signer or 'unnamed'} side has no signing key")]
+    if keyed and not signer:
+        return [("signature", f"{name} is unsigned and names no side, though {', '.join(sorted(keyed))} sign(s) "
+                              "their events")]
+    return []
+
+
+def _sides(state: CampaignState) -> tuple[str, ...]:
+    try:
+        return tuple(rulesmod.load(state.system).system.sides)
+    except LedgerError:
+        return ()
 
 
 class Before:
@@ -172,6 +219,7 @@ def snapshot(state: CampaignState) -> CampaignState:
     copied.live = [list(r) for r in state.live]
     copied.reverts = dict(state.reverts)
     copied.consumed, copied.today = dict(state.consumed), dict(state.today)
+    copied.acts = [list(r) for r in state.acts]
     return copied
 
 

@@ -28,9 +28,25 @@ def iso_utc(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact: Fact) -> str:
-    payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, fact))
+FORM = 2  # the envelope form new events are written in
+
+
+def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact: Fact, topic: str = "",
+           author: str = "", command: str = "", form: int = 1) -> str:
+    """The event's digest. Form 2 (every event written now) covers its whole stored form: the stored
+    topic, the author side and the command id as well as the fact; form 1 (older logs) the fact only."""
+    if form == 1:
+        payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, fact))
+    else:
+        payload = _encoder.encode((f"cgledger/{form}", str(campaign_id), version, iso_utc(timestamp), prev, topic,
+                                   author, command, fact))
     return hashlib.sha256(payload).hexdigest()
+
+
+def event_digest(campaign_id: UUID, event) -> str:
+    """The digest recomputed from what an event read back holds (a Logged or a bundle event)."""
+    return digest(campaign_id, event.version, event.timestamp, event.prev, event.fact, event.topic, event.author,
+                  event.command, event.form)
 
 
 def fingerprint(version: int, head: str) -> str:

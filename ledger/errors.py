@@ -35,3 +35,11 @@ class RulesDataError(LedgerError):
 
 class CampaignMovedOn(LedgerError):
     """Another writer recorded first; nothing of ours was stored."""
+
+
+class AlreadyRecorded(LedgerError):
+    """A retried command (same command id) that is already in the log: nothing is done again (exit 0)."""
+
+    def __init__(self, version: int):
+        self.version = version
+        super().__init__(f"already recorded as event {version}: nothing done again")

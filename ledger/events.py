@@ -78,6 +78,20 @@ class ActionUndone(Fact, tag="ActionUndone", frozen=True, kw_only=True):
     action: int
     undone: int  # the action voided
     reason: str = ""
+    proposal: int = 0  # the TakeBackProposed event this accepts (the other side's action, or a shared one)
+
+
+class TakeBackProposed(Fact, tag="TakeBackProposed", frozen=True, kw_only=True):
+    """A side asks to take back an action it may not void alone (the other side's, or a shared one): an undo
+    of one action or a rewind to a CG Date's RePh end. The other side accepts it (ActionUndone or Rewound
+    naming this event); anything else recorded first lets it lapse."""
+
+    action: int
+    kind: str  # 'undo' or 'rewind'
+    voided: tuple[int, ...]  # the actions it would void
+    cg_date: str = ""  # a rewind's CG Date
+    to_version: int = 0  # a rewind's RePh-end event
+    reason: str = ""
 
 
 class CGDateChanged(Fact, tag="CGDateChanged", frozen=True, kw_only=True):
@@ -165,6 +179,7 @@ class Rewound(Fact, tag="Rewound", frozen=True, kw_only=True):
     to_version: int  # the event that ended that CG Date's RePh
     voided: tuple[int, ...]
     reason: str = ""
+    proposal: int = 0  # the TakeBackProposed event this accepts
 
 
 class LocationControlled(Fact, tag="LocationControlled", frozen=True, kw_only=True):
@@ -217,6 +232,7 @@ class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True
     side: str
     salt: str
     check: str
+    public: str = ""  # the side's Ed25519 public key (hex): its events are signed from this one on
 
 
 class SecretRollMade(Fact, tag="SecretRollMade", frozen=True, kw_only=True):
@@ -268,12 +284,12 @@ FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
     LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
-    FairSeedRevealed, FirefightEnded, FortificationPlaced,
+    FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
     | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
-    | FairSeedRevealed | FirefightEnded | FortificationPlaced
+    | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -9,8 +9,9 @@ from typing import Any
 from .events import (
     CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, FirefightEnded, FortificationsPurchased,
     InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
-    StepOpened, TablesOverridden,
+    StepOpened, TablesOverridden, TakeBackProposed,
 )
+from .authorship import owner
 from .inforce import voided_by
 
 SCENARIO = "scenario"  # the step value while a CG scenario is played
@@ -57,8 +58,14 @@ class CampaignState:
     reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
     san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
     today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first action (`after`)
+    # who recorded each action: ranges [first action, last action, author side, shared (1) or own act (0)]
+    acts: list[list[Any]] = []
+    proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
+    commands: list[list[Any]] = []  # [command id, first event] of the latest commands (a retry acts once)
 
-    def start(self, fact: CampaignStarted, digest: str, first_step: str) -> None:
+    RECENT_COMMANDS = 64
+
+    def start(self, fact: CampaignStarted, digest: str, first_step: str, command: str = "") -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
         self.options = {"random_weather": fact.random_weather}
         self.step, self.initial, self.scenario, self.done = first_step, first_step != SCENARIO, INITIAL_SCENARIO, []
@@ -71,20 +78,30 @@ class CampaignState:
         self.started, self.today, self.reph_ends, self.san = 1, {}, {}, {}
         self.next_action = 1
         self.live, self.reverts = [], {}
+        self.acts, self.proposal, self.commands = [], {}, [[command, 1]] if command else []
         self.head = digest
 
     # ---- evolve: state + event -> state -----------------------------------------------------
-    def evolve(self, fact: Fact, digest: str, version: int) -> None:
+    def evolve(self, fact: Fact, digest: str, version: int, author: str = "", command: str = "") -> None:
         self.head = digest
+        if command and (not self.commands or self.commands[-1][0] != command):
+            self.commands = (self.commands + [[command, version]])[-self.RECENT_COMMANDS:]
         voided = voided_by(fact)
         if isinstance(fact, CampaignStarted):
             self.started += 1  # a second one changes nothing else: the audit names it
             return
-        if voided is not None:
+        if isinstance(fact, TakeBackProposed):  # stands until accepted or until anything else is recorded
+            self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
+                             "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,
+                             "reason": fact.reason}
+        elif voided is not None:
+            self.proposal = {}
             for action in sorted(voided, reverse=True):
                 self._void(action)
         else:
+            self.proposal = {}
             self._mark_live(fact.action)  # type: ignore[attr-defined]
+            self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
             self._apply(fact, version)
         self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
 
@@ -138,7 +155,8 @@ class CampaignState:
             key = f"{fact.side}:{fact.setup_area}"
             self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
         elif isinstance(fact, SideKeyRegistered):
-            self._set(a, "keys", {**self.keys, fact.side: {"salt": fact.salt, "check": fact.check}})
+            key = {"salt": fact.salt, "check": fact.check, **({"public": fact.public} if fact.public else {})}
+            self._set(a, "keys", {**self.keys, fact.side: key})
         elif isinstance(fact, FairDiceCommitted):
             self._set(a, "fair", {**self.fair, fact.side: 0})
         elif isinstance(fact, SecretRollMade):
@@ -216,6 +234,37 @@ class CampaignState:
         if attribute not in self.__dict__:  # a state from an older snapshot: its own dict, not the class default
             setattr(self, attribute, dict(getattr(self, attribute)))
 
+    def _authored(self, action: int, author: str, shared: bool) -> None:
+        """Who recorded the action; an action with any shared fact (or one not the author's own) is shared. Kept
+        as ranges: consecutive actions of one author and kind share one."""
+        if "acts" not in self.__dict__:
+            self.acts = [list(r) for r in self.acts]
+        acts = self.acts
+        if acts and acts[-1][1] == action:
+            if acts[-1][2] != author or (shared and not acts[-1][3]):
+                acts[-1][1] = action - 1
+                if acts[-1][1] < acts[-1][0]:
+                    acts.pop()
+                acts.append([action, action, author, 1])
+            return
+        if acts and acts[-1][1] == action - 1 and acts[-1][2] == author and acts[-1][3] == int(shared):
+            acts[-1][1] = action
+        else:
+            acts.append([action, action, author, int(shared)])
+
+    def act(self, action: int) -> tuple[str, bool]:
+        """(author, shared) of an action."""
+        from bisect import bisect_right
+
+        index = bisect_right([r[0] for r in self.acts], action) - 1
+        if index >= 0 and self.acts[index][0] <= action <= self.acts[index][1]:
+            return self.acts[index][2], bool(self.acts[index][3])
+        return "", True
+
+    def recorded(self, command: str) -> int | None:
+        """The first event of a recent command, if it is recorded."""
+        return next((version for cid, version in self.commands if cid == command), None)
+
     def _mark_live(self, action: int) -> None:
         if self.live and self.live[-1][1] >= action:
             return
@@ -268,9 +317,9 @@ def first_step(system: str) -> str:
     return next((s.id for s in steps if "†" in s.markers), SCENARIO)
 
 
-def begin(fact: CampaignStarted, digest: str) -> CampaignState:
+def begin(fact: CampaignStarted, digest: str, command: str = "") -> CampaignState:
     state = CampaignState()
-    state.start(fact, digest, first_step(fact.system))
+    state.start(fact, digest, first_step(fact.system), command)
     return state
 
 
@@ -282,7 +331,7 @@ def fold(logged) -> CampaignState | None:
             continue
         if state is None:
             if isinstance(event.fact, CampaignStarted):
-                state = begin(event.fact, event.digest)
+                state = begin(event.fact, event.digest, event.command)
         else:
-            state.evolve(event.fact, event.digest, event.version)
+            state.evolve(event.fact, event.digest, event.version, event.author, event.command)
     return state

@@ -12,10 +12,10 @@ import msgspec
 from eventsourcing.utils import get_topic
 
 from . import chain
-from .audit import audit
+from .audit import DISPUTES, audit
 from .campaign import Campaign, campaign_id
 from .errors import BadInput
-from .events import AnyFact, CampaignStarted
+from .events import TAGS, AnyFact, CampaignStarted
 
 FORMAT = "cgledger-bundle/1"
 
@@ -26,6 +26,14 @@ class BundleEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     prev: str
     digest: str
     fact: AnyFact
+    author: str = ""
+    signature: str = ""
+    command: str = ""
+    form: int = 1
+
+    @property
+    def topic(self) -> str:
+        return TAGS[type(self.fact)]
 
 
 class Bundle(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -57,7 +65,8 @@ def export_bundle(history: list, name: str, system: str, since: str, path: Path)
         if not mine.digest.startswith(digest):
             raise BadInput(f"the fingerprint {since} does not match event {version} here: the two logs have forked "
                            "(compare `cgledger log` on both sides)")
-    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact) for e in history if e.version > version]
+    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form)
+              for e in history if e.version > version]
     if not events:
         raise BadInput(f"nothing to export: your opponent already has all {version} events")
     bundle = Bundle(FORMAT, name, system, version, events)
@@ -68,7 +77,8 @@ def export_bundle(history: list, name: str, system: str, since: str, path: Path)
 def domain_event(cid, event: BundleEvent):
     """The stored form of a bundle's event, exactly as the sender recorded it."""
     attributes = {"originator_id": cid, "originator_version": event.version, "timestamp": event.timestamp,
-                  "fact": event.fact, "prev": event.prev, "digest": event.digest}
+                  "fact": event.fact, "prev": event.prev, "digest": event.digest, "author": event.author,
+                  "signature": event.signature, "command": event.command, "form": event.form}
     cls = Campaign.Started if isinstance(event.fact, CampaignStarted) and event.version == 1 else Campaign.Recorded
     if cls is Campaign.Started:
         attributes["originator_topic"] = get_topic(Campaign)
@@ -117,15 +127,19 @@ def plan_import(bundle: Bundle, local: list) -> list[BundleEvent]:
         if event.prev != previous:
             raise BadInput(f"event {event.version} of the bundle does not follow event {event.version - 1}: the "
                            "bundle forks history, or was reordered")
-        if chain.digest(cid, event.version, event.timestamp, event.prev, event.fact) != event.digest:
+        if chain.event_digest(cid, event) != event.digest:
             raise BadInput(f"event {event.version} of the bundle was edited after it was recorded: refused")
         previous = event.digest
     if not local and not isinstance(new[0].fact, CampaignStarted):
         raise BadInput("the bundle does not start with the campaign's CampaignStarted event")
     from .logged import Logged
 
-    logged = list(local) + [Logged(e.version, e.timestamp, e.prev, e.digest, type(e.fact).__name__, e.fact) for e in new]
-    problems = [f for f in audit(cid, logged).findings if f.version >= new[0].version]
+    logged = list(local) + [Logged(e.version, e.timestamp, e.prev, e.digest, e.topic, e.fact, "", e.author,
+                                   e.signature, e.command, e.form) for e in new]
+    # forgery (a wrong author or signature, an event the ledger refuses) is refused whole; a dispute (a re-roll
+    # after an undo, which the sender's ledger recorded) is imported and stays flagged in both audits
+    problems = [f for f in audit(cid, logged).findings if f.version >= new[0].version and f.kind not in DISPUTES]
     if problems:
-        raise BadInput(f"the bundle holds {len(problems)} event(s) the rules do not bear out, e.g. {problems[0].line()}")
+        raise BadInput(f"the bundle holds {len(problems)} event(s) that are forged or that the rules do not bear out, e.g. "
+                       f"{problems[0].line()}")
     return new

@@ -7,21 +7,29 @@ from __future__ import annotations
 from .errors import BadInput
 from .events import FairDiceCommitted, SecretRollMade
 from .inforce import live
-from .secrets import derive_key, fair_faces, fair_seed, key_check, new_salt, seal, unseal
+from .secrets import (
+    check_strength, derive_key, fair_faces, fair_seed, key_check, new_salt, public_hex, seal, sign, signing_key, unseal,
+)
 
 
 class Keyring:
     def __init__(self, material: bytes | None = None):
         self.material = material
+        self._derived: dict[str, bytes] = {}  # salt -> stretched key (scrypt is slow on purpose: once per salt)
 
-    def key(self, state, rules, side: str) -> bytes:
+    def _derive(self, salt: str) -> bytes:
+        if salt not in self._derived:
+            self._derived[salt] = derive_key(self.material, salt)
+        return self._derived[salt]
+
+    def key(self, state, rules, side: str, purpose: str = "seals its Secret rolls") -> bytes:
         """The side's key from the material given (CGLEDGER_PASSPHRASE or --key-file); checked."""
         registered = state.keys[side]
         who = rules.system.sides.get(side, side)
         if self.material is None:
-            raise BadInput(f"the {who} side's Secret rolls are sealed: give its passphrase (CGLEDGER_PASSPHRASE) "
+            raise BadInput(f"the {who} side {purpose}: give its passphrase (CGLEDGER_PASSPHRASE) "
                            "or key file (--key-file)")
-        key = derive_key(self.material, registered["salt"])
+        key = self._derive(registered["salt"])
         if key_check(key) != registered["check"]:
             raise BadInput(f"that passphrase or key file is not the {who} side's")
         return key
@@ -30,14 +38,27 @@ class Keyring:
         """The side whose key the material given opens, if any."""
         if self.material is None:
             return None
-        return next((s for s, k in state.keys.items()
-                     if key_check(derive_key(self.material, k["salt"])) == k["check"]), None)
+        return next((s for s, k in state.keys.items() if key_check(self._derive(k["salt"])) == k["check"]), None)
 
-    def new_registration(self) -> tuple[str, str]:
-        if self.material is None or len(self.material) < 8:
-            raise BadInput("a passphrase or key file needs at least 8 characters")
+    def new_registration(self) -> tuple[str, str, str]:
+        """(salt, check value, Ed25519 public key) of a new side key; a weak passphrase is refused."""
+        if self.material is None:
+            raise BadInput("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
+        check_strength(self.material)
         salt = new_salt()
-        return salt, key_check(derive_key(self.material, salt))
+        key = self._derive(salt)
+        return salt, key_check(key), public_hex(signing_key(key))
+
+    def signer(self, state, rules, side: str, registration=None):
+        """digest -> signature by the side's key (the one registered, or the one this registration sets up)."""
+        if registration is not None:
+            key = self._derive(registration.salt)
+            if key_check(key) != registration.check:
+                raise BadInput("that passphrase or key file is not the one being registered")
+        else:
+            key = self.key(state, rules, side, purpose="signs its events")
+        private = signing_key(key)
+        return lambda digest: sign(private, digest)
 
     def seal(self, state, rules, fact) -> tuple[str, str]:
         """(salt, sealed text) of a Secret roll, sealed with its side's key."""

@@ -19,3 +19,7 @@ class Logged:
     topic: str
     fact: Fact | None
     error: str = ""
+    author: str = ""  # the side that recorded it ("" before identities, or a shared act recorded unsigned)
+    signature: str = ""  # Ed25519 over the digest, by the author side's key (once it has one)
+    command: str = ""  # the id of the command that wrote it (a retry with the same id acts once)
+    form: int = 1  # the envelope form (ledger/chain.py): 2 covers topic, author and command

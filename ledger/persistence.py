@@ -25,6 +25,10 @@ class Envelope(msgspec.Struct, frozen=True):
     prev: str
     digest: str
     fact: AnyFact
+    author: str = ""
+    signature: str = ""
+    command: str = ""
+    form: int = 1
 
 
 class SnapshotState(msgspec.Struct, frozen=True):
@@ -68,7 +72,8 @@ class MsgspecMapper(Mapper):
         else:
             topic = TAGS[type(domain_event.fact)]
             data = _encoder.encode(
-                Envelope(domain_event.timestamp, domain_event.prev, domain_event.digest, domain_event.fact)
+                Envelope(domain_event.timestamp, domain_event.prev, domain_event.digest, domain_event.fact,
+                         domain_event.author, domain_event.signature, domain_event.command, domain_event.form)
             )
         if self.compressor:
             data = self.compressor.compress(data)
@@ -102,11 +107,17 @@ class MsgspecMapper(Mapper):
                 cls: type = Snapshot
             elif stored.topic in FACT_TAGS:
                 envelope = _envelope.decode(data)
+                if TAGS[type(envelope.fact)] != stored.topic:
+                    raise ValueError(f"its stored topic is not its event's type {TAGS[type(envelope.fact)]}")
                 attributes = {
                     "timestamp": envelope.timestamp,
                     "fact": envelope.fact,
                     "prev": envelope.prev,
                     "digest": envelope.digest,
+                    "author": envelope.author,
+                    "signature": envelope.signature,
+                    "command": envelope.command,
+                    "form": envelope.form,
                 }
                 started, recorded, aggregate_topic = _campaign_classes()
                 if isinstance(envelope.fact, CampaignStarted) and stored.originator_version == 1:

@@ -36,6 +36,60 @@ def derive_key(material: bytes, salt: str) -> bytes:
     return base64.urlsafe_b64encode(raw)
 
 
+# ---- signing: each side's Ed25519 key, from the same stretched key (never from the passphrase directly) ----
+_SIGNING = b"cgledger signing key"
+MIN_LENGTH = 12
+MIN_BITS = 50
+
+
+def strength_bits(material: bytes) -> float:
+    """A plain estimate of a passphrase's strength: its character classes' pool, over its length capped at twice
+    its distinct characters (so 'aaaaaaaaaaaa' or 'abcabcabcabc' count for little)."""
+    import math
+
+    text = material.decode("utf-8", "replace")
+    pool = sum(size for test, size in ((str.islower, 26), (str.isupper, 26), (str.isdigit, 10))
+               if any(test(c) for c in text)) + (33 if any(not c.isalnum() for c in text) else 0)
+    return min(len(text), 2 * len(set(text))) * math.log2(max(pool, 2))
+
+
+def check_strength(material: bytes) -> None:
+    """The floor for a side's passphrase or key file: at least 12 characters and about 50 bits."""
+    if len(material) < MIN_LENGTH or strength_bits(material) < MIN_BITS:
+        raise BadInput(f"that passphrase is too weak to sign a side's events: use at least {MIN_LENGTH} characters "
+                       f"and about {MIN_BITS} bits (four random words, or a key file of 32 random bytes)")
+
+
+def signing_key(key: bytes):
+    """The side's Ed25519 private key, derived from its stretched key (ledger/secrets.derive_key)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    seed = hmac.new(base64.urlsafe_b64decode(key), _SIGNING, hashlib.sha256).digest()
+    return Ed25519PrivateKey.from_private_bytes(seed)
+
+
+def public_hex(private) -> str:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+
+
+def sign(private, digest: str) -> str:
+    return private.sign(bytes.fromhex(digest)).hex()
+
+
+def verify(public: str, digest: str, signature: str) -> bool:
+    """Whether `signature` is the key's signature of the event digest."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public)).verify(bytes.fromhex(signature), bytes.fromhex(digest))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 def key_check(key: bytes) -> str:
     return hmac.new(key, _CHECK, hashlib.sha256).hexdigest()
 

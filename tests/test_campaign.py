@@ -81,7 +81,7 @@ def test_a_roll_is_one_action_and_undo_appends(at):
     assert second.action == first.action + 1
     before = len(ledger.history(None))
     undone, voided = ledger.undo(None, "typo")
-    assert undone == second.action and [e.fact for e in voided] == [second]
+    assert undone.undone == second.action and [e.fact for e in voided] == [second]
     history = ledger.history(None)
     assert isinstance(history[-1].fact, ActionUndone) and len(history) == before + 1  # nothing deleted
 

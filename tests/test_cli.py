@@ -94,10 +94,10 @@ def test_head_is_reproducible_under_a_frozen_clock(make_db):
     dbs = [make_db(), make_db()]
     for db in dbs:
         cli = Cli(db)
-        with freeze_time("2026-12-19 08:00:00"):
-            cli.ok("new", "c", "--cg", "I")
-            cli.ok("step", "scenario")
-            cli.ok("roll", "KGP3", "--side", "us", "--dice", "3,3")
+        with freeze_time("2026-12-19 08:00:00"):  # command ids given: a default one is random, and in the digest
+            cli.ok("--command-id", "c1", "new", "c", "--cg", "I")
+            cli.ok("--command-id", "c2", "step", "scenario")
+            cli.ok("--command-id", "c3", "roll", "KGP3", "--side", "us", "--dice", "3,3")
             heads.append(cli.json("head"))
         assert cli("audit").exit_code == 0
     assert heads[0] == heads[1] and heads[0]["events"] == 3

@@ -118,7 +118,8 @@ def test_a_forged_roll_with_recomputed_digests_is_refused(pair, tmp_path):
             event["fact"]["result"], event["fact"]["code"] = "Retained unwounded", "unwounded"
         fact = msgspec.convert(event["fact"], AnyFact)
         event["prev"] = prev
-        event["digest"] = chain.digest(cid, event["version"], datetime.fromisoformat(event["timestamp"]), prev, fact)
+        event["digest"] = chain.digest(cid, event["version"], datetime.fromisoformat(event["timestamp"]), prev, fact,
+                                       fact.__struct_config__.tag, event["author"], event["command"], event["form"])
         prev = event["digest"]
     write(path, data)
     us.refused("import", str(path), contains="the rules do not bear out")

@@ -73,7 +73,7 @@ def test_a_sealed_roll_needs_its_sides_passphrase(players):
     us.refused("roll", "8.616", "--side", "german", contains="not the German side's")
     assert anyone.events() == before
     german.refused("keys", "init", "--side", "german", contains="set up its key already")
-    Player(german.db, "short").refused("keys", "init", "--side", "us", contains="at least 8")
+    Player(german.db, "short").refused("keys", "init", "--side", "us", contains="too weak")
 
 
 def test_reveal_and_audit(players):
@@ -187,5 +187,6 @@ def test_a_second_sealed_roll_for_one_item_is_refused_and_a_forged_one_named(pla
     campaign.record(msgspec.structs.replace(made, action=campaign.next_action))
     ledger.save(campaign)
     report = json.loads(anyone("audit", "--json").stdout)
-    assert [f["kind"] for f in report["findings"]] == ["decision"]
-    assert "rolled already" in report["findings"][0]["message"]
+    # written without the German key: unsigned, and a second roll for one item
+    assert [f["kind"] for f in report["findings"]] == ["signature", "decision"]
+    assert "rolled already" in report["findings"][1]["message"]

@@ -12,10 +12,11 @@ from ..events import (
     ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, Rewound,
     RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened, TablesOverridden,
+    TakeBackProposed,
 )
 from ..evolve import CampaignState
 from . import map as mapd
-from . import purchases, rolls, secrets, steps
+from . import purchases, rights, rolls, secrets, steps
 
 UNKNOWN_CPP = 10**9  # a side's sealed replenishments are its secret: the audit cannot bound what they allow
 
@@ -25,8 +26,10 @@ def sealed_cpp(state: CampaignState, side: str) -> int:
                               for s in state.sealed.values()) else 0
 
 
-def redecide(state: CampaignState, facts: list, log_before: list, made_states: dict) -> list[tuple[str, str]]:
-    """Findings for one stored decision (`facts`: one fact, or the facts one decision writes together)."""
+def redecide(state: CampaignState, facts: list, log_before: list, made_states: dict,
+             author: str = "") -> list[tuple[str, str]]:
+    """Findings for one stored decision (`facts`: one fact, or the facts one decision writes together, recorded
+    by `author`)."""
     fact = facts[0]
     if isinstance(fact, CampaignStarted):
         return [("decision", f"a second CampaignStarted ('{fact.name}') inside campaign '{state.name}': a log holds "
@@ -40,7 +43,7 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
             return _roll(state, rules, fact)
         if isinstance(fact, SecretRollRevealed):
             return _reveal(state, rules, fact, made_states)
-        expected = _decide(state, rules, facts, log_before)
+        expected = _decide(state, rules, facts, log_before, author)
     except LedgerError as e:
         return [(_kind(fact), f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
     if expected is None:
@@ -49,10 +52,12 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
 
 
 def _kind(fact) -> str:
+    if isinstance(fact, (ActionUndone, Rewound, TakeBackProposed)):
+        return "rights"
     return "step" if isinstance(fact, (StepOpened, CGDateChanged)) else "decision"
 
 
-def _decide(state: CampaignState, rules, facts: list, log_before: list) -> list | None:
+def _decide(state: CampaignState, rules, facts: list, log_before: list, author: str) -> list | None:
     fact = facts[0]
     if isinstance(fact, CGDateChanged):
         opened = next((f for f in facts[1:] if isinstance(f, StepOpened)), None)
@@ -81,12 +86,14 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list) -> list 
         return [mapd.place(state, rules, fact.item, fact.hex, fact.side, fact.hidden, log_before)]
     if isinstance(fact, TablesOverridden):
         return [secrets.load_rules(state, fact.source, fact.text)]
-    if isinstance(fact, ActionUndone):
-        return [steps.undo(state, fact.reason)]
-    if isinstance(fact, Rewound):
-        return [steps.rewind(state, rules, fact.cg_date, fact.reason)]
+    if isinstance(fact, (ActionUndone, Rewound)):
+        return [rights.taken_back(state, rules, author, fact)]
+    if isinstance(fact, TakeBackProposed):
+        if fact.kind == "undo":
+            return [rights.undo(state, author, fact.reason)]
+        return [rights.rewind(state, rules, author, fact.cg_date, fact.reason)]
     if isinstance(fact, SideKeyRegistered):
-        return [secrets.register_key(state, rules, fact.side, fact.salt, fact.check)]
+        return [secrets.register_key(state, rules, fact.side, fact.salt, fact.check, fact.public)]
     if isinstance(fact, FairDiceCommitted):
         return [secrets.fair_commit(state, rules, fact.side, fact.commitment, fact.shares)]
     if isinstance(fact, FairSeedRevealed):

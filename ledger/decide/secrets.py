@@ -15,13 +15,16 @@ from ..rules import Rules
 from ..secrets import commitment
 
 
-def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str) -> SideKeyRegistered:
+def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str,
+                 public: str = "") -> SideKeyRegistered:
     side = rules.side(side)
     if side in state.keys:
         raise BadInput(f"the {rules.system.sides[side]} side has set up its key already (once per side)")
     if len(salt) < 16 or len(check) < 16:
         raise BadInput("a key registration needs its salt and check value")
-    return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check)
+    if public and (len(public) != 64 or any(c not in "0123456789abcdef" for c in public)):
+        raise BadInput("a signing key registration needs an Ed25519 public key (64 hex digits)")
+    return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check, public=public)
 
 
 def fair_commit(state: CampaignState, rules: Rules, side: str, seed_commitment: str,
