@@ -94,6 +94,8 @@ class LedgerGroup(click.Group):
             return None
         except LedgerError as e:
             raise click.ClickException(e.line()) from None
+        finally:
+            show_notices(ctx)
 
 
 @click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -111,6 +113,16 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
          command_id: str | None) -> None:
     """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
+
+
+def show_notices(ctx: click.Context) -> None:
+    """What a read worked around (a snapshot that does not check out), once, on stderr."""
+    obj = ctx.obj
+    ledger = getattr(obj, "_ledger", None)
+    for notice in dict.fromkeys(getattr(ledger, "notices", ())):
+        click.echo(f"Warning: {notice}", err=True)
+    if ledger is not None:
+        ledger.notices.clear()
 
 
 def common(func):

@@ -12,6 +12,10 @@ def describe(row: dict) -> str:
     kind = row["type"]
     if "error" in row:
         return f"unreadable stored event ({row['error']})"
+    if kind == "TakeBackProposed":
+        what = f"undo of action #{row['voided'][0]}" if row["kind"] == "undo" else \
+            f"rewind to the end of {row['cg_date']}'s RePh"
+        return f"proposed: {what}" + (f": {row['reason']}" if row["reason"] else "") + " (the other side accepts)"
     if kind == "CampaignStarted":
         return f"campaign '{row['name']}' started: {row['system'].upper()} CG {row['cg']}"
     if kind == "DiceRolled":
@@ -75,7 +79,8 @@ def describe(row: dict) -> str:
 def render(row: dict) -> str:
     voided = "  (undone)" if row.get("in_force") is False else ""
     action = f"#{row['action']}" if "action" in row else ""
-    return f"{row['version']:>5} {action:>5} {row.get('cg_date') or '':>6}  {describe(row)}{voided}"
+    by = f"  [by {row['author']}{', signed' if row.get('signed') else ''}]" if row.get("author") else ""
+    return f"{row['version']:>5} {action:>5} {row.get('cg_date') or '':>6}  {describe(row)}{voided}{by}"
 
 
 @main.command()

@@ -14,6 +14,7 @@ from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 from . import rules as rulesmod
 from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
+from . import chain
 from .chain import fingerprint
 from .decide import map as mapd
 from .decide import purchases, rolls, secrets, steps
@@ -26,7 +27,7 @@ from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
 from .mapping import map_lvp
-from .persistence import decode_envelope
+from .persistence import decode_envelope, decode_snapshot, snapshot_seal
 from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
 from .timeline import as_of as as_of_log
@@ -63,6 +64,7 @@ class CampaignLedger(Application):
         self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
+        self.notices: list[str] = []  # what a read found and worked around (a snapshot that does not check out)
 
     @property
     def key_material(self) -> bytes | None:
@@ -75,9 +77,61 @@ class CampaignLedger(Application):
     # ---- loading and appending ----------------------------------------------------------------
     def campaign(self, name: str | None) -> Campaign:
         try:
-            return self.repository.get(campaign_id(self.resolve_name(name)), projector_func=replay)
+            return self._rebuild(campaign_id(self.resolve_name(name)))
         except (MapperDeserialisationError, OriginatorVersionError) as e:
             raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
+
+    def _rebuild(self, cid, version: int | None = None) -> Campaign:
+        """The aggregate from its latest snapshot (at or before `version`) if that snapshot checks out, then the
+        events after it. A snapshot that does not check out is reported (`notices`) and the log replayed whole."""
+        start = None
+        rows = self.snapshots.recorder.select_events(cid, desc=True, limit=1, lte=version) if self.snapshots else []
+        if rows:
+            problem = self._snapshot_problem(cid, rows[0])
+            if problem is None:
+                start = self.mapper.to_domain_event(rows[0]).mutate(None)
+            else:
+                self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
+        campaign = replay(start, self.events.get(cid, gt=start.version if start else None, lte=version))
+        if campaign is None:
+            raise CampaignNotFound("the campaign has no events")
+        return campaign
+
+    def _snapshot_problem(self, cid, stored) -> str | None:
+        """Why a stored snapshot is not to be trusted: its seal, or the digest of the event it summarizes."""
+        version = stored.originator_version
+        try:
+            snap, state = decode_snapshot(self.mapper.decode_state(stored))
+        except Exception:  # noqa: BLE001
+            return f"the snapshot at event {version} cannot be read"
+        if snap.seal != snapshot_seal(snap.state):
+            return f"the snapshot at event {version} was edited (its seal does not match its content)"
+        event = self._logged(cid, version)
+        if event is None or event.fact is None or state.get("head") != event.digest \
+                or chain.event_digest(cid, event) != event.digest:
+            return f"the snapshot at event {version} does not summarize the stored event {version}"
+        return None
+
+    def _logged(self, cid, version: int) -> Logged | None:
+        rows = self.recorder.select_events(cid, gt=version - 1, lte=version)
+        return self._as_logged(rows[0]) if rows else None
+
+    def take_snapshot(self, aggregate_id, version: int | None = None, projector_func=None) -> None:
+        """A snapshot built the way reads build the campaign: never on top of a snapshot that does not check out."""
+        self.snapshots.put([Campaign.Snapshot.take(self._rebuild(aggregate_id, version))])
+
+    def snapshots_of(self, name: str | None) -> dict[int, tuple[dict | None, str | None]]:
+        """Every stored snapshot of the campaign: version -> (its state, or None; why it does not check out)."""
+        cid = campaign_id(self.resolve_name(name))
+        found = {}
+        for stored in self.snapshots.recorder.select_events(cid) if self.snapshots else []:
+            problem = self._snapshot_problem(cid, stored)
+            try:
+                state = decode_snapshot(self.mapper.decode_state(stored))[1]
+            except Exception:  # noqa: BLE001
+                state = None
+            found[stored.originator_version] = (state, problem)
+        return found
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
         return rulesmod.load(state.system, state.override_sources())
@@ -473,17 +527,15 @@ class CampaignLedger(Application):
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
         name = self.resolve_name(name)
         logged = []
-        for stored in self.recorder.select_events(campaign_id(name)):
-            try:
-                envelope = decode_envelope(self.mapper.decode_state(stored))
-            except Exception as e:  # noqa: BLE001 - a damaged row is a finding, not a crash
-                logged.append(Logged(stored.originator_version, None, "", "", stored.topic, None, str(e)))
-                continue
-            logged.append(
-                Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic,
-                       envelope.fact, "", envelope.author, envelope.signature, envelope.command, envelope.form)
-            )
-        return logged
+        return [self._as_logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
+
+    def _as_logged(self, stored) -> Logged:
+        try:
+            envelope = decode_envelope(self.mapper.decode_state(stored))
+        except Exception as e:  # noqa: BLE001 - a damaged row is a finding, not a crash
+            return Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
+        return Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic,
+                      envelope.fact, "", envelope.author, envelope.signature, envelope.command, envelope.form)
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
@@ -515,16 +567,21 @@ class CampaignLedger(Application):
         log is reported, not fatal."""
         name = self.resolve_name(name)
         logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
-        return audit(campaign_id(name), logged)
+        return audit(campaign_id(name), logged, self.snapshots_of(name))
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
         which chains every event before it (`audit` checks that chain)."""
+        cid = campaign_id(self.resolve_name(name))
         if as_of is not None:
-            last_event = self.read(name, as_of, raw=True)[0][-1]
-            return fingerprint(last_event.version, last_event.digest)
-        last = self.recorder.select_events(campaign_id(self.resolve_name(name)), desc=True, limit=1)[0]
-        return fingerprint(last.originator_version, decode_envelope(self.mapper.decode_state(last)).digest)
+            last = self.read(name, as_of, raw=True)[0][-1]
+        else:
+            last = self._as_logged(self.recorder.select_events(cid, desc=True, limit=1)[0])
+        # recomputed, never taken on trust: an edit that was not re-chained shows here, not only in `audit`
+        if last.fact is None or chain.event_digest(cid, last) != last.digest:
+            raise DatabaseError(f"event {last.version} was altered after it was recorded (its content no longer "
+                                "matches its digest): run `cgledger audit`")
+        return fingerprint(last.version, last.digest)
 
 
 

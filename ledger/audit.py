@@ -60,7 +60,8 @@ class Report:
         return not self.findings
 
 
-def audit(campaign_id: UUID, logged: list) -> Report:
+def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None) -> Report:
+    """Findings over the stored events; `snapshots` (version -> (state, problem)) are compared with the replay."""
     findings: list[Finding] = []
     state: CampaignState | None = None
     expected_prev: str | None = chain.GENESIS
@@ -147,6 +148,11 @@ def audit(campaign_id: UUID, logged: list) -> Report:
                 for roll_version, roll, key in rolls_by_action.get(action, []):
                     undone_items.setdefault(key, (roll_version, roll))
         state.evolve(fact, event.digest, version, event.author, event.command)
+        if snapshots and version in snapshots:
+            for message in check_snapshot(state, version, *snapshots[version]):
+                find(version, "snapshot", message)
+    for version in sorted(set(snapshots or ()) - {e.version for e in logged}):
+        find(version, "snapshot", f"a snapshot at event {version} summarizes an event the log does not hold")
     if state is not None:
         for version, message in check_fair(campaign_id, logged, state.name if state else ""):
             find(version, "fair", message)
@@ -190,6 +196,29 @@ def _sides(state: CampaignState) -> tuple[str, ...]:
         return tuple(rulesmod.load(state.system).system.sides)
     except LedgerError:
         return ()
+
+
+def check_snapshot(state: CampaignState, version: int, stored: dict | None, problem: str | None) -> list[str]:
+    """A stored snapshot must be the replay's state at its event, attribute by attribute: reads start from it."""
+    if problem or stored is None:
+        return [problem or "the snapshot cannot be read"]
+    replayed = {k: v for k, v in vars(state).items() if not k.startswith("_")}
+    differing = []
+    for key in sorted(set(replayed) | {k for k in stored if not k.startswith("_")}):
+        mine = _json(replayed[key] if key in replayed else getattr(CampaignState, key, None))
+        theirs = _json(stored[key] if key in stored else getattr(CampaignState, key, None))
+        if mine != theirs:
+            differing.append(key)
+    if differing:
+        return [f"the snapshot at event {version} does not match the log's replay ({', '.join(differing)} "
+                "differ): it was edited, and reads that start from it would show numbers the log does not hold"]
+    return []
+
+
+def _json(value):
+    import msgspec
+
+    return msgspec.json.decode(msgspec.json.encode(value))
 
 
 class Before:

@@ -11,6 +11,8 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+import hashlib
+
 import msgspec
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Mapper, MapperDeserialisationError, StoredEvent
@@ -34,7 +36,19 @@ class Envelope(msgspec.Struct, frozen=True):
 class SnapshotState(msgspec.Struct, frozen=True):
     timestamp: datetime
     topic: str
-    state: dict[str, Any]
+    state: msgspec.Raw  # the aggregate's attributes, as JSON: the seal covers these exact bytes
+    seal: str = ""  # sha256 of the state's bytes (ledger/persistence.snapshot_seal); empty in older snapshots
+
+
+def snapshot_seal(state: bytes) -> str:
+    """What a snapshot's bytes must hash to: an edit that does not recompute it is caught on load."""
+    return hashlib.sha256(b"cgledger snapshot:" + bytes(state)).hexdigest()
+
+
+def decode_snapshot(data: bytes) -> tuple[SnapshotState, dict[str, Any]]:
+    """A stored snapshot and its state as a dict."""
+    snap = _snapshot.decode(data)
+    return snap, msgspec.json.decode(snap.state)
 
 
 SNAPSHOT_TOPIC = get_topic(Snapshot)
@@ -68,7 +82,9 @@ class MsgspecMapper(Mapper):
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         if isinstance(domain_event, Snapshot):
             topic = SNAPSHOT_TOPIC
-            data = _encoder.encode(SnapshotState(domain_event.timestamp, domain_event.topic, domain_event.state))
+            state = _encoder.encode(domain_event.state)
+            data = _encoder.encode(SnapshotState(domain_event.timestamp, domain_event.topic, msgspec.Raw(state),
+                                                 snapshot_seal(state)))
         else:
             topic = TAGS[type(domain_event.fact)]
             data = _encoder.encode(
@@ -98,8 +114,7 @@ class MsgspecMapper(Mapper):
         try:
             data = self.decode_state(stored)
             if stored.topic == SNAPSHOT_TOPIC:
-                snap = _snapshot.decode(data)
-                state = dict(snap.state)
+                snap, state = decode_snapshot(data)
                 for key in _DATETIME_KEYS:
                     if isinstance(state.get(key), str):
                         state[key] = datetime.fromisoformat(state[key])

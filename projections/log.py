@@ -36,7 +36,9 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
         row.update(data)
         row["in_force"] = getattr(fact, "action", None) not in voided
         row["digest"] = event.digest
+        row["author"] = getattr(event, "author", "") or None  # the side that recorded it (None: unattributed)
+        row["signed"] = bool(getattr(event, "signature", ""))
         rows.append(row)
         if state is not None and not isinstance(fact, CampaignStarted):
-            state.evolve(fact, event.digest, event.version)
+            state.evolve(fact, event.digest, event.version, getattr(event, "author", ""), getattr(event, "command", ""))
     return rows

@@ -84,10 +84,11 @@ def sql(db, query: str, params: tuple = ()) -> list:
         import psycopg
 
         with psycopg.connect(db, autocommit=True) as conn:
-            cursor = conn.execute(query.format(events="cgledger_events").replace("?", "%s"), params)
+            cursor = conn.execute(query.format(events="cgledger_events", snapshots="cgledger_snapshots")
+                                  .replace("?", "%s"), params)
             return cursor.fetchall() if cursor.description else []
     with sqlite3.connect(db) as conn:
-        return conn.execute(query.format(events="stored_events"), params).fetchall()
+        return conn.execute(query.format(events="stored_events", snapshots="stored_snapshots"), params).fetchall()
 
 
 def count_events(db) -> int:
@@ -110,7 +111,7 @@ def what_is_stored(db):
 
 
 class Cli:
-    """The real CLI through click's CliRunner, against a real SQLite file in tmp_path."""
+    """The real CLI through click's CliRunner, against a real SQLite file in tmp_path (or PostgreSQL)."""
 
     def __init__(self, db: Path, seed: str | None = None):
         self.db = db
@@ -260,3 +261,24 @@ def at(tmp_path: Path, tmp_path_factory):
 @pytest.fixture
 def sample_lines() -> list[str]:
     return (Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl").read_text().splitlines()
+
+
+class Player(Cli):
+    """The CLI as one player runs it: with that player's passphrase in the environment."""
+
+    def __init__(self, db, passphrase: str | None):
+        super().__init__(db)
+        self.passphrase = passphrase
+
+    def __call__(self, *args: str, db: bool = True):
+        import os
+
+        old = os.environ.pop("CGLEDGER_PASSPHRASE", None)
+        if self.passphrase:
+            os.environ["CGLEDGER_PASSPHRASE"] = self.passphrase
+        try:
+            return super().__call__(*args, db=db)
+        finally:
+            os.environ.pop("CGLEDGER_PASSPHRASE", None)
+            if old is not None:
+                os.environ["CGLEDGER_PASSPHRASE"] = old

@@ -9,31 +9,12 @@ import os
 import msgspec
 import pytest
 
-from conftest import Cli
+from conftest import Player
 from ledger.application import open_ledger
 from ledger.errors import BadInput
 from ledger.secrets import derive_key, unseal
 
 GERMAN, US = "Peiper's own words", "Harrison's words"
-
-
-class Player(Cli):
-    """The CLI as one player runs it: with that player's passphrase in the environment."""
-
-    def __init__(self, db, passphrase: str | None):
-        super().__init__(db)
-        self.passphrase = passphrase
-
-    def __call__(self, *args: str, db: bool = True):
-        old = os.environ.pop("CGLEDGER_PASSPHRASE", None)
-        if self.passphrase:
-            os.environ["CGLEDGER_PASSPHRASE"] = self.passphrase
-        try:
-            return super().__call__(*args, db=db)
-        finally:
-            os.environ.pop("CGLEDGER_PASSPHRASE", None)
-            if old is not None:
-                os.environ["CGLEDGER_PASSPHRASE"] = old
 
 
 @pytest.fixture

@@ -1,0 +1,259 @@
+"""Two players who do not trust each other (issue 12): each side signs its own events, takes back only its own
+actions, and neither can slip a forged event, an edited row or an edited snapshot past the other. Each test runs
+on SQLite and, with --backend postgres, on PostgreSQL, and fails if the check it names is removed."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+
+from conftest import Cli, Player, count_events, sql
+from ledger import chain
+from ledger.application import open_ledger
+from ledger.campaign import campaign_id
+from ledger.events import ActionUndone, AnyFact
+from ledger.keyring import Keyring
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+
+
+@pytest.fixture
+def table(at):
+    """A campaign at 8.610 where both sides have set up their keys."""
+    cli = at("8.610")
+    german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    return german, us, anyone
+
+
+def kinds(cli) -> list[str]:
+    result = cli("audit", "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == (0 if report["clean"] else 1)
+    return [f["kind"] for f in report["findings"]]
+
+
+def forge(db, fact_of, author: str, signer: str | None, side: str | None = None) -> None:
+    """Writes straight into the store what a cheating player could: `fact_of(campaign)` recorded in `author`'s
+    name, signed with `signer`'s passphrase as `side`'s key (or unsigned)."""
+    ledger = open_ledger(str(db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    sign = None
+    if signer is not None:
+        keyring = Keyring(signer.encode())
+        sign = keyring.signer(campaign, rules, keyring.opens(campaign))
+    campaign.record(fact_of(campaign), author, sign)
+    ledger.save(campaign)
+
+
+def imports_into_a_fresh_ledger(sender: Cli, make_db, tmp_path) -> Cli:
+    path = tmp_path / "bundle.json"
+    sender.ok("export", "--since", "0", str(path))
+    return Cli(make_db()), path
+
+
+def test_keys_init_makes_a_signing_key_and_every_later_event_is_signed(table):
+    german, us, anyone = table
+    rows = anyone.json("log")
+    keys = [r for r in rows if r["type"] == "SideKeyRegistered"]
+    assert [(r["side"], r["author"], r["signed"], len(r["public"])) for r in keys] == [
+        ("german", "german", True, 64), ("us", "us", True, 64)]
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    last = anyone.json("log")[-1]
+    assert (last["author"], last["signed"]) == ("german", True)
+    assert "[by german, signed]" in anyone.ok("log").stdout.splitlines()[-1]
+    assert kinds(anyone) == []
+
+
+def test_a_weak_passphrase_is_refused(at):
+    cli = at("8.610")
+    Player(cli.db, "summer2024").refused("keys", "init", "--side", "us", contains="too weak")
+    Player(cli.db, "aaaaaaaaaaaaaaaaaaaa").refused("keys", "init", "--side", "us", contains="too weak")
+    Player(cli.db, "correct horse battery staple").ok("keys", "init", "--side", "us")
+
+
+def test_no_side_can_record_in_the_other_sides_name(table):
+    german, us, anyone = table
+    us.refused("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A", contains="not the German side's")
+    anyone.refused("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A", contains="give its passphrase")
+    anyone.refused("step", "next", contains="every side signs its acts")
+
+
+def honest_roll(german):
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    return msgspec.convert(german.json("log")[-1] | {"type": "DiceRolled"}, AnyFact, strict=False)
+
+
+@pytest.mark.parametrize("author, signer, kind", [
+    ("us", US, "author"),  # the U.S. player records a German roll in his own name
+    ("german", US, "signature"),  # ... in the German's name, signed with the U.S. key
+    ("german", None, "signature"),  # ... in the German's name, unsigned
+])
+def test_an_event_in_the_other_sides_name_is_named_and_refused_on_import(table, make_db, tmp_path, author, signer,
+                                                                         kind):
+    german, us, anyone = table
+    roll = honest_roll(german)
+    # a roll the rules would accept (another unit), only its envelope is forged
+    forge(german.db, lambda c: msgspec.structs.replace(roll, action=c.next_action, purpose="B",
+                                                       item=roll.item[:-1] + "b"), author, signer)
+    assert kinds(anyone) == [kind]
+    fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
+    fresh.refused("import", str(path), contains="forged")
+
+
+def test_undo_of_the_other_sides_action_is_a_proposal_the_other_side_accepts(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    proposed = us.json("undo", "--reason", "he rolled for the wrong unit")
+    assert proposed["proposed"] == "undo" and proposed["actions"] == [german.json("log")[-2]["action"]]
+    assert german.json("log")[-2]["in_force"] is True  # nothing voided yet
+    us.refused("accept", contains="only the other side can accept it")
+    anyone.refused("accept", contains="only the other side can accept it")
+    accepted = german.json("accept")
+    rows = anyone.json("log")
+    assert accepted["undone"] == proposed["actions"][0] and accepted["accepted"] == rows[-2]["version"]
+    assert rows[-3]["in_force"] is False and rows[-1]["type"] == "ActionUndone" and rows[-1]["author"] == "german"
+    assert rows[-2]["type"] == "TakeBackProposed" and rows[-2]["author"] == "us" and rows[-2]["signed"]
+    assert kinds(anyone) == []
+    # a side takes back its own roll alone
+    german.ok("roll", "8.610", "--side", "german", "--dice", "4", "--for", "A")
+    assert "undone" in german.json("undo")
+
+
+def test_a_proposal_lapses_when_anything_else_is_recorded(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    us.ok("undo")
+    us.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "B")
+    german.refused("accept", contains="no take-back proposal is open")
+
+
+def test_a_shared_action_is_taken_back_only_with_the_other_sides_acceptance(table):
+    german, us, anyone = table
+    german.ok("step", "next")  # a shared act, recorded (and signed) by the German
+    assert "proposed" in german.json("undo")  # even its recorder cannot void it alone
+    us.ok("accept")
+    assert kinds(anyone) == []
+
+
+def test_a_forged_undo_of_the_other_sides_action_is_named_and_refused_on_import(table, make_db, tmp_path):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    target = anyone.json("log")[-1]["action"]
+    forge(german.db, lambda c: ActionUndone(action=c.next_action, undone=target), "us", US)
+    assert kinds(anyone) == ["rights"]
+    fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
+    fresh.refused("import", str(path), contains="need its acceptance")
+
+
+def test_a_re_signed_forged_tail_is_refused(table, make_db, tmp_path):
+    """The U.S. player edits the German's roll in a bundle, recomputes the whole chain and signs it with his own
+    key: the chain is whole, the signature is not the German's."""
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "A")
+    path = tmp_path / "b.json"
+    german.ok("export", "--since", "0", str(path))
+    data = json.loads(path.read_text())
+    us_key = Keyring(US.encode())
+    ledger = open_ledger(str(german.db))
+    state = ledger.campaign(None)
+    sign = us_key.signer(state, ledger.rules_for(state), "us")
+    cid = campaign_id(data["campaign"])
+    prev = chain.GENESIS
+    for event in data["events"]:
+        if event is data["events"][-1]:
+            event["fact"]["dice"], event["fact"]["original"] = [1], 1
+        fact = msgspec.convert(event["fact"], AnyFact)
+        from datetime import datetime
+
+        event["prev"] = prev
+        event["digest"] = chain.digest(cid, event["version"], datetime.fromisoformat(event["timestamp"]), prev, fact,
+                                       fact.__struct_config__.tag, event["author"], event["command"], event["form"])
+        if event["signature"]:
+            event["signature"] = sign(event["digest"])
+        prev = event["digest"]
+    path.write_text(json.dumps(data))
+    fresh = Cli(make_db())
+    fresh.refused("import", str(path), contains="signature does not verify")
+
+
+def test_a_flagged_honest_reroll_imports_and_the_next_bundle_still_imports(at, make_db, tmp_path):
+    german, us = at("8.610"), Cli(make_db())
+    german.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "A")
+    german.ok("undo")
+    german.ok("roll", "8.610", "--side", "german", "--dice", "2", "--for", "A")  # re-rolled: a dispute, not forgery
+    first = tmp_path / "1.json"
+    german.ok("export", "--since", "0", str(first))
+    us.ok("import", str(first))
+    assert kinds(us) == ["reroll"] and kinds(german) == ["reroll"]
+    german.ok("roll", "8.610", "--side", "german", "--dice", "4", "--for", "B")
+    second = tmp_path / "2.json"
+    german.ok("export", "--since", us.ok("head").stdout.strip(), str(second))
+    us.ok("import", str(second))
+    assert us.ok("head").stdout == german.ok("head").stdout and kinds(us) == ["reroll"]
+
+
+def a_snapshot(make_db) -> Cli:
+    """The KGP sample (118 events): a snapshot at event 100."""
+    from cli.script import SAMPLE
+
+    cli = Cli(make_db())
+    cli.ok("script", "--quiet", str(SAMPLE))
+    assert sql(cli.db, "SELECT originator_version FROM {snapshots}") == [(100,)]
+    return cli
+
+
+def edit_snapshot(cli, change, reseal: bool) -> None:
+    from ledger.persistence import snapshot_seal
+
+    (state,) = sql(cli.db, "SELECT state FROM {snapshots}")[0]
+    snap = json.loads(bytes(state))
+    change(snap["state"])
+    raw = json.dumps(snap["state"]).encode()
+    snap["seal"] = snapshot_seal(raw) if reseal else snap["seal"]
+    data = b'{"timestamp":' + json.dumps(snap["timestamp"]).encode() + b',"topic":' + json.dumps(
+        snap["topic"]).encode() + b',"state":' + raw + b',"seal":' + json.dumps(snap["seal"]).encode() + b"}"
+    sql(cli.db, "UPDATE {snapshots} SET state = ?", (data,))
+
+
+def test_an_edited_snapshot_is_not_read_and_the_audit_names_it(make_db):
+    cli = a_snapshot(make_db)
+    honest = cli.json("status")["cpp"]
+    edit_snapshot(cli, lambda s: s["cpp"].update(german=717), reseal=False)
+    result = cli("status", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["cpp"] == honest  # read from the log instead
+    assert "snapshot at event 100 was edited" in result.stderr
+    assert kinds(cli) == ["snapshot"]
+
+
+def test_a_resealed_edited_snapshot_is_named_by_the_audit(make_db):
+    cli = a_snapshot(make_db)
+    edit_snapshot(cli, lambda s: s["cpp"].update(german=717), reseal=True)
+    report = json.loads(cli("audit", "--json").stdout)
+    assert [f["kind"] for f in report["findings"]] == ["snapshot"] and "cpp" in report["findings"][0]["message"]
+
+
+def test_an_edited_topic_is_named_and_reads_give_one_line(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    last = count_events(german.db)
+    sql(german.db, "UPDATE {events} SET topic = 'DiceReported' WHERE originator_version = ?", (last,))
+    assert "tampered" in kinds(anyone)
+    result = anyone("status")
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1 and "damaged" in result.stderr
+    assert anyone("log").exit_code == 0
+
+
+def test_head_recomputes_the_digest(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    last = count_events(german.db)
+    (state,) = sql(german.db, "SELECT state FROM {events} WHERE originator_version = ?", (last,))[0]
+    edited = bytes(state).replace(b'"dice":[3]', b'"dice":[1]')
+    assert edited != bytes(state)
+    sql(german.db, "UPDATE {events} SET state = ? WHERE originator_version = ?", (edited, last))
+    anyone.refused("head", contains=f"event {last} was altered", code=1)
