@@ -92,7 +92,13 @@ class CampaignLedger(Application):
                 start = self.mapper.to_domain_event(rows[0]).mutate(None)
             else:
                 self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
-        campaign = replay(start, self.events.get(cid, gt=start.version if start else None, lte=version))
+        campaign = start
+        for event in self.events.get(cid, gt=start.version if start else None, lte=version):
+            if campaign is not None:
+                problem = envelope_problem(cid, campaign, event)
+                if problem:
+                    self.notices.append(f"event {event.originator_version}: {problem} (run `cgledger audit`)")
+            campaign = event.mutate(campaign)
         if campaign is None:
             raise CampaignNotFound("the campaign has no events")
         return campaign
@@ -583,6 +589,22 @@ class CampaignLedger(Application):
                                 "matches its digest): run `cgledger audit`")
         return fingerprint(last.version, last.digest)
 
+
+
+def envelope_problem(cid, state: CampaignState, event) -> str | None:
+    """What every load checks of each event it replays after the snapshot (the audit checks all, and re-decides
+    them): it follows the one before, its digest covers its content, its author and signature are right."""
+    from .audit import check_author
+    from .events import TAGS
+
+    logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
+                    event.fact, "", event.author, event.signature, event.command, event.form)
+    if event.prev != state.head:
+        return "it does not follow the event before it: the log was rewritten"
+    if chain.event_digest(cid, logged) != event.digest:
+        return "it was altered after it was recorded"
+    found = check_author(state, event.fact, logged)
+    return found[0][1] if found else None
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:

@@ -66,8 +66,7 @@ class Keyring:
         return salt, seal(self.key(state, rules, fact.side), fact, salt)
 
     def seed(self, state, rules, side: str) -> bytes:
-        self.key(state, rules, side)  # the passphrase is this side's
-        return fair_seed(self.material, state.name, side)
+        return fair_seed(self.key(state, rules, side, purpose="derives its fair dice"), state.name, side)
 
     def fair_dice(self, state, rules, side: str, die: str, logged) -> tuple[tuple[int, ...], int]:
         """The dice of this side's next fair roll, and its number."""

@@ -114,9 +114,11 @@ def unseal(key: bytes, token: str) -> Sealed:
 SHARES = 1000  # fair rolls the other side can make before a side publishes more shares
 
 
-def fair_seed(material: bytes, campaign: str, side: str) -> bytes:
-    """A side's seed, derived from its passphrase or key file (nothing to keep but the passphrase)."""
-    return hmac.new(material, f"cgledger fair seed:{campaign}:{side}".encode(), hashlib.sha256).digest()
+def fair_seed(key: bytes, campaign: str, side: str) -> bytes:
+    """A side's seed, derived from its stretched key (scrypt of its passphrase: never the passphrase itself, whose
+    plain hash would let the other side guess it offline)."""
+    return hmac.new(base64.urlsafe_b64decode(key), f"cgledger fair seed:{campaign}:{side}".encode(),
+                    hashlib.sha256).digest()
 
 
 def seed_commitment(seed: bytes) -> str:

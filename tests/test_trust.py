@@ -257,3 +257,13 @@ def test_head_recomputes_the_digest(table):
     assert edited != bytes(state)
     sql(german.db, "UPDATE {events} SET state = ? WHERE originator_version = ?", (edited, last))
     anyone.refused("head", contains=f"event {last} was altered", code=1)
+
+
+def test_every_command_checks_the_events_it_replays(table):
+    """On a shared server the other player can write rows; the next command says so before anything else."""
+    german, us, anyone = table
+    roll = honest_roll(german)
+    forge(german.db, lambda c: msgspec.structs.replace(roll, action=c.next_action, purpose="B",
+                                                       item=roll.item[:-1] + "b"), "german", US)
+    result = german("status")
+    assert result.exit_code == 0 and "signature does not verify" in result.stderr and "Warning" in result.stderr
