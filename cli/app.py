@@ -99,6 +99,23 @@ class LedgerGroup(click.Group):
         return result
 
 
+@click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar="CGLEDGER_DB", metavar="PATH", help="Campaign database (default ./campaign.db).")
+@click.option("--campaign", envvar="CGLEDGER_CAMPAIGN", metavar="NAME", help="Campaign to use (default: the only one).")
+@click.option("--seed", envvar="CGLEDGER_SEED", hidden=True, help="Seeded dice (tests, demos); recorded as source 'seeded'.")
+@click.option("--key-file", envvar="CGLEDGER_KEY_FILE", metavar="FILE",
+              help="Your side's key file for Secret rolls (or set CGLEDGER_PASSPHRASE).")
+@click.option("--command-id", envvar="CGLEDGER_COMMAND_ID", metavar="ID",
+              help="This command's id, chosen before its first attempt: run again with the same id after a lost "
+                   "connection, it answers 'already recorded as event N' instead of acting twice (default: a new id).")
+@click.version_option(package_name="cgledger")
+@click.pass_context
+def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None, key_file: str | None,
+         command_id: str | None) -> None:
+    """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
+    ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
+
+
 def show_notices(ctx: click.Context, echo: bool = True) -> None:
     """What a read worked around (a snapshot that does not check out, an event that does not verify), once, on
     stderr after the command's own output."""
