@@ -11,22 +11,43 @@ from .app import common, emit_json, json_option, main
 
 @main.group()
 def keys() -> None:
-    """Your side's key for Secret rolls (set up once per side)."""
+    """Your side's key: signs its events and seals its Secret rolls (set up once per side)."""
 
 
 @keys.command(name="init")
 @click.option("--side", required=True)
 @common
 def keys_init(obj, side: str) -> None:
-    """Set up SIDE's key from your passphrase (CGLEDGER_PASSPHRASE, or asked) or key file (--key-file).
-    From then on that side's Secret rolls are sealed: the other side sees only that they were made."""
+    """Set up SIDE's key from your passphrase (CGLEDGER_PASSPHRASE, or asked) or key file (--key-file): at least
+    12 characters and about 50 bits. From then on that side's events are signed (Ed25519) and its Secret rolls
+    sealed: the other side sees only that they were made."""
     material = obj.key_material()
     if material is None:
         if not click.get_text_stream("stdin").isatty():
             raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
         material = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
     fact = obj.ledger().register_key(obj.campaign, side, material)
-    click.echo(f"the {fact.side} side's key is set up: its Secret rolls are sealed from now on")
+    from ledger.chain import key_fingerprint
+
+    click.echo(f"the {fact.side} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
+               f"its fingerprint is {key_fingerprint(fact.public)} (read it out to your opponent)")
+
+
+@keys.command(name="show")
+@json_option
+@common
+def keys_show(obj, as_json: bool) -> None:
+    """Each side's signing key and its fingerprint. Read yours out to your opponent (phone, chat) and check theirs:
+    a key the other player set up in your side's name shows here."""
+    rows = obj.ledger().keys(obj.campaign)
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("no side has a key yet: events are unsigned (`cgledger keys init --side SIDE`)")
+    for row in rows:
+        click.echo(f"{row['side']}: " + (f"signing key {row['fingerprint']}" if row["signs"] else
+                                         "Secret-roll key only (no signing key)") + f" (event {row['event']})")
 
 
 @main.command()

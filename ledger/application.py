@@ -460,6 +460,20 @@ class CampaignLedger(Application):
         self._append(campaign, *facts)
         return facts
 
+    def keys(self, name: str | None) -> list[dict]:
+        """Each side's registered keys: the public signing key (and its short fingerprint, to compare with the other
+        player by phone or chat: a key registered in a side's name by the other player shows here) and the event."""
+        from .events import SideKeyRegistered
+
+        rows = []
+        for event in self.history(name):
+            if isinstance(event.fact, SideKeyRegistered):
+                public = event.fact.public
+                rows.append({"side": event.fact.side, "event": event.version, "public": public or None,
+                             "fingerprint": chain.key_fingerprint(public) if public else None,
+                             "signs": bool(public)})
+        return rows
+
     def opened_rolls(self, state, logged, side: str | None = None) -> dict[int, object]:
         return self.keyring.opened_rolls(state, self.rules_for(state), logged, side)
 

@@ -52,3 +52,9 @@ def event_digest(campaign_id: UUID, event) -> str:
 def fingerprint(version: int, head: str) -> str:
     """What two players compare: the log's length and the first 16 hex digits of its head."""
     return f"{version}:{head[:16]}"
+
+
+def key_fingerprint(public: str) -> str:
+    """A public key short enough to read out: the first 16 hex digits of its SHA-256, in groups of four."""
+    short = hashlib.sha256(bytes.fromhex(public)).hexdigest()[:16]
+    return " ".join(short[i:i + 4] for i in range(0, 16, 4))

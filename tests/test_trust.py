@@ -267,3 +267,11 @@ def test_every_command_checks_the_events_it_replays(table):
                                                        item=roll.item[:-1] + "b"), "german", US)
     result = german("status")
     assert result.exit_code == 0 and "signature does not verify" in result.stderr and "Warning" in result.stderr
+
+
+def test_keys_show_gives_each_sides_fingerprint(table):
+    german, us, anyone = table
+    rows = anyone.json("keys", "show")
+    assert [(r["side"], r["signs"], len(r["fingerprint"])) for r in rows] == [("german", True, 19), ("us", True, 19)]
+    assert rows[0]["fingerprint"] in anyone.ok("keys", "show").stdout
+    assert rows[0]["fingerprint"] != rows[1]["fingerprint"]
