@@ -43,6 +43,7 @@ PLAN = [
     ("8.6144", "us", ()),
     ("8.6146", "german", ()),
 ]
+PASSPHRASE = b"bench: both sides' signing keys"  # one passphrase opens both sides' keys (a bench, not a game)
 CMD_MAX = 3000  # rolls timed one command (one save, one commit) each: ~ms apiece
 TAIL = 200  # one-command rolls again at the end, on the full log, to show how append scales
 BATCH = 500  # facts per save for the bulk of the log
@@ -79,16 +80,29 @@ def roll_batched(ledger: CampaignLedger, count: int, start: int) -> None:
     """`count` rolls recorded into one loaded aggregate, saved once per BATCH facts. Each fact is
     decided as CampaignLedger.roll decides it (the same decision), so the audit stays clean."""
     campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    signers = {side: ledger.keyring.signer(campaign, rules, side) for side in rules.system.sides}
     for n, i in enumerate(range(start, start + count), 1):
         table_id, side, drms = PLAN[i % len(PLAN)]
         rules = ledger.rules_for(campaign)
         table = rules.table(table_id)
         command = rolls.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
                                     faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
-        campaign.record(rolls.roll(campaign, rules, command)[0])
+        campaign.record(rolls.roll(campaign, rules, command)[0], side, signers[side])  # signed, as a command does
         if n % BATCH == 0:
             ledger.save(campaign)
     ledger.save(campaign)
+
+
+def verify_all(ledger: CampaignLedger) -> int:
+    """The signature checks the audit makes, alone: every signed event's Ed25519 signature of its digest."""
+    from ledger.secrets import verify
+
+    state = ledger.campaign(None)
+    keys = {side: key["public"] for side, key in state.keys.items()}
+    signed = [e for e in ledger.history(None) if e.signature]
+    assert all(verify(keys[e.author], e.digest, e.signature) for e in signed)
+    return len(signed)
 
 
 def floor_decode(db: str) -> int:
@@ -175,6 +189,9 @@ def main() -> None:
         ledger.step(None, "8.603")
         ledger.scenario_end(None, ("german=0", "us=0"), "german")
         ledger.step(None, "8.614")
+        for side in ("german", "us"):  # every event from here on is signed by its side (Ed25519)
+            ledger.register_key(None, side, PASSPHRASE)
+        ledger.key_material = PASSPHRASE
         setup_events = len(ledger.history(None))  # CampaignStarted, steps, CG-Scenario End, New CG Date
         cid = campaign_id("Bench")
         print(f"recording {n} rolls in {db} ...", flush=True)
@@ -201,11 +218,13 @@ def main() -> None:
         t, _ = best_of(lambda: log_rows(history))
         rows.append(("log_rows fold (over history)", events, t))
         del history
+        t_verify, verified = best_of(lambda: verify_all(ledger))
         t, report = best_of(lambda: ledger.audit(None))
         rows.append(("audit (history + chain + every roll re-checked)", events, t))
         print(f"audit report: {report.events} events, {report.rolls} rolls, "
               f"{'CLEAN' if report.clean else f'{len(report.findings)} FINDINGS: {report.findings[:3]}'}")
         assert report.clean and report.rolls == n
+        rows.append(("  of which: Ed25519 verify of every signature", verified, t_verify))
         rows.append(("floor: raw sqlite3 SELECT", count, t_sel))
         rows.append(("FLOOR: raw SELECT + msgspec.json.decode", count, t_floor))
 

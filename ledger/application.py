@@ -5,6 +5,8 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import msgspec
 from pathlib import Path
 
 from eventsourcing.application import Application
@@ -27,7 +29,7 @@ from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
 from .mapping import map_lvp
-from .persistence import decode_envelope, decode_snapshot, snapshot_seal
+from .persistence import decode_envelope, read_snapshot, snapshot_event, snapshot_seal
 from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
 from .timeline import as_of as as_of_log
@@ -87,9 +89,9 @@ class CampaignLedger(Application):
         start = None
         rows = self.snapshots.recorder.select_events(cid, desc=True, limit=1, lte=version) if self.snapshots else []
         if rows:
-            problem = self._snapshot_problem(cid, rows[0])
+            snap, problem = self._snapshot_problem(cid, rows[0])
             if problem is None:
-                start = self.mapper.to_domain_event(rows[0]).mutate(None)
+                start = snapshot_event(rows[0], snap).mutate(None)
             else:
                 self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
         campaign = start
@@ -103,20 +105,21 @@ class CampaignLedger(Application):
             raise CampaignNotFound("the campaign has no events")
         return campaign
 
-    def _snapshot_problem(self, cid, stored) -> str | None:
-        """Why a stored snapshot is not to be trusted: its seal, or the digest of the event it summarizes."""
+    def _snapshot_problem(self, cid, stored):
+        """(the stored snapshot, why it is not to be trusted or None): its seal, or the digest of the event it
+        summarizes. Its state is not parsed here."""
         version = stored.originator_version
         try:
-            snap, state = decode_snapshot(self.mapper.decode_state(stored))
+            snap = read_snapshot(self.mapper.decode_state(stored))
         except Exception:  # noqa: BLE001
-            return f"the snapshot at event {version} cannot be read"
-        if snap.seal != snapshot_seal(snap.state):
-            return f"the snapshot at event {version} was edited (its seal does not match its content)"
+            return None, f"the snapshot at event {version} cannot be read"
+        if snap.seal != snapshot_seal(snap.head, snap.state):
+            return snap, f"the snapshot at event {version} was edited (its seal does not match its content)"
         event = self._logged(cid, version)
-        if event is None or event.fact is None or state.get("head") != event.digest \
+        if event is None or event.fact is None or snap.head != event.digest \
                 or chain.event_digest(cid, event) != event.digest:
-            return f"the snapshot at event {version} does not summarize the stored event {version}"
-        return None
+            return snap, f"the snapshot at event {version} does not summarize the stored event {version}"
+        return snap, None
 
     def _logged(self, cid, version: int) -> Logged | None:
         rows = self.recorder.select_events(cid, gt=version - 1, lte=version)
@@ -127,15 +130,16 @@ class CampaignLedger(Application):
         self.snapshots.put([Campaign.Snapshot.take(self._rebuild(aggregate_id, version))])
 
     def snapshots_of(self, name: str | None) -> dict[int, tuple[dict | None, str | None]]:
-        """Every stored snapshot of the campaign: version -> (its state, or None; why it does not check out)."""
+        """Every stored snapshot of the campaign: version -> (its state, parsed for the latest only, the one reads
+        start from; why it does not check out). Each one's seal and event are checked; the latest is compared
+        whole with the replay by the audit (an older edited one either shows in the next, built on it, or no
+        longer matters)."""
         cid = campaign_id(self.resolve_name(name))
-        found = {}
-        for stored in self.snapshots.recorder.select_events(cid) if self.snapshots else []:
-            problem = self._snapshot_problem(cid, stored)
-            try:
-                state = decode_snapshot(self.mapper.decode_state(stored))[1]
-            except Exception:  # noqa: BLE001
-                state = None
+        stored_rows = self.snapshots.recorder.select_events(cid) if self.snapshots else []
+        found: dict[int, tuple[dict | None, str | None]] = {}
+        for index, stored in enumerate(stored_rows):
+            snap, problem = self._snapshot_problem(cid, stored)
+            state = msgspec.json.decode(snap.state) if snap is not None and index == len(stored_rows) - 1 else None
             found[stored.originator_version] = (state, problem)
         return found
 

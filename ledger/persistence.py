@@ -36,19 +36,32 @@ class Envelope(msgspec.Struct, frozen=True):
 class SnapshotState(msgspec.Struct, frozen=True):
     timestamp: datetime
     topic: str
-    state: msgspec.Raw  # the aggregate's attributes, as JSON: the seal covers these exact bytes
-    seal: str = ""  # sha256 of the state's bytes (ledger/persistence.snapshot_seal); empty in older snapshots
+    state: msgspec.Raw  # the aggregate's attributes, as JSON: the seal covers these exact bytes (parsed only when used)
+    seal: str = ""  # ledger/persistence.snapshot_seal of head and state; empty in older snapshots
+    head: str = ""  # the digest of the event it summarizes
 
 
-def snapshot_seal(state: bytes) -> str:
-    """What a snapshot's bytes must hash to: an edit that does not recompute it is caught on load."""
-    return hashlib.sha256(b"cgledger snapshot:" + bytes(state)).hexdigest()
+def snapshot_seal(head: str, state: bytes) -> str:
+    """What a snapshot must hash to: an edit that does not recompute it is caught on load."""
+    return hashlib.sha256(b"cgledger snapshot:" + head.encode() + b":" + bytes(state)).hexdigest()
 
 
-def decode_snapshot(data: bytes) -> tuple[SnapshotState, dict[str, Any]]:
-    """A stored snapshot and its state as a dict."""
-    snap = _snapshot.decode(data)
-    return snap, msgspec.json.decode(snap.state)
+def read_snapshot(data: bytes) -> SnapshotState:
+    """A stored snapshot with its state left unparsed (checking its seal needs only the bytes)."""
+    return _snapshot.decode(data)
+
+
+def snapshot_event(stored: StoredEvent, snap: SnapshotState) -> Snapshot:
+    """The eventsourcing Snapshot of a stored one (its state parsed once, here)."""
+    state = msgspec.json.decode(snap.state)
+    for key in _DATETIME_KEYS:
+        if isinstance(state.get(key), str):
+            state[key] = datetime.fromisoformat(state[key])
+    event = object.__new__(Snapshot)
+    object.__setattr__(event, "__dict__", {"timestamp": snap.timestamp, "topic": snap.topic, "state": state,
+                                           "originator_id": stored.originator_id,
+                                           "originator_version": stored.originator_version})
+    return event
 
 
 SNAPSHOT_TOPIC = get_topic(Snapshot)
@@ -83,8 +96,9 @@ class MsgspecMapper(Mapper):
         if isinstance(domain_event, Snapshot):
             topic = SNAPSHOT_TOPIC
             state = _encoder.encode(domain_event.state)
+            head = domain_event.state.get("head", "")
             data = _encoder.encode(SnapshotState(domain_event.timestamp, domain_event.topic, msgspec.Raw(state),
-                                                 snapshot_seal(state)))
+                                                 snapshot_seal(head, state), head))
         else:
             topic = TAGS[type(domain_event.fact)]
             data = _encoder.encode(
@@ -114,13 +128,8 @@ class MsgspecMapper(Mapper):
         try:
             data = self.decode_state(stored)
             if stored.topic == SNAPSHOT_TOPIC:
-                snap, state = decode_snapshot(data)
-                for key in _DATETIME_KEYS:
-                    if isinstance(state.get(key), str):
-                        state[key] = datetime.fromisoformat(state[key])
-                attributes = {"timestamp": snap.timestamp, "topic": snap.topic, "state": state}
-                cls: type = Snapshot
-            elif stored.topic in FACT_TAGS:
+                return snapshot_event(stored, _snapshot.decode(data))
+            if stored.topic in FACT_TAGS:
                 envelope = _envelope.decode(data)
                 if TAGS[type(envelope.fact)] != stored.topic:
                     raise ValueError(f"its stored topic is not its event's type {TAGS[type(envelope.fact)]}")
@@ -135,6 +144,7 @@ class MsgspecMapper(Mapper):
                     "form": envelope.form,
                 }
                 started, recorded, aggregate_topic = _campaign_classes()
+                cls: type
                 if isinstance(envelope.fact, CampaignStarted) and stored.originator_version == 1:
                     cls = started
                     attributes["originator_topic"] = aggregate_topic

@@ -7,6 +7,7 @@ the key). Uses the `cryptography` package's Fernet (AES-128-CBC with HMAC-SHA256
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -78,13 +79,19 @@ def sign(private, digest: str) -> str:
     return private.sign(bytes.fromhex(digest)).hex()
 
 
+@functools.cache
+def _public_key(public: str):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(public))
+
+
 def verify(public: str, digest: str, signature: str) -> bool:
     """Whether `signature` is the key's signature of the event digest."""
     from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public)).verify(bytes.fromhex(signature), bytes.fromhex(digest))
+        _public_key(public).verify(bytes.fromhex(signature), bytes.fromhex(digest))
     except (InvalidSignature, ValueError):
         return False
     return True

@@ -214,9 +214,10 @@ def edit_snapshot(cli, change, reseal: bool) -> None:
     snap = json.loads(bytes(state))
     change(snap["state"])
     raw = json.dumps(snap["state"]).encode()
-    snap["seal"] = snapshot_seal(raw) if reseal else snap["seal"]
+    snap["seal"] = snapshot_seal(snap["head"], raw) if reseal else snap["seal"]
     data = b'{"timestamp":' + json.dumps(snap["timestamp"]).encode() + b',"topic":' + json.dumps(
-        snap["topic"]).encode() + b',"state":' + raw + b',"seal":' + json.dumps(snap["seal"]).encode() + b"}"
+        snap["topic"]).encode() + b',"state":' + raw + b',"seal":' + json.dumps(snap["seal"]).encode() + \
+        b',"head":' + json.dumps(snap["head"]).encode() + b"}"
     sql(cli.db, "UPDATE {snapshots} SET state = ?", (data,))
 
 
