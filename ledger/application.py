@@ -161,11 +161,13 @@ class CampaignLedger(Application):
         rules = self.rules_for(campaign)
         sides = list(rules.system.sides)
         keyed = signing_sides(campaign)
-        opened = self.keyring.opens(campaign) if keyed and self.keyring.material is not None else None
+        opened: list[str | None] = []  # the side the key given opens: scrypt per side, so only when a shared act needs it
         records = []
         for fact in facts:
             mine = owner(fact)
-            author = mine if mine is not None else recorder(campaign, sides, opened)
+            if mine is None and not opened:
+                opened.append(self.keyring.opens(campaign) if keyed and self.keyring.material is not None else None)
+            author = mine if mine is not None else recorder(campaign, sides, opened[0])
             if mine is None and not author and keyed:
                 raise BadInput("every side signs its acts now: give your passphrase (CGLEDGER_PASSPHRASE) or key file "
                                "(--key-file)", rights.RULE)

@@ -276,3 +276,16 @@ def test_keys_show_gives_each_sides_fingerprint(table):
     assert [(r["side"], r["signs"], len(r["fingerprint"])) for r in rows] == [("german", True, 19), ("us", True, 19)]
     assert rows[0]["fingerprint"] in anyone.ok("keys", "show").stdout
     assert rows[0]["fingerprint"] != rows[1]["fingerprint"]
+
+
+def test_a_rewind_over_shared_acts_is_a_proposal_the_other_side_accepts(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    before = [r["in_force"] for r in anyone.json("log")]
+    proposed = german.json("rewind", "19 AM", "--reason", "we forgot the reinforcements")
+    assert proposed["proposed"] == "rewind" and len(proposed["actions"]) > 3
+    assert [r["in_force"] for r in anyone.json("log")][: len(before)] == before  # nothing voided yet
+    german.refused("accept", contains="only the other side can accept it")
+    done = us.json("accept")
+    assert done["cg_date"] == "19 AM" and done["voided"] == proposed["actions"] and done["accepted"]
+    assert anyone.json("status")["cg_date"] == "19 AM" and kinds(anyone) == []
