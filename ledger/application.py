@@ -5,8 +5,6 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import msgspec
 from pathlib import Path
 
 from eventsourcing.application import Application
@@ -29,7 +27,8 @@ from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
 from .mapping import map_lvp
-from .persistence import decode_envelope, read_snapshot, snapshot_event, snapshot_seal
+from .loading import Loader
+from .persistence import decode_envelope
 from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
 from .timeline import as_of as as_of_log
@@ -66,7 +65,12 @@ class CampaignLedger(Application):
         self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
-        self.notices: list[str] = []  # what a read found and worked around (a snapshot that does not check out)
+        self.loader = Loader(self.events, self.snapshots, self.recorder, self.mapper)
+
+    @property
+    def notices(self) -> list[str]:
+        """What a read found and worked around (a snapshot that does not check out, an event that does not verify)."""
+        return self.loader.notices
 
     @property
     def key_material(self) -> bytes | None:
@@ -84,64 +88,14 @@ class CampaignLedger(Application):
             raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
 
     def _rebuild(self, cid, version: int | None = None) -> Campaign:
-        """The aggregate from its latest snapshot (at or before `version`) if that snapshot checks out, then the
-        events after it. A snapshot that does not check out is reported (`notices`) and the log replayed whole."""
-        start = None
-        rows = self.snapshots.recorder.select_events(cid, desc=True, limit=1, lte=version) if self.snapshots else []
-        if rows:
-            snap, problem = self._snapshot_problem(cid, rows[0])
-            if problem is None:
-                start = snapshot_event(rows[0], snap).mutate(None)
-            else:
-                self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
-        campaign = start
-        for event in self.events.get(cid, gt=start.version if start else None, lte=version):
-            if campaign is not None:
-                problem = envelope_problem(cid, campaign, event)
-                if problem:
-                    self.notices.append(f"event {event.originator_version}: {problem} (run `cgledger audit`)")
-            campaign = event.mutate(campaign)
-        if campaign is None:
-            raise CampaignNotFound("the campaign has no events")
-        return campaign
-
-    def _snapshot_problem(self, cid, stored):
-        """(the stored snapshot, why it is not to be trusted or None): its seal, or the digest of the event it
-        summarizes. Its state is not parsed here."""
-        version = stored.originator_version
-        try:
-            snap = read_snapshot(self.mapper.decode_state(stored))
-        except Exception:  # noqa: BLE001
-            return None, f"the snapshot at event {version} cannot be read"
-        if snap.seal != snapshot_seal(snap.head, snap.state):
-            return snap, f"the snapshot at event {version} was edited (its seal does not match its content)"
-        event = self._logged(cid, version)
-        if event is None or event.fact is None or snap.head != event.digest \
-                or chain.event_digest(cid, event) != event.digest:
-            return snap, f"the snapshot at event {version} does not summarize the stored event {version}"
-        return snap, None
-
-    def _logged(self, cid, version: int) -> Logged | None:
-        rows = self.recorder.select_events(cid, gt=version - 1, lte=version)
-        return self._as_logged(rows[0]) if rows else None
+        return self.loader.campaign(cid, version)
 
     def take_snapshot(self, aggregate_id, version: int | None = None, projector_func=None) -> None:
         """A snapshot built the way reads build the campaign: never on top of a snapshot that does not check out."""
         self.snapshots.put([Campaign.Snapshot.take(self._rebuild(aggregate_id, version))])
 
     def snapshots_of(self, name: str | None) -> dict[int, tuple[dict | None, str | None]]:
-        """Every stored snapshot of the campaign: version -> (its state, parsed for the latest only, the one reads
-        start from; why it does not check out). Each one's seal and event are checked; the latest is compared
-        whole with the replay by the audit (an older edited one either shows in the next, built on it, or no
-        longer matters)."""
-        cid = campaign_id(self.resolve_name(name))
-        stored_rows = self.snapshots.recorder.select_events(cid) if self.snapshots else []
-        found: dict[int, tuple[dict | None, str | None]] = {}
-        for index, stored in enumerate(stored_rows):
-            snap, problem = self._snapshot_problem(cid, stored)
-            state = msgspec.json.decode(snap.state) if snap is not None and index == len(stored_rows) - 1 else None
-            found[stored.originator_version] = (state, problem)
-        return found
+        return self.loader.snapshots(campaign_id(self.resolve_name(name)))
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
         return rulesmod.load(state.system, state.override_sources())
@@ -552,16 +506,7 @@ class CampaignLedger(Application):
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
         name = self.resolve_name(name)
-        logged = []
-        return [self._as_logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
-
-    def _as_logged(self, stored) -> Logged:
-        try:
-            envelope = decode_envelope(self.mapper.decode_state(stored))
-        except Exception as e:  # noqa: BLE001 - a damaged row is a finding, not a crash
-            return Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
-        return Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic,
-                      envelope.fact, "", envelope.author, envelope.signature, envelope.command, envelope.form)
+        return [self.loader.logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
@@ -602,29 +547,13 @@ class CampaignLedger(Application):
         if as_of is not None:
             last = self.read(name, as_of, raw=True)[0][-1]
         else:
-            last = self._as_logged(self.recorder.select_events(cid, desc=True, limit=1)[0])
+            last = self.loader.logged(self.recorder.select_events(cid, desc=True, limit=1)[0])
         # recomputed, never taken on trust: an edit that was not re-chained shows here, not only in `audit`
         if last.fact is None or chain.event_digest(cid, last) != last.digest:
             raise DatabaseError(f"event {last.version} was altered after it was recorded (its content no longer "
                                 "matches its digest): run `cgledger audit`")
         return fingerprint(last.version, last.digest)
 
-
-
-def envelope_problem(cid, state: CampaignState, event) -> str | None:
-    """What every load checks of each event it replays after the snapshot (the audit checks all, and re-decides
-    them): it follows the one before, its digest covers its content, its author and signature are right."""
-    from .audit import check_author
-    from .events import TAGS
-
-    logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                    event.fact, "", event.author, event.signature, event.command, event.form)
-    if event.prev != state.head:
-        return "it does not follow the event before it: the log was rewritten"
-    if chain.event_digest(cid, logged) != event.digest:
-        return "it was altered after it was recorded"
-    found = check_author(state, event.fact, logged)
-    return found[0][1] if found else None
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:
