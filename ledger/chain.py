@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from datetime import datetime, timezone
 from uuid import UUID
@@ -36,11 +37,49 @@ def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact
     """The event's digest. Form 2 (every event written now) covers its whole stored form: the stored
     topic, the author side and the command id as well as the fact; form 1 (older logs) the fact only."""
     if form == 1:
-        payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, fact))
+        payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, _as_written(fact)))
     else:
         payload = _encoder.encode((f"cgledger/{form}", str(campaign_id), version, iso_utc(timestamp), prev, topic,
-                                   author, command, fact))
+                                   author, command, _without_defaults(fact)))
     return hashlib.sha256(payload).hexdigest()
+
+
+def _without_defaults(fact: Fact) -> dict:
+    """The fact as form 2 digests it: fields at their default left out, so a field added later (always with a
+    default) does not change the digest of an event stored before it."""
+    data = msgspec.to_builtins(fact)
+    for name, default in _defaults(type(fact)).items():
+        if name in data and data[name] == default:
+            del data[name]
+    return data
+
+
+@functools.cache
+def _defaults(cls) -> dict:
+    """{field: its default, as builtins} of a fact type."""
+    fields = cls.__struct_fields__
+    found = {}
+    for name, default in zip(fields[len(fields) - len(cls.__struct_defaults__):], cls.__struct_defaults__):
+        if default is msgspec.NODEFAULT:
+            continue
+        if type(default).__name__ == "Factory":
+            default = default.factory()
+        found[name] = msgspec.to_builtins(default)
+    return found
+
+
+# fields added after form 1 was replaced: a form-1 event was digested without them
+_ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal",), "Rewound": ("proposal",), "SideKeyRegistered": ("public",)}
+
+
+def _as_written(fact: Fact):
+    added = _ADDED_SINCE_FORM_1.get(type(fact).__struct_config__.tag)
+    if not added:
+        return fact
+    data = msgspec.to_builtins(fact)
+    for name in added:
+        data.pop(name, None)
+    return data
 
 
 def event_digest(campaign_id: UUID, event) -> str:

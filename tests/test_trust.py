@@ -289,3 +289,28 @@ def test_a_rewind_over_shared_acts_is_a_proposal_the_other_side_accepts(table):
     done = us.json("accept")
     assert done["cg_date"] == "19 AM" and done["voided"] == proposed["actions"] and done["accepted"]
     assert anyone.json("status")["cg_date"] == "19 AM" and kinds(anyone) == []
+
+
+def test_a_field_added_later_leaves_stored_digests_as_they_were():
+    """Events gain fields (always with a default): an event stored before one existed keeps its digest. Form 2
+    digests leave default values out; form-1 events (the release before signing) are read as they were written."""
+    import hashlib
+    from datetime import datetime, timezone
+    from uuid import uuid4
+
+    from ledger.events import DiceRolled
+
+    cid, when = uuid4(), datetime(2026, 11, 22, tzinfo=timezone.utc)
+    roll = DiceRolled(action=3, table="8.610", rule="8.610", side="german", die="dr", dice=(3,), source="rng",
+                      original=3, final=3, result="x", item="8.610|german|19 AM|a")
+    older = json.loads(msgspec.json.encode(roll))
+    for added in ("adds", "item", "series"):  # as a release before these fields wrote it
+        older.pop(added) if older[added] in ("", []) else None
+    as_read = msgspec.convert(older, AnyFact)
+    assert chain.digest(cid, 4, when, "p", as_read, "DiceRolled", "german", "c", 2) == \
+        chain.digest(cid, 4, when, "p", roll, "DiceRolled", "german", "c", 2)
+    # a form-1 ActionUndone as the release before signing digested it (no `proposal` field then)
+    payload = msgspec.json.encode((str(cid), 5, chain.iso_utc(when), "p",
+                                   {"type": "ActionUndone", "action": 4, "undone": 3, "reason": ""}))
+    stored = msgspec.convert({"type": "ActionUndone", "action": 4, "undone": 3, "reason": ""}, AnyFact)
+    assert chain.digest(cid, 5, when, "p", stored) == hashlib.sha256(payload).hexdigest()
