@@ -121,6 +121,11 @@ def plan(rules: Rules, state: CampaignState, target: str | None) -> Move:
     open_needs = unmet(rules, state, state.step)
     if open_needs:
         raise BadInput(f"step {title(rules, state.step)} still needs {needs_text(open_needs)}", state.step)
+    waiting = sorted(e["version"] for e in state.declared.values() if not e["made"])
+    if waiting:
+        raise BadInput(f"step {title(rules, state.step)} waits for the dice of the fair roll(s) declared at event(s) "
+                       f"{', '.join(map(str, waiting))}: the other side's ledger answers on its next command "
+                       "(`cgledger answer`)", state.step)
     goal = target or next_step(rules, state)
     order = [s.id for s in rules.system.steps]
     if goal != SCENARIO and state.step != SCENARIO and order.index(goal) <= order.index(state.step):
