@@ -19,7 +19,7 @@ from .campaign import Campaign, CampaignState, campaign_id, fold
 from . import chain
 from .chain import fingerprint
 from .decide import map as mapd
-from .decide import fair, purchases, rolls, secrets, steps
+from .decide import chits, fair, purchases, rolls, secrets, steps
 from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
@@ -333,6 +333,14 @@ class CampaignLedger(Application):
         for entry in fair.pending(campaign):
             key = f"{entry['side']}:{entry['n']}"
             if entry["side"] != me and not entry["answered"]:
+                if not entry["secret"]:
+                    try:  # what the campaign became since the declaration may refuse the roll (its CPP spent)
+                        rolls.roll(campaign, rules, fair.command(entry, fair.placeholder(rules.table(entry["table"]).die)),
+                                   sealed_cpp(campaign, entry["side"]))
+                    except LedgerError as e:
+                        self.notices.append(f"the fair roll of event {entry['version']} cannot be made now "
+                                            f"({e.line()}): its side can undo it")
+                        continue
                 value = self.keyring.chain_value(campaign, rules, me, "answer", entry["n"])
                 answered = fair.answer(campaign, rules, me, entry["version"], value)
                 self._put(campaign, answered)
@@ -354,7 +362,22 @@ class CampaignLedger(Application):
         return facts
 
     def _settle_chits(self, campaign: Campaign, rules, me: str) -> list:
-        return []
+        """Once both chits are sealed, this side's is revealed; once both are revealed, the matrix resolves (8.6232)
+        in the same action."""
+        mine = campaign.sealed_chits.get(me)
+        if mine is None or mine["chit"] or not all(s in campaign.sealed_chits for s in rules.system.sides):
+            return []
+        chit, salt = msgspec.json.decode(self.keyring.unseal_text(campaign, rules, me, mine["sealed"],
+                                                                  "sealed chit"))
+        shown = chits.reveal(campaign, rules, me, chit, salt)
+        self._put(campaign, shown)
+        facts = [shown]
+        both = chits.revealed(campaign, rules)
+        if both is not None:
+            chosen = msgspec.structs.replace(steps.initiative(campaign, rules, both), action=shown.action)
+            self._put(campaign, chosen)
+            facts.append(chosen)
+        return facts
 
     def answer(self, name: str | None) -> list:
         """Records what the protocol owes the side whose key is given (`_settle`), and nothing else."""
@@ -440,9 +463,26 @@ class CampaignLedger(Application):
         self._append(campaign, fact)
         return fact
 
-    def initiative(self, name: str | None, chits: dict[str, str], us_has_no_units: bool = False):
+    def initiative(self, name: str | None, given: dict[str, str], us_has_no_units: bool = False):
+        """Both chits at one table; once both sides hold keys, this side's chit sealed (the other's comes sealed
+        too; both are revealed by the sides' ledgers, and the matrix resolves then)."""
+        import secrets as random
+
         campaign, rules = self._load(name)
-        fact = steps.initiative(campaign, rules, chits, us_has_no_units)
+        if chits.sealed_play(campaign, rules):
+            if len(given) != 1 or us_has_no_units:
+                raise BadInput("both sides hold keys: give only your own side's chit (--chit SIDE=attack|idle), with "
+                               "your key; it is sealed until the other side's is sealed too",
+                               steps.need_step(rules, campaign, "initiative") + "2")
+            (side, chit), = given.items()
+            side = rules.side(side)
+            chits.check_chit(campaign, rules, side, chit)
+            salt = random.token_hex(16)
+            text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
+            fact = chits.seal(campaign, rules, side, chits.commitment(side, chit.lower(), salt), text)
+            self._append(campaign, fact)
+            return fact
+        fact = steps.initiative(campaign, rules, given, us_has_no_units)
         self._append(campaign, fact)
         return fact
 

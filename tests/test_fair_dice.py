@@ -279,3 +279,55 @@ def test_a_weak_passphrase_is_refused(at):
     cli = at("8.610")
     Player(cli.db, "summer2024").refused("keys", "init", "--side", "german", contains="too weak")
     assert not rows(cli, "DiceCommitted")
+
+
+# ---- 8.6232: Initiative chits chosen at the same time ---------------------------------------------------------
+@pytest.fixture
+def chits(at):
+    return keyed(at("8.623", "19 PM"))
+
+
+def test_each_side_seals_its_chit_and_the_matrix_resolves_once_both_are_revealed(chits):
+    german, us, anyone = chits
+    german.refused("initiative", "--chit", "german=attack", "--chit", "us=idle", contains="give only your own side's chit")
+    anyone.refused("initiative", "--chit", "german=attack", contains="give its passphrase")
+    us.refused("initiative", "--chit", "german=attack", contains="not the German side's")
+    german.ok("initiative", "--chit", "german=attack")
+    sealed = rows(anyone, "ChitSealed")
+    assert [(r["side"], len(r["commitment"])) for r in sealed] == [("german", 64)] and "chit" not in sealed[0]
+    assert "attack" not in json.dumps(sealed)
+    german.refused("initiative", "--chit", "german=idle", contains="a sealed chit cannot be changed")
+    german.ok("status")  # nothing to reveal before the U.S. chit is sealed
+    assert not rows(anyone, "ChitRevealed")
+    us.ok("initiative", "--chit", "us=idle")
+    us.ok("status")  # the U.S. ledger reveals its chit
+    assert [r["side"] for r in rows(anyone, "ChitRevealed")] == ["us"] and not rows(anyone, "InitiativeChosen")
+    final = anyone("audit", "--final")
+    assert final.exit_code == 1 and "sealed Initiative chit was never revealed" in final.stdout
+    german.ok("status")  # the German ledger reveals its chit; the matrix resolves in the same action
+    chosen = rows(anyone, "InitiativeChosen")
+    assert [(r["chits"], r["scenario"]) for r in chosen] == [({"german": "attack", "us": "idle"}, "German Assault")]
+    assert audit(anyone, "--final")["clean"]
+
+
+def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, make_db):
+    german, us, anyone = chits
+    german.ok("initiative", "--chit", "german=idle")
+    us.ok("initiative", "--chit", "us=attack")
+    us.ok("status")  # the U.S. chit is revealed: the German now knows it
+    # a German reveal of another chit than the one sealed: the audit names it, and `import` refuses it
+    from ledger.events import ChitRevealed
+
+    copy = make_db()
+    bundle = tmp_path / "b.json"
+    anyone.ok("export", "--since", "0", str(bundle))
+    Cli(copy).ok("import", str(bundle))
+    forge(copy, lambda c: ChitRevealed(action=c.next_action, side="german", chit="attack", salt="00" * 16), GERMAN)
+    findings = audit(Cli(copy))["findings"]
+    assert [f["kind"] for f in findings] == ["decision"] and "is not the one sealed" in findings[0]["message"]
+    # sealing again is refused (the German ledger reveals the sealed chit first, and the matrix resolves)
+    german.refused("initiative", "--chit", "german=attack", contains="already determined")
+    german.ok("status")
+    assert rows(anyone, "InitiativeChosen")[0]["chits"] == {"german": "idle", "us": "attack"}
+    german.ok("undo")  # the reveal and the matrix are a shared act: only a proposal
+    assert [r["type"] for r in rows(anyone)[-1:]] == ["TakeBackProposed"]

@@ -84,9 +84,8 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
     n = state.fair_n.get(side, 0) + 1
     table = rules.table(cmd.table)
     secret = cmd.secret or table.secret
-    count, lowest, _highest = FACES[table.die]
-    low = (lowest,) * count  # placeholder dice: every check but the dice is made now
-    fact, _resolution = rolls.roll(state, rules, msgspec.structs.replace(cmd, faces=low, source="fair", fair=n),
+    fact, _resolution = rolls.roll(state, rules, msgspec.structs.replace(cmd, faces=placeholder(table.die),
+                                                                         source="fair", fair=n),
                                    sealed_cpp)
     if secret and value:
         raise BadInput("a Secret fair roll publishes its roll value only when it is revealed", RULE)
@@ -94,6 +93,12 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
         check_value(state, rules, side, "roll", n, value)
     return RollDeclared(action=state.next_action, table=fact.table, side=side, n=n, value=value,
                         drms=tuple(cmd.drms), purpose=cmd.purpose, rg=cmd.rg, item=fact.item, secret=secret)
+
+
+def placeholder(die: str) -> tuple[int, ...]:
+    """A die's lowest faces: every check of a roll but its dice is made with them before the dice exist."""
+    count, lowest, _highest = FACES[die]
+    return (lowest,) * count
 
 
 def waiting(state: CampaignState, version: int) -> dict:

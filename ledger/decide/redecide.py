@@ -16,7 +16,8 @@ from ..events import (
 )
 from ..evolve import CampaignState
 from . import map as mapd
-from . import fair, purchases, rights, rolls, secrets, steps
+from . import chits, fair, purchases, rights, rolls, secrets, steps
+from ..events import ChitRevealed, ChitSealed
 from ..events import DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 
 UNKNOWN_CPP = 10**9  # a side's sealed replenishments are its secret: the audit cannot bound what they allow
@@ -99,6 +100,10 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
         return [secrets.fair_commit(state, rules, fact.side, fact.commitment, fact.shares)]
     if isinstance(fact, FairSeedRevealed):
         return [secrets.fair_reveal(state, rules, fact.side, fact.seed)]
+    if isinstance(fact, ChitSealed):
+        return [chits.seal(state, rules, fact.side, fact.commitment, fact.sealed)]
+    if isinstance(fact, ChitRevealed):
+        return [chits.reveal(state, rules, fact.side, fact.chit, fact.salt)]
     if isinstance(fact, DiceModeChosen):
         return [fair.choose_mode(state, rules, fact.mode)]
     if isinstance(fact, DiceCommitted):
