@@ -189,6 +189,7 @@ def main() -> None:
         ledger.step(None, "8.603")
         ledger.scenario_end(None, ("german=0", "us=0"), "german")
         ledger.step(None, "8.614")
+        ledger.dice_mode(None, "immediate")  # the ledger rolls at once (fair dice wait for the other side's answer)
         for side in ("german", "us"):  # every event from here on is signed by its side (Ed25519)
             ledger.register_key(None, side, PASSPHRASE)
         ledger.key_material = PASSPHRASE

@@ -45,6 +45,13 @@ def initiative(obj, german: str | None, us: str | None, chits, us_has_no_units: 
             raise click.BadParameter(f"'{item}': use SIDE=attack or SIDE=idle", param_hint="--chit")
         given[side] = chit
     fact = obj.ledger().initiative(obj.campaign, given, us_has_no_units)
+    if not hasattr(fact, "chits"):  # sealed: both sides hold keys
+        if as_json:
+            emit_json({"sealed": fact.side, "event": obj.ledger().campaign(obj.campaign).version})
+            return
+        click.echo(f"the {fact.side} chit is sealed; both chits are revealed by the sides' ledgers once both are "
+                   "sealed, and the matrix resolves then")
+        return
     if as_json:
         emit_json({"chits": fact.chits, "scenario": fact.scenario})
         return

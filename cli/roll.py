@@ -56,6 +56,9 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
     """Roll on TABLE and record it (in the step the table belongs to)."""
     ledger = obj.ledger()
     rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl)
+    if not hasattr(rolled, "resolution"):
+        declared_output(rolled, as_json)
+        return
     table = rolled.resolution.table
     if as_json:
         emit_json(roll_json(rolled, table.title))
@@ -72,3 +75,22 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
     click.echo(f"  recorded as event {rolled.version}{' for ' + repr(fact.purpose) if fact.purpose else ''}")
     if fact.secret and rolled.sealed:
         click.echo(f"  sealed: only the {rolled.side_name} side can read it until `cgledger reveal {rolled.version}`")
+
+
+def declared_output(declared, as_json: bool) -> None:
+    """A fair roll: declared and waiting for the other side's answer; no result yet."""
+    fact = declared.fact
+    if as_json:
+        emit_json({"id": declared.version, "action": fact.action, "table": fact.table, "title": declared.table.title,
+                   "side": fact.side, "cg_date": declared.cg_date, "declared": True, "waiting": True, "n": fact.n,
+                   "secret": fact.secret, "purpose": fact.purpose or None, "rg": fact.rg, "source": "fair",
+                   "drms": [{"key": k, "input": n} for k, n in fact.drms]})
+        return
+    table = declared.table
+    click.echo(f"{table.id} {table.title} ({table.rule}): {declared.side_name}, {declared.cg_date}"
+               f"{' [secret]' if fact.secret else ''}")
+    click.echo(f"  declared as event {declared.version} (fair roll {fact.n} of the {declared.side_name} side): waiting "
+               f"for its dice")
+    click.echo(f"  the {declared.answerer} side's ledger answers it on its next command (or `cgledger answer`); "
+               + ("your ledger then makes the Secret roll on your next command" if fact.secret else
+                  "the result is recorded with that answer"))

@@ -73,23 +73,66 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, as_json: b
 
 @main.group(name="fair-dice")
 def fair_dice() -> None:
-    """Provably fair Secret rolls: each side's seed, committed at campaign start, revealed at its end."""
+    """Dice nobody can choose or foresee: each side's chains, committed with its key (see README)."""
 
 
 @fair_dice.command(name="commit")
 @click.option("--side", required=True)
 @common
 def fair_commit(obj, side: str) -> None:
-    """Commit to SIDE's seed (derived from its passphrase) and publish its shares of the other side's rolls."""
+    """Commit to SIDE's fair-dice chains (done by `keys init`; for a side whose key is older)."""
     fact = obj.ledger().fair_commit(obj.campaign, side)
-    click.echo(f"the {fact.side} side committed to its seed ({fact.commitment[:16]}…) and published "
-               f"{len(fact.shares)} shares")
+    click.echo(f"the {fact.side} side committed to its fair-dice chains (roll {fact.roll_head[:16]}…, answer "
+               f"{fact.answer_head[:16]}…, {fact.length} values each)")
+
+
+@fair_dice.command(name="mode")
+@click.argument("mode", type=click.Choice(["fair", "immediate"], case_sensitive=False))
+@common
+def fair_mode(obj, mode: str) -> None:
+    """Choose the campaign's dice before any key is set up: fair (the default once both sides hold keys) or
+    immediate (the rolling side's ledger rolls at once)."""
+    fact = obj.ledger().dice_mode(obj.campaign, mode)
+    click.echo(f"the campaign's dice are {fact.mode} from now on")
 
 
 @fair_dice.command(name="reveal")
 @click.option("--side", required=True)
 @common
 def fair_reveal(obj, side: str) -> None:
-    """At campaign end: publish SIDE's seed, so that `audit` proves every fair roll."""
+    """(Logs of the first fair-dice protocol) publish SIDE's seed, so that `audit` proves its fair rolls."""
     fact = obj.ledger().fair_reveal(obj.campaign, side)
     click.echo(f"the {fact.side} side's seed is revealed")
+
+
+@main.command()
+@json_option
+@common
+def answer(obj, as_json: bool) -> None:
+    """Answer the other side's fair rolls waiting for your side's value, and make your own answered Secret rolls
+    (any command run with your key does this first)."""
+    from ledger.events import DiceRolled, RollAnswered, SecretRollMade
+
+    facts = obj.ledger().answer(obj.campaign)
+    rows = []
+    for fact in facts:
+        if isinstance(fact, RollAnswered):
+            rows.append({"answered": fact.declared, "n": fact.n})
+        elif isinstance(fact, DiceRolled):
+            rows[-1].update({"table": fact.table, "side": fact.side, "dice": list(fact.dice), "final": fact.final,
+                             "result": fact.result})
+        elif isinstance(fact, SecretRollMade):
+            rows.append({"made": fact.table, "side": fact.side, "n": fact.fair})
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("nothing waits for your side")
+    for row in rows:
+        if "made" in row:
+            click.echo(f"made the {row['side']} side's Secret fair roll {row['n']} on {row['made']} (sealed)")
+        elif "table" in row:
+            click.echo(f"answered event {row['answered']}: {row['table']} {row['side']} "
+                       f"{','.join(map(str, row['dice']))} Final {row['final']}: {row['result']}")
+        else:
+            click.echo(f"answered the Secret fair roll of event {row['answered']}")

@@ -10,6 +10,8 @@ def render_status(status: dict) -> str:
              + (f" ({status['scenario']})" if status["scenario"] else ""),
              f"open: {status['step_title']}" + ("  [before the Initial Scenario]" if status["initial"] else "")]
     lines += [f"  needs {need['text']}" for need in status["needs"]]
+    lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
+              f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())

@@ -17,7 +17,7 @@ from .campaign import Campaign, CampaignState, campaign_id, fold
 from . import chain
 from .chain import fingerprint
 from .decide import map as mapd
-from .decide import purchases, rolls, secrets, steps
+from .decide import chits, fair, purchases, rolls, secrets, steps
 from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
@@ -34,6 +34,18 @@ from .store import check_postgres, check_sqlite, index_topics, is_postgres, post
 from .timeline import as_of as as_of_log
 from .timeline import effective, summary
 from .vasl import parse as parse_vasl
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A fair roll declared: its dice come once the other side's ledger answers."""
+
+    fact: object  # RollDeclared
+    table: object
+    cg_date: str
+    version: int
+    side_name: str
+    answerer: str
 
 
 @dataclass(frozen=True)
@@ -106,17 +118,26 @@ class CampaignLedger(Application):
         done = campaign.recorded(self.command_id) if self.command_id else None
         if done is not None:
             raise AlreadyRecorded(done)
-        return campaign, self.rules_for(campaign)
+        rules = self.rules_for(campaign)
+        self._settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
+        return campaign, rules
 
     def _append(self, campaign: Campaign, *facts: Fact) -> None:
         """Records what a decision returned, each fact by its author and signed once that side has a key, then
         saves at the version the decision saw. Refused (nothing written) when a signature is due and the key
         given is not that side's."""
+        self._put(campaign, *facts, command=self.command_id)
+        self._save(campaign)
+
+    def _put(self, campaign: Campaign, *facts: Fact, command: str = "") -> None:
+        """Records facts into the aggregate (not saved yet), each by its author, signed once that side has a key;
+        facts after a key registration in the same call are signed with the key being registered."""
         rules = self.rules_for(campaign)
         sides = list(rules.system.sides)
         keyed = signing_sides(campaign)
         opened: list[str | None] = []  # the side the key given opens: scrypt per side, so only when a shared act needs it
         records = []
+        registering = None
         for fact in facts:
             mine = owner(fact)
             if mine is None and not opened:
@@ -126,15 +147,17 @@ class CampaignLedger(Application):
                 raise BadInput("every side signs its acts now: give your passphrase (CGLEDGER_PASSPHRASE) or key file "
                                "(--key-file)", rights.RULE)
             if isinstance(fact, SideKeyRegistered) and fact.public:
+                registering = fact
                 sign = self.keyring.signer(campaign, rules, author, registration=fact)
+            elif registering is not None and author == registering.side:
+                sign = self.keyring.signer(campaign, rules, author, registration=registering)
             elif author in keyed:
                 sign = self.keyring.signer(campaign, rules, author)
             else:
                 sign = None
             records.append((fact, author, sign))
         for fact, author, sign in records:
-            campaign.record(fact, author, sign, self.command_id)
-        self._save(campaign)
+            campaign.record(fact, author, sign, command)
 
     def recording_side(self, campaign: Campaign, rules) -> str:
         """The side recording now: the one whose key was given, else the only side without a key ('' if none)."""
@@ -145,10 +168,13 @@ class CampaignLedger(Application):
         return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self._facts(campaign, versions))
 
     def _facts(self, campaign: Campaign, versions: list[int]) -> list:
-        wanted = set(versions)
-        return [decode_envelope(self.mapper.decode_state(stored)).fact
-                for stored in self.recorder.select_events(campaign.id, gt=min(versions) - 1, lte=max(versions))
-                if stored.originator_version in wanted]
+        found = {e.originator_version: e.fact for e in campaign._pending_events}  # recorded by this command
+        wanted = set(versions) - set(found)
+        if wanted:
+            found.update((stored.originator_version, decode_envelope(self.mapper.decode_state(stored)).fact)
+                         for stored in self.recorder.select_events(campaign.id, gt=min(wanted) - 1, lte=max(wanted))
+                         if stored.originator_version in wanted)
+        return [found[v] for v in versions]
 
     # ---- campaigns ------------------------------------------------------------------------------
     def new_campaign(self, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
@@ -201,15 +227,10 @@ class CampaignLedger(Application):
         who = rules.side(side)
         rg_version = purchases.rg_reference(campaign, rules, rg, who) if rg is not None else None
         rolls.admit(campaign, rules, table_id, who, rg_version, purpose)  # before any dice are made
-        fair = None
-        if campaign.fair and (secret or table.secret) and who in campaign.keys and report is None:
-            if dice is not None:
-                raise BadInput("fair dice: the ledger derives a Secret roll's dice from both sides' seeds; no --dice",
-                               table.rule)
-            fair = self.keyring.fair_dice(campaign, rules, who, table.die, self.history(campaign.name))
-        if fair is not None:
-            faces, source = fair[0], "fair"
-        elif report is not None:
+        if report is None and dice is None and campaign.dice_mode == "fair" \
+                and all(s in campaign.keys for s in rules.system.sides):
+            return self._declare(campaign, rules, table, who, drms, secret, purpose, rg_version)
+        if report is not None:
             if report.die != table.die:
                 raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
             faces, source = report.faces, "vasl"
@@ -219,7 +240,7 @@ class CampaignLedger(Application):
             faces, source = self.dice.roll(table.die), self.dice.name
         command = rolls.RollCommand(
             table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
-            secret=secret, purpose=purpose, rg=rg_version, fair=fair[1] if fair else None,
+            secret=secret, purpose=purpose, rg=rg_version,
             vasl=report.line if report else "", player=report.player if report else "",
             series=report.series if report else "")
         sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
@@ -231,6 +252,117 @@ class CampaignLedger(Application):
         else:
             self._append(campaign, fact)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
+
+    # ---- fair dice (issue 13) ----------------------------------------------------------------------------
+    def _declare(self, campaign: Campaign, rules, table, who: str, drms, secret: bool, purpose: str,
+                 rg: int | None) -> "Declared":
+        """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's
+        ledger answers."""
+        command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
+                                    source="fair", secret=secret, purpose=purpose, rg=rg)
+        secret = secret or table.secret
+        n = campaign.fair_n.get(who, 0) + 1
+        if all(s in campaign.chains for s in rules.system.sides) and not secret:
+            value = self.keyring.chain_value(campaign, rules, who, "roll", n)
+        else:
+            value = ""  # refused by the decision when a commitment is missing
+        sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
+        fact = fair.declare(campaign, rules, command, value, sealed_cpp)
+        self._append(campaign, fact)
+        return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
+                        rules.system.sides[fair.other(rules, who)])
+
+    def _settle(self, campaign: Campaign, rules) -> list:
+        """What the protocol owes the side whose key was given, recorded before its command (not saved here): its
+        answers to the other side's declared rolls (an open roll's dice in the same action), its own answered
+        Secret rolls made and sealed, its sealed Initiative chit revealed once both are sealed."""
+        if self.keyring.material is None or not (campaign.declared or campaign.sealed_chits):
+            return []
+        me = self.keyring.opens(campaign)
+        if me is None:
+            return []
+        from .decide.redecide import sealed_cpp
+
+        facts: list = []
+        for entry in fair.pending(campaign):
+            key = f"{entry['side']}:{entry['n']}"
+            if entry["side"] != me and not entry["answered"]:
+                if not entry["secret"]:
+                    try:  # what the campaign became since the declaration may refuse the roll (its CPP spent)
+                        rolls.roll(campaign, rules, fair.command(entry, fair.placeholder(rules.table(entry["table"]).die)),
+                                   sealed_cpp(campaign, entry["side"]))
+                    except LedgerError as e:
+                        self.notices.append(f"the fair roll of event {entry['version']} cannot be made now "
+                                            f"({e.line()}): its side can undo it")
+                        continue
+                value = self.keyring.chain_value(campaign, rules, me, "answer", entry["n"])
+                answered = fair.answer(campaign, rules, me, entry["version"], value)
+                self._put(campaign, answered)
+                facts.append(answered)
+                if not entry["secret"]:
+                    rolled = fair.resolve(campaign, rules, key, entry["value"], sealed_cpp(campaign, entry["side"]))
+                    rolled = msgspec.structs.replace(rolled, action=answered.action)
+                    self._put(campaign, rolled)
+                    facts.append(rolled)
+            elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
+                value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
+                own = self._sealed_cpp(campaign, rules, me) if campaign.sealed else 0
+                rolled = fair.resolve(campaign, rules, key, value, own)
+                salt, text = self.keyring.seal(campaign, rules, rolled)
+                made = secrets.sealed_roll(campaign, rules, rolled, salt, text)
+                self._put(campaign, made)
+                facts.append(made)
+        facts += self._settle_chits(campaign, rules, me)
+        return facts
+
+    def _settle_chits(self, campaign: Campaign, rules, me: str) -> list:
+        """Once both chits are sealed, this side's is revealed; once both are revealed, the matrix resolves (8.6232)
+        in the same action."""
+        mine = campaign.sealed_chits.get(me)
+        if mine is None or mine["chit"] or not all(s in campaign.sealed_chits for s in rules.system.sides):
+            return []
+        chit, salt = msgspec.json.decode(self.keyring.unseal_text(campaign, rules, me, mine["sealed"],
+                                                                  "sealed chit"))
+        shown = chits.reveal(campaign, rules, me, chit, salt)
+        self._put(campaign, shown)
+        facts = [shown]
+        both = chits.revealed(campaign, rules)
+        if both is not None:
+            chosen = msgspec.structs.replace(steps.initiative(campaign, rules, both), action=shown.action)
+            self._put(campaign, chosen)
+            facts.append(chosen)
+        return facts
+
+    def answer(self, name: str | None) -> list:
+        """Records what the protocol owes the side whose key is given (`_settle`), and nothing else."""
+        campaign = self.campaign(name)
+        if self.keyring.material is None:
+            raise BadInput("answering needs your side's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file)",
+                           fair.RULE)
+        rules = self.rules_for(campaign)
+        facts = self._settle(campaign, rules)
+        if facts:
+            self._save(campaign)
+        return facts
+
+    def waiting(self, state, rules) -> list[dict]:
+        """The fair rolls waiting for their dice, for `status`."""
+        rows = []
+        for entry in fair.pending(state):
+            if entry["made"]:
+                continue  # a Secret roll made: it has its dice (the audit lists it until it is revealed)
+            roller, answerer = entry["side"], fair.other(rules, entry["side"])
+            waits = (f"the {rules.system.sides[roller]} side's ledger to make the Secret roll" if entry["answered"]
+                     else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
+            rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
+                         "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits})
+        return rows
+
+    def dice_mode(self, name: str | None, mode: str):
+        campaign, rules = self._load(name)
+        fact = fair.choose_mode(campaign, rules, mode)
+        self._append(campaign, fact)
+        return fact
 
     def undo(self, name: str | None, reason: str = ""):
         """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
@@ -285,13 +417,32 @@ class CampaignLedger(Application):
         self._append(campaign, fact)
         return fact
 
-    def initiative(self, name: str | None, chits: dict[str, str], us_has_no_units: bool = False):
+    def initiative(self, name: str | None, given: dict[str, str], us_has_no_units: bool = False):
+        """Both chits at one table; once both sides hold keys, this side's chit sealed (the other's comes sealed
+        too; both are revealed by the sides' ledgers, and the matrix resolves then)."""
+        import secrets as random
+
         campaign, rules = self._load(name)
-        fact = steps.initiative(campaign, rules, chits, us_has_no_units)
+        if chits.sealed_play(campaign, rules):
+            if len(given) != 1 or us_has_no_units:
+                raise BadInput("both sides hold keys: give only your own side's chit (--chit SIDE=attack|idle), with "
+                               "your key; it is sealed until the other side's is sealed too",
+                               steps.need_step(rules, campaign, "initiative") + "2")
+            (side, chit), = given.items()
+            side = rules.side(side)
+            chits.check_chit(campaign, rules, side, chit)
+            salt = random.token_hex(16)
+            text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
+            fact = chits.seal(campaign, rules, side, chits.commitment(side, chit.lower(), salt), text)
+            self._append(campaign, fact)
+            return fact
+        fact = steps.initiative(campaign, rules, given, us_has_no_units)
         self._append(campaign, fact)
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
+        if as_of is None and self.keyring.material is not None:
+            self.answer(name)  # the protocol's duties of the key given come first
         state, rules = self.state_as_of(name, as_of)
         nxt = next_step(rules, state)
         cpp = dict(state.cpp)
@@ -309,6 +460,7 @@ class CampaignLedger(Application):
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
             "random_weather": state.options.get("random_weather", False),
+            "dice": dice_mode(state, rules), "waiting": self.waiting(state, rules),
         }
 
     # ---- purchases -------------------------------------------------------------------------------
@@ -358,29 +510,29 @@ class CampaignLedger(Application):
 
     # ---- keys, Secret rolls, fair dice --------------------------------------------------------------
     def register_key(self, name: str | None, side: str, material: bytes):
+        """The side's key, and in the same action its fair-dice commitment (a random seed, sealed with that key)."""
         campaign, rules = self._load(name)
         keyring = Keyring(material)
         salt, check, public = keyring.new_registration()
         fact = secrets.register_key(campaign, rules, side, salt, check, public)
+        facts = [fact]
+        if campaign.dice_mode == "fair" and fact.side not in campaign.chains:
+            facts.append(fair.commit(campaign, rules, fact.side, *keyring.new_chains(salt), keyed=True))
         self.keyring, previous = keyring, self.keyring  # the new key signs its own registration
         try:
-            self._append(campaign, fact)
+            self._append(campaign, *facts)
         finally:
             self.keyring = previous
         return fact
 
     def fair_commit(self, name: str | None, side: str):
-        """Commit to this side's seed and publish its shares of the other side's fair rolls."""
-        from .secrets import SHARES, seed_commitment, share
-
+        """Commit to this side's fair-dice chains (a side whose key was set up before its ledger committed)."""
         campaign, rules = self._load(name)
         who = rules.side(side)
         if who not in campaign.keys:
-            raise BadInput(f"the {rules.system.sides[who]} side sets up its key first (`cgledger keys init`)")
-        seed = self.keyring.seed(campaign, rules, who)
-        other = next(s for s in rules.system.sides if s != who)
-        fact = secrets.fair_commit(campaign, rules, who, seed_commitment(seed),
-                                   tuple(share(seed, campaign.name, other, n) for n in range(1, SHARES + 1)))
+            raise BadInput(f"the {rules.system.sides[who]} side sets up its key first (`cgledger keys init`)", fair.RULE)
+        self.keyring.key(campaign, rules, who, purpose="commits its fair-dice chains")
+        fact = fair.commit(campaign, rules, who, *self.keyring.new_chains(campaign.keys[who]["salt"]))
         self._append(campaign, fact)
         return fact
 
@@ -413,11 +565,15 @@ class CampaignLedger(Application):
             raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
         self.keyring.key(campaign, rules, side)
         made = dict(zip(mine, self._facts(campaign, mine)))
-        facts = []
+        facts, published = [], []
         for version in mine:
             opened = self.keyring.unseal(campaign, rules, made[version])
-            facts.append(secrets.reveal(campaign, made[version], version, opened.fact, opened.salt))
-        self._append(campaign, *facts)
+            rolled = opened.fact
+            if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared:  # its roll value, first
+                published.append(fair.publish(campaign, rules, side, rolled.fair, self.keyring.chain_value(
+                    campaign, rules, side, "roll", rolled.fair)))
+            facts.append(secrets.reveal(campaign, made[version], version, rolled, opened.salt))
+        self._append(campaign, *published, *facts)
         return facts
 
     def keys(self, name: str | None) -> list[dict]:
@@ -533,12 +689,12 @@ class CampaignLedger(Application):
         _logged, rules, state = self.read(name, as_of)
         return state, rules
 
-    def audit(self, name: str | None, as_of: str | None = None) -> Report:
+    def audit(self, name: str | None, as_of: str | None = None, final: bool = False) -> Report:
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
-        log is reported, not fatal."""
+        log is reported, not fatal. `final`: what is still pending is a problem."""
         name = self.resolve_name(name)
         logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
-        return audit(campaign_id(name), logged, self.snapshots_of(name))
+        return audit(campaign_id(name), logged, self.snapshots_of(name), final)
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
@@ -564,6 +720,14 @@ def voided_by_fact(fact) -> tuple[int, ...]:
     if isinstance(fact, TakeBackProposed):
         return tuple(fact.voided)
     return voided_by(fact) or ()
+
+
+def dice_mode(state, rules) -> str:
+    """What makes the dice now: 'fair' (declared, answered), 'fair-pending' (a side has not committed yet: rolls
+    are immediate until both have keys and commitments), 'immediate'."""
+    if state.dice_mode != "fair":
+        return state.dice_mode
+    return "fair" if state.fair_in_force(rules.system.sides) else "fair-pending"
 
 
 def reminders(rules, state) -> list[dict]:

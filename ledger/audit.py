@@ -30,7 +30,7 @@ from .inforce import voided_by
 from .secrets import fair_faces, seed_commitment, share, verify
 from .vasl import parse as parse_vasl
 
-KINDS = ("unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
+KINDS = ("pending", "unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
          "decision", "original", "drm", "automatic_drm", "final", "result", "reroll", "vasl", "secret", "fair",
          "snapshot")
 # what a player may dispute without either side having forged anything: the sender's ledger recorded it (a re-roll
@@ -54,14 +54,18 @@ class Report:
     rolls: int
     findings: tuple[Finding, ...]
     unrevealed: tuple[tuple[int, str, str], ...] = ()  # Secret rolls not revealed yet: (event, table, side)
+    pending: tuple[tuple[int, str], ...] = ()  # what the protocol still owes: (event, what), e.g. an unanswered roll
+    sources: tuple[tuple[str, int], ...] = ()  # rolls in force per source (fair, entered, vasl, rng, seeded)
 
     @property
     def clean(self) -> bool:
         return not self.findings
 
 
-def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None) -> Report:
-    """Findings over the stored events; `snapshots` (version -> (state, problem)) are compared with the replay."""
+def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final: bool = False) -> Report:
+    """Findings over the stored events; `snapshots` (version -> (state, problem)) are compared with the replay.
+    `final` (the campaign is over): whatever is still pending (an unrevealed Secret roll, purchase or chit, an
+    unanswered fair roll) is a finding."""
     findings: list[Finding] = []
     state: CampaignState | None = None
     expected_prev: str | None = chain.GENESIS
@@ -157,8 +161,42 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None) -> Rep
         for version, message in check_fair(campaign_id, logged, state.name if state else ""):
             find(version, "fair", message)
     revealed = {e.fact.roll for e in logged if isinstance(e.fact, SecretRollRevealed)}
-    unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in made_states.items() if v not in revealed)
-    return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed)
+    unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in made_states.items() if v not in revealed
+                       and state is not None and str(v) in state.sealed)
+    pending = tuple(pending_of(state)) if state is not None else ()
+    if final:
+        findings += [Finding(v, "pending", f"at campaign end: {what}") for v, what in pending]
+        findings += [Finding(v, "pending", f"at campaign end: the Secret roll on {table} by {side} was never revealed")
+                     for v, table, side in unrevealed]
+    return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed,
+                  pending=pending, sources=tuple(sorted(sources_of(logged).items())))
+
+
+def pending_of(state: CampaignState) -> list[tuple[int, str]]:
+    """What the fair-dice and sealed-chit protocols still owe (the unrevealed Secret rolls are listed apart)."""
+    out = []
+    for entry in sorted(state.declared.values(), key=lambda e: e["version"]):
+        what = f"the {entry['side']} side's {'Secret ' if entry['secret'] else ''}fair roll on {entry['table']}"
+        if not entry["answered"]:
+            out.append((entry["version"], f"{what} was never answered by the other side"))
+        elif not entry["made"]:
+            out.append((entry["answered"], f"{what} was answered but never made by its side"))
+    for side, chit in sorted(state.sealed_chits.items()):
+        if not chit["chit"]:
+            out.append((chit["version"], f"the {side} side's sealed Initiative chit was never revealed"))
+    return out
+
+
+def sources_of(logged) -> dict[str, int]:
+    """Rolls in force per source: fair dice apart from dice entered, from VASL or rolled by one side's ledger."""
+    from .inforce import live
+
+    counts: dict[str, int] = {}
+    for event in live(logged):
+        fact = event.fact.fact if isinstance(event.fact, SecretRollRevealed) else event.fact
+        if isinstance(fact, DiceRolled):
+            counts[fact.source] = counts.get(fact.source, 0) + 1
+    return counts
 
 
 def check_author(state: CampaignState, fact, event) -> list[tuple[str, str]]:

@@ -9,18 +9,22 @@ from .events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased, HQRecorded,
     RGPurchased, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
 )
+from .events import ChitRevealed, ChitSealed, DiceCommitted, RollAnswered, RollDeclared, RollValuePublished
 
 # the facts that are one side's own act: the side named in the fact is its only possible author
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
-        SideKeyRegistered, FairDiceCommitted, FairSeedRevealed)
+        SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
+        RollValuePublished, ChitSealed, ChitRevealed)
 
 
 def owner(fact: Fact) -> str | None:
     """The side whose own act this fact is, or None for a shared act. A roll taken from a VASL dice report is
-    shared: either player may import the report, which is its evidence."""
+    shared: either player may import the report, which is its evidence. So is a fair roll: the answering side's
+    ledger records it, and its content is fixed by the declaration and the two chain values (the audit checks).
+    (RollAnswered, the answer itself, is the answering side's own act.)"""
     if isinstance(fact, SecretRollRevealed):
         return fact.fact.side
-    if isinstance(fact, DiceRolled) and fact.source == "vasl":
+    if isinstance(fact, DiceRolled) and fact.source in ("vasl", "fair"):
         return None
     if isinstance(fact, _OWN):
         return fact.side  # type: ignore[attr-defined]

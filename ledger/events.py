@@ -280,16 +280,96 @@ class SecretRollRevealed(Fact, tag="SecretRollRevealed", frozen=True, kw_only=Tr
     salt: str
 
 
+# ---- fair dice (issue 13): reversed hash chains committed first, rolls declared, then answered ----------------
+class DiceCommitted(Fact, tag="DiceCommitted", frozen=True, kw_only=True):
+    """A side's fair-dice commitment: the heads of two reversed hash chains from a random seed (the OS's, never
+    the passphrase), the seed itself sealed with the side's key. Value k of a chain (k = 1, 2, ...) is the one
+    whose SHA-256 is value k-1 (value 0 = the head): fixed now, unknown to anyone else until published."""
+
+    action: int
+    side: str
+    roll_head: str  # the chain the side's own fair rolls take their values from (its n-th roll: value n)
+    answer_head: str  # the chain it answers the other side's fair rolls from (their n-th roll: value n)
+    length: int  # values in each chain
+    sealed: str  # the seed, sealed (Fernet) with the side's stretched key
+
+
+class DiceModeChosen(Fact, tag="DiceModeChosen", frozen=True, kw_only=True):
+    """The campaign's dice: 'fair' (the default once both sides hold keys: declared, then answered) or
+    'immediate' (the rolling side's ledger rolls at once, or dice entered / from VASL)."""
+
+    action: int
+    mode: str
+
+
+class RollDeclared(Fact, tag="RollDeclared", frozen=True, kw_only=True):
+    """A fair roll asked for: everything but the dice. Its due item is consumed now; its dice come from the
+    side's roll-chain value n (published here, or at reveal for a Secret roll) and the other side's answer."""
+
+    action: int
+    table: str
+    side: str
+    n: int  # the side's n-th fair roll
+    value: str = ""  # the side's roll-chain value n ('' for a Secret roll: published when revealed)
+    drms: tuple[tuple[str, int | None], ...] = ()  # declared DRMs: (key, the player's N or None)
+    purpose: str = ""
+    rg: int | None = None
+    item: str = ""  # the due item it consumed
+    secret: bool = False
+
+
+class RollAnswered(Fact, tag="RollAnswered", frozen=True, kw_only=True):
+    """The other side's answer to a declared fair roll: its answer-chain value n. For an open roll the
+    DiceRolled follows in the same action; a Secret roll is made by the roller's ledger next."""
+
+    action: int
+    declared: int  # the RollDeclared event
+    side: str  # the answering side
+    n: int
+    value: str
+
+
+class RollValuePublished(Fact, tag="RollValuePublished", frozen=True, kw_only=True):
+    """A Secret fair roll revealed: the roller's roll-chain value n, so that anyone can check its dice."""
+
+    action: int
+    side: str
+    n: int
+    value: str
+
+
+class ChitSealed(Fact, tag="ChitSealed", frozen=True, kw_only=True):
+    """8.6232: a side's Initiative chit, chosen at the same time as the other's: a commitment (SHA-256 of the
+    chit and a salt) both sides see, the chit sealed with the side's key."""
+
+    action: int
+    side: str
+    cg_date: str
+    commitment: str
+    sealed: str
+
+
+class ChitRevealed(Fact, tag="ChitRevealed", frozen=True, kw_only=True):
+    """A sealed Initiative chit published (once both are sealed): the chit and the salt of its commitment."""
+
+    action: int
+    side: str
+    chit: str
+    salt: str
+
+
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
     LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
-    FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed,
+    FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
+    RollAnswered, RollValuePublished, ChitSealed, ChitRevealed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
     | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
-    | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed
+    | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
+    | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

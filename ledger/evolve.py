@@ -11,6 +11,7 @@ from .events import (
     InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
     StepOpened, TablesOverridden, TakeBackProposed,
 )
+from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 from .authorship import owner
 from .inforce import voided_by
 
@@ -62,6 +63,17 @@ class CampaignState:
     acts: list[list[Any]] = []
     proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
     commands: list[list[Any]] = []  # [command id, first event] of the latest commands (a retry acts once)
+    # fair dice (issue 13): the mode, each side's commitment {roll_head, answer_head, length, version}, the
+    # declarations not settled yet ('side:n' -> {version, action, table, side, n, secret, value, answer, answered,
+    # made, drms, purpose, rg, item}); never taken back by an undo, since what was published stays known: the last
+    # value published of each chain ('side:roll' -> [k, value]) and each side's fair-roll count (a voided
+    # declaration's n is never used again)
+    dice_mode: str = "fair"
+    chains: dict[str, dict[str, Any]] = {}
+    declared: dict[str, dict[str, Any]] = {}
+    published: dict[str, list[Any]] = {}
+    fair_n: dict[str, int] = {}
+    sealed_chits: dict[str, dict[str, Any]] = {}  # side -> {version, commitment, sealed, chit} (8.6232)
 
     RECENT_COMMANDS = 64
 
@@ -110,6 +122,11 @@ class CampaignState:
         if isinstance(fact, DiceRolled):
             self._rolled(a, fact, version)
             self._outcome(a, fact)
+            if fact.source == "fair" and f"{fact.side}:{fact.fair}" in self.declared:
+                self._settled(a, f"{fact.side}:{fact.fair}")
+        elif isinstance(fact, (DiceCommitted, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished,
+                               ChitSealed, ChitRevealed)):
+            self._fair(a, fact, version)
         elif isinstance(fact, CGDateChanged):
             self._set(a, "cg_date", fact.cg_date)
             self._set(a, "scenario", "")  # known again once 8.623 has been resolved
@@ -119,6 +136,8 @@ class CampaignState:
             self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
             self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
             self._set(a, "fortified", {})
+            if self.sealed_chits:
+                self._set(a, "sealed_chits", {})
         elif isinstance(fact, StepOpened):
             self._set(a, "step", fact.step)
             self._set(a, "done", [])
@@ -130,6 +149,7 @@ class CampaignState:
             self._set(a, "done", self.done + ["scenario_end:"])
             self._set(a, "scenarios", self.scenarios + [[self.cg_date, fact.winner]])
         elif isinstance(fact, InitiativeChosen):
+            self._set(a, "sealed_chits", {})
             self._set(a, "scenario", fact.scenario)
             attacks = {s: self.chits.get(s, 0) + (chit == "attack") for s, chit in fact.chits.items()}
             self._set(a, "chits", attacks)
@@ -161,18 +181,72 @@ class CampaignState:
             self._set(a, "fair", {**self.fair, fact.side: 0})
         elif isinstance(fact, SecretRollMade):
             self._set(a, "sealed", {**self.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
-            if fact.fair is not None:
+            key = f"{fact.side}:{fact.fair}"
+            if key in self.declared:
+                self._set(a, "declared", {**self.declared, key: {**self.declared[key], "made": version}})
+            elif fact.fair is not None:
                 self._set(a, "fair", {**self.fair, fact.side: fact.fair})
             self._rolled(a, fact, version)
         elif isinstance(fact, SecretRollRevealed):
             self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
             self._outcome(a, fact.fact)
+            key = f"{fact.fact.side}:{fact.fact.fair}"
+            if key in self.declared and self.declared[key]["made"] == fact.roll:
+                self._settled(a, key)
         elif isinstance(fact, TablesOverridden):
             self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
 
+    def _fair(self, a: int, fact: Fact, version: int) -> None:
+        """Fair dice and sealed chits. What was published is kept whatever is later undone."""
+        if isinstance(fact, DiceModeChosen):
+            self._set(a, "dice_mode", fact.mode)
+        elif isinstance(fact, DiceCommitted):
+            self._set(a, "chains", {**self.chains, fact.side: {"roll_head": fact.roll_head, "answer_head":
+                                    fact.answer_head, "length": fact.length, "version": version,
+                                    "sealed": fact.sealed}})
+        elif isinstance(fact, RollDeclared):
+            key = f"{fact.side}:{fact.n}"
+            self._set(a, "declared", {**self.declared, key: {
+                "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
+                "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
+                "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item}})
+            if fact.item:
+                self._add_key(a, "consumed", fact.item, [version, a])
+            self.fair_n = {**self.fair_n, fact.side: max(self.fair_n.get(fact.side, 0), fact.n)}
+            if fact.value:
+                self._published(f"{fact.side}:roll", fact.n, fact.value)
+        elif isinstance(fact, RollAnswered):
+            entry = next((e for e in self.declared.values() if e["version"] == fact.declared), None)
+            if entry is not None:
+                key = f"{entry['side']}:{entry['n']}"
+                self._set(a, "declared", {**self.declared, key: {**entry, "answer": fact.value, "answered": version}})
+            self._published(f"{fact.side}:answer", fact.n, fact.value)
+        elif isinstance(fact, RollValuePublished):
+            key = f"{fact.side}:{fact.n}"
+            if key in self.declared:
+                self._set(a, "declared", {**self.declared, key: {**self.declared[key], "value": fact.value}})
+            self._published(f"{fact.side}:roll", fact.n, fact.value)
+        elif isinstance(fact, ChitSealed):
+            self._set(a, "sealed_chits", {**self.sealed_chits, fact.side: {
+                "version": version, "commitment": fact.commitment, "sealed": fact.sealed, "chit": ""}})
+        elif isinstance(fact, ChitRevealed) and fact.side in self.sealed_chits:
+            self._set(a, "sealed_chits", {**self.sealed_chits, fact.side: {**self.sealed_chits[fact.side],
+                                                                             "chit": fact.chit}})
+
+    def _published(self, key: str, k: int, value: str) -> None:
+        if k > self.published.get(key, [0, ""])[0]:
+            self.published = {**self.published, key: [k, value]}
+
+    def _settled(self, a: int, key: str) -> None:
+        self._set(a, "declared", {k: v for k, v in self.declared.items() if k != key})
+
+    def fair_in_force(self, sides) -> bool:
+        """Fair dice are the rule: both sides have committed their chains and the campaign chose no other mode."""
+        return self.dice_mode == "fair" and all(s in self.chains for s in sides)
+
     def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
         """A roll was made (sealed or not): its due item is consumed, its step's need met."""
-        if fact.item:
+        if fact.item and fact.item not in self.consumed:  # a fair roll's item was consumed by its declaration
             self._add_key(a, "consumed", fact.item, [version, a])
         if fact.effect:
             self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])

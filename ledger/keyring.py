@@ -5,10 +5,10 @@ decisions about keys are in ledger/decide/secrets.py, the cryptography in ledger
 from __future__ import annotations
 
 from .errors import BadInput
-from .events import FairDiceCommitted, SecretRollMade
+from .events import SecretRollMade
 from .inforce import live
 from .secrets import (
-    check_strength, derive_key, fair_faces, fair_seed, key_check, new_salt, public_hex, seal, sign, signing_key, unseal,
+    check_strength, derive_key, fair_seed, key_check, new_salt, public_hex, seal, sign, signing_key, unseal,
 )
 
 
@@ -68,17 +68,38 @@ class Keyring:
     def seed(self, state, rules, side: str) -> bytes:
         return fair_seed(self.key(state, rules, side, purpose="derives its fair dice"), state.name, side)
 
-    def fair_dice(self, state, rules, side: str, die: str, logged) -> tuple[tuple[int, ...], int]:
-        """The dice of this side's next fair roll, and its number."""
-        missing = [name for s, name in rules.system.sides.items() if s not in state.fair]
-        if missing:
-            raise BadInput(f"fair dice: the {missing[0]} side has not committed its seed yet (`cgledger fair-dice "
-                           "commit`)")
-        n = state.fair.get(side, 0) + 1
-        committed = next(e.fact for e in logged if isinstance(e.fact, FairDiceCommitted) and e.fact.side != side)
-        if n > len(committed.shares):
-            raise BadInput(f"fair dice: the other side's {len(committed.shares)} shares are used up")
-        return fair_faces(self.seed(state, rules, side), committed.shares[n - 1], state.name, side, n, die), n
+    # ---- fair dice (issue 13) ----------------------------------------------------------------------
+    def new_chains(self, salt: str) -> tuple[str, str, int, str]:
+        """(roll head, answer head, length, sealed seed) of a new commitment: the seed from the OS, sealed with the
+        side's key (the one of `salt`: registered, or being registered)."""
+        from . import fairdice
+        from .secrets import seal_bytes
+
+        seed = fairdice.new_seed()
+        return (fairdice.head(seed, "roll"), fairdice.head(seed, "answer"), fairdice.LENGTH,
+                seal_bytes(self._derive(salt), seed))
+
+    def chain_value(self, state, rules, side: str, chain: str, k: int) -> str:
+        """Value k of the side's chain, from its sealed seed (its key needed)."""
+        from . import fairdice
+        from .secrets import unseal_bytes
+
+        committed = state.chains[side]
+        key = self.key(state, rules, side, purpose="answers and makes its fair rolls")
+        cache = self.__dict__.setdefault("_seeds", {})
+        if committed["sealed"] not in cache:
+            cache[committed["sealed"]] = unseal_bytes(key, committed["sealed"], "sealed fair-dice seed")
+        return fairdice.value(cache[committed["sealed"]], chain, k, committed["length"])
+
+    def seal_text(self, state, rules, side: str, text: str) -> str:
+        from .secrets import seal_bytes
+
+        return seal_bytes(self.key(state, rules, side), text.encode())
+
+    def unseal_text(self, state, rules, side: str, token: str, what: str) -> str:
+        from .secrets import unseal_bytes
+
+        return unseal_bytes(self.key(state, rules, side), token, what).decode()
 
     def opened_rolls(self, state, rules, logged, side: str | None = None) -> dict[int, object]:
         """Secret rolls this player can read (own key given), by version: {version: DiceRolled}."""

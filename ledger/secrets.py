@@ -110,6 +110,18 @@ def seal(key: bytes, fact: DiceRolled, salt: str) -> str:
     return Fernet(key).encrypt(msgspec.json.encode(Sealed(fact, salt))).decode()
 
 
+def seal_bytes(key: bytes, data: bytes) -> str:
+    """Anything only its side may read (a fair-dice seed, an Initiative chit), sealed with the side's key."""
+    return Fernet(key).encrypt(data).decode()
+
+
+def unseal_bytes(key: bytes, token: str, what: str = "sealed record") -> bytes:
+    try:
+        return Fernet(key).decrypt(token.encode())
+    except InvalidToken:
+        raise BadInput(f"this key does not open the {what}: it was sealed with the other side's key") from None
+
+
 def unseal(key: bytes, token: str) -> Sealed:
     try:
         return msgspec.json.decode(Fernet(key).decrypt(token.encode()), type=Sealed)
@@ -138,21 +150,8 @@ def share(seed: bytes, campaign: str, side: str, n: int) -> str:
 
 
 def fair_faces(seed: bytes, other_share: str, campaign: str, side: str, n: int, die: str) -> tuple[int, ...]:
-    """The dice of `side`'s n-th fair roll: its own seed and the other side's published share, hashed
-    together; each die by rejection sampling from the bytes (unbiased)."""
-    from .dice import FACES
+    """The dice of `side`'s n-th fair roll of the first protocol (logs before issue 13; the audit still checks
+    them): its own seed and the other side's published share."""
+    from .fairdice import sample
 
-    count, low, high = FACES[die]
-    span = high - low + 1
-    stream = b""
-    counter = 0
-    faces: list[int] = []
-    while len(faces) < count:
-        if not stream:
-            counter += 1
-            stream = hmac.new(seed, f"roll:{campaign}:{side}:{n}:{other_share}:{counter}".encode(),
-                              hashlib.sha256).digest()
-        byte, stream = stream[0], stream[1:]
-        if byte < 256 - 256 % span:
-            faces.append(low + byte % span)
-    return tuple(faces)
+    return sample(seed, f"roll:{campaign}:{side}:{n}:{other_share}", die)

@@ -10,7 +10,7 @@ from typing import Any
 from ledger.events import DiceReported, DiceRolled
 from ledger.timeline import voided_actions
 
-SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded"}
+SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded", "fair": "fair"}
 # P(total) of two d6 and of one d6
 EXPECTED = {"DR": {t: (6 - abs(t - 7)) / 36 for t in range(2, 13)}, "dr": {f: 1 / 6 for f in range(1, 7)}}
 MEAN = {"DR": 7.0, "dr": 3.5}

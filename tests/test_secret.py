@@ -97,58 +97,6 @@ def test_secret_cpp_count_for_purchases(players, tmp_path):
     assert german.json("roster", "--side", "german")[-1]["left"] == 29 - 8
 
 
-def test_fair_dice_are_provable(players):
-    german, us, anyone = players
-    german.ok("fair-dice", "commit", "--side", "german")
-    german.refused("roll", "8.616", "--side", "german", contains="the U.S. side has not committed its seed")
-    us.ok("fair-dice", "commit", "--side", "us")
-    german.refused("roll", "8.616", "--side", "german", "--dice", "3,3", contains="no --dice")
-    first = german.json("roll", "8.616", "--side", "german")
-    second = us.json("roll", "8.616", "--side", "us")
-    assert first["source"] == "fair" and second["source"] == "fair"
-    german.ok("reveal", "--all")  # the side whose key the passphrase opens
-    us.ok("reveal", "--all")
-    german.ok("fair-dice", "reveal", "--side", "german")
-    us.refused("fair-dice", "reveal", "--side", "german", contains="not the German side's")
-    us.ok("fair-dice", "reveal", "--side", "us")
-    audit = anyone.json("audit")
-    assert audit["clean"] and audit["rolls"] == 2 and audit["unrevealed"] == []
-
-
-def test_chosen_dice_in_fair_mode_fail_audit(players):
-    """A cheater seals dice of his choosing as his fair roll: once the seeds are out, audit shows it."""
-    from ledger.secrets import commitment, new_salt, seal
-
-    german, us, anyone = players
-    german.ok("fair-dice", "commit", "--side", "german")
-    us.ok("fair-dice", "commit", "--side", "us")
-    honest = german.json("roll", "8.616", "--side", "german")
-    ledger = open_ledger(str(german.db))
-    campaign = ledger.campaign(None)
-    made = ledger.history(None)[-1].fact
-    key = derive_key(GERMAN.encode(), campaign.keys["german"]["salt"])
-    real = unseal(key, made.sealed).fact
-    low = 2 if real.original != 2 else 3  # a better CPP replenishment than the fair dice gave
-    chosen = msgspec.structs.replace(real, action=campaign.begin_action(), dice=(1, low - 1), original=low, final=low,
-                                     value=35 - low, result=f"CPP Replenished: {35 - low}", fair=2)
-    salt = new_salt()
-    from ledger.events import SecretRollRevealed
-
-    campaign.record(msgspec.structs.replace(made, action=chosen.action, fair=2, commitment=commitment(chosen, salt),
-                                            sealed=seal(key, chosen, salt)))
-    ledger.save(campaign)
-    version = ledger.history(None)[-1].version
-    campaign = ledger.campaign(None)
-    campaign.record(SecretRollRevealed(action=campaign.begin_action(), roll=version, fact=chosen, salt=salt))
-    ledger.save(campaign)
-    german.ok("reveal", str(honest["id"]), "--side", "german")
-    german.ok("fair-dice", "reveal", "--side", "german")
-    us.ok("fair-dice", "reveal", "--side", "us")
-    result = anyone("audit", "--json")
-    findings = json.loads(result.stdout)["findings"]
-    assert result.exit_code == 1 and any(f["kind"] == "fair" and "the seeds give" in f["message"] for f in findings)
-
-
 def test_status_shows_a_side_its_own_cpp_with_its_sealed_replenishment(players):
     german, us, anyone = players
     before = anyone.json("status")["cpp"]

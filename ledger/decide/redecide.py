@@ -16,7 +16,9 @@ from ..events import (
 )
 from ..evolve import CampaignState
 from . import map as mapd
-from . import purchases, rights, rolls, secrets, steps
+from . import chits, fair, purchases, rights, rolls, secrets, steps
+from ..events import ChitRevealed, ChitSealed
+from ..events import DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 
 UNKNOWN_CPP = 10**9  # a side's sealed replenishments are its secret: the audit cannot bound what they allow
 
@@ -98,6 +100,33 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
         return [secrets.fair_commit(state, rules, fact.side, fact.commitment, fact.shares)]
     if isinstance(fact, FairSeedRevealed):
         return [secrets.fair_reveal(state, rules, fact.side, fact.seed)]
+    if isinstance(fact, ChitSealed):
+        return [chits.seal(state, rules, fact.side, fact.commitment, fact.sealed)]
+    if isinstance(fact, ChitRevealed):
+        return [chits.reveal(state, rules, fact.side, fact.chit, fact.salt)]
+    if isinstance(fact, DiceModeChosen):
+        return [fair.choose_mode(state, rules, fact.mode)]
+    if isinstance(fact, DiceCommitted):
+        return [fair.commit(state, rules, fact.side, fact.roll_head, fact.answer_head, fact.length, fact.sealed)]
+    if isinstance(fact, RollDeclared):
+        cmd = rolls.RollCommand(table=fact.table, side=fact.side, drms=tuple(tuple(d) for d in fact.drms), faces=(),
+                                source="fair", secret=fact.secret, purpose=fact.purpose, rg=fact.rg)
+        return [fair.declare(state, rules, cmd, fact.value, sealed_cpp(state, fact.side))]
+    if isinstance(fact, RollAnswered):
+        return [fair.answer(state, rules, author, fact.declared, fact.value)]
+    if isinstance(fact, RollValuePublished):
+        return [fair.publish(state, rules, fact.side, fact.n, fact.value)]
+    if isinstance(fact, SecretRollMade) and f"{fact.side}:{fact.fair}" in state.declared:
+        entry = state.declared[f"{fact.side}:{fact.fair}"]
+        if not entry["answered"] or entry["made"] or not entry["secret"]:
+            raise LedgerError(f"Secret fair roll {fact.fair} of the {fact.side} side: its declaration (event "
+                              f"{entry['version']}) is not an answered Secret roll waiting to be made")
+        if (fact.table, fact.purpose, fact.rg, fact.item) != (entry["table"], entry["purpose"], entry["rg"],
+                                                              entry["item"]):
+            raise LedgerError(f"Secret fair roll {fact.fair} of the {fact.side} side is not the roll declared at "
+                              f"event {entry['version']}")
+        rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose, entry["version"])
+        return None
     if isinstance(fact, SecretRollMade):
         _table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose)
         if item != fact.item:
@@ -126,9 +155,17 @@ def _plain(value):
     return msgspec.to_builtins(value) if isinstance(value, (msgspec.Struct, tuple, list, dict)) else value
 
 
-def _roll(state: CampaignState, rules, fact: DiceRolled) -> list[tuple[str, str]]:
-    """A roll decided again with its recorded dice and declared DRMs; differences by kind."""
+def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True) -> list[tuple[str, str]]:
+    """A roll decided again with its recorded dice and declared DRMs; differences by kind. A fair roll also: its
+    dice are the ones its declaration's two chain values give, its command the one declared (`check_fair`: unless
+    the caller checks that, as a reveal does with the roll value it publishes)."""
     where = f"{fact.table} ({fact.rule})"
+    entry = state.declared.get(f"{fact.side}:{fact.fair}") if fact.source == "fair" else None
+    if fact.source == "fair" and check_fair:
+        try:
+            fair.check_rolled(state, rules, fact)
+        except LedgerError as e:
+            return [("fair", f"roll on {where}: {e.line()}")]
     try:
         table = rules.table(fact.table)
     except LedgerError as e:
@@ -149,7 +186,8 @@ def _roll(state: CampaignState, rules, fact: DiceRolled) -> list[tuple[str, str]
         problems.append(("original", f"roll on {where}: dice {list(fact.dice)} make an Original {original}, "
                                      f"recorded {fact.original}"))
     try:
-        expected, _resolution = rolls.roll(state, rules, rolls.command_of(fact), sealed_cpp(state, fact.side))
+        expected, _resolution = rolls.roll(state, rules, rolls.command_of(fact, entry["version"] if entry else None),
+                                           sealed_cpp(state, fact.side))
     except LedgerError as e:
         kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
@@ -183,8 +221,14 @@ def _reveal(state: CampaignState, rules, fact: SecretRollRevealed, made_states: 
         secrets.reveal(state, made, fact.roll, fact.fact, fact.salt)
     except LedgerError as e:
         return [("secret", e.line())]
+    new_protocol = fact.fact.source == "fair" and f"{fact.fact.side}:{fact.fact.fair}" in state.declared
+    if new_protocol:
+        try:
+            fair.check_rolled(state, rules, fact.fact)
+        except LedgerError as e:
+            return [("fair", f"Secret roll of event {fact.roll}: {e.line()}")]
     then_rules = rulesmod.load(state_then.system, state_then.override_sources())
-    return _roll(state_then, then_rules, fact.fact)
+    return _roll(state_then, then_rules, fact.fact, check_fair=False)
 
 
 def _drms(values: dict) -> str:

@@ -35,6 +35,7 @@ class RollCommand(Struct, frozen=True, kw_only=True):
     vasl: str = ""
     player: str = ""
     series: str = ""
+    declared: int | None = None  # the RollDeclared event this fair roll resolves (its due item is consumed there)
 
 
 def unit_name(purpose: str) -> str:
@@ -100,14 +101,14 @@ def previous_weather(state: CampaignState, rules: Rules) -> str | None:
 
 
 def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int | None,
-          purpose: str) -> tuple[Table, str]:
+          purpose: str, declared: int | None = None) -> tuple[Table, str]:
     """Every check that needs no dice: the table, the side, the step, the RG, and that the roll is due.
     Returns the table and the due item the roll consumes ('' for a roll made as often as play needs)."""
     table = rules.table(table_id)
     side = rules.side(side)
     rules.check_available(table, situation(state, rules, side, None, table))
     check_step(rules, state, table)
-    return table, due_item(state, rules, table, side, rg, purpose)
+    return table, due_item(state, rules, table, side, rg, purpose, declared)
 
 
 def check_step(rules: Rules, state: CampaignState, table: Table) -> None:
@@ -120,8 +121,10 @@ def check_step(rules: Rules, state: CampaignState, table: Table) -> None:
                        table.step if table.step != SCENARIO else table.rule)
 
 
-def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str) -> str:
-    """The item this roll is for, refused when it is not due (rolled already, not called for)."""
+def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str,
+             declared: int | None = None) -> str:
+    """The item this roll is for, refused when it is not due (rolled already, not called for); a fair roll's
+    item was consumed by its declaration (`declared`), which this roll resolves."""
     how = per(table)
     rule = table.per_rule or table.rule
     if table.after and not any(f"{t}:{c}" in table.after for t, c, s in _today(state) if s == side):
@@ -140,7 +143,7 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
         item = f"{table.id}|{side}|{state.cg_date}|{unit_name(purpose)}"
     else:
         item = rg_item(state, rules, table, side, rg)
-    if item in state.consumed:
+    if item in state.consumed and not (declared is not None and state.consumed[item][0] == declared):
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
         raise NotDue(f"table {table.id} was rolled already{what} by the {rules.system.sides[side]} side on "
@@ -179,7 +182,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     side's own Secret replenishments not yet revealed (known to its side only)."""
     from .. import dice as dicemod
 
-    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose)
+    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.declared)
     side = rules.side(cmd.side)
     where = situation(state, rules, side, cmd.rg, table)
     dicemod.check_faces(table.die, tuple(cmd.faces))
@@ -211,9 +214,10 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     return fact, resolution
 
 
-def command_of(fact: DiceRolled) -> RollCommand:
-    """The command a stored roll records (for the audit to decide again)."""
+def command_of(fact: DiceRolled, declared: int | None = None) -> RollCommand:
+    """The command a stored roll records (for the audit to decide again); `declared`: the declaration a fair roll
+    resolves."""
     return RollCommand(table=fact.table, side=fact.side,
                        drms=tuple((d.key, d.input) for d in fact.drms if d.kind == "declared"),
                        faces=tuple(fact.dice), source=fact.source, secret=fact.secret, purpose=fact.purpose,
-                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series)
+                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series, declared=declared)

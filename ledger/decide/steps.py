@@ -121,6 +121,11 @@ def plan(rules: Rules, state: CampaignState, target: str | None) -> Move:
     open_needs = unmet(rules, state, state.step)
     if open_needs:
         raise BadInput(f"step {title(rules, state.step)} still needs {needs_text(open_needs)}", state.step)
+    waiting = sorted(e["version"] for e in state.declared.values() if not e["made"])
+    if waiting:
+        raise BadInput(f"step {title(rules, state.step)} waits for the dice of the fair roll(s) declared at event(s) "
+                       f"{', '.join(map(str, waiting))}: the other side's ledger answers on its next command "
+                       "(`cgledger answer`)", state.step)
     goal = target or next_step(rules, state)
     order = [s.id for s in rules.system.steps]
     if goal != SCENARIO and state.step != SCENARIO and order.index(goal) <= order.index(state.step):
@@ -293,6 +298,9 @@ def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has
         if chit == "attack" and side in limits and state.chits.get(side, 0) >= limits[side]:
             raise BadInput(f"the {rules.system.sides[side]} side has used its {limits[side]} Attack Chits "
                            f"of CG {state.cg}", f"{base}1")
+    from .chits import check_matrix
+
+    check_matrix(state, rules, chits)  # once both sides hold keys: the sealed chits as revealed (8.6232)
     key = "/".join(f"{side}:{chits[side]}" for side in rules.system.sides)
     return InitiativeChosen(action=state.next_action, chits=chits, scenario=rules.system.initiative[key],
                             us_has_no_units=us_has_no_units)

@@ -1,0 +1,186 @@
+"""Fair dice (issue 13): commitments first, a roll declared by its side and answered by the other, its dice from
+both sides' chain values (ledger/fairdice.py). Pure decisions, re-run by the audit: nothing derived from a chain is
+published before both sides' commitments are on record, each value is the next one of its chain, a roll's dice
+are the ones its two values give, and the roll is the one declared."""
+
+from __future__ import annotations
+
+import msgspec
+
+from .. import fairdice
+from ..dice import FACES
+from ..errors import BadInput
+from ..events import DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollValuePublished
+from ..evolve import CampaignState
+from ..rules import Rules
+from . import rolls
+
+RULE = "cgledger fair dice"  # no ASL rule says how dice are made fair: the README's protocol does
+MODES = ("fair", "immediate")
+
+
+def other(rules: Rules, side: str) -> str:
+    return next(s for s in rules.system.sides if s != side)
+
+
+def choose_mode(state: CampaignState, rules: Rules, mode: str) -> DiceModeChosen:
+    mode = mode.strip().lower()
+    if mode not in MODES:
+        raise BadInput(f"unknown dice mode '{mode}': choose {' or '.join(MODES)}", RULE)
+    if state.keys:
+        raise BadInput("the dice mode is chosen before any side sets up its key (both players agree to it at the "
+                       "start); it is fixed now", RULE)
+    if mode == state.dice_mode:
+        raise BadInput(f"the campaign's dice are {mode} already", RULE)
+    return DiceModeChosen(action=state.next_action, mode=mode)
+
+
+def commit(state: CampaignState, rules: Rules, side: str, roll_head: str, answer_head: str, length: int,
+           sealed: str, keyed: bool = False) -> DiceCommitted:
+    """A side commits to its two chains once (`keyed`: its key is being registered in the same action)."""
+    side = rules.side(side)
+    who = rules.system.sides[side]
+    if side not in state.keys and not keyed:
+        raise BadInput(f"the {who} side sets up its key first (`cgledger keys init --side {side}`)", RULE)
+    if side in state.chains:
+        raise BadInput(f"the {who} side has committed its fair-dice chains already (event "
+                       f"{state.chains[side]['version']})", RULE)
+    for text in (roll_head, answer_head):
+        if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+            raise BadInput("a fair-dice commitment names two chain heads (64 hex digits each)", RULE)
+    if not 1 <= length <= 10**6 or not sealed:
+        raise BadInput("a fair-dice commitment needs its chains' length and its sealed seed", RULE)
+    return DiceCommitted(action=state.next_action, side=side, roll_head=roll_head, answer_head=answer_head,
+                         length=length, sealed=sealed)
+
+
+def _ready(state: CampaignState, rules: Rules) -> None:
+    """Nothing derived from a chain is published before both commitments are on record."""
+    missing = [s for s in rules.system.sides if s not in state.chains]
+    if missing:
+        raise BadInput(f"fair dice: the {rules.system.sides[missing[0]]} side has not committed its chains yet "
+                       f"(`cgledger fair-dice commit --side {missing[0]}`): nothing derived from a chain is published "
+                       "before both commitments are on record", RULE)
+
+
+def check_value(state: CampaignState, rules: Rules, side: str, chain: str, k: int, value: str) -> None:
+    """Value k of the side's chain follows its head and the values it published before."""
+    committed = state.chains[side]
+    if not 1 <= k <= committed["length"]:
+        raise BadInput(f"the {rules.system.sides[side]} side's {chain} chain holds {committed['length']} values; "
+                       f"value {k} is beyond it: commit a new chain", RULE)
+    j, known = state.published.get(f"{side}:{chain}", [0, committed[f"{chain}_head"]])
+    if not fairdice.consistent(k, value, j, known):
+        raise BadInput(f"value {k} of the {rules.system.sides[side]} side's {chain} chain does not hash to its "
+                       f"{'head' if j == 0 else f'value {j}'}: it is not the value committed to", RULE)
+
+
+def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: str,
+            sealed_cpp: int = 0) -> RollDeclared:
+    """A fair roll asked for: the command is checked as fully as it can be without dice (table, step, due, each
+    declared DRM, the CPP it costs), its item consumed, and its roll value published unless it is Secret."""
+    _ready(state, rules)
+    side = rules.side(cmd.side)
+    n = state.fair_n.get(side, 0) + 1
+    table = rules.table(cmd.table)
+    secret = cmd.secret or table.secret
+    fact, _resolution = rolls.roll(state, rules, msgspec.structs.replace(cmd, faces=placeholder(table.die),
+                                                                         source="fair", fair=n),
+                                   sealed_cpp)
+    if secret and value:
+        raise BadInput("a Secret fair roll publishes its roll value only when it is revealed", RULE)
+    if not secret:
+        check_value(state, rules, side, "roll", n, value)
+    return RollDeclared(action=state.next_action, table=fact.table, side=side, n=n, value=value,
+                        drms=tuple(cmd.drms), purpose=cmd.purpose, rg=cmd.rg, item=fact.item, secret=secret)
+
+
+def placeholder(die: str) -> tuple[int, ...]:
+    """A die's lowest faces: every check of a roll but its dice is made with them before the dice exist."""
+    count, lowest, _highest = FACES[die]
+    return (lowest,) * count
+
+
+def waiting(state: CampaignState, version: int) -> dict:
+    entry = next((e for e in state.declared.values() if e["version"] == version), None)
+    if entry is None:
+        raise BadInput(f"event {version} is no fair roll waiting for its dice", RULE)
+    return entry
+
+
+def answer(state: CampaignState, rules: Rules, by: str, version: int, value: str) -> RollAnswered:
+    """The other side answers a declared roll with its answer-chain value n."""
+    _ready(state, rules)
+    entry = waiting(state, version)
+    if entry["answered"]:
+        raise BadInput(f"the fair roll of event {version} was answered already (event {entry['answered']})", RULE)
+    answerer = other(rules, entry["side"])
+    if by != answerer:
+        raise BadInput(f"the {rules.system.sides[entry['side']]} side's fair roll of event {version} is answered by "
+                       f"the {rules.system.sides[answerer]} side, with its key", RULE)
+    check_value(state, rules, answerer, "answer", entry["n"], value)
+    return RollAnswered(action=state.next_action, declared=version, side=answerer, n=entry["n"], value=value)
+
+
+def command(entry: dict, faces: tuple[int, ...]) -> rolls.RollCommand:
+    """The declared command with its dice."""
+    return rolls.RollCommand(table=entry["table"], side=entry["side"], drms=tuple(tuple(d) for d in entry["drms"]),
+                             faces=faces, source="fair", secret=entry["secret"], purpose=entry["purpose"],
+                             rg=entry["rg"], fair=entry["n"], declared=entry["version"])
+
+
+def dice(state: CampaignState, entry: dict, roll_value: str, die: str) -> tuple[int, ...]:
+    return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die)
+
+
+def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0) -> DiceRolled:
+    """The roll an answered declaration makes: the declared command with the dice its two values give."""
+    entry = state.declared.get(key)
+    if entry is None or not entry["answered"]:
+        raise BadInput(f"fair roll {key} has no answer yet", RULE)
+    if entry["secret"] and entry["made"]:
+        raise BadInput(f"the Secret fair roll of event {entry['version']} was made already (event {entry['made']})",
+                       RULE)
+    if roll_value != entry["value"] and entry["value"]:
+        raise BadInput(f"fair roll {key}: roll value differs from the one declared", RULE)
+    table = rules.table(entry["table"])
+    faces = dice(state, entry, roll_value, table.die)
+    fact, _resolution = rolls.roll(state, rules, command(entry, faces), sealed_cpp)
+    return fact
+
+
+def publish(state: CampaignState, rules: Rules, side: str, n: int, value: str) -> RollValuePublished:
+    """A Secret fair roll's roll value, published when it is revealed."""
+    key = f"{side}:{n}"
+    entry = state.declared.get(key)
+    if entry is None or not entry["secret"] or not entry["made"]:
+        raise BadInput(f"the {rules.system.sides.get(side, side)} side has no made Secret fair roll {n} to reveal",
+                       RULE)
+    check_value(state, rules, side, "roll", n, value)
+    return RollValuePublished(action=state.next_action, side=side, n=n, value=value)
+
+
+def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled) -> None:
+    """A stored fair roll (DiceRolled, or the roll a SecretRollRevealed shows) resolves an answered declaration
+    with the dice its two values give."""
+    key = f"{fact.side}:{fact.fair}"
+    entry = state.declared.get(key)
+    if entry is None or not entry["answered"]:
+        raise BadInput(f"fair roll {fact.fair} of the {fact.side} side resolves no answered declaration", RULE)
+    if not entry["value"]:
+        raise BadInput(f"fair roll {fact.fair} of the {fact.side} side: its roll value is not published", RULE)
+    expected = dice(state, entry, entry["value"], fact.die)
+    if tuple(expected) != tuple(fact.dice):
+        raise BadInput(f"fair roll {fact.fair} of the {fact.side} side shows {list(fact.dice)}; the two chain values "
+                       f"give {list(expected)}", RULE)
+    declared = command(entry, tuple(fact.dice))
+    recorded = rolls.command_of(fact, entry["version"])
+    for field in ("table", "side", "drms", "purpose", "rg"):
+        if msgspec.to_builtins(getattr(declared, field)) != msgspec.to_builtins(getattr(recorded, field)):
+            raise BadInput(f"fair roll {fact.fair} of the {fact.side} side: its {field} is not the one declared at "
+                           f"event {entry['version']}", RULE)
+
+
+def pending(state: CampaignState) -> list[dict]:
+    """The fair rolls waiting for something, oldest first: an answer, the roller's sealed roll, or its reveal."""
+    return sorted(state.declared.values(), key=lambda e: e["version"])

@@ -1,0 +1,333 @@
+"""Dice nobody can choose or foresee (issue 13): each side commits to two reversed hash chains at `keys init`; a
+roll is declared by its side (its roll-chain value published) and answered by the other side's ledger (its
+answer-chain value); the dice come from both. A copied database rolls the same dice, nothing derived from a chain
+is published before both commitments, the roller cannot know its dice before the answer, and the audit re-decides
+every step. Each test fails if the check it names is removed."""
+
+from __future__ import annotations
+
+import json
+import msgspec
+import pytest
+
+from conftest import Cli, Player, count_events
+from ledger import fairdice
+from ledger.application import open_ledger
+from ledger.events import DiceRolled, RollAnswered, RollDeclared
+from ledger.keyring import Keyring
+from ledger.secrets import derive_key, unseal_bytes
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+
+
+def keyed(cli):
+    german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    return german, us, anyone
+
+
+@pytest.fixture
+def table(at):
+    """At 8.610 (Battle Hardening, a dr per unit): both sides have keys, and so have committed their chains."""
+    return keyed(at("8.610"))
+
+
+def rows(cli, kind=None):
+    log = cli.json("log")
+    return [r for r in log if kind is None or r["type"] == kind]
+
+
+def audit(cli, *extra):
+    result = cli("audit", "--json", *extra)
+    report = json.loads(result.stdout)
+    assert result.exit_code == (0 if report["clean"] else 1)
+    return report
+
+
+def forge(db, fact_of, signer: str | None) -> None:
+    """Writes straight into the store what a cheating player could: `fact_of(campaign)` signed with `signer`'s key."""
+    ledger = open_ledger(str(db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(signer.encode()) if signer else None
+    side = keyring.opens(campaign) if keyring else ""
+    campaign.record(fact_of(campaign), side, keyring.signer(campaign, rules, side) if keyring else None)
+    ledger.save(campaign)
+
+
+def test_keys_init_commits_two_chains_from_a_random_seed_sealed_with_the_sides_key(table, tmp_path):
+    german, us, anyone = table
+    commits = rows(anyone, "DiceCommitted")
+    assert [(r["side"], r["author"], r["signed"]) for r in commits] == [("german", "german", True), ("us", "us", True)]
+    ledger = open_ledger(str(anyone.db))
+    state = ledger.campaign(None)
+    seed = unseal_bytes(derive_key(GERMAN.encode(), state.keys["german"]["salt"]), state.chains["german"]["sealed"])
+    assert len(seed) == 32 and fairdice.head(seed, "roll") == state.chains["german"]["roll_head"]
+    with pytest.raises(Exception, match="does not open"):
+        unseal_bytes(derive_key(US.encode(), state.keys["us"]["salt"]), state.chains["german"]["sealed"])
+    # never derived from the passphrase: the same passphrase in another campaign commits to other chains
+    other = Cli(tmp_path / "other.db")
+    other.ok("new", "CG I", "--cg", "I")
+    Player(other.db, GERMAN).ok("keys", "init", "--side", "german")
+    heads = [r["roll_head"] for r in rows(other, "DiceCommitted")]
+    assert heads and heads[0] != state.chains["german"]["roll_head"]
+    assert anyone.json("status")["dice"] == "fair"
+
+
+def test_an_open_roll_is_declared_and_the_other_sides_next_command_gives_its_dice(table):
+    german, us, anyone = table
+    declared = german.json("roll", "8.610", "--side", "german", "--for", "A")
+    assert declared["declared"] and declared["waiting"] and declared["n"] == 1 and "dice" not in declared
+    text = german("roll", "8.610", "--side", "german", "--for", "B").stdout
+    assert "waiting for its dice" in text and "Final" not in text
+    # the roller's ledger cannot make the roll: no dice anywhere, `answer` has nothing for it, status shows it waiting
+    assert not rows(anyone, "DiceRolled")
+    assert german.ok("answer").stdout.strip() == "nothing waits for your side"
+    waiting = german.json("status")["waiting"]
+    assert [(w["event"], w["side"], w["n"]) for w in waiting] == [(declared["id"], "german", 1),
+                                                                  (declared["id"] + 1, "german", 2)]
+    assert "waits for the U.S. side's answer" in german.ok("status").stdout
+    german.refused("step", "next", contains="waits for the dice of the fair roll(s) declared at event(s)")
+    german.refused("roll", "8.610", "--side", "german", "--for", "A", contains="rolled already")
+    # any command with the U.S. key answers first
+    assert us.json("status")["waiting"] == []
+    answered = rows(anyone, "RollAnswered")
+    rolled = rows(anyone, "DiceRolled")
+    assert [(r["declared"], r["side"], r["n"], r["author"]) for r in answered] == [
+        (declared["id"], "us", 1, "us"), (declared["id"] + 1, "us", 2, "us")]
+    assert [(r["source"], r["fair"], r["author"], r["purpose"]) for r in rolled] == [
+        ("fair", 1, "us", "A"), ("fair", 2, "us", "B")]
+    first = rows(anyone, "RollDeclared")[0]
+    assert tuple(rolled[0]["dice"]) == fairdice.faces(first["value"], answered[0]["value"], "CG I", "german", 1, "dr")
+    report = audit(anyone)
+    assert report["clean"] and report["sources"] == {"fair": 2} and report["pending"] == []
+    stats = anyone.json("dice-stats")
+    assert {(g["side"], g["source"]) for g in stats["groups"]} == {("german", "fair")}
+    us.ok("step", "next")  # the need met: the step goes on
+
+
+def copy_file(source, target) -> None:
+    """What a player does to a SQLite file: a copy of it, taken whole (the WAL included)."""
+    import sqlite3
+
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+
+
+@pytest.mark.sqlite_only
+def test_a_copied_database_rolls_the_same_dice(table, tmp_path):
+    german, us, anyone = table
+    copy = tmp_path / "copy.db"
+    copy_file(german.db, copy)
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    us.ok("answer")
+    dice = rows(anyone, "DiceRolled")[0]["dice"]
+    for attempt in range(3):  # restoring the copy and rolling again gives the same dice, every time
+        again = tmp_path / f"again{attempt}.db"
+        copy_file(copy, again)
+        Player(again, GERMAN).ok("roll", "8.610", "--side", "german", "--for", "A")
+        Player(again, US).ok("answer")
+        assert rows(Cli(again), "DiceRolled")[0]["dice"] == dice
+    # an undone declaration's number is never used again: declaring anew is another roll, not the same one re-made
+    german.ok("roll", "8.610", "--side", "german", "--for", "C")
+    german.ok("undo")
+    assert german.json("roll", "8.610", "--side", "german", "--for", "C")["n"] == 3
+
+
+def test_nothing_derived_from_a_chain_is_published_before_both_commitments(at):
+    cli = at("8.610")
+    german, anyone = Player(cli.db, GERMAN), Player(cli.db, None)
+    german.ok("keys", "init", "--side", "german")
+    # the U.S. has no key: its dice are immediate; a German declaration published now is named by the audit
+    value = open_ledger(str(cli.db))
+    state = value.campaign(None)
+    early = Keyring(GERMAN.encode()).chain_value(state, value.rules_for(state), "german", "roll", 1)
+    forge(cli.db, lambda c: RollDeclared(action=c.next_action, table="8.610", side="german", n=1, value=early,
+                                         purpose="A", item="8.610|german|19 PM|a"), GERMAN)
+    findings = audit(anyone)["findings"]
+    assert [f["kind"] for f in findings] == ["decision"]
+    assert "U.S. side has not committed its chains yet" in findings[0]["message"]
+
+
+def test_an_answer_that_is_not_the_committed_value_and_chosen_dice_are_named(table, make_db, tmp_path):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    base = count_events(anyone.db)
+    # the U.S. answers with a value of its choosing: the audit names it, and `import` refuses it
+    forge(anyone.db, lambda c: RollAnswered(action=c.next_action, declared=base, side="us", n=1, value="ab" * 32), US)
+    findings = audit(anyone)["findings"]
+    assert [f["kind"] for f in findings] == ["decision"] and "does not hash to its head" in findings[0]["message"]
+    bundle = tmp_path / "forged.json"
+    anyone.ok("export", "--since", "0", str(bundle))
+    Cli(make_db()).refused("import", str(bundle), contains="does not hash to its head")
+
+
+def test_fair_dice_of_its_choosing_are_named(table):
+    """The answering side records the roll (a shared act): if it records other dice than the two values give, the
+    audit names it."""
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    us.ok("answer")
+    ledger = open_ledger(str(anyone.db))
+    answered, honest = [e.fact for e in ledger.history(None)[-2:]]
+    us.ok("undo")  # a proposal: the roll is a shared act
+    german.ok("accept")
+    better = 6 if honest.dice[0] != 6 else 5
+    forged = msgspec.structs.replace(honest, dice=(better,), original=better,
+                                     final=better + sum(d.value for d in honest.drms))
+    campaign = ledger.campaign(None)
+    sign = Keyring(US.encode()).signer(campaign, ledger.rules_for(campaign), "us")
+    action = campaign.next_action
+    campaign.record(msgspec.structs.replace(answered, action=action), "us", sign)
+    campaign.record(msgspec.structs.replace(forged, action=action), "us", sign)
+    ledger.save(campaign)
+    findings = audit(anyone)["findings"]
+    assert any(f["kind"] == "fair" and "the two chain values give" in f["message"] for f in findings), findings
+
+
+def test_a_secret_fair_roll_is_answered_made_sealed_and_proven_on_reveal(at):
+    german, us, anyone = keyed(at("8.616", "19 PM"))
+    declared = german.json("roll", "8.616", "--side", "german")
+    assert declared["secret"] and declared["waiting"]
+    assert rows(anyone, "RollDeclared")[0]["value"] == ""  # a Secret roll publishes its value only when revealed
+    us.ok("status")  # answers
+    assert [r["type"] for r in rows(anyone)[-2:]] == ["RollDeclared", "RollAnswered"]
+    assert not rows(anyone, "SecretRollMade")
+    waiting = anyone.json("status")["waiting"]
+    assert [w["waiting_for"] for w in waiting] == ["the German side's ledger to make the Secret roll"]
+    german.ok("status")  # the roller's ledger makes it, sealed
+    made = rows(anyone, "SecretRollMade")
+    assert [(m["side"], m["fair"]) for m in made] == [("german", 1)] and "dice" not in made[0]
+    assert us.json("roster", "--side", "german")[-1]["repl"] is None
+    repl = german.json("roster", "--side", "german")[-1]["repl"]
+    assert repl is not None
+    report = audit(anyone)
+    assert report["clean"] and [u["version"] for u in report["unrevealed"]] == [made[0]["version"]]
+    final = audit(anyone, "--final")
+    assert [f["kind"] for f in final["findings"]] == ["pending"]
+    us.refused("reveal", "--all", "--side", "german", contains="not the German side's")
+    german.ok("reveal", "--all")
+    assert [r["type"] for r in rows(anyone)[-2:]] == ["RollValuePublished", "SecretRollRevealed"]
+    assert audit(anyone, "--final")["clean"]
+    assert anyone.json("roster", "--side", "german")[-1]["repl"] == repl
+
+
+def test_pending_rolls_are_listed_and_a_problem_at_campaign_end(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    plain = anyone("audit")
+    assert plain.exit_code == 0 and "pending: the german side's fair roll on 8.610 was never answered" in plain.stdout
+    final = anyone("audit", "--final")
+    assert final.exit_code == 1 and "at campaign end" in final.stdout
+
+
+def test_dice_entered_stay_allowed_and_are_counted_apart(table):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--for", "A", "--dice", "3")
+    german.ok("roll", "8.610", "--side", "german", "--for", "B")
+    us.ok("answer")
+    assert audit(anyone)["sources"] == {"entered": 1, "fair": 1}
+    stats = anyone.json("dice-stats")
+    assert sorted(g["source"] for g in stats["groups"]) == ["entered", "fair"]
+
+
+def test_pbem_the_declaration_travels_in_one_bundle_and_the_dice_in_the_next(at, make_db, tmp_path):
+    cli = at("8.610")
+    mine = tmp_path / "mine.json"
+    cli.ok("export", "--since", "0", str(mine))
+    theirs_db = make_db()
+    Cli(theirs_db).ok("import", str(mine))
+    german, us = Player(cli.db, GERMAN), Player(theirs_db, US)
+    german.ok("keys", "init", "--side", "german")
+    head = us.ok("head").stdout.strip()
+    german.ok("export", "--since", head, str(mine))
+    us.ok("import", str(mine))
+    us.ok("keys", "init", "--side", "us")
+    head = german.ok("head").stdout.strip()
+    us.ok("export", "--since", head, str(mine))
+    german.ok("import", str(mine))
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    head = us.ok("head").stdout.strip()
+    german.ok("export", "--since", head, str(mine))
+    us.ok("import", str(mine))
+    assert [w["side"] for w in Cli(theirs_db).json("status")["waiting"]] == ["german"]
+    us.ok("answer")
+    head = german.ok("head").stdout.strip()
+    us.ok("export", "--since", head, str(mine))
+    german.ok("import", str(mine))
+    assert rows(german, "DiceRolled")[0]["source"] == "fair"
+    assert audit(german)["clean"] and german.ok("head").stdout == us.ok("head").stdout
+
+
+def test_immediate_mode_is_chosen_before_the_keys(at):
+    cli = at("8.610")
+    anyone = Player(cli.db, None)
+    anyone.refused("fair-dice", "mode", "chance", contains="is not one of", code=2)
+    anyone.ok("fair-dice", "mode", "immediate")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    assert not rows(anyone, "DiceCommitted")
+    rolled = german.json("roll", "8.610", "--side", "german", "--for", "A")
+    assert rolled["source"] == "rng" and rolled["dice"]
+    assert anyone.json("status")["dice"] == "immediate"
+    us.refused("fair-dice", "mode", "fair", contains="fixed now")
+
+
+def test_a_weak_passphrase_is_refused(at):
+    cli = at("8.610")
+    Player(cli.db, "summer2024").refused("keys", "init", "--side", "german", contains="too weak")
+    assert not rows(cli, "DiceCommitted")
+
+
+# ---- 8.6232: Initiative chits chosen at the same time ---------------------------------------------------------
+@pytest.fixture
+def chits(at):
+    return keyed(at("8.623", "19 PM"))
+
+
+def test_each_side_seals_its_chit_and_the_matrix_resolves_once_both_are_revealed(chits):
+    german, us, anyone = chits
+    german.refused("initiative", "--chit", "german=attack", "--chit", "us=idle", contains="give only your own side's chit")
+    anyone.refused("initiative", "--chit", "german=attack", contains="give its passphrase")
+    us.refused("initiative", "--chit", "german=attack", contains="not the German side's")
+    german.ok("initiative", "--chit", "german=attack")
+    sealed = rows(anyone, "ChitSealed")
+    assert [(r["side"], len(r["commitment"])) for r in sealed] == [("german", 64)] and "chit" not in sealed[0]
+    assert "attack" not in json.dumps(sealed)
+    german.refused("initiative", "--chit", "german=idle", contains="a sealed chit cannot be changed")
+    german.ok("status")  # nothing to reveal before the U.S. chit is sealed
+    assert not rows(anyone, "ChitRevealed")
+    us.ok("initiative", "--chit", "us=idle")
+    us.ok("status")  # the U.S. ledger reveals its chit
+    assert [r["side"] for r in rows(anyone, "ChitRevealed")] == ["us"] and not rows(anyone, "InitiativeChosen")
+    final = anyone("audit", "--final")
+    assert final.exit_code == 1 and "sealed Initiative chit was never revealed" in final.stdout
+    german.ok("status")  # the German ledger reveals its chit; the matrix resolves in the same action
+    chosen = rows(anyone, "InitiativeChosen")
+    assert [(r["chits"], r["scenario"]) for r in chosen] == [({"german": "attack", "us": "idle"}, "German Assault")]
+    assert audit(anyone, "--final")["clean"]
+
+
+def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, make_db):
+    german, us, anyone = chits
+    german.ok("initiative", "--chit", "german=idle")
+    us.ok("initiative", "--chit", "us=attack")
+    us.ok("status")  # the U.S. chit is revealed: the German now knows it
+    # a German reveal of another chit than the one sealed: the audit names it, and `import` refuses it
+    from ledger.events import ChitRevealed
+
+    copy = make_db()
+    bundle = tmp_path / "b.json"
+    anyone.ok("export", "--since", "0", str(bundle))
+    Cli(copy).ok("import", str(bundle))
+    forge(copy, lambda c: ChitRevealed(action=c.next_action, side="german", chit="attack", salt="00" * 16), GERMAN)
+    findings = audit(Cli(copy))["findings"]
+    assert [f["kind"] for f in findings] == ["decision"] and "is not the one sealed" in findings[0]["message"]
+    # sealing again is refused (the German ledger reveals the sealed chit first, and the matrix resolves)
+    german.refused("initiative", "--chit", "german=attack", contains="already determined")
+    german.ok("status")
+    assert rows(anyone, "InitiativeChosen")[0]["chits"] == {"german": "idle", "us": "attack"}
+    german.ok("undo")  # the reveal and the matrix are a shared act: only a proposal
+    assert [r["type"] for r in rows(anyone)[-1:]] == ["TakeBackProposed"]
