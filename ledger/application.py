@@ -5,6 +5,8 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import msgspec
 from pathlib import Path
 
 from eventsourcing.application import Application
