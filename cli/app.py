@@ -105,7 +105,7 @@ class LedgerGroup(click.Group):
             click.echo(e.line())
             return None
         except LedgerError as e:
-            raise click.ClickException(e.line()) from None
+            raise click.ClickException(" ".join(p.strip() for p in e.line().splitlines())) from None  # one line
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as e:  # noqa: BLE001 - a lost connection, anywhere in any command: one line, not a traceback

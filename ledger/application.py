@@ -28,7 +28,7 @@ from .logged import Logged
 from .mapping import map_lvp
 from .persistence import decode_envelope
 from .rules import Resolution, parse_declared
-from .store import check_postgres, check_sqlite, index_topics, is_postgres, postgres_env, redact
+from .store import check_postgres, check_sqlite, index_topics, is_postgres, lost_connection, postgres_env, redact
 from .timeline import as_of as as_of_log
 from .timeline import effective, summary
 from .vasl import parse as parse_vasl
@@ -425,15 +425,16 @@ class CampaignLedger(Application):
         name = self.resolve_name(name)
         return export_bundle(self.history(name), name, self.campaign(name).system, since, path)
 
-    def import_bundle(self, path: Path) -> tuple[str, int]:
+    def import_bundle(self, path: Path, checked: tuple | None = None) -> tuple[str, int]:
         """Appends the bundle's new events, each re-decided first, all or nothing; returns (campaign, number
-        imported). A snapshot is left behind when the import crossed a snapshot interval, so the next command
-        does not replay the whole log."""
+        imported). `checked`: (bundle, its plan_import over an empty log), made before this database existed; used
+        if the campaign is still not here. A snapshot is left behind when the import crossed a snapshot interval,
+        so the next command does not replay the whole log."""
         from .exchange import domain_event, plan_import, read_bundle
 
-        bundle = read_bundle(path)
+        bundle = checked[0] if checked else read_bundle(path)
         local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
-        new = plan_import(bundle, local)
+        new = checked[1] if checked and not local else plan_import(bundle, local)
         cid = campaign_id(bundle.campaign)
         self._save_events([domain_event(cid, e) for e in new])
         interval = self.snapshotting_intervals[Campaign]
@@ -621,6 +622,8 @@ def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -
     try:
         ledger = CampaignLedger(env=env, dice=dice)
     except Exception as e:  # noqa: BLE001
+        if lost_connection(e):
+            raise  # the CLI says so in its one line, with the command id to run again with
         raise LedgerError(f"cannot open {redact(db)}: {e}") from None
     if create:
         index_topics(db)
