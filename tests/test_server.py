@@ -283,6 +283,24 @@ def test_a_lost_connection_while_reading_is_one_line_and_the_next_command_reconn
     assert target.events() == Cli(target.db).events()
 
 
+def test_a_script_cut_off_names_its_line_and_the_line_s_id(at, cutter, tmp_path):
+    needs_postgres()
+    target = at("scenario")
+    cli = Cli(cutter.url(target.db))
+    cli.ok("status")
+    script = tmp_path / "session.cgl"
+    script.write_text("roll KGP3 --side us\nroll KGP3 --side german\n")
+    before = target.events()
+    cutter.arm(tag=("COMMIT", 2), then_outage=True)  # the second roll's commit is never heard of
+    line = one_error_line(cli("--command-id", "night", "script", str(script)), "night")
+    assert line.startswith("Error: session.cgl line 2: the connection to the database was lost") and \
+        "--command-id night:2" in line, line
+    cutter.heal()
+    assert target.events() == before + 2
+    again = cli.ok("--command-id", "night", "script", str(script))
+    assert again.stdout.count("already recorded as event") == 2 and target.events() == before + 2
+
+
 # how the first attempts fail: (kind, how many of the commands); where, the seeded random decides
 FAULTS = [("none", 4), ("cut", 8), ("terminate", 6), ("outage", 6), ("lost commit", 6), ("lost commit, outage", 12)]
 
