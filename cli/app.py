@@ -70,10 +70,22 @@ def opened(db: str, create: bool = False):
 
 
 def forget(db: str) -> None:
-    """Drop a database's open ledger (before its file is replaced)."""
+    """Drop a database's open ledger (before its file is replaced, or after its connection was lost)."""
     ledger = _OPENED.pop(db, None)
     if ledger is not None:
-        ledger.close()
+        try:
+            ledger.close()
+        except Exception:  # noqa: BLE001 - a pool whose connections are already gone
+            pass
+
+
+class ConnectionLost(click.ClickException):
+    """The database connection was lost mid-command: one line, exit 1, with the id to run the command again with."""
+
+    def __init__(self, problem: str, command_id: str):
+        self.problem, self.command_id = problem, command_id
+        super().__init__(f"the connection to the database was lost ({problem}): it is not known whether this command "
+                         f"was recorded; run it again with --command-id {command_id}, which records it at most once")
 
 
 @atexit.register
@@ -94,7 +106,18 @@ class LedgerGroup(click.Group):
             return None
         except LedgerError as e:
             show_notices(ctx, echo=False)  # a refusal is one line
-            raise click.ClickException(e.line()) from None
+            raise click.ClickException(" ".join(p.strip() for p in e.line().splitlines())) from None  # one line
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as e:  # noqa: BLE001 - a lost connection, anywhere in any command: one line, not a traceback
+            from ledger.store import lost_connection, resolve_db
+
+            problem = lost_connection(e)
+            if problem is None:
+                raise
+            obj = ctx.find_object(LedgerContext)
+            forget(resolve_db(obj.db))  # the next command in this process opens a fresh pool
+            raise ConnectionLost(problem, obj.command_id) from None
         show_notices(ctx)
         return result
 

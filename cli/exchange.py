@@ -35,9 +35,11 @@ def import_command(obj, path: Path, as_json: bool) -> None:
     from ledger.exchange import plan_import, read_bundle
     from ledger.store import holds_ledger, resolve_db
 
-    if not holds_ledger(resolve_db(obj.db)):  # check the whole bundle before a new ledger is made for it
-        plan_import(read_bundle(path), [])
-    campaign, count = obj.ledger(create=True).import_bundle(path)
+    checked = None
+    if not holds_ledger(resolve_db(obj.db)):  # check the whole bundle before a new ledger is made for it (once)
+        bundle = read_bundle(path)
+        checked = (bundle, plan_import(bundle, []))
+    campaign, count = obj.ledger(create=True).import_bundle(path, checked)
     head = obj.ledger().head(campaign)
     if as_json:
         emit_json({"campaign": campaign, "imported": count, "head": head})

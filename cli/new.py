@@ -15,10 +15,10 @@ from .app import common, emit_json, json_option, main
 @common
 def new(obj, name: str, system: str, cg: str, start_cpp, random_weather: bool, as_json: bool) -> None:
     """Start a campaign NAME (8.5x): its CG and starting CG Date."""
-    from ledger.application import start_campaign
-    from ledger.store import resolve_db
+    from ledger.application import decide_start
 
-    campaign = start_campaign(resolve_db(obj.db), name, system.lower(), cg, tuple(start_cpp), random_weather)
+    decide_start(name, system.lower(), cg, tuple(start_cpp), random_weather)  # a refused one creates no database
+    campaign = obj.ledger(create=True).new_campaign(name, system.lower(), cg, tuple(start_cpp), random_weather)
     if as_json:
         emit_json({"name": campaign.name, "system": campaign.system, "cg": campaign.cg, "cg_date": campaign.cg_date,
                    "step": campaign.step, "cpp": campaign.cpp})

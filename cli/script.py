@@ -33,8 +33,9 @@ def run_script(obj: LedgerContext, path: Path, echo: bool = True) -> int:
             continue
         if echo:
             click.echo(f"$ cgledger {' '.join(shlex.quote(a) for a in args)}")
-        try:
-            main.main(args=prefix + args, prog_name="cgledger", standalone_mode=False)
+        try:  # each line its own command id, derived from the script's: a re-run line is recorded at most once
+            main.main(args=prefix + ["--command-id", f"{obj.command_id}:{number}"] + args, prog_name="cgledger",
+                      standalone_mode=False)
         except click.ClickException as e:
             raise click.ClickException(f"{path.name} line {number}: {e.format_message()}") from None
         count += 1

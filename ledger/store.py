@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from pathlib import Path
 
 from .errors import DatabaseError
@@ -136,3 +137,24 @@ def index_topics(db: str) -> None:
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE INDEX IF NOT EXISTS cgledger_topic ON stored_events (topic)")
     conn.close()
+
+
+def lost_connection(exc: BaseException) -> str | None:
+    """The problem, in one line, if `exc` is a lost or unusable PostgreSQL connection (closed or terminated by
+    the server, unreachable, the pool timed out waiting for one), whether psycopg raised it or eventsourcing
+    wrapped it; None for anything else. Whether a write in flight was committed is then unknown."""
+    psycopg = sys.modules.get("psycopg")  # only loaded when a PostgreSQL database was opened
+    if psycopg is None:
+        return None
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        text = (str(error).strip().splitlines() or [type(error).__name__])[0].strip()
+        if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
+            return text
+        if isinstance(error, psycopg.Error) and "connection" in text and any(
+                word in text for word in ("closed", "lost", "terminat", "broken")):
+            return text
+        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    return None
