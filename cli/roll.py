@@ -84,6 +84,9 @@ def declared_output(declared, as_json: bool) -> None:
         emit_json({"id": declared.version, "action": fact.action, "table": fact.table, "title": declared.table.title,
                    "side": fact.side, "cg_date": declared.cg_date, "declared": True, "waiting": True, "n": fact.n,
                    "secret": fact.secret, "purpose": fact.purpose or None, "rg": fact.rg, "source": "fair",
+                   "rule": declared.table.rule, "die": declared.table.die,
+                   # the public contract's keys, empty until the other side's answer gives the dice
+                   "dice": None, "original": None, "final": None, "result": None,
                    "drms": [{"key": k, "input": n} for k, n in fact.drms]})
         return
     table = declared.table

@@ -78,7 +78,7 @@ def test_keys_init_commits_two_chains_from_a_random_seed_sealed_with_the_sides_k
 def test_an_open_roll_is_declared_and_the_other_sides_next_command_gives_its_dice(table):
     german, us, anyone = table
     declared = german.json("roll", "8.610", "--side", "german", "--for", "A")
-    assert declared["declared"] and declared["waiting"] and declared["n"] == 1 and "dice" not in declared
+    assert declared["declared"] and declared["waiting"] and declared["n"] == 1 and declared["dice"] is None and declared["result"] is None
     text = german("roll", "8.610", "--side", "german", "--for", "B").stdout
     assert "waiting for its dice" in text and "Final" not in text
     # the roller's ledger cannot make the roll: no dice anywhere, `answer` has nothing for it, status shows it waiting
