@@ -114,6 +114,7 @@ class LedgerGroup(click.Group):
 
             problem = lost_connection(e)
             if problem is None:
+                one_line(e)
                 raise
             obj = ctx.find_object(LedgerContext)
             forget(resolve_db(obj.db))  # the next command in this process opens a fresh pool
@@ -137,6 +138,17 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
          command_id: str | None) -> None:
     """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
+
+
+def one_line(e: Exception) -> None:
+    """A file that cannot be written or read (a missing folder, a name too long) or is not UTF-8: one line."""
+    if isinstance(e, UnicodeDecodeError):
+        raise click.ClickException(f"a file given is not UTF-8 text (byte {e.object[e.start]:#04x} at offset "
+                                   f"{e.start})") from None
+    if isinstance(e, OSError):
+        name = str(e.filename or "")
+        name = name if len(name) <= 80 else f"{name[:40]}…{name[-20:]} ({len(name)} characters)"
+        raise click.ClickException(f"cannot use {name or 'a file given'}: {e.strerror or e}") from None
 
 
 def show_notices(ctx: click.Context, echo: bool = True) -> None:

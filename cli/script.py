@@ -27,7 +27,12 @@ def run_script(obj: LedgerContext, path: Path, echo: bool = True) -> int:
     prefix += ["--seed", obj.seed] if obj.seed is not None else []
     count = 0
     here = shlex.quote(str(path.resolve().parent))
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise click.ClickException(f"{path.name} is not UTF-8 text: byte {e.object[e.start]:#04x} at offset "
+                                   f"{e.start}") from None
+    for number, line in enumerate(text.splitlines(), 1):
         args = words(line.replace("$HERE", here))
         if not args:
             continue

@@ -143,3 +143,30 @@ def test_postgres_database_without_a_ledger(cli):
     cli.refused("new", "X", "--cg", "I", contains="holds other tables but no campaign ledger")
     bad = Cli(cli.db.rsplit("/", 1)[0] + "/no_such_database")
     bad.refused("log", contains="cannot reach")
+
+
+@pytest.mark.parametrize("args, contains", [
+    (("export", "--since", "0", "{missing}/bundle.json"), "No such file or directory"),
+    (("report", "--html", "{missing}/report.html"), "No such file or directory"),
+    (("script", "{latin1}"), "is not UTF-8 text"),
+    (("vasl-import", "{latin1}"), "no VASL dice report"),
+    (("import", "{latin1}"), "is not a cgledger bundle"),
+    (("rules", "load", "{latin1}"), "is not UTF-8 text"),
+    (("new", "X", "--cg", "I", "--system", "k" * 5000), "unknown rule system"),
+    (("new", "X", "--cg", "I", "--system", "../kgp"), "unknown rule system"),
+])
+def test_files_and_names_that_cannot_be_used_give_one_line(kgp, tmp_path, args, contains):
+    """Issue 16's fuzz: a missing folder, a non-UTF-8 file, an over-long or path-like name: one `Error:` line,
+    no traceback, nothing written."""
+    latin1 = tmp_path / "notes.txt"
+    latin1.write_bytes("Sp\xe4ter: 19 AM \xff".encode("latin-1"))
+    filled = [a.format(missing=tmp_path / "no-such-folder", latin1=latin1) for a in args]
+    kgp.refused(*filled, contains=contains)
+
+
+@pytest.mark.sqlite_only
+def test_an_over_long_database_path_gives_one_line(cli):
+    cli.db = cli.db.parent / ("a" * 5000)
+    result = cli("status")
+    assert result.exit_code == 1 and result.stderr.startswith("Error: ") and len(result.stderr.splitlines()) == 1
+    assert "characters): File name too long" in result.stderr

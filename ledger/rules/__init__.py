@@ -97,9 +97,10 @@ def decode_tables(data: bytes | str, name: str, system: str | None = None) -> Ta
 
 @cache
 def _system_file(system: str) -> SystemFile:
+    if system not in systems():  # a name, never a path: '../x' or an over-long name is just unknown
+        shown = system if len(system) <= 40 else f"{system[:30]}… ({len(system)} characters)"
+        raise BadInput(f"unknown rule system '{shown}': choose one of {', '.join(systems())}")
     folder = HERE / system
-    if not (folder / "system.toml").is_file():
-        raise BadInput(f"unknown rule system '{system}': choose one of {', '.join(systems())}")
     return decode_toml((folder / "system.toml").read_bytes(), SystemFile, f"{system}/system.toml")
 
 
