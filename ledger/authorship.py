@@ -6,19 +6,21 @@ by whichever side records them. Used by the fold (who recorded each action), the
 from __future__ import annotations
 
 from .events import (
-    DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased, HQRecorded,
-    RGPurchased, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
+    DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
+    HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, SecretRollMade,
+    SecretRollRevealed, SideKeyRegistered,
 )
 
-# the facts that are one side's own act: the side named in the fact is its only possible author
+# the facts that are one side's own act: the side named in the fact is its only possible author (a removal by a
+# roll's result, Rubble, a firefight's end and the CPP a chart gives are shared)
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
-        SideKeyRegistered, FairDiceCommitted, FairSeedRevealed)
+        SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, HiddenFortificationPlaced, MouseholeMade)
 
 
 def owner(fact: Fact) -> str | None:
     """The side whose own act this fact is, or None for a shared act. A roll taken from a VASL dice report is
     shared: either player may import the report, which is its evidence."""
-    if isinstance(fact, SecretRollRevealed):
+    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed)):
         return fact.fact.side
     if isinstance(fact, DiceRolled) and fact.source == "vasl":
         return None

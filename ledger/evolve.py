@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from .events import (
-    CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, FirefightEnded, FortificationsPurchased,
-    InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
-    StepOpened, TablesOverridden, TakeBackProposed,
+    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
+    FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
+    InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
+    TablesOverridden, TakeBackProposed,
 )
 from .authorship import owner
 from .inforce import voided_by
@@ -62,6 +63,8 @@ class CampaignState:
     acts: list[list[Any]] = []
     proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
     commands: list[list[Any]] = []  # [command id, first event] of the latest commands (a retry acts once)
+    # CGS 7.4.4: fortifications set up hidden and not revealed yet: placement event -> {side, item, sealed}
+    hidden: dict[str, dict[str, Any]] = {}
 
     RECENT_COMMANDS = 64
 
@@ -169,6 +172,13 @@ class CampaignState:
             self._outcome(a, fact.fact)
         elif isinstance(fact, TablesOverridden):
             self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
+        elif isinstance(fact, CPPGained):
+            self._add_cpp(a, fact.side, fact.cpp)
+        elif isinstance(fact, HiddenFortificationPlaced) or (isinstance(fact, FortificationPlaced) and fact.hidden):
+            hidden = {"side": fact.side, "item": fact.item, "sealed": isinstance(fact, HiddenFortificationPlaced)}
+            self._set(a, "hidden", {**self.hidden, str(version): hidden})
+        elif isinstance(fact, HiddenFortificationRevealed):
+            self._set(a, "hidden", {k: v for k, v in self.hidden.items() if k != str(fact.placed)})
 
     def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
         """A roll was made (sealed or not): its due item is consumed, its step's need met."""

@@ -35,6 +35,7 @@ class RollCommand(Struct, frozen=True, kw_only=True):
     vasl: str = ""
     player: str = ""
     series: str = ""
+    hexes: tuple[str, ...] = ()  # the hexes it is made for (CGS: checked with what its result does, decide/fortify.py)
 
 
 def unit_name(purpose: str) -> str:
@@ -207,6 +208,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         final=resolution.final, result=resolution.result, code=resolution.code, value=resolution.value,
         sets=resolution.sets, secret=cmd.secret or table.secret, purpose=cmd.purpose, effect=table.effect,
         rg=cmd.rg, cpp=cpp, fair=cmd.fair, vasl=cmd.vasl, player=cmd.player, series=cmd.series, item=item, adds=adds,
+        hexes=tuple(cmd.hexes),
     )
     return fact, resolution
 
@@ -216,4 +218,5 @@ def command_of(fact: DiceRolled) -> RollCommand:
     return RollCommand(table=fact.table, side=fact.side,
                        drms=tuple((d.key, d.input) for d in fact.drms if d.kind == "declared"),
                        faces=tuple(fact.dice), source=fact.source, secret=fact.secret, purpose=fact.purpose,
-                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series)
+                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series,
+                       hexes=tuple(fact.hexes))
