@@ -85,6 +85,13 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
         click.echo(f"  note: {note}")
     for effect in rolled.effects:
         click.echo(f"  map: {describe({**map_effect(effect), 'type': type(effect).__name__})}")
+    if table.map is not None and not fact.hexes:
+        from ledger.decide.fortify import row_of
+
+        row = row_of(table, fact)
+        if row is not None and (row.removes or row.rubble or row.mousehole):
+            click.echo("  map: no hex named, so the map is left as it was: undo, then roll again with the same dice "
+                       "and --hex")
     click.echo(f"  recorded as event {rolled.version}{' for ' + repr(fact.purpose) if fact.purpose else ''}"
                + (f" on {', '.join(fact.hexes)}" if fact.hexes else ""))
     if fact.secret and rolled.sealed:

@@ -260,6 +260,15 @@ def render_html(history: dict) -> str:
             parts.append(f'<div class="map"><h3>{_e(entry["group"])} Map Group, {_e(entry["date"])}</h3>'
                          f'{map_svg(entry["areas"], "")}</div>')
         parts.append("</section>")
+    if history.get("terrain"):
+        from .terrainsvg import terrain_svg
+
+        parts.append('<section id="maps"><h2>Maps</h2><p class="meta">Each map as each firefight left it, as both '
+                     'sides see it (hidden fortifications are only counted).</p>')
+        for entry in history["terrain"]:
+            parts.append(f'<div class="map"><h3>{_e(entry["group"])} map after {_e(entry["date"])}</h3>'
+                         f'{terrain_svg(entry["terrain"], "", sides)}</div>')
+        parts.append("</section>")
     if history.get("dice") is not None:
         parts.append(_dice(history["dice"], sides))
     parts.append("</body></html>")

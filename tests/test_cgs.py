@@ -499,3 +499,153 @@ def test_cgs_refusals_cite_the_cgs_text(cgs, args, cite):
     assert not re.search(r"\((?:KGP|8\.\d|2\.\d|\d\))", result.stderr), result.stderr
     if not cite:
         assert not re.search(r"\([\d.]+\)\s*$", result.stderr), result.stderr
+
+
+# ---- forged map facts: the audit names each, `import` refuses the bundle -------------------------------------------
+def _forged(fortified):
+    from ledger.events import FirefightEnded, HiddenFortificationRevealed, MouseholeMade, RubblePlaced
+
+    log = fortified.json("log")
+    mines = next(r for r in log if r["type"] == "FortificationPlaced" and r["hex"] == "DTW-N22")
+    placed = FortificationPlaced(action=mines["action"], side="german", item="mines", hex="DTW-N22", rg=mines["rg"])
+    zeros = DiceRolled(action=0, table="7.4.7", rule="7.4.7", side="russian", die="d100", dice=(0, 0),
+                       source="entered", original=100, final=100, code="mines_removed", hexes=("DTW-N22",),
+                       result="\"00\": the mines are eliminated (remove the Mine counter), no other effect")
+    removal = FortificationRemoved(action=0, side="german", item="mines", hex="DTW-N22", placed=mines["version"],
+                                   by="roll", rule="7.4.7.2")
+    return {
+        "mousehole in the open": ([MouseholeMade(action=0, side="german", hexes=("DTW-A1", "DTW-A2"), rule="7.3.1")],
+                                  "interior Factory wall or between Cellar hexes"),
+        "rubble without its roll": ([RubblePlaced(action=0, hexes=("DTW-U14",), rule="7.3.2")],
+                                    "recorded only with what decides it"),
+        "more than the 00 does": ([zeros, removal, RubblePlaced(action=0, hexes=("DTW-N22",), rule="7.3.2")],
+                                  "RubblePlaced beyond what the ledger decides"),
+        "a sewer unit Re-Deployed too far": (
+            [FirefightEnded(action=0, map="DTW", firefight="Firefight 1", in_sewer=("4-4-7 in DTW-N32",),
+                            redeployed=("4-4-7 to DTW-P35",))], "within three hexes"),
+        "a reveal of mines never hidden": (
+            [HiddenFortificationRevealed(action=0, placed=mines["version"], fact=placed, cause="entry")],
+            "no hidden fortification still hidden"),
+    }
+
+
+@pytest.mark.parametrize("case", ["mousehole in the open", "rubble without its roll", "more than the 00 does",
+                                  "a sewer unit Re-Deployed too far", "a reveal of mines never hidden"])
+def test_a_forged_map_fact_is_named_and_refused_on_import(fortified, make_db, tmp_path, case):
+    facts, message = _forged(fortified)[case]
+    record(fortified.db, *facts)
+    found = findings(fortified)
+    assert len(found) == 1 and message in found[0]["message"], found
+    bundle = tmp_path / "b.json"
+    fortified.ok("export", "--since", "0", str(bundle))
+    Cli(make_db()).refused("import", str(bundle), contains=message)
+
+
+def test_a_revealed_hex_other_than_the_sealed_one_fails_audit(keyed):
+    from ledger.events import HiddenFortificationRevealed
+
+    german, russian, anyone = keyed
+    german.ok("buy", "F1", "--side", "german")
+    placed = german.json("place", "mines", "DTW-G26", "--side", "german", "--hidden")
+    made = next(r for r in anyone.json("log") if r["version"] == placed["event"])
+    moved = FortificationPlaced(action=made["action"], side="german", item="mines", hex="DTW-W33", rg=made["rg"],
+                                hidden=True)
+    record(german.db, HiddenFortificationRevealed(action=0, placed=placed["event"], fact=moved, salt="00" * 16),
+           sign=("german", GERMAN))
+    found = findings(anyone)
+    assert [f["kind"] for f in found] == ["secret"] and "does not match its commitment" in found[0]["message"]
+
+
+def test_a_sealed_placement_of_what_may_not_be_hidden_fails_audit(keyed):
+    from ledger.events import HiddenFortificationPlaced
+
+    german, russian, anyone = keyed
+    german.ok("buy", "F2", "--side", "german")
+    rg = next(r["version"] for r in anyone.json("log") if r["type"] == "RGPurchased")
+    record(german.db, HiddenFortificationPlaced(action=0, side="german", item="wire", rg=rg, commitment="0" * 64,
+                                                sealed="x"), sign=("german", GERMAN))
+    found = findings(anyone)
+    assert [f["kind"] for f in found] == ["decision"] and "not set up hidden" in found[0]["message"]
+
+
+def test_more_placement_and_reveal_refusals(keyed):
+    german, russian, anyone = keyed
+    early = russian.json("roll", "7.4.5", "--side", "russian", "--dice", "5")
+    german.ok("buy", "F1", "--side", "german")
+    german.refused("place", "mines", "DTW-G26/1", "--side", "german", contains="placed in a hex, not a level (7.4.3)")
+    german.refused("place", "mines", "DTW-Z1", "--side", "german", contains="DTW-Z1 is not on the DTW map (7.4.3)")
+    placed = german.json("place", "mines", "DTW-G26", "--side", "german", "--hidden")
+    german.refused("reveal", str(placed["event"]), "--searched", str(early["id"]),
+                   contains="not the other side's, made after the placement (7.4.5)")
+    german.refused("reveal", str(placed["event"]), "--entered", "--searched", str(early["id"]), code=2,
+                   contains="not both")
+
+
+def test_more_sewer_and_mousehole_refusals(fresh):
+    fresh.refused("firefight-end", "--map", "DTW", "--sewer", "4-4-7 in DTW-N32", "--redeployed", "4-4-7 to DTW-O34",
+                  "--redeployed", "4-4-7", contains="'4-4-7' Re-Deployed twice (6.16.3)")
+    fresh.refused("firefight-end", "--map", "DTW", "--sewer", "4-4-7 in DTW-N32", "--redeployed", "4-4-7 to DTW-N33",
+                  contains="DTW-N33 has no sewer: Sewer Movement ends in a sewer hex (6.16.1)")
+    attempt = fresh.json("roll", "7.3.2", "--side", "german", "--dice", "1,7", "--hex", "DTW-P5/P6")
+    fresh.refused("mousehole", "DTW-Q5/Q6", "--side", "german", "--roll", str(attempt["id"]),
+                  contains="the attempt of event")
+
+
+def test_the_report_draws_each_cgs_map(cgs, tmp_path):
+    page = tmp_path / "report.html"
+    cgs.ok("report", "--html", str(page))
+    html = page.read_text()
+    assert html.count('id="terrain"') == 2 and "DTW map after Firefight 2" in html
+    # the report is both sides': hidden mines only counted (the one hidden badge per map is its legend's)
+    assert html.count('class="fortification hidden"') == 2 and "German: 1 Mines" in html
+
+
+def test_a_00_without_its_hexes_says_the_map_is_left_as_it_was(fortified):
+    out = fortified.ok("roll", "7.4.7", "--side", "russian", "--dice", "0,0").stdout
+    assert "no hex named, so the map is left as it was" in out
+    assert items(cells(fortified)["DTW-N22"]) == [("german", "mines")]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"cause": "bribe"}, "revealed on entry or by a search, not 'bribe'"),
+    ({"hex": "DTW-G26"}, "is not the one recorded there"),
+])
+def test_a_forged_reveal_of_mines_hidden_in_the_open_fails_audit(fresh, change, message):
+    from ledger.events import HiddenFortificationRevealed
+
+    fresh.ok("buy", "F1", "--side", "german")
+    placed = fresh.json("place", "mines", "DTW-W33", "--side", "german", "--hidden")
+    made = fresh.json("log")[-1]
+    fact = FortificationPlaced(action=made["action"], side="german", item="mines",
+                               hex=change.get("hex", "DTW-W33"), rg=made["rg"], hidden=True)
+    record(fresh.db, HiddenFortificationRevealed(action=0, placed=placed["event"], fact=fact,
+                                                 cause=change.get("cause", "entry")))
+    found = findings(fresh)
+    assert [f["kind"] for f in found] == ["secret"] and message in found[0]["message"], found
+
+
+@pytest.mark.parametrize("kind", ["MouseholeMade", "HiddenFortificationPlaced"])
+def test_a_sides_own_map_act_in_the_other_sides_name_is_named(keyed, kind):
+    from ledger.events import HiddenFortificationPlaced, MouseholeMade
+
+    german, russian, anyone = keyed
+    german.ok("buy", "F1", "--side", "german")
+    rg = next(r["version"] for r in anyone.json("log") if r["type"] == "RGPurchased")
+    fact = (MouseholeMade(action=0, side="german", hexes=("DTW-Q5", "DTW-Q6"), rule="7.3.1") if kind == "MouseholeMade"
+            else HiddenFortificationPlaced(action=0, side="german", item="mines", rg=rg, commitment="0" * 64,
+                                           sealed="x"))
+    record(russian.db, fact, sign=("russian", RUSSIAN))  # the Russian records a German act with his own key
+    assert [f["kind"] for f in findings(anyone)] == ["author"]
+
+
+def test_a_side_with_a_key_shows_its_hidden_placements_to_its_own_key_only(fresh):
+    """Mines hidden before the German set up his key stay in the open record, but `terrain --side german` is his
+    view: another player's passphrase is refused."""
+    fresh.ok("buy", "F1", "--side", "german")
+    fresh.ok("place", "mines", "DTW-W33", "--side", "german", "--hidden")
+    german, russian = Player(fresh.db, GERMAN), Player(fresh.db, RUSSIAN)
+    german.ok("keys", "init", "--side", "german")
+    russian.ok("keys", "init", "--side", "russian")
+    russian.refused("terrain", "--map", "DTW", "--side", "german", contains="not the German side's")
+    assert items(cells(german, "--side", "german")["DTW-W33"]) == [("german", "mines")]
+    assert items(cells(russian)["DTW-W33"]) == []
