@@ -62,8 +62,8 @@ def _badge(x: float, y: float, item: str, color: str, kind: str = "", tip: str =
 
 def _mousehole(x: float, y: float, tip: str = "") -> str:
     return (f'<g class="mousehole"><title>{escape(tip)}</title>'
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="#3b2a1a" stroke="#ffffff" stroke-width="1"/>'
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.2" fill="#ffffff"/></g>')
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.6" fill="#3b2a1a" stroke="#ffffff" stroke-width="1"/>'
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="1.9" fill="#ffffff"/></g>')
 
 
 def _sewer(x: float, y: float) -> str:
@@ -107,8 +107,8 @@ def terrain_svg(result: dict, title: str = "", sides: dict[str, str] | None = No
                      f'{escape(TERRAIN_NAMES.get(cell["terrain"], cell["terrain"]))}'
                      f'{" (rubble)" if cell["rubble"] else ""}{" – " + escape(changes) if changes else ""}</title></polygon>')
         label = cell["hex"].split("-")[-1]
-        hexes.append(f'<text x="{cx:.1f}" y="{cy - H / 2 + 9:.1f}" font-size="7" fill="#777" text-anchor="middle">'
-                     f'{escape(label)}</text>')
+        hexes.append(f'<text x="{cx:.1f}" y="{cy - H / 2 + 11.5:.1f}" font-size="7" text-anchor="middle" '
+                     f'fill="{"#eeeeee" if cell["rubble"] else "#777777"}">{escape(label)}</text>')
         if cell["levels"]:
             hexes.append(f'<text x="{cx - 14:.1f}" y="{cy - 3:.1f}" font-size="9" text-anchor="middle">'
                          f'+{cell["levels"]}</text>')
@@ -117,7 +117,7 @@ def terrain_svg(result: dict, title: str = "", sides: dict[str, str] | None = No
                          f'<text x="{cx + 11.5:.1f}" y="{cy - 3:.1f}" font-size="6.5" fill="#fff" text-anchor="middle">'
                          f'W{cell["wrecks"]}</text>')
         if cell.get("sewer"):
-            marks.append(_sewer(cx, cy + H / 2 - 7))
+            marks.append(_sewer(cx, cy + 14))
     # fortifications on the map and the ones removed, two badges a row from the hex centre down
     removed: dict[str, list[dict]] = {}
     for entry in result.get("removed", []):
