@@ -1,4 +1,4 @@
-"""CGS: `firefight-end` and `terrain`."""
+"""CGS: `firefight-end`, `terrain`, `place`, `remove`, `mousehole`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from projections.terrain import changed, terrain
+from ledger.events import CPPGained
+from ledger.terrain import parse_redeployed, parse_sewer
+from projections.terrain import changed, public
 from projections.terrainsvg import terrain_svg
 
 from .app import as_of_option, common, emit_json, json_option, main
@@ -16,60 +18,123 @@ from .app import as_of_option, common, emit_json, json_option, main
 @click.option("--map", "map_id", required=True, metavar="MAP", help="DTW or GE.")
 @click.option("--fire", "fires", multiple=True, metavar="HEX", help="A hex with Fire at the firefight's end (6.7.2).")
 @click.option("--burning-wreck", "wrecks", multiple=True, metavar="HEX", help="A Burning Wreck (one per wreck, 6.8.2.1).")
-@click.option("--sewer", "in_sewer", multiple=True, metavar="UNIT", help="A unit In Sewer at the end (6.16.3).")
-@click.option("--redeployed", multiple=True, metavar="UNIT", help="A unit In Sewer that Re-Deployed by Sewer Movement.")
+@click.option("--sewer", "in_sewer", multiple=True, metavar="'UNIT in HEX'",
+              help="A unit In Sewer at the end and its hex, e.g. '4-4-7 in DTW-N32' (6.16.3).")
+@click.option("--redeployed", multiple=True, metavar="'UNIT to HEX'",
+              help="A unit In Sewer that Re-Deployed by Sewer Movement, to a sewer hex within three hexes (6.16.3).")
 @json_option
 @common
 def firefight_end(obj, map_id: str, fires, wrecks, in_sewer, redeployed, as_json: bool) -> None:
     """End the CGS Campaign Firefight: what it leaves on the map; the campaign moves to the next firefight."""
-    fact = obj.ledger().firefight_end(obj.campaign, map_id, tuple(fires), tuple(wrecks), tuple(in_sewer),
-                                      tuple(redeployed))
+    facts = obj.ledger().firefight_end(obj.campaign, map_id, tuple(fires), tuple(wrecks), tuple(in_sewer),
+                                       tuple(redeployed))
+    fact = facts[0]
+    gained = [f for f in facts if isinstance(f, CPPGained)]
     if as_json:
         emit_json({"firefight": fact.firefight, "map": fact.map, "fires": list(fact.fires),
                    "burning_wrecks": list(fact.burning_wrecks), "in_sewer": list(fact.in_sewer),
-                   "redeployed": list(fact.redeployed)})
+                   "redeployed": list(fact.redeployed),
+                   "cpp_gained": {f.side: f.cpp for f in gained}})
         return
-    stay = [u for u in fact.in_sewer if u not in fact.redeployed]
+    moved = {parse_redeployed(t)[0].casefold() for t in fact.redeployed}
+    stay = [t for t in fact.in_sewer if parse_sewer(t)[0].casefold() not in moved]
     click.echo(f"{fact.firefight} ended on {fact.map}: {len(fact.fires)} hexes with Fire, {len(fact.burning_wrecks)} "
                f"Burning Wrecks" + (f"; In Sewer, staying in their sector: {', '.join(stay)}" if stay else ""))
+    for f in gained:
+        click.echo(f"{f.side} gains {f.cpp} CPP for {f.cg_date} ({f.chart}{', ' + f.rule if f.rule else ''})")
 
 
 @main.command(name="terrain")
 @click.option("--map", "map_id", required=True, metavar="MAP")
 @as_of_option
+@click.option("--side", default=None, help="As that side sees it: its own hidden fortifications too (7.4.4; a side "
+                                           "with a key needs its passphrase). Default: the side of the key given.")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
 @json_option
 @common
-def terrain_command(obj, map_id: str, as_of: str | None, svg_file: Path | None, as_json: bool) -> None:
-    """The terrain changes the Campaign Firefights made so far (6.7.2, 6.8.2.1), as JSON or drawn."""
-    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
-    result = terrain(logged, rules, map_id)
+def terrain_command(obj, map_id: str, as_of: str | None, side: str | None, svg_file: Path | None,
+                    as_json: bool) -> None:
+    """The map as the Campaign Firefights left it (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6), as JSON or drawn."""
+    result, rules = obj.ledger().terrain(obj.campaign, map_id, as_of, side)
     if svg_file:
-        svg_file.write_text(terrain_svg(result, f"{map_id} terrain" + (f" as of {as_of}" if as_of else "")),
-                            encoding="utf-8")
+        svg_file.write_text(terrain_svg(result, f"{map_id} terrain" + (f" as of {as_of}" if as_of else "") + (
+            f", as the {rules.system.sides[result['viewer']]} side sees it" if result["viewer"] else ""),
+            rules.system.sides), encoding="utf-8")
         click.echo(f"terrain written to {svg_file}")
         return
     if as_json:
-        emit_json({"map": map_id, "changed": changed(result), "hexes": list(result["hexes"].values())})
+        emit_json(public(result))
         return
     for cell in changed(result):
         for change in cell["changes"]:
             click.echo(f"{cell['hex']}: {change['firefight']}: {change['change']}")
     if not changed(result):
-        click.echo(f"no terrain on {map_id} changed by a firefight yet")
+        click.echo(f"no terrain on {map_id} changed yet")
+    for cell in result["hexes"].values():
+        for f in cell["fortifications"]:
+            hidden = " (hidden)" if f["hidden"] and "revealed" not in f else ""
+            click.echo(f"{cell['hex']}: {f['side']} {f['item']}{hidden}")
+    for hole in result["mouseholes"]:
+        click.echo(f"{'/'.join(hole['hexes'])}: Mousehole ({hole['side']}, {hole['firefight']})")
+    for h in result["hidden"]:
+        click.echo(f"hidden: a {h['side']} {h['item']} (event {h['event']}), hex not known")
+    last = list(result["sewer"].items())[-1:] if result["sewer"] else []
+    for firefight, units in last:
+        for u in units:
+            where = u["now"] or "?"
+            sector = f", sector {u['sector_now']}" if u["sector_now"] else ""
+            how = f"Re-Deployed to {where}" if u["redeployed"] else f"stays in {where}"
+            click.echo(f"In Sewer after {firefight}: {u['unit']} {how}{sector}")
 
 
 @main.command()
 @click.argument("item", metavar="ITEM")
 @click.argument("hex_text", metavar="HEX")
 @click.option("--side", required=True)
-@click.option("--hidden", is_flag=True, help="Set up hidden (mines: not on a paved road, 7.4.4).")
+@click.option("--hidden", is_flag=True, help="Set up hidden (mines, 7.4.4): sealed with the side's key when it has one.")
 @json_option
 @common
 def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool) -> None:
     """Place a fortification bought as an RG (dug_in, trench, at_trench, mines, roadblock, wire) on the map."""
-    fact = obj.ledger().place(obj.campaign, item, hex_text, side, hidden)
+    fact, version = obj.ledger().place(obj.campaign, item, hex_text, side, hidden)
     if as_json:
-        emit_json({"item": fact.item, "hex": fact.hex, "side": fact.side, "hidden": fact.hidden, "rg": fact.rg})
+        emit_json({"event": version, "item": fact.item, "hex": fact.hex, "side": fact.side, "hidden": fact.hidden,
+                   "rg": fact.rg})
         return
-    click.echo(f"{fact.side}: {fact.item} placed in {fact.hex}" + (" (hidden)" if fact.hidden else ""))
+    click.echo(f"{fact.side}: {fact.item} placed in {fact.hex}" + (
+        f" (hidden; event {version}: `cgledger reveal {version} --entered` when an enemy unit enters it)"
+        if fact.hidden else ""))
+
+
+@main.command()
+@click.argument("item", metavar="ITEM")
+@click.argument("hex_text", metavar="HEX")
+@click.option("--by", "by", required=True, type=click.Choice(["clearance", "fire", "abandoned"]),
+              help="clearance (7.4.8, 7.5.3, 7.6.3), fire: an FFT 'E' from HE/DC fire (7.5.3, 7.6.3), abandoned: "
+                   "its units left (7.1.2 Dug-In). A \"00\" mine attack: `roll 7.4.7 --hex HEX`.")
+@click.option("--side", default=None, help="Whose fortification, if both sides have one there.")
+@json_option
+@common
+def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bool) -> None:
+    """Remove a placed fortification by the rule that removes it."""
+    fact = obj.ledger().remove(obj.campaign, item, hex_text, by, side)
+    if as_json:
+        emit_json({"item": fact.item, "hex": fact.hex, "side": fact.side, "placed": fact.placed, "by": fact.by,
+                   "rule": fact.rule})
+        return
+    click.echo(f"{fact.side} {fact.item} removed from {fact.hex} ({fact.by}, {fact.rule})")
+
+
+@main.command()
+@click.argument("hexes", nargs=-1, required=True, metavar="HEX/HEX")
+@click.option("--side", required=True)
+@click.option("--roll", "roll", type=int, default=0, metavar="EVENT", help="The 7.3.2 roll that made it (optional).")
+@json_option
+@common
+def mousehole(obj, hexes, side: str, roll: int, as_json: bool) -> None:
+    """Record a Mousehole a DC SW Team blew (7.3): an interior Factory wall or between Cellars, e.g. DTW-P5/P6."""
+    fact = obj.ledger().mousehole(obj.campaign, tuple(hexes), side, roll)
+    if as_json:
+        emit_json({"hexes": list(fact.hexes), "side": fact.side, "rule": fact.rule, "roll": fact.roll or None})
+        return
+    click.echo(f"{fact.side}: Mousehole across {'/'.join(fact.hexes)} ({fact.rule})")

@@ -42,10 +42,29 @@ def describe(row: dict) -> str:
         return f"initiative {row['chits']}: {row['scenario']}"
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
-        return f"{row['side']} RG {row['rg']} {row['group_type']} for {row['map_group']} ({how})"
+        where = f" for {row['map_group']}" if row["map_group"] else ""
+        return f"{row['side']} RG {row['rg']} {row['group_type']}{where} ({how})"
     if kind == "FirefightEnded":
+        sewer = f"; In Sewer: {', '.join(row['in_sewer'])}" if row.get("in_sewer") else ""
         return (f"{row['firefight']} ended on {row['map']}: Fire in {', '.join(row['fires']) or 'no hex'}; "
-                f"{len(row['burning_wrecks'])} Burning Wrecks")
+                f"{len(row['burning_wrecks'])} Burning Wrecks{sewer}")
+    if kind == "FortificationPlaced":
+        return f"{row['side']} {row['item']} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
+    if kind == "HiddenFortificationPlaced":
+        return f"{row['side']} {row['item']} placed hidden (sealed; commitment {row['commitment'][:12]})"
+    if kind == "HiddenFortificationRevealed":
+        placed = row["fact"]
+        why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {row['search']}"}
+        return (f"revealed the hidden {placed['item']} of event {row['placed']}: {placed['side']}, "
+                f"{placed['hex']}{why.get(row['cause'], '')}")
+    if kind == "FortificationRemoved":
+        return f"{row['side']} {row['item']} in {row['hex']} removed ({row['by']}, {row['rule']})"
+    if kind == "MouseholeMade":
+        return f"{row['side']} Mousehole across {'/'.join(row['hexes'])} ({row['rule']})"
+    if kind == "RubblePlaced":
+        return f"Rubble placed in {', '.join(row['hexes'])} ({row['rule']})"
+    if kind == "CPPGained":
+        return f"{row['side']} gains {row['cpp']} CPP for {row['cg_date']} ({row['chart']})"
     if kind == "SecretRollMade":
         return f"secret roll on {row['table']} by {row['side']}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
             f" (sealed; commitment {row['commitment'][:12]})"

@@ -8,7 +8,15 @@ import click
 
 from projections.areas import areas_as_of, document
 
+from ledger.errors import LedgerError
+
 from .app import as_of_option, common, emit_json, json_option, main
+
+
+def _is_terrain_map(obj) -> bool:
+    """A system that determines no Setup Areas (CGS) draws its map as the terrain the firefights left."""
+    _state, rules = obj.ledger().state_as_of(obj.campaign)
+    return not any(step.control for step in rules.system.steps)
 
 
 @main.command()
@@ -40,6 +48,9 @@ def hq(obj, location: str, side: str) -> None:
 
 def _areas(obj, group: str, as_of: str | None):
     logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
+    if not any(step.control for step in rules.system.steps):
+        raise LedgerError(f"{rules.system.id.upper()} determines no Setup Areas: its map is `cgledger terrain --map "
+                          f"{group}`")
     return document(areas_as_of(logged, rules, group), rules, group), rules
 
 
@@ -66,7 +77,8 @@ def areas(obj, group: str, as_of: str | None, as_json: bool) -> None:
         click.echo(f"  {name}: Setup Areas {areas_text}; Isolated {isolated}; Current-LVP {data['lvp'][side]} "
                    f"of {data['lvp_total']}")
     for side in data["no_strategic_location"]:
-        click.echo(f"  {rules.system.sides[side]} Controls no non-Isolated Strategic Location on {group} (8.605)")
+        rule = [step.id for step in rules.system.steps if step.control][-1]  # Setup Area Determination
+        click.echo(f"  {rules.system.sides[side]} Controls no non-Isolated Strategic Location on {group} ({rule})")
 
 
 @main.command(name="map")
@@ -75,9 +87,18 @@ def areas(obj, group: str, as_of: str | None, as_json: bool) -> None:
 @as_of_option
 @common
 def map_command(obj, group: str, svg_file: Path, as_of: str | None) -> None:
-    """Draw the Map Group as hexes: Strategic Locations outlined, No Man's Land yellow, Setup Areas, Isolated."""
+    """Draw the Map Group as hexes: Strategic Locations outlined, No Man's Land yellow, Setup Areas, Isolated (a CGS
+    map: its terrain, fortifications and Mouseholes, as `terrain --svg` draws it for the side of the key given)."""
     from projections.mapsvg import map_svg
 
+    result, rules = obj.ledger().terrain(obj.campaign, group, as_of) if _is_terrain_map(obj) else (None, None)
+    if result is not None:
+        from projections.terrainsvg import terrain_svg
+
+        svg_file.write_text(terrain_svg(result, f"{group} map" + (f" as of {as_of}" if as_of else ""),
+                                        rules.system.sides), encoding="utf-8")
+        click.echo(f"map written to {svg_file}")
+        return
     data, _rules = _areas(obj, group, as_of)
     svg_file.write_text(map_svg(data, f"{group} Map Group" + (f" as of {as_of}" if as_of else "")), encoding="utf-8")
     click.echo(f"map written to {svg_file}")

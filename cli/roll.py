@@ -5,6 +5,7 @@ import click
 from ledger.dice import DIE_NAMES
 
 from .app import common, emit_json, json_option, main
+from .log import describe
 
 
 def roll_json(rolled, title: str) -> dict:
@@ -37,7 +38,17 @@ def roll_json(rolled, title: str) -> dict:
         "sealed": rolled.sealed,
         "player": fact.player or None,
         "series": fact.series or None,
+        "hexes": list(fact.hexes),
+        "map": [map_effect(f) for f in rolled.effects],
     }
+
+
+def map_effect(fact) -> dict:
+    """What a CGS roll did on the hexes it names: a hidden fortification revealed, removed, a Mousehole, Rubble."""
+    import msgspec
+
+    data = msgspec.to_builtins(fact)
+    return {"type": data.pop("type"), **{k: v for k, v in data.items() if k not in ("action", "salt")}}
 
 
 @main.command()
@@ -49,13 +60,16 @@ def roll_json(rolled, title: str) -> dict:
 @click.option("--for", "purpose", default="", metavar="TEXT", help="What the roll is for (e.g. 'LMG', 'StJ19 8-1').")
 @click.option("--rg", "rg", metavar="REF", help="The RG a follow-up roll of step 8.620 belongs to: I2#1, or its event number.")
 @click.option("--vasl", "vasl", metavar="LINE", help="The dice from a VASL dice report line (colored die first there).")
+@click.option("--hex", "hexes", multiple=True, metavar="HEX",
+              help="CGS: the hex the roll is made for (7.4.7 a mine hex), or a hexside DTW-P5/P6 (7.3.2); default: "
+                   "the hexes --for names.")
 @json_option
 @common
 def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, rg: str | None, vasl: str | None,
-         as_json: bool) -> None:
+         hexes, as_json: bool) -> None:
     """Roll on TABLE and record it (in the step the table belongs to)."""
     ledger = obj.ledger()
-    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl)
+    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl, tuple(hexes))
     if not hasattr(rolled, "resolution"):
         declared_output(rolled, as_json)
         return
@@ -72,7 +86,17 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
     click.echo(f"  Final {fact.final}: {fact.result}")
     for note in rolled.resolution.notes:
         click.echo(f"  note: {note}")
-    click.echo(f"  recorded as event {rolled.version}{' for ' + repr(fact.purpose) if fact.purpose else ''}")
+    for effect in rolled.effects:
+        click.echo(f"  map: {describe({**map_effect(effect), 'type': type(effect).__name__})}")
+    if table.map is not None and not fact.hexes:
+        from ledger.decide.fortify import row_of
+
+        row = row_of(table, fact)
+        if row is not None and (row.removes or row.rubble or row.mousehole):
+            click.echo("  map: no hex named, so the map is left as it was: undo, then roll again with the same dice "
+                       "and --hex")
+    click.echo(f"  recorded as event {rolled.version}{' for ' + repr(fact.purpose) if fact.purpose else ''}"
+               + (f" on {', '.join(fact.hexes)}" if fact.hexes else ""))
     if fact.secret and rolled.sealed:
         click.echo(f"  sealed: only the {rolled.side_name} side can read it until `cgledger reveal {rolled.version}`")
 

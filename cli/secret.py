@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ledger.errors import LedgerError
+from ledger.events import HiddenFortificationRevealed, SecretRollRevealed
 
 from .app import common, emit_json, json_option, main
 
@@ -51,24 +52,38 @@ def keys_show(obj, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("roll", type=int, required=False, metavar="[ROLL]")
-@click.option("--side", default=None, help="Whose rolls (default: the roll's side, or the side of the passphrase given).")
-@click.option("--all", "reveal_all", is_flag=True, help="Every unrevealed Secret roll of the side.")
+@click.argument("roll", type=int, required=False, metavar="[EVENT]")
+@click.option("--side", default=None, help="Whose (default: the event's side, or the side of the passphrase given).")
+@click.option("--all", "reveal_all", is_flag=True, help="Every unrevealed Secret roll and hidden fortification of the side.")
+@click.option("--entered", is_flag=True, help="A hidden fortification: an enemy unit entered its hex (CGS 7.4.4).")
+@click.option("--searched", type=int, default=0, metavar="ROLL",
+              help="A hidden fortification found by the enemy's search: its 7.4.5 roll (CGS 7.4.4-7.4.5).")
 @json_option
 @common
-def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, as_json: bool) -> None:
-    """Publish a Secret roll (its event number ROLL) or --all of a side's: the dice, the result, the salt;
-    `audit` then checks each against its commitment and re-checks it like any roll."""
+def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: bool, searched: int,
+           as_json: bool) -> None:
+    """Publish a Secret roll (its event number) or a hidden fortification (its placement event), or --all of a
+    side's: the roll or the hex, and the salt; `audit` then checks each against its commitment and re-decides it."""
     if (roll is None) == (not reveal_all):
-        raise click.UsageError("give ROLL or --all")
-    facts = obj.ledger().reveal(obj.campaign, side, roll)
+        raise click.UsageError("give EVENT or --all")
+    if entered and searched:
+        raise click.UsageError("--entered or --searched, not both")
+    cause = "entry" if entered else "search" if searched else ""
+    facts = obj.ledger().reveal(obj.campaign, side, roll, cause, searched)
+    rolls = [f for f in facts if isinstance(f, SecretRollRevealed)]
+    places = [f for f in facts if isinstance(f, HiddenFortificationRevealed)]
     if as_json:
         emit_json([{"roll": f.roll, "table": f.fact.table, "dice": list(f.fact.dice), "final": f.fact.final,
-                    "result": f.fact.result} for f in facts])
+                    "result": f.fact.result} for f in rolls]
+                  + [{"placed": f.placed, "item": f.fact.item, "side": f.fact.side, "hex": f.fact.hex,
+                      "cause": f.cause or None} for f in places])
         return
-    for f in facts:
+    for f in rolls:
         click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
                    f"Final {f.fact.final}: {f.fact.result}")
+    for f in places:
+        why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {f.search}"}
+        click.echo(f"event {f.placed}: {f.fact.side} {f.fact.item} in {f.fact.hex}{why.get(f.cause, '')}")
 
 
 @main.group(name="fair-dice")

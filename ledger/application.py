@@ -18,8 +18,10 @@ from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
 from . import chain
 from .chain import fingerprint
+from .decide import fortify
 from .decide import map as mapd
 from .decide import chits, fair, purchases, rolls, secrets, steps
+from . import hidden as hiddenmod
 from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
@@ -58,6 +60,7 @@ class Rolled:
     version: int
     side_name: str
     sealed: bool = False  # recorded as a SecretRollMade: only its side can read it
+    effects: tuple = ()  # CGS: what it did on the hexes it names (and the hidden ones it revealed there first)
 
 
 def replay(campaign: Campaign | None, events) -> Campaign | None:
@@ -218,7 +221,8 @@ class CampaignLedger(Application):
 
     # ---- rolls ----------------------------------------------------------------------------------
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
-             secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None) -> Rolled:
+             secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
+             hexes: tuple[str, ...] = ()) -> Rolled:
         campaign, rules = self._load(name)
         if dice is not None and vasl is not None:
             raise BadInput("give the dice once: --dice or --vasl")
@@ -229,8 +233,12 @@ class CampaignLedger(Application):
         who = rules.side(side)
         rg_version = purchases.rg_reference(campaign, rules, rg, who) if rg is not None else None
         rolls.admit(campaign, rules, table_id, who, rg_version, purpose)  # before any dice are made
+        named = fortify.roll_hexes(rules, table, hexes, purpose)
         if report is None and dice is None and campaign.dice_mode == "fair" \
                 and all(s in campaign.keys for s in rules.system.sides):
+            if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
+                raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
+                               "--dice or --vasl", table.rule)
             return self._declare(campaign, rules, table, who, drms, secret, purpose, rg_version)
         if report is not None:
             if report.die != table.die:
@@ -244,10 +252,21 @@ class CampaignLedger(Application):
             table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
             secret=secret, purpose=purpose, rg=rg_version,
             vasl=report.line if report else "", player=report.player if report else "",
-            series=report.series if report else "")
+            series=report.series if report else "", hexes=named)
         sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
         fact, resolution = rolls.roll(campaign, rules, command, sealed_cpp)
         sealed = fact.secret and fact.side in campaign.keys and report is None
+        if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
+            if sealed:
+                raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
+            before = self.history(campaign.name)
+            reveals = self._reveal_on_entry(campaign, rules, who, table, named, before)
+            log = before + [Logged(campaign.version + i + 1, None, "", "", "", f) for i, f in enumerate(reveals)]
+            version = campaign.version + len(reveals) + 1
+            effects = fortify.roll_effects(campaign, rules, fact, log)
+            self._append(campaign, *reveals, fact, *effects)
+            return Rolled(fact, resolution, campaign.cg_date, version, rules.system.sides[who], False,
+                          (*reveals, *effects))
         if sealed:  # both sides see that it was made, not what
             salt, text = self.keyring.seal(campaign, rules, fact)
             self._append(campaign, secrets.sealed_roll(campaign, rules, fact, salt, text))
@@ -502,13 +521,46 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         facts = mapd.firefight_end(campaign, rules, map_id, fires, burning_wrecks, in_sewer, redeployed)
         self._append(campaign, *facts)
-        return facts[0]
+        return facts
 
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
+        """A fortification placed; a hidden one (7.4.4) of a side with a key is sealed with it (its hex)."""
         campaign, rules = self._load(name)
-        fact = mapd.place(campaign, rules, item, hex_text, side, hidden, self.history(campaign.name))
+        fact = fortify.place(campaign, rules, item, hex_text, side, hidden, self.history(campaign.name))
+        if fact.hidden and fact.side in campaign.keys:
+            salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
+            self._append(campaign, fortify.hide(campaign, rules, fact, salt, text))
+        else:
+            self._append(campaign, fact)
+        return fact, campaign.version
+
+    def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
+        campaign, rules = self._load(name)
+        fact = fortify.remove(campaign, rules, item, hex_text, by, side, self.history(campaign.name))
         self._append(campaign, fact)
         return fact
+
+    def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
+        campaign, rules = self._load(name)
+        fact = fortify.mousehole(campaign, rules, hexes, side, roll, self.history(campaign.name))
+        self._append(campaign, fact)
+        return fact
+
+    def _reveal_on_entry(self, campaign, rules, side: str, table, named: tuple[str, ...], log) -> list:
+        if table.map is None or not table.map.holds:
+            return []
+        found = hiddenmod.on_entry(self.keyring, campaign, rules, log, side, table.map.holds, named)
+        return [fortify.reveal(campaign, rules, version, made, opened, salt, "entry", 0, log)
+                for version, made, opened, salt in found]
+
+    def terrain(self, name: str | None, map_id: str, as_of: str | None = None, side: str | None = None):
+        """The CGS map as the firefights left it, as the viewer sees it (its own hidden fortifications, 7.4.4)."""
+        from .terrain import terrain
+
+        logged, rules, state = self.read(name, as_of)
+        seer = hiddenmod.viewer(self.keyring, state, rules, side)
+        opened = hiddenmod.opened_for(self.keyring, state, rules, logged, seer) if seer else {}
+        return terrain(logged, rules, map_id, seer, opened), rules
 
     # ---- keys, Secret rolls, fair dice --------------------------------------------------------------
     def register_key(self, name: str | None, side: str, material: bytes):
@@ -547,10 +599,18 @@ class CampaignLedger(Application):
         self._append(campaign, fact)
         return fact
 
-    def reveal(self, name: str | None, side: str | None, roll: int | None = None) -> list:
-        """Publishes a Secret roll, or all of a side's; the side defaults to the roll's, or to the side whose
-        key the passphrase given opens."""
+    def reveal(self, name: str | None, side: str | None, roll: int | None = None, cause: str = "",
+               search: int = 0) -> list:
+        """Publishes a Secret roll, or a hidden fortification (CGS 7.4.4: its placement event, on entry or search),
+        or all of a side's; the side defaults to the event's, or to the side whose key the passphrase given opens."""
         campaign, rules = self._load(name)
+        if roll is not None and str(roll) in campaign.hidden:
+            facts = self._reveal_placements(campaign, rules, side, roll, cause, search)
+            self._append(campaign, *facts)
+            return facts
+        if cause or search:
+            raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
+                           rules.cite("hidden"))
         if side is None and roll is not None and str(roll) in campaign.sealed:
             side = campaign.sealed[str(roll)]["side"]
         if side is None:
@@ -559,23 +619,43 @@ class CampaignLedger(Application):
                 raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
         side = rules.side(side)
         mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
+        places = [] if roll is not None else sorted(int(v) for v, h in campaign.hidden.items() if h["side"] == side)
         if roll is not None:
             if roll not in mine:
                 raise BadInput(f"event {roll} is no unrevealed Secret roll of the {rules.system.sides[side]} side")
             mine = [roll]
-        if not mine:
+        if not mine and not places:
             raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
-        self.keyring.key(campaign, rules, side)
-        made = dict(zip(mine, self._facts(campaign, mine)))
         facts, published = [], []
-        for version in mine:
-            opened = self.keyring.unseal(campaign, rules, made[version])
-            rolled = opened.fact
-            if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared:  # its roll value, first
-                published.append(fair.publish(campaign, rules, side, rolled.fair, self.keyring.chain_value(
-                    campaign, rules, side, "roll", rolled.fair)))
-            facts.append(secrets.reveal(campaign, made[version], version, rolled, opened.salt))
+        if mine:
+            self.keyring.key(campaign, rules, side)
+            made = dict(zip(mine, self._facts(campaign, mine)))
+            for version in mine:
+                opened = self.keyring.unseal(campaign, rules, made[version])
+                rolled = opened.fact
+                if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared:  # its roll value, first
+                    published.append(fair.publish(campaign, rules, side, rolled.fair, self.keyring.chain_value(
+                        campaign, rules, side, "roll", rolled.fair)))
+                facts.append(secrets.reveal(campaign, made[version], version, rolled, opened.salt))
+        if places:  # --all: its hidden fortifications too
+            facts += self._reveal_placements(campaign, rules, side, None, "", 0)
         self._append(campaign, *published, *facts)
+        return facts
+
+    def _reveal_placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
+                           search: int) -> list:
+        log = self.history(campaign.name)
+        side = rules.side(side) if side else campaign.hidden[str(placed)]["side"]
+        mine = hiddenmod.hidden_placements(campaign, log, side)
+        if placed is not None:
+            if placed not in mine:
+                raise BadInput(f"event {placed} is no hidden fortification of the {rules.system.sides[side]} side",
+                               rules.cite("hidden"))
+            mine = {placed: mine[placed]}
+        facts = []
+        for version, made in sorted(mine.items()):
+            opened, salt = hiddenmod.open_placement(self.keyring, campaign, rules, made)
+            facts.append(fortify.reveal(campaign, rules, version, made, opened, salt, cause, search, log))
         return facts
 
     def keys(self, name: str | None) -> list[dict]:

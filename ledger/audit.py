@@ -16,11 +16,11 @@ from uuid import UUID
 
 from . import chain
 from . import rules as rulesmod
-from .decide.redecide import redecide
+from .decide.redecide import decided_together, redecide
 from .decide.rolls import reroll_key, unit_name
 from .errors import LedgerError
 from .events import (
-    CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, SecretRollMade,
+    CampaignStarted, DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade,
     SecretRollRevealed,
 )
 from .authorship import owner, signing_sides
@@ -121,12 +121,12 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
             made_states[version] = (fact, snapshot(state))
         if version not in decided_with:
             together = [fact]
-            if isinstance(fact, (CGDateChanged, FirefightEnded)):
-                for later in logged[index + 1:]:
-                    if later.fact is None or getattr(later.fact, "action", None) != fact.action:
-                        break
-                    together.append(later.fact)
-                    decided_with.add(later.version)
+            for later in logged[index + 1:]:
+                if later.fact is None or not decided_together(fact, later.fact) \
+                        or getattr(later.fact, "action", None) != fact.action:
+                    break
+                together.append(later.fact)
+                decided_with.add(later.version)
             for kind, message in redecide(state, together, Before(logged, index), made_states, event.author):
                 find(version, kind, message)
         if isinstance(fact, DiceRolled):

@@ -6,15 +6,17 @@ by whichever side records them. Used by the fold (who recorded each action), the
 from __future__ import annotations
 
 from .events import (
-    DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased, HQRecorded,
-    RGPurchased, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
+    DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
+    HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, SecretRollMade,
+    SecretRollRevealed, SideKeyRegistered,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, RollAnswered, RollDeclared, RollValuePublished
 
-# the facts that are one side's own act: the side named in the fact is its only possible author
+# the facts that are one side's own act: the side named in the fact is its only possible author (a removal by a
+# roll's result, Rubble, a firefight's end and the CPP a chart gives are shared)
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
-        RollValuePublished, ChitSealed, ChitRevealed)
+        RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade)
 
 
 def owner(fact: Fact) -> str | None:
@@ -22,7 +24,7 @@ def owner(fact: Fact) -> str | None:
     shared: either player may import the report, which is its evidence. So is a fair roll: the answering side's
     ledger records it, and its content is fixed by the declaration and the two chain values (the audit checks).
     (RollAnswered, the answer itself, is the answering side's own act.)"""
-    if isinstance(fact, SecretRollRevealed):
+    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed)):
         return fact.fact.side
     if isinstance(fact, DiceRolled) and fact.source in ("vasl", "fair"):
         return None

@@ -57,6 +57,7 @@ class DiceRolled(Fact, tag="DiceRolled", frozen=True, kw_only=True):
     series: str = ""  # the VASL series label
     item: str = ""  # the due item this roll consumed (ledger/due.py), empty for a roll made as often as needed
     adds: tuple[str, ...] = ()  # follow-up tables this result makes due for its RG (a Depleted RG's SW drs)
+    hexes: tuple[str, ...] = ()  # the hexes the roll is made for (CGS: a mine attack's hex, a mousehole's hexside)
 
 
 class DiceReported(Fact, tag="DiceReported", frozen=True, kw_only=True):
@@ -225,6 +226,75 @@ class FortificationPlaced(Fact, tag="FortificationPlaced", frozen=True, kw_only=
     hidden: bool = False
 
 
+class FortificationRemoved(Fact, tag="FortificationRemoved", frozen=True, kw_only=True):
+    """CGS: a placed fortification leaves the map by the rule that removes it: a roll's result in the same action
+    (7.4.7.2 "00": the mines), Clearance (7.4.8, 7.5.3, 7.6.3), an FFT 'E' from HE/DC fire (7.5.3, 7.6.3), or its
+    units no longer there (7.1.2 Dug-In)."""
+
+    action: int
+    side: str  # the fortification's owner
+    item: str
+    hex: str
+    placed: int  # the FortificationPlaced (or HiddenFortificationPlaced) event it removes
+    by: str  # roll | clearance | fire | abandoned
+    rule: str
+
+
+class MouseholeMade(Fact, tag="MouseholeMade", frozen=True, kw_only=True):
+    """CGS 7.3: a Mousehole blown by a side's DC SW Team in an interior Factory wall or between Cellars (6.6.3): it
+    stays on the hexside between the two hexes."""
+
+    action: int
+    side: str
+    hexes: tuple[str, ...]  # the two hexes of the hexside
+    rule: str
+    roll: int = 0  # the 7.3.2 roll it came from, when the players name it
+
+
+class RubblePlaced(Fact, tag="RubblePlaced", frozen=True, kw_only=True):
+    """CGS: Rubble placed during play by a roll's result in the same action (7.3.2 "00": both hexes of the
+    mousehole hexside, instead of Fire)."""
+
+    action: int
+    hexes: tuple[str, ...]
+    rule: str
+
+
+class HiddenFortificationPlaced(Fact, tag="HiddenFortificationPlaced", frozen=True, kw_only=True):
+    """CGS 7.4.4: a fortification set up hidden by a side with a key: both sides see the side, the item and the
+    RG it came from; its hex is `sealed` with the side's key under a commitment until it is revealed."""
+
+    action: int
+    side: str
+    item: str
+    rg: int
+    commitment: str
+    sealed: str
+
+
+class HiddenFortificationRevealed(Fact, tag="HiddenFortificationRevealed", frozen=True, kw_only=True):
+    """CGS 7.4.4: a hidden fortification revealed when an enemy unit enters its hex (`entry`), via Searching
+    (`search`, the 7.4.5 roll), or by its side: the placement as made and the salt of its commitment."""
+
+    action: int
+    placed: int  # the HiddenFortificationPlaced (or hidden FortificationPlaced) event
+    fact: FortificationPlaced
+    salt: str = ""
+    cause: str = ""  # entry | search | '' (its side's own choice)
+    search: int = 0  # the enemy's 7.4.5 roll that searched the hex
+
+
+class CPPGained(Fact, tag="CPPGained", frozen=True, kw_only=True):
+    """CPP a side gains as a CG Date starts, as the chart in force gives them (CGS: the players' own chart)."""
+
+    action: int
+    side: str
+    cpp: int
+    cg_date: str
+    chart: str
+    rule: str = ""
+
+
 class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True):
     """A side set up its key for Secret rolls: the scrypt salt and a check value, never the key."""
 
@@ -363,13 +433,15 @@ FACTS: tuple[type[Fact], ...] = (
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
     LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
-    RollAnswered, RollValuePublished, ChitSealed, ChitRevealed,
+    RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
+    RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
     | StepOpened | ScenarioEnded | InitiativeChosen | RGPurchased | Rewound | FortificationsPurchased | DiceReported
     | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
-    | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed
+    | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
+    | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from .events import (
-    CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, FirefightEnded, FortificationsPurchased,
-    InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
-    StepOpened, TablesOverridden, TakeBackProposed,
+    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
+    FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
+    InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
+    TablesOverridden, TakeBackProposed,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 from .authorship import owner
@@ -74,6 +75,8 @@ class CampaignState:
     published: dict[str, list[Any]] = {}
     fair_n: dict[str, int] = {}
     sealed_chits: dict[str, dict[str, Any]] = {}  # side -> {version, commitment, sealed, chit} (8.6232)
+    # CGS 7.4.4: fortifications set up hidden and not revealed yet: placement event -> {side, item, sealed}
+    hidden: dict[str, dict[str, Any]] = {}
 
     RECENT_COMMANDS = 64
 
@@ -195,6 +198,13 @@ class CampaignState:
                 self._settled(a, key)
         elif isinstance(fact, TablesOverridden):
             self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
+        elif isinstance(fact, CPPGained):
+            self._add_cpp(a, fact.side, fact.cpp)
+        elif isinstance(fact, HiddenFortificationPlaced) or (isinstance(fact, FortificationPlaced) and fact.hidden):
+            hidden = {"side": fact.side, "item": fact.item, "sealed": isinstance(fact, HiddenFortificationPlaced)}
+            self._set(a, "hidden", {**self.hidden, str(version): hidden})
+        elif isinstance(fact, HiddenFortificationRevealed):
+            self._set(a, "hidden", {k: v for k, v in self.hidden.items() if k != str(fact.placed)})
 
     def _fair(self, a: int, fact: Fact, version: int) -> None:
         """Fair dice and sealed chits. What was published is kept whatever is later undone."""

@@ -17,13 +17,20 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from .errors import BadInput
-from .events import DiceRolled
+from .events import DiceRolled, FortificationPlaced
 
 _CHECK = b"cgledger side key check"
 
 
 class Sealed(msgspec.Struct, frozen=True):
     fact: DiceRolled
+    salt: str
+
+
+class SealedPlacement(msgspec.Struct, frozen=True):
+    """A hidden fortification's placement (CGS 7.4.4: its hex) and the salt of its commitment."""
+
+    fact: FortificationPlaced
     salt: str
 
 
@@ -101,13 +108,24 @@ def key_check(key: bytes) -> str:
     return hmac.new(key, _CHECK, hashlib.sha256).hexdigest()
 
 
-def commitment(fact: DiceRolled, salt: str) -> str:
-    """What both sides see now and check later: the hash of the whole roll and a salt."""
+def commitment(fact: DiceRolled | FortificationPlaced, salt: str) -> str:
+    """What both sides see now and check later: the hash of the whole roll (or placement) and a salt."""
     return hashlib.sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
 
 
+def _encrypt(key: bytes, record: msgspec.Struct) -> str:
+    return Fernet(key).encrypt(msgspec.json.encode(record)).decode()
+
+
+def _decrypt(key: bytes, token: str, kind: type, what: str):
+    try:
+        return msgspec.json.decode(Fernet(key).decrypt(token.encode()), type=kind)
+    except InvalidToken:
+        raise BadInput(f"this key does not open the {what}: it was sealed with the other side's key") from None
+
+
 def seal(key: bytes, fact: DiceRolled, salt: str) -> str:
-    return Fernet(key).encrypt(msgspec.json.encode(Sealed(fact, salt))).decode()
+    return _encrypt(key, Sealed(fact, salt))
 
 
 def seal_bytes(key: bytes, data: bytes) -> str:
@@ -123,10 +141,15 @@ def unseal_bytes(key: bytes, token: str, what: str = "sealed record") -> bytes:
 
 
 def unseal(key: bytes, token: str) -> Sealed:
-    try:
-        return msgspec.json.decode(Fernet(key).decrypt(token.encode()), type=Sealed)
-    except InvalidToken:
-        raise BadInput("this key does not open the sealed roll: it was sealed with the other side's key") from None
+    return _decrypt(key, token, Sealed, "sealed roll")
+
+
+def seal_placement(key: bytes, fact: FortificationPlaced, salt: str) -> str:
+    return _encrypt(key, SealedPlacement(fact, salt))
+
+
+def unseal_placement(key: bytes, token: str) -> SealedPlacement:
+    return _decrypt(key, token, SealedPlacement, "hidden placement")
 
 
 # ---- fair dice ------------------------------------------------------------------------------------

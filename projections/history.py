@@ -65,8 +65,21 @@ def history(logged, rules, state) -> dict[str, Any]:
         "rg_records": records,
         "dice": dice_stats(logged)["sides"],
         "maps": [{"group": group, "date": date, "areas": document(result, rules, group)}
-                 for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)],
+                 for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)]
+        if any(step.control for step in rules.system.steps) else [],
+        "terrain": terrain_by_date(logged, rules) if not any(step.control for step in rules.system.steps) else [],
     }
+
+
+def terrain_by_date(logged, rules) -> list[dict[str, Any]]:
+    """A system without Setup Areas (CGS): each map as each firefight left it, as both sides see it (hidden
+    fortifications only counted, 7.4.4)."""
+    from ledger.terrain import terrain
+    from ledger.timeline import reph_ends
+
+    ends = sorted(reph_ends(logged).items(), key=lambda kv: kv[1])
+    return [{"group": group, "date": date, "terrain": terrain([e for e in logged if e.version <= version], rules, group)}
+            for group in sorted(rules.maps) for date, version in ends]
 
 
 def _per_side(roster, index: int, key: str) -> dict[str, Any]:

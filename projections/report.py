@@ -233,6 +233,12 @@ def _dice(dice: dict, sides: dict[str, str]) -> str:
     return "\n".join(parts)
 
 
+def _maps(intro: str, figures: list[tuple[str, str]]) -> str:
+    """The Maps section: an introduction, then each map's title and SVG."""
+    return "\n".join([f'<section id="maps"><h2>Maps</h2><p class="meta">{_e(intro)}</p>',
+                      *(f'<div class="map"><h3>{_e(title)}</h3>{svg}</div>' for title, svg in figures), "</section>"])
+
+
 def render_html(history: dict) -> str:
     """The whole page. history: {"campaign", "dates", "rosters", "rg_records"} as documented in the brief:
     campaign.sides maps side key -> display name and fixes the side order everywhere."""
@@ -254,12 +260,15 @@ def render_html(history: dict) -> str:
     if history.get("maps"):
         from .mapsvg import map_svg
 
-        parts.append('<section id="maps"><h2>Maps</h2><p class="meta">Each Map Group at the end of each CG Date\'s '
-                     'RePh (8.605): Setup Areas, No Man\'s Land, Isolated Locations.</p>')
-        for entry in history["maps"]:
-            parts.append(f'<div class="map"><h3>{_e(entry["group"])} Map Group, {_e(entry["date"])}</h3>'
-                         f'{map_svg(entry["areas"], "")}</div>')
-        parts.append("</section>")
+        parts.append(_maps("Each Map Group at the end of each CG Date's RePh (8.605): Setup Areas, No Man's Land, "
+                           "Isolated Locations.",
+                           [(f'{e["group"]} Map Group, {e["date"]}', map_svg(e["areas"], "")) for e in history["maps"]]))
+    if history.get("terrain"):
+        from .terrainsvg import terrain_svg
+
+        parts.append(_maps("Each map as each firefight left it, as both sides see it (hidden fortifications are only "
+                           "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
+                                         for e in history["terrain"]]))
     if history.get("dice") is not None:
         parts.append(_dice(history["dice"], sides))
     parts.append("</body></html>")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.events import (
-    CampaignStarted, CGDateChanged, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased, ScenarioEnded,
+    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased,
+    ScenarioEnded,
 )
 from ledger.timeline import IDLE_DAY, live
 
@@ -50,6 +51,9 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
                     rows[side][-1]["weather"] = fact.result
             elif fact.effect == "mist_density":
                 density[row["date"]] = fact.result
+        elif isinstance(fact, CPPGained):  # the CPP chart's gain as the CG Date starts (CGS: the players' chart)
+            row = rows[fact.side][-1]
+            row["repl"] = (row["repl"] or 0) + fact.cpp
         elif isinstance(fact, RGPurchased):
             row = rows[fact.side][-1]
             row["spent"] += fact.cpp

@@ -1,16 +1,17 @@
-"""The map: Control of Locations (8.605, A26.11-.12), the HQ Location (8.6052), and CGS firefight ends and
-fortification placement (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6). Pure decisions; placing reads the terrain the
-log has made so far."""
+"""The map: Control of Locations (8.605, A26.11-.12), the HQ Location (8.6052), and CGS firefight ends (6.7.2,
+6.8.2.1, 6.16.3) and the CPP a chart gives as the next firefight starts. Pure decisions. Fortifications and
+Mouseholes on the CGS map: ledger/decide/fortify.py."""
 
 from __future__ import annotations
 
 from ..errors import BadInput
-from ..events import CGDateChanged, FirefightEnded, FortificationPlaced, HQRecorded, LocationControlled, RGPurchased
+from ..events import CGDateChanged, CPPGained, FirefightEnded, HQRecorded, LocationControlled
 from ..evolve import SCENARIO, CampaignState
 from ..hexmap import parse_location
-from ..inforce import live
 from ..mapping import KINDS, check_location
 from ..rules import Rules
+from ..terrain import parse_redeployed, parse_sewer
+from .fortify import place  # noqa: F401 - placing was decided here before ledger/decide/fortify.py
 from .steps import title
 
 
@@ -31,6 +32,8 @@ def control(state: CampaignState, rules: Rules, location: str, side: str, strate
 
 def hq(state: CampaignState, rules: Rules, side: str, location: str) -> HQRecorded:
     side = rules.side(side)
+    if rules.cite("hq") is None:
+        raise BadInput(f"{rules.system.id.upper()} has no HQ Location in its rules")
     where = check_location(rules, location)
     if where.level:
         raise BadInput("the HQ is a ground-level building Location", rules.cite("hq"))
@@ -40,7 +43,8 @@ def hq(state: CampaignState, rules: Rules, side: str, location: str) -> HQRecord
 def firefight_end(state: CampaignState, rules: Rules, map_id: str, fires: tuple[str, ...] = (),
                   burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
                   redeployed: tuple[str, ...] = ()) -> list:
-    """CGS: what a Campaign Firefight's end changes on the map, then the next firefight."""
+    """CGS: what a Campaign Firefight's end changes on the map, then the next firefight, and the CPP the chart in
+    force gives each side for it."""
     if rules.system.steps:
         raise BadInput(f"{rules.system.id.upper()} scenarios end in its Refit Phase (`cgledger step`), not with "
                        "firefight-end")
@@ -49,14 +53,9 @@ def firefight_end(state: CampaignState, rules: Rules, map_id: str, fires: tuple[
     geometry = rules.map_of(map_id)
     grid = rules.grid(geometry)
     hexes = []
-    for text in (*fires, *burning_wrecks):
-        where = parse_location(text, rules.cite("hex"))
-        if where.hex.group != map_id or not grid.contains(where.hex):
-            raise BadInput(f"{text} is not on the {map_id} map", "6.7.2")
-        hexes.append(str(where.hex))
-    unknown = [u for u in redeployed if u not in in_sewer]
-    if unknown:
-        raise BadInput(f"'{unknown[0]}' Re-Deployed but was not In Sewer: name it with --sewer too", "6.16.3")
+    for text, rule in [(t, rules.cite("fire")) for t in fires] + [(t, rules.cite("wreck")) for t in burning_wrecks]:
+        hexes.append(str(_on_map(rules, grid, map_id, text, rule)))
+    _sewer(rules, geometry, grid, map_id, in_sewer, redeployed)
     current = rules.calendar.parse(state.cg_date)
     following = rules.calendar.next(current)
     last = rules.calendar.parse(next(c.last for c in rules.system.cg if c.id == state.cg))
@@ -66,41 +65,63 @@ def firefight_end(state: CampaignState, rules: Rules, map_id: str, fires: tuple[
                                   in_sewer=tuple(in_sewer), redeployed=tuple(redeployed))]
     if following is not None and following <= last:
         facts.append(CGDateChanged(action=action, previous=current.text, cg_date=following.text))
+        facts += gained(state, rules, action, following)
     return facts
 
 
-def place(state: CampaignState, rules: Rules, item: str, hex_text: str, side: str, hidden: bool,
-          log: list) -> FortificationPlaced:
-    """CGS: a fortification the side bought as an RG, placed where its placement rules allow (7.1-7.6);
-    `log` is the events before (the terrain the firefights left, what was placed)."""
-    from ..terrain import terrain
+def gained(state: CampaignState, rules: Rules, action: int, date) -> list[CPPGained]:
+    """The CPP each side gains as CG Date `date` starts, as the system's CPP chart gives them (CGS prints none: the
+    players' own chart, loaded with `rules load`); none without a chart or a line for that date."""
+    chart_id = rules.system.cpp_chart
+    if not chart_id or chart_id not in rules.charts:
+        return []
+    entry = rules.chart_entry(chart_id, state.cg, date)
+    if entry is None:
+        return []
+    return [CPPGained(action=action, side=side, cpp=entry.values[side], cg_date=date.text, chart=chart_id,
+                      rule=rules.charts[chart_id].rule)
+            for side in rules.system.sides if entry.values.get(side)]
 
-    side = rules.side(side)
-    placement = rules.placements.get(item.lower())
-    if placement is None:
-        raise BadInput(f"no fortification '{item}' (use {', '.join(rules.placements) or 'none'})")
-    where = parse_location(hex_text, rules.cite("hex"))
-    if where.level:
-        raise BadInput("fortifications are placed in a hex, not a level", placement.rule)
-    in_force = live(log)
-    bought = [e.version for e in in_force if isinstance(e.fact, RGPurchased) and e.fact.side == side
-              and rules.rgs.get((side, e.fact.rg)) is not None
-              and rules.rgs[(side, e.fact.rg)].fortification == placement.id]
-    placed = {e.fact.rg for e in in_force if isinstance(e.fact, FortificationPlaced)}
-    free = [v for v in bought if v not in placed]
-    if not free:
-        raise BadInput(f"the {rules.system.sides[side]} side has no {placement.name} bought and not yet placed: "
-                       "buy the RG first", placement.rule)
-    cell = terrain(log, rules, where.hex.group)["hexes"].get(str(where.hex))
-    if cell is None:
-        raise BadInput(f"{where.hex} is not on the {where.hex.group} map", placement.rule)
-    kind = "rubble" if cell["rubble"] else cell["terrain"]
-    for forbidden in placement.forbid:
-        if forbidden.terrain in (kind, cell["terrain"]) and (hidden or not forbidden.hidden_only):
-            what = f"{'hidden ' if hidden else ''}{placement.name}"
-            raise BadInput(f"no {what} in {forbidden.terrain.replace('_', ' ')} ({where.hex})", forbidden.rule)
-    if placement.only and kind not in placement.only and cell["terrain"] not in placement.only:
-        raise BadInput(f"a {placement.name} goes only in a {' or '.join(t.replace('_', ' ') for t in placement.only)} "
-                       f"hex; {where.hex} is {kind.replace('_', ' ')}", placement.only_rule or placement.rule)
-    return FortificationPlaced(action=state.next_action, side=side, item=placement.id, hex=str(where.hex),
-                               rg=free[0], hidden=hidden)
+
+def _on_map(rules: Rules, grid, map_id: str, text: str, rule: str | None):
+    where = parse_location(text, rules.cite("hex"))
+    if where.hex.group != map_id or not grid.contains(where.hex):
+        raise BadInput(f"{text} is not on the {map_id} map", rule)
+    return where.hex
+
+
+def _sewer(rules: Rules, geometry, grid, map_id: str, in_sewer: tuple[str, ...], redeployed: tuple[str, ...]) -> None:
+    """6.16.3: each unit In Sewer is named with the hex it ended in ('4-4-7 in DTW-N32'), a sewer hex where the map
+    file lists them (6.16.1); a unit that Re-Deployed by Sewer Movement went to a sewer hex within three hexes
+    ('4-4-7 to DTW-P35'; naming the unit alone leaves its new hex unrecorded)."""
+    rule, sewer_rule = rules.cite("sewer"), rules.cite("sewer_hex") or rules.cite("sewer")
+    sewers = {str(parse_location(h).hex) for h in geometry.sewers}
+    at: dict[str, object] = {}
+    for text in in_sewer:
+        unit, where = parse_sewer(text)
+        if not where or not unit:
+            raise BadInput(f"name the hex '{text}' is In Sewer in: --sewer 'UNIT in HEX', e.g. '4-4-7 in "
+                           f"{map_id}-N32'", rule)
+        if unit.casefold() in at:
+            raise BadInput(f"'{unit}' is named In Sewer twice", rule)
+        hex_ = _on_map(rules, grid, map_id, where, rule)
+        if sewers and str(hex_) not in sewers:
+            raise BadInput(f"{hex_} has no sewer: units In Sewer are in a sewer hex ({', '.join(sorted(sewers))})",
+                           sewer_rule)
+        at[unit.casefold()] = hex_
+    seen = set()
+    for text in redeployed:
+        unit, to = parse_redeployed(text)
+        key = unit.casefold()
+        if key not in at:
+            raise BadInput(f"'{unit}' Re-Deployed but was not In Sewer: name it with --sewer too", rule)
+        if key in seen:
+            raise BadInput(f"'{unit}' Re-Deployed twice", rule)
+        seen.add(key)
+        if to:
+            dest = _on_map(rules, grid, map_id, to, rule)
+            if grid.distance(at[key], dest) > 3:
+                raise BadInput(f"'{unit}' Re-Deploys by Sewer Movement to a sewer hex within three hexes; {dest} is "
+                               f"{grid.distance(at[key], dest)} hexes from {at[key]}", rule)
+            if sewers and str(dest) not in sewers:
+                raise BadInput(f"{dest} has no sewer: Sewer Movement ends in a sewer hex", sewer_rule)

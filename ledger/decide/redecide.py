@@ -9,16 +9,29 @@ import msgspec
 from .. import rules as rulesmod
 from ..errors import LedgerError
 from ..events import (
-    ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded,
-    FortificationPlaced, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, Rewound,
-    RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened, TablesOverridden,
-    TakeBackProposed,
+    ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FairDiceCommitted, FairSeedRevealed,
+    FirefightEnded, FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced,
+    HiddenFortificationRevealed, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, Rewound,
+    RGPurchased, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
+    TablesOverridden, TakeBackProposed,
 )
-from ..evolve import CampaignState
+from ..evolve import CampaignState, fold
+from . import fortify
 from . import map as mapd
 from . import chits, fair, purchases, rights, rolls, secrets, steps
 from ..events import ChitRevealed, ChitSealed
 from ..events import DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
+
+# what a roll's result does to the hexes it names, recorded in the roll's action right after it (CGS 7.4.7.2, 7.3.2)
+CONSEQUENCES = (FortificationRemoved, MouseholeMade, RubblePlaced)
+
+
+def decided_together(first, later) -> bool:
+    """Whether `later`, the next fact of `first`'s action, was decided by the same decision: a new CG Date with its
+    step or firefight end (and the CPP it gives), a roll with what its result does on the map."""
+    if isinstance(first, (CGDateChanged, FirefightEnded)):
+        return True
+    return isinstance(first, DiceRolled) and isinstance(later, CONSEQUENCES)
 
 UNKNOWN_CPP = 10**9  # a side's sealed replenishments are its secret: the audit cannot bound what they allow
 
@@ -42,9 +55,11 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
         return [("table", f"the rules in force cannot be read: {e.line()}")]
     try:
         if isinstance(fact, DiceRolled):
-            return _roll(state, rules, fact)
+            return _roll(state, rules, fact) + _roll_effects(state, rules, facts, log_before)
         if isinstance(fact, SecretRollRevealed):
             return _reveal(state, rules, fact, made_states)
+        if isinstance(fact, HiddenFortificationRevealed):
+            return _reveal_placement(state, rules, fact, log_before)
         expected = _decide(state, rules, facts, log_before, author)
     except LedgerError as e:
         return [(_kind(fact), f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
@@ -85,7 +100,16 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
     if isinstance(fact, HQRecorded):
         return [mapd.hq(state, rules, fact.side, fact.location)]
     if isinstance(fact, FortificationPlaced):
-        return [mapd.place(state, rules, fact.item, fact.hex, fact.side, fact.hidden, log_before)]
+        return [fortify.place(state, rules, fact.item, fact.hex, fact.side, fact.hidden, log_before)]
+    if isinstance(fact, HiddenFortificationPlaced):
+        return [fortify.admit_hidden(state, rules, fact, log_before)]
+    if isinstance(fact, FortificationRemoved) and fact.by != "roll":
+        return [fortify.remove(state, rules, fact.item, fact.hex, fact.by, fact.side, log_before)]
+    if isinstance(fact, MouseholeMade):  # one made by a roll's result is decided with the roll
+        return [fortify.mousehole(state, rules, fact.hexes, fact.side, fact.roll, log_before)]
+    if isinstance(fact, (FortificationRemoved, RubblePlaced, CPPGained)):
+        raise LedgerError(f"{type(fact).__name__} is recorded only with what decides it (a roll's result, a "
+                          "firefight's end), in its action")
     if isinstance(fact, TablesOverridden):
         return [secrets.load_rules(state, fact.source, fact.text)]
     if isinstance(fact, (ActionUndone, Rewound)):
@@ -139,6 +163,9 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
 def _compare(expected: list, facts: list) -> list[tuple[str, str]]:
     recorded = list(facts[: len(expected)])
     problems = []
+    if len(facts) > len(expected):
+        extra = ", ".join(type(f).__name__ for f in facts[len(expected):])
+        return [(_kind(facts[0]), f"recorded {extra} beyond what the ledger decides")]
     if [type(f) for f in expected] != [type(f) for f in recorded]:
         return [(_kind(facts[0]), f"recorded {', '.join(type(f).__name__ for f in recorded)}; the ledger decides "
                                   f"{', '.join(type(f).__name__ for f in expected)}")]
@@ -213,6 +240,47 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
             problems.append(("result", f"roll on {where}: {field} recorded {_plain(getattr(fact, field))!r}, the "
                                        f"rules give {_plain(getattr(expected, field))!r}"))
     return problems
+
+
+def _roll_effects(state: CampaignState, rules, facts: list, log_before) -> list[tuple[str, str]]:
+    """What a roll's result does to the hexes it names: the facts recorded after it in its action."""
+    try:
+        expected = fortify.roll_effects(state, rules, facts[0], log_before)
+    except LedgerError as e:
+        return [("decision", f"roll on {facts[0].table} for {', '.join(facts[0].hexes)}: the ledger refuses it: "
+                             f"{e.line()}")]
+    if not expected and len(facts) == 1:
+        return []
+    if not expected:
+        return [("decision", f"roll on {facts[0].table}: recorded {', '.join(type(f).__name__ for f in facts[1:])}; "
+                             "its result changes nothing on the map")]
+    if len(facts) == 1:
+        return [("decision", f"roll on {facts[0].table} for {', '.join(facts[0].hexes)}: recorded without what its "
+                             f"result does there; the ledger decides {', '.join(type(f).__name__ for f in expected)}")]
+    return _compare(expected, facts[1:])
+
+
+def _reveal_placement(state: CampaignState, rules, fact: HiddenFortificationRevealed, log_before) -> list:
+    """A hidden fortification revealed: still hidden, the placement its commitment binds, and (for a sealed one) the
+    placement decided again on the log as it stood when it was made."""
+    before = list(log_before)
+    made = next((e.fact for e in before if e.version == fact.placed
+                 and isinstance(e.fact, (HiddenFortificationPlaced, FortificationPlaced))), None)
+    try:
+        fortify.reveal(state, rules, fact.placed, made, fact.fact, fact.salt, fact.cause, fact.search, before)
+    except LedgerError as e:
+        return [("secret", e.line())]
+    if not isinstance(made, HiddenFortificationPlaced):
+        return []
+    then = [e for e in before if e.version < fact.placed]
+    state_then = fold(then)
+    try:
+        rules_then = rulesmod.load(state_then.system, state_then.override_sources())
+        expected = fortify.place(state_then, rules_then, fact.fact.item, fact.fact.hex, fact.fact.side, True, then)
+    except LedgerError as e:
+        return [("decision", f"the hidden placement of event {fact.placed}, revealed: the ledger refuses it: "
+                             f"{e.line()}")]
+    return _compare([expected], [fact.fact])
 
 
 def _reveal(state: CampaignState, rules, fact: SecretRollRevealed, made_states: dict) -> list[tuple[str, str]]:

@@ -36,6 +36,7 @@ class RollCommand(Struct, frozen=True, kw_only=True):
     player: str = ""
     series: str = ""
     declared: int | None = None  # the RollDeclared event this fair roll resolves (its due item is consumed there)
+    hexes: tuple[str, ...] = ()  # the hexes it is made for (CGS: checked with what its result does, decide/fortify.py)
 
 
 def unit_name(purpose: str) -> str:
@@ -210,6 +211,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         final=resolution.final, result=resolution.result, code=resolution.code, value=resolution.value,
         sets=resolution.sets, secret=cmd.secret or table.secret, purpose=cmd.purpose, effect=table.effect,
         rg=cmd.rg, cpp=cpp, fair=cmd.fair, vasl=cmd.vasl, player=cmd.player, series=cmd.series, item=item, adds=adds,
+        hexes=tuple(cmd.hexes),
     )
     return fact, resolution
 
@@ -220,4 +222,5 @@ def command_of(fact: DiceRolled, declared: int | None = None) -> RollCommand:
     return RollCommand(table=fact.table, side=fact.side,
                        drms=tuple((d.key, d.input) for d in fact.drms if d.kind == "declared"),
                        faces=tuple(fact.dice), source=fact.source, secret=fact.secret, purpose=fact.purpose,
-                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series, declared=declared)
+                       rg=fact.rg, fair=fact.fair, vasl=fact.vasl, player=fact.player, series=fact.series,
+                       hexes=tuple(fact.hexes), declared=declared)

@@ -214,7 +214,12 @@ def side_numbers(rules: Rules, items: tuple[str, ...], option: str, rule: str | 
 
 
 def need_step(rules: Rules, state: CampaignState, effect: str) -> str:
-    """Refuses a record whose step is not the open one (8.6: steps in order); returns that step's id."""
+    """Refuses a record whose step is not the open one (8.6: steps in order), or that the system's rules do not
+    know (CGS: no Refit Phase, so no CG-Scenario End or Initiative); returns that step's id."""
+    if not rules.system.steps:
+        what = {"scenario_end": "CG-Scenario End", "initiative": "Initiative"}.get(effect, effect)
+        raise BadInput(f"{rules.system.id.upper()} records no {what}: its rules print no Refit Phase (a firefight ends "
+                       "with `cgledger firefight-end`)")
     steps = [s for s in rules.system.steps if any(n.effect == effect for n in s.needs)]
     if steps and state.step not in {s.id for s in steps}:
         raise BadInput(f"this is recorded in step {title(rules, steps[0].id)}; the campaign is at "

@@ -216,7 +216,8 @@ class Rules:
             raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
         grid = self.grid(geometry)
         places = [h for area in geometry.entry_areas for h in area.hexes] + [p.location for p in geometry.lvp_locations]
-        places += [h for b in geometry.buildings for h in b.levels] + list(geometry.terrain)
+        places += [h for b in geometry.buildings for h in b.levels] + list(geometry.terrain) + list(geometry.sewers)
+        places += [h for sector in geometry.sectors for h in sector.hexes]
         for text in places:
             where = parse_location(text)
             if not grid.contains(where.hex):
@@ -292,6 +293,13 @@ class Rules:
             self._fail(name, table, f"DRM group '{lonely[0]}' has a single member: a group is of exclusive DRMs")
         if table.on == "original" and table.drm:
             self._fail(name, table, "a table read on the Original roll takes no DRM")
+        for row in table.rows:
+            if (row.removes or row.rubble or row.mousehole) and table.map is None:
+                self._fail(name, table, f"row {row.label()} changes the map, but the table names no hexes (`map`)")
+            if row.mousehole and not (table.map and table.map.hexside):
+                self._fail(name, table, f"row {row.label()} makes a Mousehole: the table's hexes are a hexside")
+        if table.map and table.map.hexside and table.map.hexes != 2:
+            self._fail(name, table, "a hexside is two hexes (`map.hexes = 2`)")
         if table.value is not None:
             if table.value.base_chart and table.value.base_chart not in self.charts:
                 self._fail(name, table, f"base chart {table.value.base_chart} is not defined")

@@ -37,6 +37,11 @@ class Row(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     result: str
     code: str = ""  # short stable machine key for later projections (e.g. 'full', 'depleted')
     sets: list[str] = []  # campaign state flags that this result sets for the rest of the CG
+    # what this result does on the map when the roll names its hexes (the table's `map`), and the rule saying so
+    removes: list[str] = []  # fortifications in the named hexes it eliminates (CGS 7.4.7.2: the mines)
+    rubble: bool = False  # the named hexes become Rubble (CGS 7.3.2 "00")
+    mousehole: bool = False  # a Mousehole is made across the named hexside (CGS 7.3.2)
+    rule: str = ""
     note: str = ""
 
     def covers(self, n: int) -> bool:
@@ -105,6 +110,17 @@ class OriginalNote(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True
     note: str
 
 
+class OnMap(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """The hexes a roll is made for (CGS: a mine attack's hex, a mousehole's hexside), named with `--hex` or in
+    `--for`; what each result does to them is on its row (`removes`, `rubble`, `mousehole`)."""
+
+    hexes: Annotated[int, Meta(ge=1, le=2)]  # how many hexes the roll names
+    hexside: bool = False  # the two hexes are adjacent: the roll is made across their hexside
+    holds: str = ""  # the named hex holds this fortification, known to both sides (7.4.7: mines)
+    wall: bool = False  # the hexside is one a Mousehole may be blown in (interior Factory wall, Cellars)
+    rule: str
+
+
 class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     rule: str
@@ -134,6 +150,7 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     # 'table:code': also rolled past `until_date` once such a result was rolled this CG Date (KGP3 after a Mist)
     until_unless: list[str] = []
     paid_by_rg: str = ""  # an RG whose purchase this CG Date pays the roll's own CPP (RR M3 Recon, 2.521)
+    map: OnMap | None = None  # the hexes the roll is made for, and what its results do to them (CGS)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
 
 
@@ -236,6 +253,13 @@ class Building(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     levels: dict[str, int]  # hex -> upper levels
 
 
+class Sector(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A named part of a map (CGS 6.16.3: units In Sewer at a firefight's end stay in the sector they ended in)."""
+
+    id: str
+    hexes: list[str]
+
+
 class MapGeometry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """A Map Group's grid, as far as the ledger needs it (the terrain is not in the rules seeds: players
     supply their map file; a fixture grid ships for tests)."""
@@ -249,6 +273,8 @@ class MapGeometry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True)
     buildings: list[Building] = []
     terrain: dict[str, str] = {}  # hex -> terrain (building, factory, rubble, paved_road, road, water, marsh, ...)
     default_terrain: str = "open"
+    sewers: list[str] = []  # hexes with a sewer symbol (CGS 6.16.1: a black circle in a hex of another terrain)
+    sectors: list[Sector] = []
     note: str = ""
 
 
@@ -295,8 +321,10 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     cg_lvp_sides: list[str] = []  # sides that keep a CG-LVP total (empty: all; RR 2.5033: Canadian only)
     weather_chart: str = ""  # the chart of each CG Date's weather (KGP 8.617)
     rg_date_max: Literal["map_group", "cg_date"] = "map_group"  # what an RG's CG Date max counts per
-    # the rule cited for a concept the systems share: hex, levels, hq, map_group, objective, winner, reph
+    # the rule cited for a concept the systems share: hex, levels, hq, map_group, objective, winner, reph (KGP);
+    # fire, wreck, sewer, mousehole, cellar, hidden, search (CGS)
     cite: dict[str, str] = {}
+    cpp_chart: str = ""  # the chart (players' own where not printed) of the CPP each side gains as a CG Date starts
     source: str = ""
     note: str = ""
 
@@ -325,8 +353,17 @@ class Forbidden(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     hidden_only: bool = False  # only a hidden one may not go there (CGS 7.4.4: no hidden mines on paved roads)
 
 
+class Removal(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A way the rules remove a placed fortification (by a roll's result: the table row's `removes`)."""
+
+    by: Literal["clearance", "fire", "abandoned"]  # 7.4.8 Clearance; an FFT 'E' from HE/DC fire; its units left
+    rule: str
+    text: str = ""
+
+
 class Placement(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    """Where a fortification bought as an RG may be placed on the map (CGS 7.1-7.6, 6.13.1)."""
+    """Where a fortification bought as an RG may be placed on the map (CGS 7.1-7.6, 6.13.1), whether it may be
+    set up hidden, and what removes it."""
 
     id: str
     name: str
@@ -334,6 +371,10 @@ class Placement(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     forbid: list[Forbidden] = []
     only: list[str] = []  # terrain it must be placed in (a roadblock: a road hex)
     only_rule: str = ""
+    hidden: bool = False  # may be set up hidden (CGS 7.4.4: mines)
+    hidden_rule: str = ""
+    remove: list[Removal] = []  # how it is removed; none: no rule removes it
+    keep_rule: str = ""  # the rule cited when nothing removes it (7.2.3: Trenches)
     note: str = ""
 
 
