@@ -649,3 +649,15 @@ def test_a_side_with_a_key_shows_its_hidden_placements_to_its_own_key_only(fresh
     russian.refused("terrain", "--map", "DTW", "--side", "german", contains="not the German side's")
     assert items(cells(german, "--side", "german")["DTW-W33"]) == [("german", "mines")]
     assert items(cells(russian)["DTW-W33"]) == []
+
+
+def test_with_fair_dice_a_roll_that_changes_the_map_takes_the_dice_of_play(fortified):
+    """A declared fair roll cannot carry its map effects yet: naming hexes without --dice is refused, so naming a
+    hex is no way round the fair dice."""
+    from conftest import Player
+
+    german, russian = Player(fortified.db, "Peiper's own words"), Player(fortified.db, "Harrison's words")
+    german.ok("keys", "init", "--side", "german")
+    russian.ok("keys", "init", "--side", "russian")
+    russian.refused("roll", "7.4.7", "--side", "russian", "--hex", "DTW-N22", contains="give --dice or --vasl")
+    assert russian.json("roll", "7.4.7", "--side", "russian", "--dice", "0,0", "--hex", "DTW-N22")["map"]
