@@ -5,7 +5,8 @@ ledger/vaslchat.py). Each file with new reports is one action: a VaslLogImported
 records, then a DiceRolled for each report attached to a table. A report already in the log is not recorded
 again: known by its key (its statistics and series, or its place in its file), or as part of a run of WINDOW
 reports the log holds in the same order (the same game read from a log and from a chat copy, or an overlapping
-copy), or because the very file was imported before.
+copy; runs leave out a nameless player's reports, which VASL 6.6's chat window shows empty), or because the very
+file was imported before.
 """
 
 from __future__ import annotations
@@ -133,15 +134,16 @@ def read_source(data: bytes, name: str, players: tuple[str, ...] = ()) -> Source
 
 @dataclass
 class Known:
-    """The VASL reports in force in the log: keys, the rolls in order (for runs), imported files."""
+    """The VASL reports in force in the log: keys, and the rolls in order (for runs)."""
 
     keys: dict[str, int] = field(default_factory=dict)
     rolls: list[tuple[tuple, int]] = field(default_factory=list)
-    files: dict[str, int] = field(default_factory=dict)  # file digest -> its VaslLogImported event
     runs: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, key: str, roll: tuple, version: int) -> None:
         self.keys.setdefault(key, version)
+        if not roll[3]:
+            return  # a nameless player's report: VASL 6.6's chat window cannot show it, so runs skip it
         self.rolls.append((roll, version))
         if len(self.rolls) >= WINDOW:
             stretch = self.rolls[-WINDOW:]
@@ -164,7 +166,6 @@ def known_reports(history) -> Known:
         fact = event.fact
         if isinstance(fact, VaslLogImported):
             imported.add(fact.action)
-            known.files.setdefault(fact.digest, event.version)
             for entry in fact.reports:
                 known.add(entry_key(entry), _entry_roll(entry), event.version)
         elif isinstance(fact, (DiceReported, DiceRolled)) and fact.vasl and fact.action not in imported:
@@ -251,7 +252,6 @@ def decide_import(campaign, rules, history, sources: list[Source], attach: list[
         result, new, version = _decide_file(state, rules, source, known, sides, version,
                                             {pos: a for (i, pos), a in attached.items() if i == index})
         if new:
-            known.files.setdefault(source.digest, version - len(new) + 1)
             for entry in new[0].reports:
                 known.add(entry_key(entry), _entry_roll(entry), version - len(new) + 1)
         results.append(result)
@@ -261,14 +261,13 @@ def decide_import(campaign, rules, history, sources: list[Source], attach: list[
 
 def _duplicates(source: Source, reports: list[Found], known: Known) -> dict[int, int]:
     """position -> the event holding it, for reports the log holds already."""
-    if source.digest in known.files:
-        return {f.position: known.files[source.digest] for f in reports}
     out = {f.position: known.keys[f.report.key] for f in reports if f.report.key in known.keys}
-    rolls = [f.report.roll for f in reports]
-    for end in range(WINDOW, len(reports) + 1):
+    named = [f for f in reports if f.report.player]
+    rolls = [f.report.roll for f in named]
+    for end in range(WINDOW, len(named) + 1):
         versions = known.runs.get(_run(rolls[end - WINDOW:end]))
         if versions:
-            for f, version in zip(reports[end - WINDOW:end], versions):
+            for f, version in zip(named[end - WINDOW:end], versions):
                 out.setdefault(f.position, version)
     return out
 

@@ -277,3 +277,25 @@ def test_dice_stats_match_the_log(make_db, tmp_path):
     html = page.read_text()
     assert 'id="dice"' in html and html.count('class="dice-bars"') == 4  # DR and dr of both sides
     assert 'id="vasl-scenarios"' in html and "kgp-vasl-19pm.txt" in html and "&lt;Player1&gt;" in html
+
+
+def test_two_alike_chat_reports_attached_are_two_rolls(at, tmp_path):
+    """The chat window without statistics shows two alike reports alike; each is known by its place, and the
+    audit hands each DiceRolled the key of its own report."""
+    cli = at("scenario")
+    same = "*   Other 2 5   ...  Player2 "
+    path = chat(tmp_path, [same, "*     ...  Player1   - again?", same])
+    result = cli.json("vasl-import", str(path), "--attach", "1=KGP3", "--attach", "3=KGP3", "--player", "Player2=german")
+    assert [(r["line"], r["table"], r["status"]) for r in result["reports"]] == [(1, "KGP3", "new"), (3, "KGP3", "new")]
+    assert [r["type"] for r in cli.json("log")[-3:]] == ["VaslLogImported", "DiceRolled", "DiceRolled"]
+    assert cli("audit").exit_code == 0, cli("audit").stdout
+    assert cli.json("vasl-import", str(path))["files"][0]["recorded"] == 0
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "cp1252"])
+def test_a_chat_saved_by_any_editor(at, tmp_path, encoding):
+    cli = at("scenario")
+    path = tmp_path / "chat.txt"
+    path.write_bytes("\r\n".join(["*   IFT 3 5   ...  José Cower if MMC w/o LDR ", "<José> - olé"]).encode(encoding))
+    report = cli.json("vasl-import", str(path))["reports"][0]
+    assert (report["player"], report["dice"], report["special"]) == ("José", [5, 3], "Cower if MMC w/o LDR")

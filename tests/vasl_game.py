@@ -435,3 +435,48 @@ def fixture_body(path: Path) -> list[str]:
     """The lines of a fixture file after its '#' header."""
     lines = path.read_text(encoding="utf-8").splitlines()
     return [line for line in lines if not line.startswith("#")]
+
+
+def every_format(count: int, seed: int = 5) -> list[tuple[Command, Rolled | None]]:
+    """A game of `count` dice-bot reports in every format of VASL 6.6, as the steps of its log: two players with
+    their own dice bots (Fred Kors: random.org, decimal comma, ROF die; Player2: decimal point), a player without
+    a name, every category, SAN and Booby Traps, Dust from the middle of the game on (Light, then Moderate), the
+    players' chat and piece moves in between."""
+    rng = random.Random(seed)
+    settings = dict(axis_san=3, allied_san=4, axis_booby="A", allied_booby="C")
+    bots = {"Fred Kors": DiceBot(random_org=True, show_rof=True, seed=seed, **settings),
+            "Player2": DiceBot(decimal=".", seed=seed + 1, **settings),
+            "": DiceBot(seed=seed + 2, **settings)}
+    steps: list = []
+    for n in range(count):
+        player = ("Fred Kors", "Player2", "Fred Kors", "Player2", "")[n % 5]
+        bot = bots[player]
+        for b in bots.values():
+            b.dust = "" if n < count // 2 else ("LIGHT" if n < 3 * count // 4 else "MODERATE")
+        if n % 9 == 4:
+            steps.append((Command("M/1632945\tMain Map;520;700", [chat(f"* {player or '?'}: 4-6-7 moves C4 -> C5 *")]),
+                          None))
+        if n % 17 == 8:
+            steps.append((chat(f"<{player or '(Anonymous)'}> - {n}... 'really' \\o/ ok"), None))
+        if n % 4 == 3:
+            rolled = bot.dr(rng.choice(CATEGORIES_dr), player, rng.randint(1, 6))
+        else:
+            rolled = bot.DR(rng.choice(CATEGORIES_DR + CATEGORIES_DR_SASL), player, rng.randint(1, 6),
+                            rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 6))
+        steps.append((chat(rolled.line), rolled))
+    return steps
+
+
+def chat_copy(steps: list, version: str = "6.6", stats: bool = False, collapse: bool = False) -> list[str]:
+    """The chat window of a game, every message as it shows it (a move's report included)."""
+    lines = []
+    for command, rolled in steps:
+        for message in _messages(command):
+            lines.append(chat_window(message, version=version, stats=stats, dust=rolled.dust if rolled else "",
+                                     collapse=collapse))
+    return lines
+
+
+def _messages(command: Command) -> list[str]:
+    own = [command.text[4:]] if command.text.startswith("CHAT") else []
+    return own + [m for sub in command.subs for m in _messages(sub)]
