@@ -99,11 +99,10 @@ def vasl_import(obj, paths: tuple[Path, ...], attach, players, map_file: Path | 
         module = f", {file.source.module} {file.source.module_version}".rstrip() if file.source.module else ""
         click.echo(f"{file.source.name} ({FORMS[file.source.form]}{module}): {len(new)} new dice reports, "
                    f"{len(file.items) - len(new)} already recorded, {len(file.problems)} unreadable")
-        for item in file.items:
-            if dry_run or item.table:
-                click.echo(_describe(file, item))
-        for problem in file.problems:
-            click.echo(f"  {file.source.unit} {problem.position:>5}  skipped: {problem.problem}")
+        shown = [(i.position, _describe(file, i)) for i in file.items if dry_run or i.table]
+        shown += [(p.position, f"  {file.source.unit} {p.position:>5}  skipped: {p.problem}") for p in file.problems]
+        for _position, line in sorted(shown, key=lambda row: row[0]):
+            click.echo(line)
     attached = sum(1 for f in imported for i in f.items if i.table)
     actions = sum(1 for f in imported if f.action is not None)
     if dry_run:

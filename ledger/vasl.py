@@ -67,10 +67,6 @@ class Report:
         return self.series.endswith("by random.org")
 
     @property
-    def colored(self) -> int:
-        return self.faces[1] if self.die != "dr" else self.faces[0]
-
-    @property
     def key(self) -> str:
         return report_key(self.die, self.faces, self.category, self.player, self.stats, self.series, self.after)
 

@@ -23,7 +23,7 @@ from .events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, Va
 from .inforce import live
 from .rules import parse_declared
 from .vasl import Report, entry_key, parse, read
-from .vassalfile import is_zip, read_game
+from .vassalfile import is_saved_game, is_zip, read_game, read_saved_game
 
 WINDOW = 8  # reports in a row that make the same stretch of a game (false match: about 36**-8 per stretch)
 
@@ -96,9 +96,9 @@ def read_source(data: bytes, name: str, players: tuple[str, ...] = ()) -> Source
     """What a file holds; a file that is not VASL at all is refused whole."""
     digest = hashlib.sha256(data).hexdigest()
     meta: dict = {}
-    if is_zip(data):
+    if is_zip(data) or is_saved_game(data):
         try:
-            game = read_game(data)
+            game = read_game(data) if is_zip(data) else read_saved_game(data)
         except BadInput as e:
             raise BadInput(f"{name}: {e.message}") from None
         lines = [(m.number, m.step, m.text) for m in game.messages]

@@ -167,12 +167,22 @@ def read_game(data: bytes) -> VassalGame:
     if info.file_size > MAX_GAME:
         raise BadInput(f"its game is {info.file_size // (1024 * 1024)} MB: too large for a VASSAL log")
     try:
-        plain = deobfuscate(archive.read(SAVED_GAME)).decode("utf-8", errors="replace")
+        entry = archive.read(SAVED_GAME)
     except (zipfile.BadZipFile, OSError, RuntimeError) as e:
         raise BadInput(f"its 'savedGame' entry cannot be read ({e})") from None
+    return read_saved_game(entry, _metadata(archive, "moduledata"), _metadata(archive, "savedata"))
+
+
+def is_saved_game(data: bytes) -> bool:
+    """A 'savedGame' entry taken out of its zip (e.g. `unzip -p game.vlog savedGame`)."""
+    return data.startswith(HEADER) or data.startswith(b"begin_save")
+
+
+def read_saved_game(entry: bytes, module: dict | None = None, saved: dict | None = None) -> VassalGame:
+    module, saved = module or {}, saved or {}
+    plain = deobfuscate(entry).decode("utf-8", errors="replace")
     if not plain.startswith("begin_save"):
         raise BadInput("its 'savedGame' entry is not a VASSAL game (no 'begin_save')")
-    module, saved = _metadata(archive, "moduledata"), _metadata(archive, "savedata")
     messages, steps = [], 0
     for step, command in commands(plain):
         steps = max(steps, step)

@@ -3,6 +3,7 @@ format read by ledger/vassalfile.py; the fixtures are checked to be exactly what
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 from ledger.errors import BadInput
 from ledger.vasl import parse, read
 from ledger.vaslchat import parse_chat
-from ledger.vassalfile import ESC, commands, deobfuscate, encode, obfuscate, read_game, tokens
+from ledger.vassalfile import (ESC, commands, deobfuscate, encode, is_saved_game, obfuscate, read_game,
+                               read_saved_game, tokens)
 from vasl_game import (FIXTURES, Command, chat, chat_window, dicebot_64, dicebot_66, fixture_body, play,
                        write_vlog)
 
@@ -232,6 +234,9 @@ def test_a_vlog_written_as_vassal_writes_it(tmp_path):
     assert [m.number for m in game.messages] == list(range(1, len(game.messages) + 1))
     plain = write_vlog(tmp_path / "plain.vlog", [c for c, _r in steps], plain=True)  # before VASSAL 3.2
     assert read_game(plain.read_bytes()).messages == game.messages
+    with zipfile.ZipFile(path) as archive:  # the entry taken out of its zip, as `unzip -p game.vlog savedGame`
+        entry = archive.read("savedGame")
+    assert is_saved_game(entry) and read_saved_game(entry).messages == game.messages
 
 
 def test_the_chat_window_of_a_player_chat_and_a_report():
