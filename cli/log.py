@@ -86,6 +86,12 @@ def describe(row: dict) -> str:
     if kind == "DiceReported":
         side = f" {row['side']}" if row["side"] else ""
         return f"VASL {row['die']} {','.join(map(str, row['dice']))} <{row['player']}>{side} (no table)"
+    if kind == "VaslLogImported":
+        attached = sum(1 for r in row["reports"] if r.get("table"))
+        return (f"VASL import of {row['file']} ({row['form']}): {len(row['reports'])} dice reports"
+                + (f", {attached} on tables" if attached else "")
+                + (f"; {row['duplicates']} already recorded" if row.get("duplicates") else "")
+                + (f"; {len(row['skipped'])} unreadable skipped" if row.get("skipped") else ""))
     if kind == "FortificationsPurchased":
         size = f" {row['size']}" if row["size"] else ""
         return f"{row['side']} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"

@@ -681,13 +681,15 @@ class CampaignLedger(Application):
 
         check_new_reports(self.history(name), reports)
 
-    def vasl_import(self, name: str | None, lines: list[str], source: str, attach: list, players: dict[str, str],
+    def vasl_import(self, name: str | None, files: list[tuple[str, bytes]], attach: list, players: dict[str, str],
                     dry_run: bool = False) -> list:
-        from .vaslimport import decide_import
+        """Each file (name, bytes) in order, one action each; nothing is written if any is refused."""
+        from .vaslimport import decide_import, read_source
 
         campaign, rules = self._load(name)
-        imported, facts = decide_import(campaign, rules, self.history(campaign.name), lines, source, attach, players)
-        if not dry_run:
+        sources = [read_source(data, file, tuple(players)) for file, data in files]
+        imported, facts = decide_import(campaign, rules, self.history(campaign.name), sources, attach, players)
+        if facts and not dry_run:
             self._append(campaign, *facts)
         return imported
 

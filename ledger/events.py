@@ -75,6 +75,61 @@ class DiceReported(Fact, tag="DiceReported", frozen=True, kw_only=True):
     source: str = "vasl"
 
 
+class VaslReport(Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One VASL dice report as read from a file, every field it shows (ledger/vasl.py reads them; the audit
+    reads `line` again and compares). Declared with omit_defaults: a field added later with a default leaves
+    the digests of stored events unchanged."""
+
+    position: int  # its line in a text file, its chat message number in a .vlog/.vsav
+    step: int = 0  # in a .vlog: the log step (VASSAL's 'Step forward' count)
+    die: str  # DR or dr (3d6: an old VASSAL dice button)
+    dice: tuple[int, ...]  # (white, colored) for a DR (VASL prints the colored die first)
+    player: str = ""  # VASSAL's player name ('' when VASSAL had none)
+    side: str = ""  # when the player was named as a side
+    category: str = ""  # IFT, TH, TK, MC, TC, Rally, CC, SA, RS, Other, ...
+    special: str = ""  # SAN / Booby Trap; read from the chat window also VASL's notes (Turret, Cower ...)
+    stats: str = ""  # VASL's running statistics, e.g. '1 / 8 avg 6,62 (6,62)'
+    series: str = ""  # e.g. '01.51 - by random.org'
+    third: int | None = None  # the third die of a DR under Dust (F11.71-.73)
+    dust: str = ""  # the Dust level VASL names
+    total: int | None = None  # the total VASL prints with the Dust die
+    rof: int | None = None  # the ROF die (a VASL 6.6 preference, IFT and TH DRs)
+    hit: str = ""  # VASL 6.4's 'Turret' / 'Hull' after a TH DR
+    form: str  # 'raw' (the dice bot's line), 'legacy' ('*** DR = ...'), 'chat' (the chat window)
+    after: str = ""  # a report without statistics: the key of the report before it in its file
+    table: str = ""  # attached: the table it was rolled on (the DiceRolled follows in the same action)
+    line: str  # the report as read: the evidence
+
+
+class SkippedReport(Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A line that looks like a dice report but cannot be read, as found in an imported file."""
+
+    position: int
+    text: str
+    problem: str
+
+
+class VaslLogImported(Fact, tag="VaslLogImported", frozen=True, kw_only=True, omit_defaults=True):
+    """One file of VASL dice reports imported, as one action: every report it recorded (an attached one is also
+    a DiceRolled on its table, after this event), the ones it skipped. What `dice-stats` counts per scenario."""
+
+    action: int
+    file: str  # the file's name
+    form: str  # 'vlog', 'vsav' (a VASSAL log or save), 'chat' (the chat window's text), 'raw' (dice-bot lines)
+    digest: str  # SHA-256 of the file's bytes
+    reports: tuple[VaslReport, ...] = ()
+    duplicates: int = 0  # reports already in the log (or twice in the file), not recorded again
+    skipped: tuple[SkippedReport, ...] = ()  # lines that looked like reports but could not be read
+    module: str = ""  # a VASSAL file's module and version, e.g. 'VASL', '6.6.7'
+    module_version: str = ""
+    vassal_version: str = ""
+
+    @property
+    def vasl(self) -> tuple[str, ...]:
+        """The reports' lines (what the audit re-reads, as it does a VASL roll's `vasl`)."""
+        return tuple(report.line for report in self.reports)
+
+
 class ActionUndone(Fact, tag="ActionUndone", frozen=True, kw_only=True):
     action: int
     undone: int  # the action voided
@@ -434,7 +489,7 @@ FACTS: tuple[type[Fact], ...] = (
     LocationControlled, HQRecorded, SideKeyRegistered, SecretRollMade, SecretRollRevealed, FairDiceCommitted,
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
-    RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained,
+    RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -442,6 +497,6 @@ AnyFact = (
     | LocationControlled | HQRecorded | SideKeyRegistered | SecretRollMade | SecretRollRevealed | FairDiceCommitted
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
-    | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained
+    | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

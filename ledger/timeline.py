@@ -65,6 +65,8 @@ def summary(fact, sides: dict[str, str]) -> str:
         return f"new CG Date {fact.cg_date}"
     if isinstance(fact, ActionUndone):
         return f"undo of action {fact.undone}"
+    if type(fact).__name__ == "VaslLogImported":
+        return f"VASL import of {fact.file}"
     return type(fact).__name__
 
 

@@ -1,24 +1,39 @@
-"""VASL dice reports into the ledger: `roll --vasl LINE` and `vasl-import FILE`, decided like any roll;
-parsing lives in ledger/vasl.py."""
+"""VASL dice reports into the ledger: `roll --vasl LINE` and `vasl-import FILE...`, decided like any roll.
+
+A file is a VASSAL log or save (ledger/vassalfile.py), the chat window's text or dice-bot lines (ledger/vasl.py,
+ledger/vaslchat.py). Each file with new reports is one action: a VaslLogImported event keeping every report it
+records, then a DiceRolled for each report attached to a table. A report already in the log is not recorded
+again: known by its key (its statistics and series, or its place in its file), or as part of a run of WINDOW
+reports the log holds in the same order (the same game read from a log and from a chat copy, or an overlapping
+copy; runs leave out a nameless player's reports, which VASL 6.6's chat window shows empty), or because the very
+file was imported before.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import codecs
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
 
 import msgspec
 
 from .errors import BadInput
-from .events import DiceReported
+from .events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
 from .inforce import live
 from .rules import parse_declared
-from .vasl import Report, scan
+from .vasl import Report, entry_key, parse, read
+from .vassalfile import is_saved_game, is_zip, read_game, read_saved_game
+
+WINDOW = 8  # reports in a row that make the same stretch of a game (false match: about 36**-8 per stretch)
 
 
 class Attachment(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One dice report attached to a table (a --map file's [[attach]] entry)."""
 
-    line: int
+    line: int  # its position: the line of a text file, the chat message number of a .vlog/.vsav
     table: str
+    file: str = ""  # which file, when several are imported
     side: str = ""
     drm: list[str] = []
     purpose: str = msgspec.field(name="for", default="")
@@ -29,16 +44,6 @@ class ImportMap(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
     attach: list[Attachment] = []
 
 
-@dataclass(frozen=True)
-class Imported:
-    number: int  # line number in the pasted file
-    report: Report
-    table: str | None
-    side: str
-    result: str = ""
-    version: int | None = None
-
-
 def read_map(text: str, name: str) -> ImportMap:
     try:
         return msgspec.toml.decode(text, type=ImportMap)
@@ -46,77 +51,297 @@ def read_map(text: str, name: str) -> ImportMap:
         raise BadInput(f"map file {name}: {e}") from None
 
 
-def check_new_reports(history, reports: list[Report]) -> None:
-    """The same VASL report may be in force only once (an undone one may be entered again)."""
-    seen: dict[str, int] = {}
+@dataclass(frozen=True)
+class Found:
+    position: int
+    report: Report | None = None
+    text: str = ""
+    problem: str = ""  # set: looked like a report, could not be read
+    step: int = 0
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file, read: its reports and unreadable lines in order."""
+
+    name: str
+    form: str  # vlog, vsav, chat, raw
+    digest: str
+    found: tuple[Found, ...]
+    module: str = ""
+    module_version: str = ""
+    vassal_version: str = ""
+
+    @property
+    def unit(self) -> str:
+        return "message" if self.form in ("vlog", "vsav") else "line"
+
+    def where(self, position: int) -> str:
+        return f"{self.name} {self.unit} {position}"
+
+
+def _text(data: bytes, name: str) -> str:
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(codec, errors="replace")
+    if b"\x00" in data[:4096]:
+        raise BadInput(f"{name} is neither a VASSAL log or save (.vlog, .vsav) nor text: not a VASL file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")  # a chat saved by a Windows editor
+
+
+def read_source(data: bytes, name: str, players: tuple[str, ...] = ()) -> Source:
+    """What a file holds; a file that is not VASL at all is refused whole."""
+    digest = hashlib.sha256(data).hexdigest()
+    meta: dict = {}
+    if is_zip(data) or is_saved_game(data):
+        try:
+            game = read_game(data) if is_zip(data) else read_saved_game(data)
+        except BadInput as e:
+            raise BadInput(f"{name}: {e.message}") from None
+        lines = [(m.number, m.step, m.text) for m in game.messages]
+        form = "vlog" if game.kind == "log" else "vsav"
+        meta = {"module": game.module, "module_version": game.module_version, "vassal_version": game.vassal_version}
+    else:
+        lines = [(n, 0, line) for n, line in enumerate(_text(data, name).splitlines(), 1)]
+        form = "raw"
+    found, after = [], ""
+    for position, step, line in lines:
+        try:
+            report = read(line, players)
+        except BadInput as e:
+            found.append(Found(position, text=line.strip(), problem=e.message, step=step))
+            continue
+        if report is None:
+            continue
+        if form == "raw" and report.form == "chat":
+            form = "chat"
+        if not (report.stats or report.series):
+            report = replace(report, after=after)
+        after = report.key
+        found.append(Found(position, report, line.strip(), step=step))
+    if not found:
+        if meta and meta["module"] and "VASL" not in meta["module"].upper():
+            raise BadInput(f"{name} is a VASSAL {form[1:]} of '{meta['module']}', not of VASL: no dice report")
+        what = "VASSAL log" if form == "vlog" else "VASSAL save (a save keeps no chat: import the .vlog)" \
+            if form == "vsav" else "file"
+        raise BadInput(f"{name}: this {what} holds no VASL dice report (the dice bot's '*** (IFT DR) 3,5 *** <player> "
+                       f"...', colored die first, or the chat window's '*   IFT 3 5   ...  player')")
+    return Source(name, form, digest, tuple(found), **meta)
+
+
+@dataclass
+class Known:
+    """The VASL reports in force in the log: keys, and the rolls in order (for runs)."""
+
+    keys: dict[str, int] = field(default_factory=dict)
+    rolls: list[tuple[tuple, int]] = field(default_factory=list)
+    runs: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, key: str, roll: tuple, version: int) -> None:
+        self.keys.setdefault(key, version)
+        if not roll[3]:
+            return  # a nameless player's report: VASL 6.6's chat window cannot show it, so runs skip it
+        self.rolls.append((roll, version))
+        if len(self.rolls) >= WINDOW:
+            stretch = self.rolls[-WINDOW:]
+            self.runs.setdefault(_run([r for r, _v in stretch]), [v for _r, v in stretch])
+
+
+def _run(rolls: list[tuple]) -> str:
+    return hashlib.sha256(json.dumps(rolls).encode()).hexdigest()
+
+
+def _entry_roll(entry) -> tuple:
+    return Report(line=entry.line, die=entry.die, faces=tuple(entry.dice), category=entry.category,
+                  player=entry.player).roll
+
+
+def known_reports(history) -> Known:
+    known = Known()
+    imported: set[int] = set()
     for event in live(history):
-        line = getattr(event.fact, "vasl", "")
-        if line:
-            seen[Report(line, "", (), "", "", "", "", "").key] = event.version
-    batch: set[str] = set()
+        fact = event.fact
+        if isinstance(fact, VaslLogImported):
+            imported.add(fact.action)
+            for entry in fact.reports:
+                known.add(entry_key(entry), _entry_roll(entry), event.version)
+        elif isinstance(fact, (DiceReported, DiceRolled)) and fact.vasl and fact.action not in imported:
+            try:
+                report = parse(fact.vasl, fact.player or None)
+            except BadInput:
+                continue  # the audit names it
+            known.add(report.key, report.roll, event.version)
+    return known
+
+
+def check_new_reports(history, reports: list[Report]) -> None:
+    """`roll --vasl`: a report is used once (an undone one may be entered again); it must say which report it is."""
+    known = known_reports(history)
     for report in reports:
-        if report.key in seen:
-            raise BadInput(f"this VASL dice report is already in the log (event {seen[report.key]}): "
+        if not (report.stats or report.series):
+            raise BadInput("this VASL line does not say which report it is (no statistics or series: the chat window "
+                           "without 'Show dice stats'): give the dice bot's line, or import the chat with vasl-import")
+        if report.key in known.keys:
+            raise BadInput(f"this VASL dice report is already in the log (event {known.keys[report.key]}): "
                            f"{report.line[:50]!r}…")
-        if report.key in batch:
-            raise BadInput(f"this VASL dice report appears twice in the file: {report.line[:50]!r}…")
-        batch.add(report.key)
 
 
-def decide_import(campaign, rules, history, lines: list[str], source: str, attach: list[Attachment],
-                  players: dict[str, str]) -> tuple[list[Imported], list]:
-    """Every dice report of a pasted chat, in order: attached ones become rolls on their tables (each decided
-    like any roll, on the state the ones before it leave), the others plain DiceReported events. One action:
-    undo takes the whole import back."""
+@dataclass(frozen=True)
+class Imported:
+    position: int
+    report: Report
+    table: str | None = None
+    side: str = ""
+    result: str = ""
+    duplicate_of: int | None = None  # the event that holds it already
+    repeats: int | None = None  # the position earlier in the same file that holds it
+
+
+@dataclass
+class FileImport:
+    source: Source
+    items: list[Imported] = field(default_factory=list)
+    action: int | None = None  # None: nothing new, nothing recorded
+
+    @property
+    def problems(self) -> list[Found]:
+        return [f for f in self.source.found if f.problem]
+
+
+def _attachments(sources: list[Source], attach: list[Attachment]) -> dict[tuple[int, int], Attachment]:
+    names = {}
+    for index, source in enumerate(sources):
+        names.setdefault(source.name, index)
+    out: dict[tuple[int, int], Attachment] = {}
+    for item in attach:
+        if item.file:
+            index = names.get(item.file.replace("\\", "/").rsplit("/", 1)[-1])
+            if index is None:
+                raise BadInput(f"--attach names {item.file}, which is not being imported ({', '.join(names)})")
+        elif len(sources) > 1:
+            raise BadInput(f"--attach {item.line}={item.table}: name the file too, e.g. "
+                           f"{sources[0].name}:{item.line}={item.table}")
+        else:
+            index = 0
+        source = sources[index]
+        if not any(f.report and f.position == item.line for f in source.found):
+            raise BadInput(f"{source.where(item.line)} is not a dice report: nothing to attach to {item.table}")
+        if (index, item.line) in out:
+            raise BadInput(f"{source.where(item.line)} is attached twice")
+        out[(index, item.line)] = item
+    return out
+
+
+def decide_import(campaign, rules, history, sources: list[Source], attach: list[Attachment],
+                  players: dict[str, str]) -> tuple[list[FileImport], list]:
+    """Every file in order, each one action: its new reports in one VaslLogImported, the attached ones rolled on
+    their tables (each decided like any roll, on the state the ones before it leave). Reports already in the log
+    are listed, not recorded; unreadable lines are listed and kept in the import event."""
     from .audit import snapshot
+
+    sides = {player: rules.side(side) for player, side in players.items()}
+    attached = _attachments(sources, attach)
+    known = known_reports(history)
+    state = snapshot(campaign)
+    version = campaign.version
+    results, facts = [], []
+    for index, source in enumerate(sources):
+        result, new, version = _decide_file(state, rules, source, known, sides, version,
+                                            {pos: a for (i, pos), a in attached.items() if i == index})
+        if new:
+            for entry in new[0].reports:
+                known.add(entry_key(entry), _entry_roll(entry), version - len(new) + 1)
+        results.append(result)
+        facts += new
+    return results, facts
+
+
+def _duplicates(source: Source, reports: list[Found], known: Known) -> dict[int, int]:
+    """position -> the event holding it, for reports the log holds already."""
+    out = {f.position: known.keys[f.report.key] for f in reports if f.report.key in known.keys}
+    named = [f for f in reports if f.report.player]
+    rolls = [f.report.roll for f in named]
+    for end in range(WINDOW, len(named) + 1):
+        versions = known.runs.get(_run(rolls[end - WINDOW:end]))
+        if versions:
+            for f, version in zip(named[end - WINDOW:end], versions):
+                out.setdefault(f.position, version)
+    return out
+
+
+def _decide_file(state, rules, source: Source, known: Known, sides: dict[str, str], version: int,
+                 attached: dict[int, Attachment]) -> tuple[FileImport, list, int]:
+    """This file's facts, evolved into `state` (the import event first, then each roll: a roll is decided on the
+    state the ones before it leave); returns the log's version after them."""
     from .decide import rolls
 
-    reports, problems = scan(lines)
-    if problems:
-        number, problem = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise BadInput(f"{source} line {number}: {problem}{more}")
-    if not reports:
-        raise BadInput(f"{source} holds no VASL dice report ('*** (… DR) W,C *** <player> …')")
-    sides = {player: rules.side(side) for player, side in players.items()}
-    by_line = {number: report for number, report in reports}
-    attached: dict[int, Attachment] = {}
-    for item in attach:
-        if item.line not in by_line:
-            raise BadInput(f"{source} line {item.line} is not a dice report: nothing to attach to {item.table}")
-        if item.line in attached:
-            raise BadInput(f"{source} line {item.line} is attached twice")
-        attached[item.line] = item
-    check_new_reports(history, [r for _n, r in reports])
-    state = snapshot(campaign)
-    action, version = campaign.next_action, campaign.version
-    imported, facts = [], []
-    for number, report in reports:
-        item = attached.get(number)
-        side = item.side if item and item.side else sides.get(report.player, "")
-        if item is None:
-            imported.append(Imported(number, report, None, side))
-            facts.append(DiceReported(action=action, die=report.die, dice=report.faces, side=side,
-                                      player=report.player, category=report.category, special=report.special,
-                                      series=report.series, vasl=report.line))
+    result = FileImport(source)
+    reports = [f for f in source.found if f.report]
+    duplicate = _duplicates(source, reports, known)
+    action = state.next_action
+    header = VaslLogImported(action=action, file=source.name, form=source.form, digest=source.digest)
+    first: dict[str, int] = {}
+    entries, rolled = [], []
+    for found in reports:
+        report, position = found.report, found.position
+        item = attached.get(position)
+        repeats = first.get(report.key)
+        if position in duplicate or repeats is not None:
+            if item is not None:
+                held = f"event {duplicate[position]}" if position in duplicate else f"{source.unit} {repeats}"
+                raise BadInput(f"{source.where(position)}: this report is already recorded ({held}); "
+                               f"nothing to attach to {item.table}")
+            result.items.append(Imported(position, report, duplicate_of=duplicate.get(position), repeats=repeats))
             continue
-        if not side:
-            raise BadInput(f"{source} line {number}: whose roll is it? name the side (--player "
-                           f"{report.player}=SIDE, or side in the map file)")
-        try:
-            table = rules.table(item.table)
-            if report.die != table.die:
-                raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
-            command = rolls.RollCommand(table=table.id, side=rules.side(side),
-                                        drms=tuple(parse_declared(tuple(item.drm)).items()), faces=report.faces,
-                                        source="vasl", purpose=item.purpose, vasl=report.line, player=report.player,
-                                        series=report.series)
-            fact, _resolution = rolls.roll(state, rules, command)
-        except BadInput as e:
-            raise BadInput(f"{source} line {number}: {e.message}", e.rule) from None
-        fact = msgspec.structs.replace(fact, action=action)
-        imported.append(Imported(number, report, item.table, fact.side, fact.result))
-        facts.append(fact)
-        version += 1
-        state.evolve(fact, "", version)
-    return imported, facts
+        first[report.key] = position
+        side = item.side if item and item.side else sides.get(report.player, "")
+        table = None
+        if item is not None:
+            if not rolled:
+                state.evolve(header, "", version + 1)  # the import event comes first
+            fact = _roll(state, rules, rolls, source, found, item, side, action)
+            rolled.append(fact)
+            state.evolve(fact, "", version + 1 + len(rolled))
+            table, side = fact.table, fact.side
+            result.items.append(Imported(position, report, table, fact.side, fact.result))
+        else:
+            result.items.append(Imported(position, report, None, side))
+        entries.append(VaslReport(
+            position=position, step=found.step, die=report.die, dice=report.faces, player=report.player, side=side,
+            category=report.category, special=report.special, stats=report.stats, series=report.series,
+            third=report.third, dust=report.dust, total=report.total, rof=report.rof, hit=report.hit,
+            form=report.form, after=report.after, table=table or "", line=report.line))
+    if not entries:
+        return result, [], version
+    if not rolled:
+        state.evolve(header, "", version + 1)
+    result.action = action
+    header = msgspec.structs.replace(
+        header, reports=tuple(entries),
+        duplicates=sum(1 for i in result.items if i.duplicate_of is not None or i.repeats is not None),
+        skipped=tuple(SkippedReport(position=f.position, text=f.text[:500], problem=f.problem)
+                      for f in source.found if f.problem),
+        module=source.module, module_version=source.module_version, vassal_version=source.vassal_version)
+    return result, [header, *rolled], version + 1 + len(rolled)
+
+
+def _roll(state, rules, rolls, source: Source, found: Found, item: Attachment, side: str, action: int):
+    report = found.report
+    if not side:
+        raise BadInput(f"{source.where(found.position)}: whose roll is it? name the side (--player "
+                       f"{report.player or 'NAME'}=SIDE, or side in the map file)")
+    try:
+        table = rules.table(item.table)
+        if report.die != table.die:
+            raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
+        command = rolls.RollCommand(table=table.id, side=rules.side(side),
+                                    drms=tuple(parse_declared(tuple(item.drm)).items()), faces=report.faces,
+                                    source="vasl", purpose=item.purpose, vasl=report.line, player=report.player,
+                                    series=report.series)
+        fact, _resolution = rolls.roll(state, rules, command)
+    except BadInput as e:
+        raise BadInput(f"{source.where(found.position)}: {e.message}", e.rule) from None
+    return msgspec.structs.replace(fact, action=action)

@@ -1,13 +1,14 @@
 """Dice statistics over the whole campaign, per side and source (ledger, entered, vasl): counts, means
 against 7.0 / 3.5, the distribution against the expected one with a chi-square p-value, the longest
-streaks, rolls per table; undone rolls counted apart (they are what players dispute). Pure."""
+streaks, rolls per table; undone rolls counted apart (they are what players dispute). The VASL rolls also per
+scenario (each imported file), per player and per category. Pure."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from ledger.events import DiceReported, DiceRolled
+from ledger.events import CampaignStarted, CGDateChanged, DiceReported, DiceRolled, VaslLogImported
 from ledger.timeline import voided_actions
 
 SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded", "fair": "fair"}
@@ -90,16 +91,77 @@ def _summary(rolls: list[dict], die: str) -> dict[str, Any] | None:
 
 
 def rolls_of(logged) -> list[dict[str, Any]]:
-    """Every DR and dr in the log, in order, with whether it is still in force."""
+    """Every DR and dr in the log, in order, with whether it is still in force. A VASL import's reports count
+    from its VaslLogImported (an attached one is also the DiceRolled after it, counted once); each VASL roll
+    carries its player, category, extra dice and the import (scenario) it came from. An old VASSAL 3d6 counts as
+    the DR and the dr VASL reads in it."""
     voided = voided_actions(logged)
-    rolls = []
+    imports = {e.fact.action for e in logged if isinstance(e.fact, VaslLogImported)}
+    rolls, date = [], None
     for event in logged:
         fact = event.fact
-        if isinstance(fact, (DiceRolled, DiceReported)) and fact.die in EXPECTED:
-            rolls.append({"version": event.version, "side": fact.side or "unassigned", "die": fact.die,
-                          "dice": list(fact.dice), "source": SOURCES.get(fact.source, fact.source),
-                          "table": getattr(fact, "table", None), "in_force": fact.action not in voided})
+        if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
+            date = fact.cg_date
+        if isinstance(fact, VaslLogImported):
+            for entry in fact.reports:
+                rolls += _split({"version": event.version, "side": entry.side or "unassigned", "die": entry.die,
+                                 "dice": list(entry.dice), "source": "vasl", "table": entry.table or None,
+                                 "in_force": fact.action not in voided, "player": entry.player,
+                                 "category": entry.category, "scenario": event.version, "third": entry.third,
+                                 "rof": entry.rof, "cg_date": date})
+        elif isinstance(fact, (DiceRolled, DiceReported)) and (fact.die in EXPECTED or fact.die == "3d6"):
+            if isinstance(fact, DiceRolled) and fact.vasl and fact.action in imports:
+                continue  # counted from its import
+            vasl = bool(getattr(fact, "vasl", ""))
+            rolls += _split({"version": event.version, "side": fact.side or "unassigned", "die": fact.die,
+                             "dice": list(fact.dice), "source": SOURCES.get(fact.source, fact.source),
+                             "table": getattr(fact, "table", None), "in_force": fact.action not in voided,
+                             "player": fact.player if vasl else None,
+                             "category": getattr(fact, "category", "") if vasl else None,
+                             "scenario": f"action {fact.action}" if vasl else None, "third": None, "rof": None,
+                             "cg_date": date})
     return rolls
+
+
+def _split(roll: dict) -> list[dict]:
+    if roll["die"] != "3d6":
+        return [roll]
+    white, colored, third = roll["dice"]
+    return [{**roll, "die": "DR", "dice": [white, colored]}, {**roll, "die": "dr", "dice": [third]}]
+
+
+def _both(rolls: list[dict]) -> dict[str, Any]:
+    return {"DR": _summary(rolls, "DR"), "dr": _summary(rolls, "dr")}
+
+
+def _by(rolls: list[dict], key: str) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rolls:
+        out.setdefault(r[key] or "", []).append(r)
+    return out
+
+
+def vasl_stats(logged, rolls: list[dict]) -> dict[str, Any]:
+    """The VASL rolls in force: per scenario (each imported file, with its players and categories), per player
+    and per category across the campaign, and VASL's extra dice (the Dust die, the ROF die) as drs."""
+    vasl = [r for r in rolls if r["in_force"] and r["player"] is not None]
+    imports = {e.version: e.fact for e in logged if isinstance(e.fact, VaslLogImported)}
+    scenarios = []
+    for scenario, mine in _by(vasl, "scenario").items():
+        fact = imports.get(scenario)
+        scenarios.append({"event": scenario if fact else None, "file": fact.file if fact else scenario,
+                          "form": fact.form if fact else "", "cg_date": mine[0]["cg_date"], "reports": len(mine),
+                          **_both(mine), "players": {p: _both(r) for p, r in sorted(_by(mine, "player").items())},
+                          "categories": {c: _both(r) for c, r in sorted(_by(mine, "category").items())}})
+    players = {}
+    for player, mine in sorted(_by(vasl, "player").items()):
+        players[player] = {"sides": sorted({r["side"] for r in mine}), **_both(mine),
+                           "categories": {c: len(r) for c, r in sorted(_by(mine, "category").items())}}
+    extra = {name: _summary([{"die": "dr", "dice": [r[name]]} for r in vasl if r[name] is not None], "dr")
+             for name in ("third", "rof")}
+    return {"scenarios": scenarios, "players": players,
+            "categories": {c: _both(r) for c, r in sorted(_by(vasl, "category").items())},
+            "dust_die": extra["third"], "rof_die": extra["rof"]}
 
 
 def dice_stats(logged, side: str | None = None) -> dict[str, Any]:
@@ -121,4 +183,5 @@ def dice_stats(logged, side: str | None = None) -> dict[str, Any]:
     per_side = {s: {"DR": _summary([r for r in in_force if r["side"] == s], "DR"),
                     "dr": _summary([r for r in in_force if r["side"] == s], "dr")}
                 for s in sorted({r["side"] for r in in_force})}
-    return {"groups": groups(in_force), "sides": per_side, "undone": groups([r for r in rolls if not r["in_force"]])}
+    return {"groups": groups(in_force), "sides": per_side, "undone": groups([r for r in rolls if not r["in_force"]]),
+            "vasl": vasl_stats(logged, rolls)}

@@ -57,13 +57,15 @@ def history(logged, rules, state) -> dict[str, Any]:
             entry["undos"].append(f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions voided)"
                                   + (f": {fact.reason}" if fact.reason else ""))
     records = rg_records(logged, rules)
+    dice = dice_stats(logged)
     return {
         "campaign": {"name": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
                      "step": state.step, "sides": dict(rules.system.sides)},
         "dates": dates,
         "rosters": {side: [public(r) for r in roster[side]] for side in sides},
         "rg_records": records,
-        "dice": dice_stats(logged)["sides"],
+        "dice": dice["sides"],
+        "vasl_dice": dice["vasl"],
         "maps": [{"group": group, "date": date, "areas": document(result, rules, group)}
                  for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)]
         if any(step.control for step in rules.system.steps) else [],

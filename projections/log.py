@@ -31,7 +31,7 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
             state = CampaignState()
             state.start(fact, event.digest, first_step(fact.system))
         row["cg_date"] = state.cg_date if state else None
-        data = msgspec.to_builtins(fact)
+        data = _complete(fact) if fact.__struct_config__.omit_defaults else msgspec.to_builtins(fact)
         data.pop("type", None)
         row.update(data)
         row["in_force"] = getattr(fact, "action", None) not in voided
@@ -42,3 +42,12 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
         if state is not None and not isinstance(fact, CampaignStarted):
             state.evolve(fact, event.digest, event.version, getattr(event, "author", ""), getattr(event, "command", ""))
     return rows
+
+
+def _complete(value: Any) -> Any:
+    """A fact stored without its default fields (omit_defaults), shown with all of them."""
+    if isinstance(value, msgspec.Struct):
+        return {f.encode_name: _complete(getattr(value, f.name)) for f in msgspec.structs.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_complete(v) for v in value]
+    return msgspec.to_builtins(value)

@@ -211,7 +211,7 @@ def dice_bars_svg(stats: dict, color: str, label: str) -> str:
     return "".join(out)
 
 
-def _dice(dice: dict, sides: dict[str, str]) -> str:
+def _dice(dice: dict, sides: dict[str, str], vasl: dict | None = None) -> str:
     """The dice page: per side, the DR and dr distributions beside the expectation, with the means."""
     parts = ['<section id="dice"><h2>Dice</h2><p class="meta">Bars: rolls in force; grey marks: the expected '
              'count. Undone rolls are not counted here (see <code>cgledger dice-stats</code>).</p>']
@@ -229,6 +229,8 @@ def _dice(dice: dict, sides: dict[str, str]) -> str:
                           f'{dice_bars_svg(stats, _color(side, sides), f"{name} {die}")}</div>')
         if charts:
             parts.append(f'<div class="dice-row">{"".join(charts)}</div>')
+    if vasl and vasl.get("scenarios"):
+        parts.append(_vasl_dice(vasl))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -237,6 +239,31 @@ def _maps(intro: str, figures: list[tuple[str, str]]) -> str:
     """The Maps section: an introduction, then each map's title and SVG."""
     return "\n".join([f'<section id="maps"><h2>Maps</h2><p class="meta">{_e(intro)}</p>',
                       *(f'<div class="map"><h3>{_e(title)}</h3>{svg}</div>' for title, svg in figures), "</section>"])
+
+
+def _dice_cells(stats: dict) -> str:
+    cells = []
+    for die in ("DR", "dr"):
+        s = stats.get(die)
+        cells += ([str(s["count"]), str(s["mean_total"]), str(s["p_value"]) if s["reliable"] else "–"] if s
+                  else ["0", "", ""])
+    return "".join(f"<td>{_e(c)}</td>" for c in cells)
+
+
+def _vasl_dice(vasl: dict) -> str:
+    """VASL rolls per scenario (each imported file), per player and per category: DR and dr counts, means and
+    the chi-square p-value (– below 5 expected per cell)."""
+    head = ("<tr><th>{}</th><th>DRs</th><th>mean</th><th>p</th><th>drs</th><th>mean</th><th>p</th></tr>")
+    rows = [f"<tr><td>{_e((s['cg_date'] + ' ') if s['cg_date'] else '')}{_e(s['file'])}</td>{_dice_cells(s)}</tr>"
+            for s in vasl["scenarios"]]
+    out = ['<h3>VASL dice</h3><p class="meta">Each imported VASL file is a scenario; expected means 7.0 (DR) and '
+           '3.5 (dr).</p>',
+           _table("vasl-scenarios", head.format("Scenario (file)"), rows, 7, "<caption>Per scenario</caption>")]
+    rows = [f"<tr><td>&lt;{_e(p)}&gt;</td>{_dice_cells(s)}</tr>" for p, s in vasl["players"].items()]
+    out.append(_table("vasl-players", head.format("Player"), rows, 7, "<caption>Per player</caption>"))
+    rows = [f"<tr><td>{_e(c or '(none)')}</td>{_dice_cells(s)}</tr>" for c, s in vasl["categories"].items()]
+    out.append(_table("vasl-categories", head.format("Category"), rows, 7, "<caption>Per category</caption>"))
+    return "".join(out)
 
 
 def render_html(history: dict) -> str:
@@ -270,6 +297,6 @@ def render_html(history: dict) -> str:
                            "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
                                          for e in history["terrain"]]))
     if history.get("dice") is not None:
-        parts.append(_dice(history["dice"], sides))
+        parts.append(_dice(history["dice"], sides, history.get("vasl_dice")))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -376,7 +376,9 @@ def test_chromium_renders_the_sample_campaigns_report(make_db, tmp_path):
     dumped = chromium(binary, tmp_path, "--dump-dom", page.as_uri()).stdout
     dom = Dom(dumped)
     assert "lvp-chart" in dom.ids and sorted(dom.series) == sorted(ALL_SERIES)
-    # six CG Dates: history (two header rows + 6), each roster (header + 6), RG records (header + 2)
-    assert dom.rows == {"history": 8, "roster-german": 7, "roster-us": 7, "rg-german": 3, "rg-us": 3}
+    # six CG Dates: history (two header rows + 6), each roster (header + 6), RG records (header + 2); the dice
+    # page's VASL tables (header +): the one imported chat, its two players, its seven categories
+    assert dom.rows == {"history": 8, "roster-german": 7, "roster-us": 7, "rg-german": 3, "rg-us": 3,
+                        "vasl-scenarios": 2, "vasl-players": 3, "vasl-categories": 8}
     assert dom.circles == 4 * 6  # every date has LVP and CG-LVP for both sides (Idle Days carry them)
     assert "U.S. Assault" in dumped and "rewind to the end of 20 PM" in dumped
