@@ -349,7 +349,7 @@ class CampaignLedger(Application):
         facts = [shown]
         both = chits.revealed(campaign, rules)
         if both is not None:
-            chosen = msgspec.structs.replace(steps.initiative(campaign, rules, both), action=shown.action)
+            chosen = msgspec.structs.replace(chits.initiative(campaign, rules, both), action=shown.action)
             self._put(campaign, chosen)
             facts.append(chosen)
         return facts
@@ -457,7 +457,7 @@ class CampaignLedger(Application):
             fact = chits.seal(campaign, rules, side, chits.commitment(side, chit.lower(), salt), text)
             self._append(campaign, fact)
             return fact
-        fact = steps.initiative(campaign, rules, given, us_has_no_units)
+        fact = chits.initiative(campaign, rules, given, us_has_no_units)
         self._append(campaign, fact)
         return fact
 

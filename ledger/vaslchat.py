@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .errors import BadInput
-from .vasl import Report, squash
+from .vaslreport import Report, squash
 
 # The notes ASLChatter adds (ASLChatter.java parseNewDiceRoll, handleSpecialMessagesForOtherDice) and the
 # environment levels it names (src/VASL/environment/DustLevel, LVLevel, FogLevel, HeatHazeLevel,

@@ -83,3 +83,11 @@ def check_matrix(state: CampaignState, rules: Rules, chits: dict[str, str]) -> N
                        "with its key), and the matrix resolves once both are revealed", f"{base}2")
     if shown != chits:
         raise BadInput(f"the chits resolved {chits} are not the ones revealed {shown}", f"{base}2")
+
+
+def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has_no_units: bool = False):
+    """The Initiative decision (ledger/decide/steps.py), and once both sides hold keys the chits must be the sealed
+    ones as revealed (8.6232)."""
+    fact = steps.initiative(state, rules, chits, us_has_no_units)
+    check_matrix(state, rules, chits)
+    return fact

@@ -94,7 +94,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
         return [steps.scenario_end(state, rules, dict(fact.lvp), fact.winner if fact.declared else None,
                                    fact.from_map)]
     if isinstance(fact, InitiativeChosen):
-        return [steps.initiative(state, rules, dict(fact.chits), fact.us_has_no_units)]
+        return [chits.initiative(state, rules, dict(fact.chits), fact.us_has_no_units)]
     if isinstance(fact, LocationControlled):
         return [mapd.control(state, rules, fact.location, fact.side, fact.strategic)]
     if isinstance(fact, HQRecorded):

@@ -303,9 +303,6 @@ def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has
         if chit == "attack" and side in limits and state.chits.get(side, 0) >= limits[side]:
             raise BadInput(f"the {rules.system.sides[side]} side has used its {limits[side]} Attack Chits "
                            f"of CG {state.cg}", f"{base}1")
-    from .chits import check_matrix
-
-    check_matrix(state, rules, chits)  # once both sides hold keys: the sealed chits as revealed (8.6232)
     key = "/".join(f"{side}:{chits[side]}" for side in rules.system.sides)
     return InitiativeChosen(action=state.next_action, chits=chits, scenario=rules.system.initiative[key],
                             us_has_no_units=us_has_no_units)
