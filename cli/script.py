@@ -15,9 +15,14 @@ def words(line: str) -> list[str]:
     """A command line's words; a word starting with '#' starts a comment (so `--rg I2#1` is kept)."""
     if line.lstrip().startswith("#"):
         return []
-    tokens = shlex.split(line)
-    cut = next((i for i, t in enumerate(tokens) if t.startswith("#")), len(tokens))
-    return tokens[:cut]
+    lexer = shlex.shlex(line, posix=True)
+    lexer.whitespace_split, lexer.commenters = True, ""
+    tokens = []
+    for token in iter(lexer.get_token, lexer.eof):  # read lazily: a comment's "19 AM's" is never parsed as a quote
+        if token.startswith("#"):
+            break
+        tokens.append(token)
+    return tokens
 
 
 def run_script(obj: LedgerContext, path: Path, echo: bool = True) -> int:
