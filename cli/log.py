@@ -32,7 +32,10 @@ def describe(row: dict) -> str:
     if kind == "CGDateChanged":
         return f"new CG Date {row['cg_date']} (was {row['previous']})"
     if kind == "TablesOverridden":
-        return f"rules file {row['source']} loaded: {', '.join(row['tables'])}"
+        return f"rules file {row['source']} loaded: {', '.join(row['tables'])}" + (
+            f" (accepts event {row['proposal']})" if row.get("proposal") else "")
+    if kind == "RulesProposed":
+        return f"rules file {row['source']} proposed: {', '.join(row['tables'])} (the other side accepts)"
     if kind == "StepOpened":
         skipped = f" (skipped {', '.join(row['skipped'])})" if row["skipped"] else ""
         return f"step {row['step']}{skipped}"

@@ -18,9 +18,18 @@ def load(obj, path: str, as_json: bool) -> None:
     """Load a rules file (same format as ledger/rules/<system>/*.toml) into the campaign's log.
 
     Tables and charts with a shipped id replace it from now on; the file is stored in the log,
-    so every player and `audit` use the same tables."""
+    so every player and `audit` use the same tables. Once sides have keys the file is proposed, and
+    the other side accepts it (`cgledger accept`)."""
+    from ledger.events import RulesProposed
+
     fact = obj.ledger().load_rules(obj.campaign, path)
+    proposed = isinstance(fact, RulesProposed)
     if as_json:
-        emit_json({"source": fact.source, "tables": list(fact.tables), "action": fact.action})
+        emit_json({"source": fact.source, "tables": list(fact.tables), "action": fact.action,
+                   **({"proposed": True} if proposed else {})})
+        return
+    if proposed:
+        click.echo(f"rules file {fact.source} proposed ({', '.join(fact.tables)}): it changes the tables for both "
+                   "sides, so the other side accepts it with `cgledger accept`")
         return
     click.echo(f"rules file {fact.source} loaded: {', '.join(fact.tables)}")

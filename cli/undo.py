@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from ledger.events import TakeBackProposed
+from ledger.events import TablesOverridden, TakeBackProposed
 from projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
@@ -24,12 +24,18 @@ def undo(obj, reason: str, as_json: bool) -> None:
 @json_option
 @common
 def accept(obj, as_json: bool) -> None:
-    """Accept the other side's open take-back proposal (an undo or a rewind): it is carried out, both signed."""
+    """Accept the other side's open proposal (an undo, a rewind or a rules file): it is carried out, both signed."""
     fact, concerned = obj.ledger().accept(obj.campaign)
-    show_take_back(fact, concerned, fact.reason, as_json)
+    show_take_back(fact, concerned, getattr(fact, "reason", ""), as_json)
 
 
 def show_take_back(fact, concerned, reason: str, as_json: bool) -> None:
+    if isinstance(fact, TablesOverridden):  # an accepted rules file
+        if as_json:
+            emit_json({"source": fact.source, "tables": list(fact.tables), "accepted": fact.proposal})
+        else:
+            click.echo(f"rules file {fact.source} accepted: {', '.join(fact.tables)} in force for both sides")
+        return
     rows = [r for r in log_rows(concerned) if "error" not in r]
     proposed = isinstance(fact, TakeBackProposed)
     if as_json:

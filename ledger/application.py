@@ -400,7 +400,7 @@ class CampaignLedger(Application):
         return fact
 
     def accept(self, name: str | None):
-        """The other side accepts the open take-back proposal."""
+        """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
         campaign, rules = self._load(name)
         fact = rights.accept(campaign, rules, self.recording_side(campaign, rules))
         self._append(campaign, fact)
@@ -411,9 +411,9 @@ class CampaignLedger(Application):
         return [e for e in self.history(name) if getattr(e.fact, "action", None) in wanted]
 
     def load_rules(self, name: str | None, path: str):
-        campaign = self._load(name)[0]
+        campaign, rules = self._load(name)
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
-        fact = secrets.load_rules(campaign, Path(path).name, text)
+        fact = rights.load_rules(campaign, self.recording_side(campaign, rules), Path(path).name, text)
         self._append(campaign, fact)
         return fact
 

@@ -163,6 +163,17 @@ class TablesOverridden(Fact, tag="TablesOverridden", frozen=True, kw_only=True):
     source: str  # the file name it was loaded from
     text: str  # the TOML itself
     tables: tuple[str, ...]  # the ids it replaces or adds
+    proposal: int = 0  # the RulesProposed event this accepts (once sides have keys, both agree to a rules file)
+
+
+class RulesProposed(Fact, tag="RulesProposed", frozen=True, kw_only=True):
+    """Once sides have keys, a rules file changes the tables for both: one side proposes it, the other accepts it
+    (TablesOverridden naming this event); anything else recorded first lets it lapse."""
+
+    action: int
+    source: str
+    text: str
+    tables: tuple[str, ...]
 
 
 class StepOpened(Fact, tag="StepOpened", frozen=True, kw_only=True):
@@ -490,6 +501,7 @@ FACTS: tuple[type[Fact], ...] = (
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
+    RulesProposed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -498,5 +510,6 @@ AnyFact = (
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
+    | RulesProposed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

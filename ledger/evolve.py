@@ -10,7 +10,7 @@ from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    TablesOverridden, TakeBackProposed,
+    RulesProposed, TablesOverridden, TakeBackProposed,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 from .authorship import owner
@@ -109,6 +109,9 @@ class CampaignState:
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
                              "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,
                              "reason": fact.reason}
+        elif isinstance(fact, RulesProposed):  # the same: a proposal is no action in force
+            self.proposal = {"version": version, "action": fact.action, "author": author, "kind": "rules",
+                             "source": fact.source, "text": fact.text, "reason": ""}
         elif voided is not None:
             self.proposal = {}
             for action in sorted(voided, reverse=True):

@@ -90,6 +90,7 @@ def test_secret_cpp_count_for_purchases(players, tmp_path):
     german.ok("roll", "8.616", "--side", "german", "--dice", "3,3")
     us.ok("roll", "8.616", "--side", "us", "--dice", "6,6")
     german.ok("rules", "load", str(Path(__file__).parent.parent / "fixtures" / "kgp-rg-chart-example.toml"))
+    us.ok("accept")  # both sides hold keys: a rules file is proposed and accepted
     german.to("8.619", "19 PM")
     anyone.refused("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19",
                    contains="give its passphrase")

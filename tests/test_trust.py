@@ -314,3 +314,32 @@ def test_a_field_added_later_leaves_stored_digests_as_they_were():
                                    {"type": "ActionUndone", "action": 4, "undone": 3, "reason": ""}))
     stored = msgspec.convert({"type": "ActionUndone", "action": 4, "undone": 3, "reason": ""}, AnyFact)
     assert chain.digest(cid, 5, when, "p", stored) == hashlib.sha256(payload).hexdigest()
+
+
+def test_a_rules_file_is_a_proposal_once_sides_have_keys(table, tmp_path):
+    """A rules file changes the tables for both sides: one side proposes it, the other accepts."""
+    from pathlib import Path
+
+    german, us, anyone = table
+    chart = tmp_path / "chart.toml"
+    chart.write_text((Path(__file__).resolve().parent / "data" / "kgp-rg-test-chart.toml").read_text())
+    proposed = german.json("rules", "load", str(chart))
+    assert proposed["proposed"] is True
+    assert not [r for r in anyone.json("log") if r["type"] == "TablesOverridden"]  # nothing in force yet
+    german.refused("accept", contains="only the other side can accept it")
+    accepted = us.json("accept")
+    assert accepted["accepted"] and accepted["tables"] == proposed["tables"]
+    assert kinds(anyone) == []
+
+
+def test_a_rules_file_loaded_alone_is_named_and_refused_on_import(table, make_db, tmp_path):
+    from pathlib import Path
+
+    from ledger.decide import secrets as secret_decisions
+
+    german, us, anyone = table
+    text = (Path(__file__).resolve().parent / "data" / "kgp-rg-test-chart.toml").read_text()
+    forge(german.db, lambda c: secret_decisions.load_rules(c, "mine.toml", text), "german", GERMAN)
+    assert kinds(anyone) == ["decision"]
+    fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
+    fresh.refused("import", str(path), contains="changed the tables alone")

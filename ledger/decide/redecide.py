@@ -13,7 +13,7 @@ from ..events import (
     FirefightEnded, FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced,
     HiddenFortificationRevealed, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, Rewound,
     RGPurchased, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    TablesOverridden, TakeBackProposed,
+    RulesProposed, TablesOverridden, TakeBackProposed,
 )
 from ..evolve import CampaignState, fold
 from . import fortify
@@ -111,7 +111,9 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
         raise LedgerError(f"{type(fact).__name__} is recorded only with what decides it (a roll's result, a "
                           "firefight's end), in its action")
     if isinstance(fact, TablesOverridden):
-        return [secrets.load_rules(state, fact.source, fact.text)]
+        return [rights.tables_overridden(state, rules, author, fact)]
+    if isinstance(fact, RulesProposed):
+        return [rights.load_rules(state, author, fact.source, fact.text)]
     if isinstance(fact, (ActionUndone, Rewound)):
         return [rights.taken_back(state, rules, author, fact)]
     if isinstance(fact, TakeBackProposed):

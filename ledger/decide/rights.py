@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from ..authorship import signing_sides
 from ..errors import BadInput
-from ..events import ActionUndone, Rewound, TakeBackProposed
+from ..events import ActionUndone, RulesProposed, Rewound, TablesOverridden, TakeBackProposed
 from ..evolve import CampaignState
 from ..rules import Rules
-from . import steps
+from . import secrets, steps
 
 RULE = "cgledger trust model"  # no ASL rule governs who may take a record back: the README's trust model does
 
@@ -37,7 +37,29 @@ def rewind(state: CampaignState, rules: Rules, by: str, date: str, reason: str =
                             to_version=done.to_version, reason=reason)
 
 
-def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewound:
+def load_rules(state: CampaignState, by: str, source: str, text: str) -> TablesOverridden | RulesProposed:
+    """A rules file changes the tables for both sides: once anyone has a key, it is a proposal the other side
+    accepts, never one side's act alone."""
+    done = secrets.load_rules(state, source, text)
+    if not signing_sides(state):
+        return done
+    return RulesProposed(action=done.action, source=done.source, text=done.text, tables=done.tables)
+
+
+def tables_overridden(state: CampaignState, rules: Rules, by: str, fact: TablesOverridden) -> TablesOverridden:
+    """Re-decides a stored rules file (the audit): accepted from the other side's proposal, or loaded before keys."""
+    if fact.proposal:
+        if state.proposal.get("version") != fact.proposal:
+            raise BadInput(f"it accepts event {fact.proposal}, which is no open proposal", RULE)
+        return accept(state, rules, by)  # type: ignore[return-value]
+    decided = load_rules(state, by, fact.source, fact.text)
+    if isinstance(decided, RulesProposed):
+        raise BadInput(f"the {rules.system.sides.get(by, by or 'unsigned')} side changed the tables alone: once sides "
+                       "have keys a rules file needs the other side's acceptance", RULE)
+    return decided
+
+
+def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewound | TablesOverridden:
     """The other side accepts the open proposal: the undo or rewind it asked for, naming it."""
     proposal = state.proposal
     if not proposal:
@@ -47,6 +69,10 @@ def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewoun
         who = rules.system.sides.get(proposer, "proposing")
         raise BadInput(f"the {who} side proposed this take-back: only the other side can accept it (with its key)",
                        RULE)
+    if proposal["kind"] == "rules":
+        done = secrets.load_rules(state, proposal["source"], proposal["text"])
+        return TablesOverridden(action=done.action, source=done.source, text=done.text, tables=done.tables,
+                                proposal=proposal["version"])
     if proposal["kind"] == "undo":
         done = steps.undo(state, proposal["reason"])
         if [done.undone] != proposal["voided"]:
