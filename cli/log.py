@@ -47,6 +47,12 @@ def describe(row: dict) -> str:
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         where = f" for {row['map_group']}" if row["map_group"] else ""
         return f"{row['side']} RG {row['rg']} {row['group_type']}{where} ({how})"
+    if kind == "RGPurchaseSealed":
+        return f"{row['side']} bought an RG in secret on {row['cg_date']} (sealed; commitment {row['commitment'][:12]})"
+    if kind == "RGPurchaseRevealed":
+        bought = row["fact"]
+        return (f"revealed the secret purchase of event {row['purchase']}: {bought['side']} RG {bought['rg']} "
+                f"{bought['group_type']} ({bought['cpp']} CPP)")
     if kind == "FirefightEnded":
         sewer = f"; In Sewer: {', '.join(row['in_sewer'])}" if row.get("in_sewer") else ""
         return (f"{row['firefight']} ended on {row['map']}: Fire in {', '.join(row['fires']) or 'no hex'}; "

@@ -169,6 +169,19 @@ class CampaignLedger(Application):
         opened = self.keyring.opens(campaign) if signing_sides(campaign) and self.keyring.material else None
         return recorder(campaign, list(rules.system.sides), opened)
 
+    def _own_view(self, campaign: Campaign, rules, side: str):
+        """The campaign as the side's own ledger knows it (8.619): its secret RG purchases and Secret rolls opened
+        with its key, each at its own place. The campaign itself when the side has bought nothing in secret."""
+        if not any(s["side"] == side for s in campaign.secret_rgs.values()):
+            return campaign
+        from .keyring import PURCHASES
+
+        self.keyring.key(campaign, rules, side, PURCHASES)  # its own secrets need its key
+        log = self.history(campaign.name)
+        view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
+        view.next_action = campaign.next_action
+        return view
+
     def _sealed_cpp(self, campaign: Campaign, rules, side: str) -> int:
         return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self._facts(campaign, versions))
 
@@ -231,15 +244,18 @@ class CampaignLedger(Application):
             self.check_new_reports(campaign.name, [report])
         table = rules.table(table_id)
         who = rules.side(side)
-        rg_version = purchases.rg_reference(campaign, rules, rg, who) if rg is not None else None
-        rolls.admit(campaign, rules, table_id, who, rg_version, purpose)  # before any dice are made
+        view = self._own_view(campaign, rules, who)
+        rg_version = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
+        if rg_version is not None and str(rg_version) in campaign.secret_rgs:
+            secret = True  # an RG bought in secret: its follow-ups are Secret too (8.619)
+        rolls.admit(view, rules, table_id, who, rg_version, purpose)  # before any dice are made
         named = fortify.roll_hexes(rules, table, hexes, purpose)
         if report is None and dice is None and campaign.dice_mode == "fair" \
                 and all(s in campaign.keys for s in rules.system.sides):
             if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
                 raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                                "--dice or --vasl", table.rule)
-            return self._declare(campaign, rules, table, who, drms, secret, purpose, rg_version)
+            return self._declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view)
         if report is not None:
             if report.die != table.die:
                 raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
@@ -253,8 +269,8 @@ class CampaignLedger(Application):
             secret=secret, purpose=purpose, rg=rg_version,
             vasl=report.line if report else "", player=report.player if report else "",
             series=report.series if report else "", hexes=named)
-        sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
-        fact, resolution = rolls.roll(campaign, rules, command, sealed_cpp)
+        sealed_cpp = self._sealed_cpp(view, rules, who) if view.sealed else 0
+        fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
         sealed = fact.secret and fact.side in campaign.keys and report is None
         if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
             if sealed:
@@ -276,7 +292,7 @@ class CampaignLedger(Application):
 
     # ---- fair dice (issue 13) ----------------------------------------------------------------------------
     def _declare(self, campaign: Campaign, rules, table, who: str, drms, secret: bool, purpose: str,
-                 rg: int | None) -> "Declared":
+                 rg: int | None, view=None) -> "Declared":
         """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's
         ledger answers."""
         command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
@@ -287,8 +303,9 @@ class CampaignLedger(Application):
             value = self.keyring.chain_value(campaign, rules, who, "roll", n)
         else:
             value = ""  # refused by the decision when a commitment is missing
-        sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
-        fact = fair.declare(campaign, rules, command, value, sealed_cpp)
+        view = campaign if view is None else view
+        sealed_cpp = self._sealed_cpp(view, rules, who) if view.sealed else 0
+        fact = fair.declare(view, rules, command, value, sealed_cpp)
         self._append(campaign, fact)
         return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
                         rules.system.sides[fair.other(rules, who)])
@@ -327,8 +344,10 @@ class CampaignLedger(Application):
                     facts.append(rolled)
             elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
                 value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
-                own = self._sealed_cpp(campaign, rules, me) if campaign.sealed else 0
-                rolled = fair.resolve(campaign, rules, key, value, own)
+                view = self._own_view(campaign, rules, me)
+                own = self._sealed_cpp(view, rules, me) if view.sealed else 0
+                rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own),
+                                                 action=campaign.next_action)
                 salt, text = self.keyring.seal(campaign, rules, rolled)
                 made = secrets.sealed_roll(campaign, rules, rolled, salt, text)
                 self._put(campaign, made)
@@ -467,9 +486,13 @@ class CampaignLedger(Application):
         state, rules = self.state_as_of(name, as_of)
         nxt = next_step(rules, state)
         cpp = dict(state.cpp)
-        own = self.keyring.opens(state) if as_of is None and state.sealed else None
-        if own is not None:  # this player's own sealed replenishments count for its own CPP
-            cpp[own] = cpp.get(own, 0) + self._sealed_cpp(state, rules, own)
+        own = self.keyring.opens(state) if as_of is None and (state.sealed or state.secret_rgs) else None
+        if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
+            view = self._own_view(state, rules, own)
+            cpp[own] = view.cpp.get(own, 0) + (self._sealed_cpp(view, rules, own) if view.sealed else 0)
+        secret = {}
+        for entry in state.secret_rgs.values():
+            secret[entry["side"]] = secret.get(entry["side"], 0) + 1
         return {
             "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
             "cg_date": state.cg_date,
@@ -482,23 +505,35 @@ class CampaignLedger(Application):
             "attack_chits": state.chits, "flags": state.flags,
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.waiting(state, rules),
+            "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
         }
 
     # ---- purchases -------------------------------------------------------------------------------
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
-            given: bool = False, on_map: bool = False, pre_registered: int = 0):
+            given: bool = False, on_map: bool = False, pre_registered: int = 0, secret: bool | None = None):
+        """8.619: an RG bought against the buyer's own books (its secret purchases and Secret replenishments opened
+        with its key). Kept secret by default once the buyer has a key (`secret`: None), sealed like a Secret roll:
+        the other side sees that one RG was bought and a commitment. Returns (the purchase, whether sealed)."""
         campaign, rules = self._load(name)
         who = rules.side(side)
-        sealed_cpp = self._sealed_cpp(campaign, rules, who) if campaign.sealed else 0
-        fact = purchases.buy(campaign, rules, rg_id, who, map_group, objective, given, on_map, pre_registered,
+        view = self._own_view(campaign, rules, who)
+        sealed_cpp = self._sealed_cpp(view, rules, who) if view.sealed else 0
+        fact = purchases.buy(view, rules, rg_id, who, map_group, objective, given, on_map, pre_registered,
                              sealed_cpp)
-        self._append(campaign, fact)
-        return fact
+        if secret is None:
+            secret = purchases.secret_step(rules) is not None and who in campaign.keys
+        if secret:
+            salt, text = self.keyring.seal_purchase(campaign, rules, fact)
+            self._append(campaign, purchases.seal(campaign, rules, fact, salt, text))
+        else:
+            self._append(campaign, fact)
+        return fact, secret
 
     def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         campaign, rules = self._load(name)
-        fact = purchases.fortify(campaign, rules, item, side, setup_area, count, size, squads, front_line, isolated)
+        view = self._own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
+        fact = purchases.fortify(view, rules, item, side, setup_area, count, size, squads, front_line, isolated)
         self._append(campaign, fact)
         return fact
 
@@ -611,6 +646,10 @@ class CampaignLedger(Application):
         if cause or search:
             raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
                            rules.cite("hidden"))
+        if roll is not None and str(roll) in campaign.secret_rgs:
+            facts = self._reveal_purchases(campaign, rules, side, roll)
+            self._append(campaign, *facts)
+            return facts
         if side is None and roll is not None and str(roll) in campaign.sealed:
             side = campaign.sealed[str(roll)]["side"]
         if side is None:
@@ -624,9 +663,10 @@ class CampaignLedger(Application):
             if roll not in mine:
                 raise BadInput(f"event {roll} is no unrevealed Secret roll of the {rules.system.sides[side]} side")
             mine = [roll]
-        if not mine and not places:
+        bought = [] if roll is not None else [v for v, e in campaign.secret_rgs.items() if e["side"] == side]
+        if not mine and not places and not bought:
             raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
-        facts, published = [], []
+        facts, published = self._reveal_purchases(campaign, rules, side, None) if bought else [], []
         if mine:
             self.keyring.key(campaign, rules, side)
             made = dict(zip(mine, self._facts(campaign, mine)))
@@ -640,6 +680,22 @@ class CampaignLedger(Application):
         if places:  # --all: its hidden fortifications too
             facts += self._reveal_placements(campaign, rules, side, None, "", 0)
         self._append(campaign, *published, *facts)
+        return facts
+
+    def _reveal_purchases(self, campaign, rules, side: str | None, version: int | None) -> list:
+        """A side's secret RG purchases published (one, or all of them): each opened with its key and checked
+        against its commitment (8.619)."""
+        side = rules.side(side) if side else campaign.secret_rgs[str(version)]["side"]
+        mine = sorted(int(v) for v, e in campaign.secret_rgs.items() if e["side"] == side)
+        if version is not None:
+            if version not in mine:
+                raise BadInput(f"event {version} is no secret RG purchase of the {rules.system.sides[side]} side",
+                               purchases.secret_step(rules))
+            mine = [version]
+        facts = []
+        for v, made in zip(mine, self._facts(campaign, mine)):
+            opened = self.keyring.unseal_purchase(campaign, rules, made)
+            facts.append(purchases.reveal(campaign, rules, v, made, opened.fact, opened.salt))
         return facts
 
     def _reveal_placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
@@ -810,7 +866,8 @@ class CampaignLedger(Application):
             state = fold(logged)
             rules = self.rules_for(state)
         if not raw:
-            logged = effective(logged, self.keyring.opened_rolls(state, rules, logged) if state.sealed else None)
+            logged = effective(logged, self.keyring.opened(state, rules, logged)
+                               if state.sealed or state.secret_rgs else None)
         return logged, rules, state
 
     def state_as_of(self, name: str | None, as_of: str | None = None):

@@ -17,6 +17,7 @@ from uuid import UUID
 from . import chain
 from . import rules as rulesmod
 from .decide.redecide import decided_together, redecide
+from .decide.redecide import revealed as decided_once_revealed
 from .decide.rolls import reroll_key, unit_name
 from .errors import LedgerError
 from .events import (
@@ -159,6 +160,10 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
     if state is not None:
         for version, message in check_fair(campaign_id, logged, state.name if state else ""):
             find(version, "fair", message)
+        named = {f.version for f in findings}
+        for version, kind, message in decided_once_revealed(logged):  # 8.619: secrets decided again once revealed
+            if version not in named:
+                find(version, kind, message)
     revealed = {e.fact.roll for e in logged if isinstance(e.fact, SecretRollRevealed)}
     unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in made_states.items() if v not in revealed
                        and state is not None and str(v) in state.sealed)
@@ -180,6 +185,9 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
             out.append((entry["version"], f"{what} was never answered by the other side"))
         elif not entry["made"]:
             out.append((entry["answered"], f"{what} was answered but never made by its side"))
+    for version, entry in sorted(state.secret_rgs.items(), key=lambda item: int(item[0])):
+        out.append((int(version), f"the {entry['side']} side's RG bought in secret on {entry['cg_date']} was never "
+                                  "revealed"))
     for side, chit in sorted(state.sealed_chits.items()):
         if not chit["chit"]:
             out.append((chit["version"], f"the {side} side's sealed Initiative chit was never revealed"))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from .events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
-    HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, SecretRollMade,
-    SecretRollRevealed, SideKeyRegistered,
+    HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, RGPurchaseRevealed,
+    RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, RollAnswered, RollDeclared, RollValuePublished
 
@@ -16,7 +16,7 @@ from .events import ChitRevealed, ChitSealed, DiceCommitted, RollAnswered, RollD
 # roll's result, Rubble, a firefight's end and the CPP a chart gives are shared)
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
-        RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade)
+        RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed)
 
 
 def owner(fact: Fact) -> str | None:
@@ -24,7 +24,7 @@ def owner(fact: Fact) -> str | None:
     shared: either player may import the report, which is its evidence. So is a fair roll: the answering side's
     ledger records it, and its content is fixed by the declaration and the two chain values (the audit checks).
     (RollAnswered, the answer itself, is the answering side's own act.)"""
-    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed)):
+    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed, RGPurchaseRevealed)):
         return fact.fact.side
     if isinstance(fact, DiceRolled) and fact.source in ("vasl", "fair"):
         return None

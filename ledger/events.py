@@ -416,6 +416,27 @@ class SecretRollRevealed(Fact, tag="SecretRollRevealed", frozen=True, kw_only=Tr
     salt: str
 
 
+class RGPurchaseSealed(Fact, tag="RGPurchaseSealed", frozen=True, kw_only=True):
+    """8.619 (RR 2.518): an RG bought in secret. The other side sees that the side bought one RG on this CG Date and
+    a commitment (SHA-256 of the RGPurchased and a salt); which RG, its CPP, Map Group and Objective Hex (8.6192,
+    8.6198) are sealed with the buyer's key until it reveals them. Its follow-up rolls name this event (--rg)."""
+
+    action: int
+    side: str
+    cg_date: str
+    commitment: str
+    sealed: str
+
+
+class RGPurchaseRevealed(Fact, tag="RGPurchaseRevealed", frozen=True, kw_only=True):
+    """A secret RG purchase published by its buyer: the RGPurchased it committed to and the salt."""
+
+    action: int
+    purchase: int  # the RGPurchaseSealed event
+    fact: RGPurchased
+    salt: str
+
+
 # ---- fair dice (issue 13): reversed hash chains committed first, rolls declared, then answered ----------------
 class DiceCommitted(Fact, tag="DiceCommitted", frozen=True, kw_only=True):
     """A side's fair-dice commitment: the heads of two reversed hash chains from a random seed (the OS's, never
@@ -501,7 +522,7 @@ FACTS: tuple[type[Fact], ...] = (
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
-    RulesProposed,
+    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -510,6 +531,6 @@ AnyFact = (
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
-    | RulesProposed
+    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

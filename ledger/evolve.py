@@ -9,7 +9,7 @@ from typing import Any
 from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
-    InitiativeChosen, RGPurchased, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
+    InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
     RulesProposed, TablesOverridden, TakeBackProposed,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
@@ -77,6 +77,8 @@ class CampaignState:
     sealed_chits: dict[str, dict[str, Any]] = {}  # side -> {version, commitment, sealed, chit} (8.6232)
     # CGS 7.4.4: fortifications set up hidden and not revealed yet: placement event -> {side, item, sealed}
     hidden: dict[str, dict[str, Any]] = {}
+    # 8.619: RG bought in secret and not revealed yet: RGPurchaseSealed event -> {side, cg_date}
+    secret_rgs: dict[str, dict[str, Any]] = {}
 
     RECENT_COMMANDS = 64
 
@@ -165,17 +167,16 @@ class CampaignState:
         elif isinstance(fact, FirefightEnded):
             self._ended(a, fact.firefight, version)
         elif isinstance(fact, RGPurchased):
-            self._add_cpp(a, fact.side, -fact.cpp)
-            if not fact.given:
-                key = f"{fact.side}:{fact.rg}"
-                self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
-            key = f"{fact.side}:{fact.rg}:{fact.map_group}"
-            self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
-            rg = {"side": fact.side, "rg": fact.rg, "group_type": fact.group_type, "pending": list(fact.rolls),
-                  "rolled": {}, "strength": ""}
-            self._set(a, "rgs", {**self.rgs, str(version): rg})
-            if fact.fpp:
-                self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
+            self._purchased(a, fact, version, today=True)
+        elif isinstance(fact, RGPurchaseSealed):  # 8.619: one RG bought, which one known to its side only
+            self._set(a, "secret_rgs", {**self.secret_rgs, str(version): {"side": fact.side, "cg_date": fact.cg_date}})
+            self._set(a, "rgs", {**self.rgs, str(version): {"side": fact.side, "rg": "", "group_type": "",
+                                                            "pending": [], "rolled": {}, "strength": "",
+                                                            "sealed": True}})
+        elif isinstance(fact, RGPurchaseRevealed) and str(fact.purchase) in self.secret_rgs:
+            bought_on = self.secret_rgs[str(fact.purchase)]["cg_date"]
+            self._set(a, "secret_rgs", {k: v for k, v in self.secret_rgs.items() if k != str(fact.purchase)})
+            self._purchased(a, fact.fact, fact.purchase, today=bought_on == self.cg_date)
         elif isinstance(fact, FortificationsPurchased):
             self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) - fact.fpp})
             key = f"{fact.side}:{fact.setup_area}"
@@ -208,6 +209,30 @@ class CampaignState:
             self._set(a, "hidden", {**self.hidden, str(version): hidden})
         elif isinstance(fact, HiddenFortificationRevealed):
             self._set(a, "hidden", {k: v for k, v in self.hidden.items() if k != str(fact.placed)})
+
+    def _purchased(self, a: int, fact: RGPurchased, version: int, today: bool) -> None:
+        """An RG's purchase on the books: its CPP, the 8.6195/8.6196 counts, its follow-ups, its FPP. A secret one
+        counts from its reveal (its CG Date's count and FPP only when revealed on that date); the follow-ups it
+        had rolled while sealed stay rolled."""
+        self._add_cpp(a, fact.side, -fact.cpp)
+        if not fact.given:
+            key = f"{fact.side}:{fact.rg}"
+            self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
+        if today:
+            key = f"{fact.side}:{fact.rg}:{fact.map_group}"
+            self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
+            if fact.fpp:
+                self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
+        before = self.rgs.get(str(version), {})
+        rolled = dict(before.get("rolled", {}))
+        pending = list(fact.rolls)
+        for table, n in rolled.items():
+            for _ in range(n):
+                if table in pending:
+                    pending.remove(table)
+        rg = {"side": fact.side, "rg": fact.rg, "group_type": fact.group_type, "pending": pending,
+              "rolled": rolled, "strength": before.get("strength", "")}
+        self._set(a, "rgs", {**self.rgs, str(version): rg})
 
     def _fair(self, a: int, fact: Fact, version: int) -> None:
         """Fair dice and sealed chits. What was published is kept whatever is later undone."""

@@ -5,11 +5,14 @@ decisions about keys are in ledger/decide/secrets.py, the cryptography in ledger
 from __future__ import annotations
 
 from .errors import BadInput
-from .events import SecretRollMade
+from .events import RGPurchaseSealed, SecretRollMade
 from .inforce import live
 from .secrets import (
-    check_strength, derive_key, fair_seed, key_check, new_salt, public_hex, seal, sign, signing_key, unseal,
+    check_strength, derive_key, fair_seed, key_check, new_salt, public_hex, seal, seal_purchase, sign, signing_key,
+    unseal, unseal_purchase,
 )
+
+PURCHASES = "keeps its RG purchases secret"
 
 
 class Keyring:
@@ -115,6 +118,37 @@ class Keyring:
                 except BadInput:
                     continue  # the other side's roll (or not this player's passphrase): stays sealed
         return opened
+
+    def opened_purchases(self, state, rules, logged, side: str | None = None) -> dict[int, object]:
+        """Secret RG purchases this player can read (own key given), by version: {version: RGPurchased}."""
+        opened: dict[int, object] = {}
+        if self.material is None:
+            return opened
+        for event in live(logged):
+            fact = event.fact
+            if isinstance(fact, RGPurchaseSealed) and str(event.version) in state.secret_rgs \
+                    and (side is None or fact.side == side) and fact.side in state.keys:
+                try:
+                    opened[event.version] = unseal_purchase(self.key(state, rules, fact.side, PURCHASES),
+                                                            fact.sealed).fact
+                except BadInput:
+                    continue  # the other side's purchase: stays sealed
+        return opened
+
+    def opened(self, state, rules, logged, side: str | None = None) -> dict[int, object]:
+        """Everything this player's key opens: its Secret rolls and secret purchases, by version."""
+        found = self.opened_rolls(state, rules, logged, side) if state.sealed else {}
+        if state.secret_rgs:
+            found.update(self.opened_purchases(state, rules, logged, side))
+        return found
+
+    def seal_purchase(self, state, rules, fact) -> tuple[str, str]:
+        """(salt, sealed text) of a secret RG purchase, sealed with its side's key."""
+        salt = new_salt()
+        return salt, seal_purchase(self.key(state, rules, fact.side, PURCHASES), fact, salt)
+
+    def unseal_purchase(self, state, rules, made: RGPurchaseSealed):
+        return unseal_purchase(self.key(state, rules, made.side, PURCHASES), made.sealed)
 
     def unseal(self, state, rules, made: SecretRollMade):
         return unseal(self.key(state, rules, made.side), made.sealed)

@@ -17,7 +17,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from .errors import BadInput
-from .events import DiceRolled, FortificationPlaced
+from .events import DiceRolled, FortificationPlaced, RGPurchased
 
 _CHECK = b"cgledger side key check"
 
@@ -108,7 +108,7 @@ def key_check(key: bytes) -> str:
     return hmac.new(key, _CHECK, hashlib.sha256).hexdigest()
 
 
-def commitment(fact: DiceRolled | FortificationPlaced, salt: str) -> str:
+def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased, salt: str) -> str:
     """What both sides see now and check later: the hash of the whole roll (or placement) and a salt."""
     return hashlib.sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
 
@@ -150,6 +150,21 @@ def seal_placement(key: bytes, fact: FortificationPlaced, salt: str) -> str:
 
 def unseal_placement(key: bytes, token: str) -> SealedPlacement:
     return _decrypt(key, token, SealedPlacement, "hidden placement")
+
+
+class SealedPurchase(msgspec.Struct, frozen=True):
+    """A secret RG purchase (8.619, 8.6192) and the salt of its commitment."""
+
+    fact: RGPurchased
+    salt: str
+
+
+def seal_purchase(key: bytes, fact: RGPurchased, salt: str) -> str:
+    return _encrypt(key, SealedPurchase(fact, salt))
+
+
+def unseal_purchase(key: bytes, token: str) -> SealedPurchase:
+    return _decrypt(key, token, SealedPurchase, "secret RG purchase")
 
 
 # ---- fair dice ------------------------------------------------------------------------------------

@@ -71,19 +71,23 @@ def summary(fact, sides: dict[str, str]) -> str:
 
 
 def effective(logged, opened: dict | None = None) -> list:
-    """The log as the projections read it: a Secret roll that was revealed (or that this player's own key
-    opens) stands as the roll it was, at its own place; the reveal events themselves drop out."""
+    """The log as the projections read it: a Secret roll or a secret RG purchase that was revealed (or that this
+    player's own key opens) stands as the roll or purchase it was, at its own place; the reveal events themselves
+    drop out."""
     from dataclasses import replace
 
-    from .events import SecretRollRevealed
+    from .events import TAGS, RGPurchaseRevealed, SecretRollRevealed
 
     known = dict(opened or {})
     for event in logged:
         if isinstance(event.fact, SecretRollRevealed):
             known[event.fact.roll] = event.fact.fact
+        elif isinstance(event.fact, RGPurchaseRevealed):
+            known[event.fact.purchase] = event.fact.fact
     out = []
     for event in logged:
-        if isinstance(event.fact, SecretRollRevealed):
+        if isinstance(event.fact, (SecretRollRevealed, RGPurchaseRevealed)):
             continue
-        out.append(replace(event, fact=known[event.version], topic="DiceRolled") if event.version in known else event)
+        fact = known.get(event.version)
+        out.append(replace(event, fact=fact, topic=TAGS[type(fact)]) if fact is not None else event)
     return out

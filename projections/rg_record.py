@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.events import CampaignStarted, CGDateChanged, DiceRolled, RGPurchased
+from ledger.events import CampaignStarted, CGDateChanged, DiceRolled, RGPurchased, RGPurchaseSealed
 from ledger.timeline import live
 
 
@@ -34,6 +34,11 @@ def rg_records(logged, rules) -> dict[str, list[dict[str, Any]]]:
             }
             records[fact.side].append(row)
             by_version[event.version] = row
+        elif isinstance(fact, RGPurchaseSealed):  # 8.6192: ID and Group Type are the buyer's secret
+            records[fact.side].append({
+                "date": date, "id": None, "group_type": "(bought in secret)", "p": None, "r": None, "str": None,
+                "units": None, "sw": None, "leaders": None, "objective": None, "ref": str(event.version),
+                "event": event.version, "cpp": None, "map_group": None, "secret": True})
         elif isinstance(fact, DiceRolled) and fact.rg in by_version:
             row = by_version[fact.rg]
             if fact.effect == "rg_strength":
@@ -48,7 +53,8 @@ def rg_records(logged, rules) -> dict[str, list[dict[str, Any]]]:
                 row["leaders"] = ", ".join(x for x in (row["leaders"], fact.result) if x)
     for side_rows in records.values():
         for row in side_rows:
-            _finish(row)
+            if not row.get("secret"):
+                _finish(row)
     return records
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ledger.events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased,
+    RGPurchaseSealed,
     ScenarioEnded,
 )
 from ledger.timeline import IDLE_DAY, live
@@ -59,6 +60,10 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
             row["spent"] += fact.cpp
             row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
             row["fpp"] += fact.fpp
+        elif isinstance(fact, RGPurchaseSealed):  # 8.619: what was bought and spent is the buyer's secret
+            row = rows[fact.side][-1]
+            row["rg"] = row["rg"] + [{"id": None, "cpp": None, "text": "RG bought in secret"}]
+            row["secret"] = True
         elif isinstance(fact, FortificationsPurchased):
             row = rows[fact.side][-1]
             size = f" {fact.size}" if fact.size else ""
@@ -75,8 +80,14 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
                 if fact.scenario == IDLE_DAY:  # 8.6232 note 2: Current-LVP unchanged, CG-LVP grows
                     _lvp(rows[side], _last_lvp(rows[side][:-1]))
     for side in sides:
+        unknown = False  # 8.619: once a side buys in secret, its Spent and Left (and what follows) are its own
         for row in rows[side]:
             row["total"], row["left"] = row["start"] + (row["repl"] or 0), _left(row)
+            if unknown:
+                row["start"] = row["total"] = row["left"] = None
+            if row.get("secret"):
+                unknown = True
+                row["spent"] = row["left"] = None
             chart = rules.system.weather_chart
             if not random_weather:
                 entry = rules.chart_entry(chart, cg, rules.calendar.parse(row["date"])) if chart in rules.charts else None
@@ -111,4 +122,4 @@ def public(row: dict[str, Any]) -> dict[str, Any]:
     """The roster columns of the public contract, plus the CPP spent on Recon, the scenario type, the FPP
     bought and the Fortifications bought with them (the roster's FORTIFICATIONS area, 8.621)."""
     return {**{k: row[k] for k in PUBLIC}, "recon_cpp": row["recon_cpp"], "scenario": row["scenario"],
-            "fpp": row["fpp"], "fortifications": row["fortifications"]}
+            "fpp": row["fpp"], "fortifications": row["fortifications"], "secret": bool(row.get("secret"))}

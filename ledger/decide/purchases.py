@@ -7,9 +7,10 @@ import math
 import re
 
 from ..errors import BadInput
-from ..events import FortificationsPurchased, RGPurchased
+from ..events import FortificationsPurchased, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
 from ..evolve import CampaignState
 from ..rules import Rules
+from ..secrets import commitment
 from .steps import title
 
 _HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")
@@ -124,11 +125,59 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
                        on_map=on_map, pre_registered=pre_registered)
 
 
+# ---- 8.619 / 8.6192 (RR 2.518): purchases kept secret ----------------------------------------------------------
+def secret_step(rules: Rules) -> str | None:
+    """The purchase step when the system lets RG purchases be kept secret (KGP 8.619, RR 2.518), else None."""
+    step = next((s for s in rules.system.steps if s.purchase == "rg"), None)
+    return step.id if step is not None and step.secret else None
+
+
+def seal(state: CampaignState, rules: Rules, fact: RGPurchased, salt: str, sealed: str) -> RGPurchaseSealed:
+    """The public record of an RG bought in secret: its side and CG Date, and the commitment to the rest."""
+    step = secret_step(rules)
+    if step is None:
+        raise BadInput(f"{rules.system.id.upper()} RG purchases are not kept secret: buy with --open")
+    if fact.side not in state.keys:
+        raise BadInput(f"the {rules.system.sides[fact.side]} side has no key to seal its purchase with "
+                       "(`cgledger keys init`); buy with --open", step)
+    return RGPurchaseSealed(action=fact.action, side=fact.side, cg_date=state.cg_date,
+                            commitment=commitment(fact, salt), sealed=sealed)
+
+
+def admit_sealed(state: CampaignState, rules: Rules, fact: RGPurchaseSealed) -> RGPurchaseSealed:
+    """What the other side can decide of a secret purchase before it is revealed: a side with a key bought one RG
+    in the purchase step of this CG Date. Which RG, and every limit, are decided again when it is revealed."""
+    side = rules.side(fact.side)
+    step = secret_step(rules)
+    if step is None:
+        raise BadInput(f"{rules.system.id.upper()} RG purchases are not kept secret")
+    if state.step != step:
+        raise BadInput(f"RG are purchased in step {step}; the campaign is at {title(rules, state.step)}", step)
+    if side not in state.keys:
+        raise BadInput(f"the {rules.system.sides[side]} side has no key to seal a purchase with", step)
+    return RGPurchaseSealed(action=state.next_action, side=side, cg_date=state.cg_date, commitment=fact.commitment,
+                            sealed=fact.sealed)
+
+
+def reveal(state: CampaignState, rules: Rules, version: int, made: RGPurchaseSealed | None, opened: RGPurchased,
+           salt: str) -> RGPurchaseRevealed:
+    """A secret purchase published: one still sealed, and the purchase its commitment binds."""
+    step = secret_step(rules)
+    if made is None or str(version) not in state.secret_rgs:
+        raise BadInput(f"event {version} is no secret RG purchase still sealed", step)
+    if commitment(opened, salt) != made.commitment:
+        raise BadInput(f"the purchase revealed for event {version} does not match its commitment: the RG, its CPP or "
+                       "its Objective Hex were changed", step)
+    if (opened.side, opened.action) != (made.side, made.action):
+        raise BadInput(f"the purchase revealed for event {version} is not the one made there", step)
+    return RGPurchaseRevealed(action=state.next_action, purchase=version, fact=opened, salt=salt)
+
 
 def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_area: str, count: int = 1,
             size: str = "", squads: int | None = None, front_line: bool = False,
-            isolated: bool = False) -> FortificationsPurchased:
-    """8.621 (RR 2.520): Fortifications bought with the FPP of this CG Date for one Setup Area."""
+            isolated: bool = False, sealed_fpp: float = 0) -> FortificationsPurchased:
+    """8.621 (RR 2.520): Fortifications bought with the FPP of this CG Date for one Setup Area. `sealed_fpp`: FPP
+    of the side's secret RG purchases of this CG Date, not revealed (the other side cannot bound them)."""
     side = rules.side(side)
     step = purchase_step(rules, "fortifications")
     if campaign.step != step:
@@ -149,7 +198,7 @@ def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_a
     if unit is None:
         raise BadInput(f"{fort.name} has no FPP cost for the {rules.system.sides[side]} side", fort.rule)
     fpp = unit * count
-    left = campaign.fpp.get(side, 0)
+    left = campaign.fpp.get(side, 0) + sealed_fpp
     if fpp > left:
         raise BadInput(f"{count} {fort.name} cost {fpp:g} FPP; the {rules.system.sides[side]} side has {left:g} FPP "
                        f"(FPP come with RG bought in step {purchase_step(rules, 'rg')})", fort.rule)

@@ -12,7 +12,7 @@ from ..events import (
     ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FairDiceCommitted, FairSeedRevealed,
     FirefightEnded, FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced,
     HiddenFortificationRevealed, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, Rewound,
-    RGPurchased, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
+    RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
     RulesProposed, TablesOverridden, TakeBackProposed,
 )
 from ..evolve import CampaignState, fold
@@ -41,6 +41,12 @@ def sealed_cpp(state: CampaignState, side: str) -> int:
                               for s in state.sealed.values()) else 0
 
 
+def sealed_fpp(state: CampaignState, side: str) -> int:
+    """The FPP a side's secret RG purchases of this CG Date may give: unknown to the other side until revealed."""
+    return UNKNOWN_CPP if any(e["side"] == side and e["cg_date"] == state.cg_date
+                              for e in state.secret_rgs.values()) else 0
+
+
 def redecide(state: CampaignState, facts: list, log_before: list, made_states: dict,
              author: str = "") -> list[tuple[str, str]]:
     """Findings for one stored decision (`facts`: one fact, or the facts one decision writes together, recorded
@@ -60,6 +66,14 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
             return _reveal(state, rules, fact, made_states)
         if isinstance(fact, HiddenFortificationRevealed):
             return _reveal_placement(state, rules, fact, log_before)
+        if isinstance(fact, RGPurchaseRevealed):  # decided again, as its buyer knew the campaign, by `revealed`
+            made = next((e.fact for e in log_before if e.version == fact.purchase
+                         and isinstance(e.fact, RGPurchaseSealed)), None)
+            try:
+                purchases.reveal(state, rules, fact.purchase, made, fact.fact, fact.salt)
+            except LedgerError as e:
+                return [("secret", e.line())]
+            return []
         expected = _decide(state, rules, facts, log_before, author)
     except LedgerError as e:
         return [(_kind(fact), f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
@@ -89,7 +103,10 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
                               fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side))]
     if isinstance(fact, FortificationsPurchased):
         return [purchases.fortify(state, rules, fact.item, fact.side, fact.setup_area, fact.count, fact.size,
-                                  fact.squads or None, fact.front_line, fact.isolated)]
+                                  fact.squads or None, fact.front_line, fact.isolated, sealed_fpp(state, fact.side))]
+    if isinstance(fact, RGPurchaseSealed):
+        return [purchases.admit_sealed(state, rules, fact)]
+
     if isinstance(fact, ScenarioEnded):
         return [steps.scenario_end(state, rules, dict(fact.lvp), fact.winner if fact.declared else None,
                                    fact.from_map)]
@@ -297,8 +314,58 @@ def _reveal(state: CampaignState, rules, fact: SecretRollRevealed, made_states: 
             fair.check_rolled(state, rules, fact.fact)
         except LedgerError as e:
             return [("fair", f"Secret roll of event {fact.roll}: {e.line()}")]
+    if str(fact.fact.rg) in state_then.secret_rgs:
+        return []  # a follow-up of an RG bought in secret: decided again once the purchase is revealed (`revealed`)
     then_rules = rulesmod.load(state_then.system, state_then.override_sources())
     return _roll(state_then, then_rules, fact.fact, check_fair=False)
+
+
+def revealed(logged) -> list[tuple[int, str, str]]:
+    """8.619: what a side kept secret, decided again once revealed, as its side knew the campaign: the log with
+    every revealed secret purchase and Secret roll at its own place. Its purchases, Fortifications and the rolls
+    that cost CPP or follow up an RG bought in secret: (event, kind, message) for each the ledger refuses or
+    decides otherwise. Runs only when a purchase or a replenishment was revealed."""
+    from ..timeline import effective
+    from ..evolve import begin
+
+    bought = {e.fact.purchase for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
+    replenished = any(isinstance(e.fact, SecretRollRevealed) and e.fact.fact.effect == "cpp_replenishment"
+                      for e in logged)
+    if not bought and not replenished:
+        return []
+    findings: list[tuple[int, str, str]] = []
+    state: CampaignState | None = None
+    for event in effective(logged):
+        fact = event.fact
+        if fact is None:
+            continue
+        if state is None:
+            if isinstance(fact, CampaignStarted):
+                state = begin(fact, event.digest, event.command)
+            continue
+        if isinstance(fact, (RGPurchased, FortificationsPurchased)) or (
+                isinstance(fact, DiceRolled) and (fact.cpp or fact.rg in bought)):
+            findings += [(event.version, kind, f"once revealed: {message}")
+                         for kind, message in _as_known(state, fact)]
+        state.evolve(fact, event.digest, event.version, event.author, event.command)
+    return findings
+
+
+def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
+    try:
+        rules = rulesmod.load(state.system, state.override_sources())
+        if isinstance(fact, DiceRolled):
+            return _roll(state, rules, fact, check_fair=False)
+        if isinstance(fact, RGPurchased):
+            expected = purchases.buy(state, rules, fact.rg, fact.side, fact.map_group, fact.objective, fact.given,
+                                     fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side))
+        else:
+            expected = purchases.fortify(state, rules, fact.item, fact.side, fact.setup_area, fact.count, fact.size,
+                                         fact.squads or None, fact.front_line, fact.isolated,
+                                         sealed_fpp(state, fact.side))
+    except LedgerError as e:
+        return [("decision", f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
+    return _compare([expected], [fact])
 
 
 def _drms(values: dict) -> str:

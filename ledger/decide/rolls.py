@@ -166,7 +166,14 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
     if bought is None or bought["side"] != side:
         raise NotDue(f"no RG of the {rules.system.sides[side]} side was bought at event {rg}", rule)
     n = bought["rolled"].get(table.id, 0) + 1
-    if table.id not in bought["pending"]:
+    if bought.get("sealed"):  # bought in secret (8.619): the most any line of the side's chart calls for
+        allowed = max((line.rolls.count(table.id) + max((more.count(table.id) for more in line.rolls_if.values()),
+                                                        default=0)
+                       for (s, _i), line in rules.rgs.items() if s == side), default=0)
+        if n > allowed:
+            raise NotDue(f"table {table.id} is not due for the RG bought in secret at event {rg}: no RG of the "
+                         f"{rules.system.sides[side]} chart calls for it {n} time(s)", rule)
+    elif table.id not in bought["pending"]:
         line = rules.rgs.get((side, bought["rg"]))
         allowed = max((more.count(table.id) for more in (line.rolls_if.values() if line else ())), default=0)
         if not (bought["strength"] == "sealed" and n <= allowed):
@@ -192,6 +199,9 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         if key in declared:
             raise BadInput(f"DRM '{key}' given twice")
         declared[key] = n
+    if cmd.rg is not None and state.rgs.get(str(cmd.rg), {}).get("sealed") and not (cmd.secret or table.secret):
+        raise BadInput(f"the RG of event {cmd.rg} was bought in secret: its follow-up rolls are Secret too (--secret)",
+                       table.rule)
     resolution = rules.resolve(table, tuple(cmd.faces), declared, where)
     cpp = rules.cpp_cost(table, resolution.drms)
     if table.paid_by_rg and state.bought_today_by(side, table.paid_by_rg):

@@ -221,6 +221,7 @@ class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     markers: str = ""
     new_cg_date: bool = False  # entering it starts a new CG Date (8.6121)
     purchase: Literal["", "rg", "fortifications"] = ""  # the step in which RG / Fortifications are bought
+    secret: bool = False  # its purchases may be kept secret (8.619 "may all be kept secret", RR 2.518)
     control: bool = False  # Control of Locations still changes in this step (up to Setup Area Determination)
     needs: list[Need] = []
     reminders: list[Reminder] = []
