@@ -113,7 +113,7 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
         winner = f", won by {sides.get(d['winner'], d['winner'])}" if d["winner"] else ""
         click.echo(f"{d['date']}: {d['scenario'] or 'RePh'}{winner}; weather {d['weather'] or '-'}")
         for side, name in sides.items():
-            rg = ", ".join(f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"
+            rg = ", ".join(r.get("text") or f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"
             click.echo(f"  {name}: LVP {_cell(d['lvp'][side]) or '-'}, CG-LVP {_cell(d['cg_lvp'][side]) or '-'}, "
                        f"CPP spent {d['cpp_spent'][side]}, {rg}")
         for line in d["notable"]:

@@ -439,7 +439,8 @@ class CampaignLedger(Application):
     # ---- steps and scenarios ---------------------------------------------------------------------
     def step(self, name: str | None, target: str | None = None):
         campaign, rules = self._load(name)
-        facts = steps.step(campaign, rules, target)
+        view = self._own_view(campaign, rules, self.recording_side(campaign, rules))  # its own RG's follow-ups
+        facts = steps.step(view, rules, target)
         self._append(campaign, *facts)
         return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None)
 
@@ -490,6 +491,9 @@ class CampaignLedger(Application):
         if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
             view = self._own_view(state, rules, own)
             cpp[own] = view.cpp.get(own, 0) + (self._sealed_cpp(view, rules, own) if view.sealed else 0)
+        needs = unmet(rules, state, state.step)
+        if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
+            needs = unmet(rules, view, view.step)
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
@@ -498,7 +502,7 @@ class CampaignLedger(Application):
             "cg_date": state.cg_date,
             "step": state.step, "step_title": title(rules, state.step),
             "scenario": state.scenario or None, "initial": state.initial,
-            "needs": unmet(rules, state, state.step),
+            "needs": needs,
             "reminders": reminders(rules, state),
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,

@@ -139,7 +139,7 @@ def _cell(value: Any, cls: str = "") -> str:
 
 
 def _rg_list(rgs: Any, with_cpp: bool = True) -> str:
-    return ", ".join(f"{_get(rg, 'id')}" + (f" ({_get(rg, 'cpp')} CPP)" if with_cpp and _get(rg, "cpp") is not None
+    return ", ".join(f"{_get(rg, 'id') or _get(rg, 'text')}" + (f" ({_get(rg, 'cpp')} CPP)" if with_cpp and _get(rg, "cpp") is not None
                                             else "") for rg in rgs or [] if isinstance(rg, dict))
 
 

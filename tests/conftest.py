@@ -91,6 +91,18 @@ def sql(db, query: str, params: tuple = ()) -> list:
         return conn.execute(query.format(events="stored_events", snapshots="stored_snapshots"), params).fetchall()
 
 
+def named_and_refused(sender, receiver, tmp_path, kind: str, contains: str) -> None:
+    """The sender's log holds one problem of `kind` the audit names (`contains`), and a fresh ledger refuses its
+    whole bundle on import, naming it."""
+    result = sender("audit", "--json")
+    findings = json.loads(result.stdout)["findings"]
+    assert result.exit_code == 1 and [f["kind"] for f in findings] == [kind], findings
+    assert contains in findings[0]["message"], findings
+    bundle = tmp_path / "bundle.json"
+    sender.ok("export", "--since", "0", str(bundle))
+    receiver.refused("import", str(bundle), contains=contains)
+
+
 def count_events(db) -> int:
     return sql(db, "SELECT COUNT(*) FROM {events}")[0][0]
 

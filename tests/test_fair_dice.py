@@ -10,7 +10,7 @@ import json
 import msgspec
 import pytest
 
-from conftest import Cli, Player, count_events
+from conftest import Cli, Player, count_events, named_and_refused
 from ledger import fairdice
 from ledger.application import open_ledger
 from ledger.events import DiceRolled, RollAnswered, RollDeclared
@@ -156,11 +156,7 @@ def test_an_answer_that_is_not_the_committed_value_and_chosen_dice_are_named(tab
     base = count_events(anyone.db)
     # the U.S. answers with a value of its choosing: the audit names it, and `import` refuses it
     forge(anyone.db, lambda c: RollAnswered(action=c.next_action, declared=base, side="us", n=1, value="ab" * 32), US)
-    findings = audit(anyone)["findings"]
-    assert [f["kind"] for f in findings] == ["decision"] and "does not hash to its head" in findings[0]["message"]
-    bundle = tmp_path / "forged.json"
-    anyone.ok("export", "--since", "0", str(bundle))
-    Cli(make_db()).refused("import", str(bundle), contains="does not hash to its head")
+    named_and_refused(anyone, Cli(make_db()), tmp_path, "decision", "does not hash to its head")
 
 
 def test_fair_dice_of_its_choosing_are_named(table):

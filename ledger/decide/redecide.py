@@ -328,6 +328,11 @@ def revealed(logged) -> list[tuple[int, str, str]]:
     from ..timeline import effective
     from ..evolve import begin
 
+    from ..secrets import commitment
+
+    made = {e.version: e.fact for e in logged if isinstance(e.fact, RGPurchaseSealed)}
+    logged = [e for e in logged if not isinstance(e.fact, RGPurchaseRevealed) or (  # a false reveal: named apart
+        e.fact.purchase in made and commitment(e.fact.fact, e.fact.salt) == made[e.fact.purchase].commitment)]
     bought = {e.fact.purchase for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
     replenished = any(isinstance(e.fact, SecretRollRevealed) and e.fact.fact.effect == "cpp_replenishment"
                       for e in logged)
@@ -335,7 +340,8 @@ def revealed(logged) -> list[tuple[int, str, str]]:
         return []
     findings: list[tuple[int, str, str]] = []
     state: CampaignState | None = None
-    for event in effective(logged):
+    events = effective(logged)
+    for index, event in enumerate(events):
         fact = event.fact
         if fact is None:
             continue
@@ -347,8 +353,24 @@ def revealed(logged) -> list[tuple[int, str, str]]:
                 isinstance(fact, DiceRolled) and (fact.cpp or fact.rg in bought)):
             findings += [(event.version, kind, f"once revealed: {message}")
                          for kind, message in _as_known(state, fact)]
+        elif isinstance(fact, (CGDateChanged, StepOpened)) and bought:  # a step left with its follow-ups unrolled
+            findings += [(event.version, "step", f"once revealed: {message}")
+                         for message in _step_as_known(state, fact, events[index + 1:index + 2])]
         state.evolve(fact, event.digest, event.version, event.author, event.command)
     return findings
+
+
+def _step_as_known(state: CampaignState, fact, after: list) -> list[str]:
+    """A step (or a new CG Date and its step) the ledger refuses once the secret purchases are known."""
+    target = fact.step if isinstance(fact, StepOpened) else next(
+        (e.fact.step for e in after if isinstance(e.fact, StepOpened) and e.fact.action == fact.action), None)
+    if isinstance(fact, StepOpened) and state.next_action > fact.action:
+        return []  # the step of a new CG Date, decided with it
+    try:
+        steps.step(state, rulesmod.load(state.system, state.override_sources()), target)
+    except LedgerError as e:
+        return [f"{type(fact).__name__}: the ledger refuses it: {e.line()}"]
+    return []
 
 
 def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:

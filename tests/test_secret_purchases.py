@@ -1,0 +1,254 @@
+"""8.619 / 8.6192 (RR 2.518): RG purchases kept secret (issue 13, item 4). "The CPP expended, those remaining, and
+the RG(s) purchased may all be kept secret": sealed with the buyer's key, the other side sees only that one RG
+was bought; the buyer's own ledger checks every limit at purchase; on reveal the audit decides the purchase again
+as its buyer knew the campaign, and `import` refuses one that the ledger would have refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli, Player, named_and_refused
+from ledger.application import open_ledger
+from ledger.errors import BadInput
+from ledger.events import RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
+from ledger.keyring import Keyring
+from ledger.secrets import commitment, derive_key, new_salt, seal_purchase, unseal_purchase
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+CHART = (Path(__file__).parent / "data" / "kgp-rg-test-chart.toml").read_text()
+# I2 at most once per CG Date and Map Group (8.6195), twice in the CG (8.6196); V1 dearer than any CPP held
+LIMITS = CHART.replace('id = "I2"\ngroup_type = "SS Inf Pltn"\ncost = 1\ndate_max = 4\ncg_max = { I = 20, II = 20, III = 20 }',
+                       'id = "I2"\ngroup_type = "SS Inf Pltn"\ncost = 2\ndate_max = 1\ncg_max = { I = 2, II = 2, III = 2 }')
+LIMITS = LIMITS.replace('id = "V1"\ngroup_type = "Pz IV Sect"\ncost = 1', 'id = "V1"\ngroup_type = "Pz IV Sect"\ncost = 500')
+
+
+@pytest.fixture
+def table(at, tmp_path):
+    """A KGP campaign at 8.619 on 21 AM, the RG chart loaded, both sides with keys."""
+    cli = at("8.619", "21 AM")
+    chart = tmp_path / "chart.toml"
+    chart.write_text(LIMITS)
+    cli.ok("rules", "load", str(chart))
+    german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    return german, us, anyone
+
+
+def buy_i2(player, *more: str) -> dict:
+    return player.json("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", *more)
+
+
+def audit(cli, *more: str) -> dict:
+    result = cli("audit", "--json", *more)
+    report = json.loads(result.stdout)
+    assert result.exit_code == (0 if report["clean"] else 1)
+    return report
+
+
+def test_a_secret_purchase_shows_the_other_side_only_that_one_rg_was_bought(table):
+    german, us, anyone = table
+    before = us.json("status")["cpp"]["german"]
+    bought = buy_i2(german)
+    assert bought["secret"] is True and bought["rg"] == "I2" and bought["cpp"] == 2  # the buyer sees its purchase
+    row = anyone.json("log")[-1]
+    assert row["type"] == "RGPurchaseSealed" and row["side"] == "german" and row["cg_date"] == "21 AM"
+    assert "rg" not in row and "cpp" not in row and "objective" not in row and len(row["commitment"]) == 64
+    # 8.6192: ID and Group Type are recorded secretly; the other side's key cannot open them
+    state = open_ledger(str(german.db)).campaign(None)
+    with pytest.raises(BadInput, match="does not open"):
+        unseal_purchase(derive_key(US.encode(), state.keys["us"]["salt"]), row["sealed"])
+    opened = unseal_purchase(derive_key(GERMAN.encode(), state.keys["german"]["salt"]), row["sealed"]).fact
+    assert (opened.rg, opened.objective, opened.cpp) == ("I2", "StJ19", 2)
+    # the RG Purchase Record and the CG Roster: the buyer's own, the other side's without what was bought or spent
+    theirs, mine = us.json("rg-record", "--side", "german"), german.json("rg-record", "--side", "german")
+    assert theirs == [{**theirs[0], "id": None, "group_type": "(bought in secret)", "cpp": None, "objective": None}]
+    assert (mine[0]["id"], mine[0]["group_type"], mine[0]["objective"], mine[0]["cpp"]) == ("I2", "SS Inf Pltn",
+                                                                                            "StJ19", 2)
+    their_roster, my_roster = us.json("roster", "--side", "german")[-1], german.json("roster", "--side", "german")[-1]
+    assert their_roster["spent"] is None and their_roster["left"] is None and their_roster["secret"] is True
+    assert their_roster["rg"] == [{"id": None, "cpp": None, "text": "RG bought in secret"}]
+    assert my_roster["spent"] == 2 and my_roster["rg"] == [{"id": "I2", "cpp": 2}]
+    assert "I2" not in us.ok("rg-record", "--side", "german").stdout
+    assert "RG bought in secret" in us.ok("history").stdout and "I2 (2)" in german.ok("history").stdout
+    # status: the other side is told its CPP figure stops before the secret purchase; the buyer sees its own
+    seen = us.json("status")
+    assert seen["secret_purchases"] == {"german": 1} and seen["cpp"]["german"] == before
+    assert german.json("status")["cpp"]["german"] == before - 2
+    report = audit(anyone)
+    assert report["clean"] and any("RG bought in secret on 21 AM was never revealed" in p["what"]
+                                   for p in report["pending"])
+    final = audit(anyone, "--final")
+    assert not final["clean"] and [f["kind"] for f in final["findings"]] == ["pending"]
+
+
+def test_the_buyers_ledger_checks_every_limit_at_purchase(table):
+    german, us, anyone = table
+    buy_i2(german)
+    events = anyone.events()
+    german.refused("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ20",
+                   contains="at most 1 SS Inf Pltn (I2) per CG Date per Map Group; 1 already bought for St on 21 AM "
+                            "(8.6195)")
+    german.refused("buy", "V1", "--side", "german", "--map-group", "St", contains="costs 500 CPP")
+    # the limits read the buyer's secret books: nobody else can decide them, so nobody else can buy for it
+    anyone.refused("buy", "I2", "--side", "german", "--map-group", "Ch", "--objective", "ChK5",
+                   contains="give its passphrase")
+    us.refused("buy", "I2", "--side", "german", "--map-group", "Ch", "--objective", "ChK5",
+               contains="not the German side's")
+    assert anyone.events() == events
+    buy_i2(german, "--map-group", "Ch", "--objective", "ChK5")  # another Map Group: allowed (8.6195)
+    german.refused("buy", "I2", "--side", "german", "--map-group", "Lg", "--objective", "LgN25",
+                   contains="may buy at most 2 SS Inf Pltn (I2) in CG I and has bought 2 (8.6196)")
+    assert anyone.events() == events + 1
+
+
+def test_an_open_purchase_stays_open_and_a_keyless_side_buys_openly(table):
+    german, us, anyone = table
+    bought = buy_i2(german, "--open")
+    assert bought["secret"] is False and anyone.json("log")[-1]["type"] == "RGPurchased"
+    assert us.json("rg-record", "--side", "german")[0]["id"] == "I2"
+
+
+def test_follow_up_rolls_of_a_secret_rg_are_secret_and_read_the_buyers_books(table):
+    german, us, anyone = table
+    buy_i2(german)
+    version = anyone.json("log")[-1]["version"]
+    us.ok("step", "8.620")
+    # the buyer's status names the roll its RG still needs; the other side cannot know it
+    mine = german.json("status")["needs"]
+    assert [(n["table"], n["rg"]) for n in mine] == [("8.6201", version)]
+    assert us.json("status")["needs"] == []
+    german.refused("step", "8.621", contains="8.6201")  # its own RG's roll first
+    german.refused("roll", "8.6206/armor", "--side", "german", "--rg", "I2#1", "--dice", "3,3",
+                   contains="not due for RG I2")
+    rolled = german.json("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "1,1")  # Full
+    assert rolled["sealed"] is True  # a secret RG's follow-ups are Secret too
+    assert anyone.json("log")[-1]["type"] == "SecretRollMade"
+    german.ok("step", "8.621")
+    assert audit(anyone)["clean"]
+
+
+def test_reveal_publishes_the_purchase_and_the_audit_decides_it_again(table):
+    german, us, anyone = table
+    cpp = german.json("status")["cpp"]["german"]
+    buy_i2(german)
+    us.refused("reveal", str(anyone.json("log")[-1]["version"]), contains="not the German side's")
+    german.ok("reveal", "--all", "--side", "german")
+    row = anyone.json("log")[-1]
+    assert row["type"] == "RGPurchaseRevealed" and row["fact"]["rg"] == "I2"
+    assert us.json("rg-record", "--side", "german")[0]["id"] == "I2"
+    assert us.json("status")["cpp"]["german"] == cpp - 2 and us.json("status")["secret_purchases"] == {}
+    assert us.json("roster", "--side", "german")[-1]["spent"] == 2
+    report = audit(anyone, "--final")
+    assert report["clean"] and report["pending"] == []
+
+
+def test_undo_takes_back_a_secret_purchase(table):
+    german, us, anyone = table
+    cpp = german.json("status")["cpp"]["german"]
+    buy_i2(german)
+    german.ok("undo")
+    assert german.json("status")["secret_purchases"] == {} and german.json("status")["cpp"]["german"] == cpp
+    assert german.json("rg-record", "--side", "german") == []
+
+
+# ---- a buyer who cheats: its own ledger would refuse, so the audit on reveal and `import` do ------------------------
+def forge_secret(db, passphrase: str, purchase) -> int:
+    """Writes what a buyer with a doctored ledger could: a secret purchase the ledger would refuse, sealed and
+    signed with the buyer's own key. Returns its event."""
+    ledger = open_ledger(str(db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(passphrase.encode())
+    side = keyring.opens(campaign)
+    fact = purchase(campaign)
+    salt = new_salt()
+    sealed = seal_purchase(keyring.key(campaign, rules, side), fact, salt)
+    made = RGPurchaseSealed(action=campaign.next_action, side=side, cg_date=campaign.cg_date,
+                            commitment=commitment(fact, salt), sealed=sealed)
+    campaign.record(made, side, keyring.signer(campaign, rules, side))
+    ledger.save(campaign)
+    return campaign.version
+
+
+def i2(campaign, objective: str = "StJ19", cpp: int = 2) -> RGPurchased:
+    return RGPurchased(action=campaign.next_action, side="german", rg="I2", group_type="SS Inf Pltn", cpp=cpp,
+                       map_group="St", objective=objective, rolls=("8.6201",))
+
+
+def test_a_secret_purchase_over_a_limit_is_named_on_reveal_and_refused_on_import(table, make_db, tmp_path):
+    german, us, anyone = table
+    buy_i2(german)
+    forge_secret(german.db, GERMAN, lambda c: i2(c, "StJ20"))  # a second I2 for St on one CG Date
+    assert audit(anyone)["clean"]  # sealed: nobody but the buyer can tell yet
+    german.ok("reveal", "--all", "--side", "german")
+    assert "once revealed" in audit(anyone)["findings"][0]["message"]
+    named_and_refused(german, Cli(make_db()), tmp_path, "decision", "per CG Date per Map Group; 1 already bought "
+                                                                    "for St on 21 AM (8.6195)")
+
+
+def test_a_secret_purchase_that_under_states_its_cost_is_named_on_reveal(table):
+    german, us, anyone = table
+    forge_secret(german.db, GERMAN, lambda c: i2(c, cpp=0))  # I2 costs 2
+    german.ok("reveal", "--all", "--side", "german")
+    findings = audit(anyone)["findings"]
+    assert [f["kind"] for f in findings] == ["decision"] and "cpp recorded 0, the rules give 2" in findings[0]["message"]
+
+
+def test_a_reveal_that_changes_the_purchase_is_refused(table, make_db, tmp_path):
+    german, us, anyone = table
+    buy_i2(german)
+    made = anyone.json("log")[-1]["version"]
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(GERMAN.encode())
+    salt = unseal_purchase(keyring.key(campaign, rules, "german"), ledger.history(None)[-1].fact.sealed).salt
+    changed = RGPurchased(action=campaign.next_action - 1, side="german", rg="V1", group_type="Pz IV Sect", cpp=2,
+                          map_group="St", rolls=("8.6201", "8.6206/armor"))
+    campaign.record(RGPurchaseRevealed(action=campaign.next_action, purchase=made, fact=changed, salt=salt), "german",
+                    keyring.signer(campaign, rules, "german"))
+    ledger.save(campaign)
+    named_and_refused(german, Cli(make_db()), tmp_path, "secret", "does not match its commitment")
+
+
+def test_a_step_past_a_secret_rgs_unrolled_follow_ups_is_named_on_reveal(table):
+    german, us, anyone = table
+    buy_i2(german)
+    us.ok("step", "8.621")  # the U.S. cannot know the German RG still owes its 8.6201
+    assert audit(anyone)["clean"]
+    german.ok("reveal", "--all", "--side", "german")
+    findings = audit(anyone)["findings"]
+    assert [f["kind"] for f in findings] == ["step"] and "8.6201" in findings[0]["message"]
+
+
+def test_rr_purchases_are_secret_too(rr, tmp_path):
+    canadian, german = Player(rr.db, US), Player(rr.db, GERMAN)
+    rr.to("2.518")
+    german.ok("keys", "init", "--side", "german")
+    canadian.ok("keys", "init", "--side", "canadian")
+    bought = german.json("buy", "I1", "--side", "german")
+    assert bought["secret"] is True
+    assert Player(rr.db, None).json("log")[-1]["type"] == "RGPurchaseSealed"
+    german.ok("reveal", "--all", "--side", "german")
+    assert audit(Player(rr.db, None))["clean"]
+
+
+def test_fair_dice_for_a_secret_rgs_follow_up(table):
+    """Fair dice (the default with both keys): the German declares its RG's Secret strength roll, the U.S. answers,
+    the German's ledger makes it on its own books; revealed, both sides' audits re-check it all."""
+    german, us, anyone = table
+    buy_i2(german)
+    us.ok("step", "8.620")
+    declared = german.json("roll", "8.6201", "--side", "german", "--rg", "I2#1")
+    assert declared["dice"] is None
+    us.ok("answer")
+    german.ok("status")  # its ledger makes the answered Secret roll
+    assert anyone.json("log")[-1]["type"] == "SecretRollMade"
+    assert german.json("rg-record", "--side", "german")[0]["str"] in ("F", "D")
+    german.ok("reveal", "--all", "--side", "german")
+    report = audit(anyone, "--final")
+    assert report["clean"], report["findings"]
