@@ -7,8 +7,8 @@ from .app import as_of_option, common, emit_json, json_option, main
 
 @main.command()
 @as_of_option
-@click.option("--final", is_flag=True, help="The campaign is over: an unrevealed Secret roll or chit, an unanswered "
-                                            "fair roll is a problem too.")
+@click.option("--final", is_flag=True, help="The campaign is over: an unrevealed Secret roll, secret purchase, chit "
+                                            "or hidden fortification, an unanswered fair roll is a problem too.")
 @json_option
 @common
 def audit(obj, as_of: str | None, final: bool, as_json: bool) -> None:

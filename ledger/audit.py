@@ -188,6 +188,9 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
     for version, entry in sorted(state.secret_rgs.items(), key=lambda item: int(item[0])):
         out.append((int(version), f"the {entry['side']} side's RG bought in secret on {entry['cg_date']} was never "
                                   "revealed"))
+    for version, entry in sorted(state.hidden.items(), key=lambda item: int(item[0])):
+        if entry["sealed"]:  # CGS 7.4.4: set up hidden under its side's key
+            out.append((int(version), f"the {entry['side']} side's hidden {entry['item']} was never revealed"))
     for side, chit in sorted(state.sealed_chits.items()):
         if not chit["chit"]:
             out.append((chit["version"], f"the {side} side's sealed Initiative chit was never revealed"))
