@@ -252,3 +252,16 @@ def test_fair_dice_for_a_secret_rgs_follow_up(table):
     german.ok("reveal", "--all", "--side", "german")
     report = audit(anyone, "--final")
     assert report["clean"], report["findings"]
+
+
+def test_an_honest_secret_purchase_travels_by_email_and_stays_secret(table, make_db, tmp_path):
+    german, us, anyone = table
+    buy_i2(german)
+    german.ok("step", "8.620")
+    german.ok("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "1,1")
+    bundle = tmp_path / "bundle.json"
+    german.ok("export", "--since", "0", str(bundle))
+    theirs = Player(make_db(), US)
+    theirs.ok("import", str(bundle))
+    assert theirs.json("rg-record", "--side", "german")[0]["group_type"] == "(bought in secret)"
+    assert audit(theirs)["clean"]
