@@ -44,4 +44,7 @@ def import_command(obj, path: Path, as_json: bool) -> None:
     if as_json:
         emit_json({"campaign": campaign, "imported": count, "head": head})
         return
+    if not count:
+        click.echo(f"nothing new in the bundle: '{campaign}' here holds all its events already; head {head}")
+        return
     click.echo(f"{count} events imported into '{campaign}'; head {head}")

@@ -769,6 +769,8 @@ class CampaignLedger(Application):
         bundle = checked[0] if checked else read_bundle(path)
         local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
         new = checked[1] if checked and not local else plan_import(bundle, local)
+        if not new:
+            return bundle.campaign, 0
         cid = campaign_id(bundle.campaign)
         self._save_events([domain_event(cid, e) for e in new])
         interval = self.snapshotting_intervals[Campaign]

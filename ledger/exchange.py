@@ -120,7 +120,7 @@ def plan_import(bundle: Bundle, local: list) -> list[BundleEvent]:
             continue
         new.append(event)
     if not new:
-        raise BadInput("nothing new in the bundle: this log already holds all its events")
+        return []  # this log holds every event of the bundle already (a retried import whose commit landed)
     cid = campaign_id(bundle.campaign)
     previous = head.digest if head else chain.GENESIS
     for event in new:
