@@ -32,24 +32,14 @@ from .keyring import Keyring
 from .logged import Logged
 from .mapping import map_lvp
 from .loading import Loader
+from .fairplay import FairPlay
+from .secretbooks import SecretBooks
 from .persistence import decode_envelope
 from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, lost_connection, postgres_env, redact
 from .timeline import as_of as as_of_log
 from .timeline import effective, summary
 from .vasl import parse as parse_vasl
-
-
-@dataclass(frozen=True)
-class Declared:
-    """A fair roll declared: its dice come once the other side's ledger answers."""
-
-    fact: object  # RollDeclared
-    table: object
-    cg_date: str
-    version: int
-    side_name: str
-    answerer: str
 
 
 @dataclass(frozen=True)
@@ -83,6 +73,8 @@ class CampaignLedger(Application):
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.loader = Loader(self.events, self.snapshots, self.recorder, self.mapper)
+        self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
+        self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
 
     @property
     def notices(self) -> list[str]:
@@ -124,17 +116,17 @@ class CampaignLedger(Application):
         if done is not None:
             raise AlreadyRecorded(done)
         rules = self.rules_for(campaign)
-        self._settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
+        self.fair.settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
         return campaign, rules
 
-    def _append(self, campaign: Campaign, *facts: Fact) -> None:
+    def append(self, campaign: Campaign, *facts: Fact) -> None:
         """Records what a decision returned, each fact by its author and signed once that side has a key, then
         saves at the version the decision saw. Refused (nothing written) when a signature is due and the key
         given is not that side's."""
-        self._put(campaign, *facts, command=self.command_id)
+        self.put(campaign, *facts, command=self.command_id)
         self._save(campaign)
 
-    def _put(self, campaign: Campaign, *facts: Fact, command: str = "") -> None:
+    def put(self, campaign: Campaign, *facts: Fact, command: str = "") -> None:
         """Records facts into the aggregate (not saved yet), each by its author, signed once that side has a key;
         facts after a key registration in the same call are signed with the key being registered."""
         rules = self.rules_for(campaign)
@@ -169,23 +161,7 @@ class CampaignLedger(Application):
         opened = self.keyring.opens(campaign) if signing_sides(campaign) and self.keyring.material else None
         return recorder(campaign, list(rules.system.sides), opened)
 
-    def _own_view(self, campaign: Campaign, rules, side: str):
-        """The campaign as the side's own ledger knows it (8.619): its secret RG purchases and Secret rolls opened
-        with its key, each at its own place. The campaign itself when the side has bought nothing in secret."""
-        if not any(s["side"] == side for s in campaign.secret_rgs.values()):
-            return campaign
-        from .keyring import PURCHASES
-
-        self.keyring.key(campaign, rules, side, PURCHASES)  # its own secrets need its key
-        log = self.history(campaign.name)
-        view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
-        view.next_action = campaign.next_action
-        return view
-
-    def _sealed_cpp(self, campaign: Campaign, rules, side: str) -> int:
-        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self._facts(campaign, versions))
-
-    def _facts(self, campaign: Campaign, versions: list[int]) -> list:
+    def stored_facts(self, campaign: Campaign, versions: list[int]) -> list:
         found = {e.originator_version: e.fact for e in campaign._pending_events}  # recorded by this command
         wanted = set(versions) - set(found)
         if wanted:
@@ -244,7 +220,7 @@ class CampaignLedger(Application):
             self.check_new_reports(campaign.name, [report])
         table = rules.table(table_id)
         who = rules.side(side)
-        view = self._own_view(campaign, rules, who)
+        view = self.books.own_view(campaign, rules, who)
         rg_version = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
         if rg_version is not None and str(rg_version) in campaign.secret_rgs:
             secret = True  # an RG bought in secret: its follow-ups are Secret too (8.619)
@@ -255,7 +231,7 @@ class CampaignLedger(Application):
             if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
                 raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                                "--dice or --vasl", table.rule)
-            return self._declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view)
+            return self.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view)
         if report is not None:
             if report.die != table.die:
                 raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
@@ -269,7 +245,7 @@ class CampaignLedger(Application):
             secret=secret, purpose=purpose, rg=rg_version,
             vasl=report.line if report else "", player=report.player if report else "",
             series=report.series if report else "", hexes=named)
-        sealed_cpp = self._sealed_cpp(view, rules, who) if view.sealed else 0
+        sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
         sealed = fact.secret and fact.side in campaign.keys and report is None
         if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
@@ -280,99 +256,17 @@ class CampaignLedger(Application):
             log = before + [Logged(campaign.version + i + 1, None, "", "", "", f) for i, f in enumerate(reveals)]
             version = campaign.version + len(reveals) + 1
             effects = fortify.roll_effects(campaign, rules, fact, log)
-            self._append(campaign, *reveals, fact, *effects)
+            self.append(campaign, *reveals, fact, *effects)
             return Rolled(fact, resolution, campaign.cg_date, version, rules.system.sides[who], False,
                           (*reveals, *effects))
         if sealed:  # both sides see that it was made, not what
             salt, text = self.keyring.seal(campaign, rules, fact)
-            self._append(campaign, secrets.sealed_roll(campaign, rules, fact, salt, text))
+            self.append(campaign, secrets.sealed_roll(campaign, rules, fact, salt, text))
         else:
-            self._append(campaign, fact)
+            self.append(campaign, fact)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
 
     # ---- fair dice (issue 13) ----------------------------------------------------------------------------
-    def _declare(self, campaign: Campaign, rules, table, who: str, drms, secret: bool, purpose: str,
-                 rg: int | None, view=None) -> "Declared":
-        """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's
-        ledger answers."""
-        command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
-                                    source="fair", secret=secret, purpose=purpose, rg=rg)
-        secret = secret or table.secret
-        n = campaign.fair_n.get(who, 0) + 1
-        if all(s in campaign.chains for s in rules.system.sides) and not secret:
-            value = self.keyring.chain_value(campaign, rules, who, "roll", n)
-        else:
-            value = ""  # refused by the decision when a commitment is missing
-        view = campaign if view is None else view
-        sealed_cpp = self._sealed_cpp(view, rules, who) if view.sealed else 0
-        fact = fair.declare(view, rules, command, value, sealed_cpp)
-        self._append(campaign, fact)
-        return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
-                        rules.system.sides[fair.other(rules, who)])
-
-    def _settle(self, campaign: Campaign, rules) -> list:
-        """What the protocol owes the side whose key was given, recorded before its command (not saved here): its
-        answers to the other side's declared rolls (an open roll's dice in the same action), its own answered
-        Secret rolls made and sealed, its sealed Initiative chit revealed once both are sealed."""
-        if self.keyring.material is None or not (campaign.declared or campaign.sealed_chits):
-            return []
-        me = self.keyring.opens(campaign)
-        if me is None:
-            return []
-        from .decide.redecide import sealed_cpp
-
-        facts: list = []
-        for entry in fair.pending(campaign):
-            key = f"{entry['side']}:{entry['n']}"
-            if entry["side"] != me and not entry["answered"]:
-                if not entry["secret"]:
-                    try:  # what the campaign became since the declaration may refuse the roll (its CPP spent)
-                        rolls.roll(campaign, rules, fair.command(entry, fair.placeholder(rules.table(entry["table"]).die)),
-                                   sealed_cpp(campaign, entry["side"]))
-                    except LedgerError as e:
-                        self.notices.append(f"the fair roll of event {entry['version']} cannot be made now "
-                                            f"({e.line()}): its side can undo it")
-                        continue
-                value = self.keyring.chain_value(campaign, rules, me, "answer", entry["n"])
-                answered = fair.answer(campaign, rules, me, entry["version"], value)
-                self._put(campaign, answered)
-                facts.append(answered)
-                if not entry["secret"]:
-                    rolled = fair.resolve(campaign, rules, key, entry["value"], sealed_cpp(campaign, entry["side"]))
-                    rolled = msgspec.structs.replace(rolled, action=answered.action)
-                    self._put(campaign, rolled)
-                    facts.append(rolled)
-            elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
-                value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
-                view = self._own_view(campaign, rules, me)
-                own = self._sealed_cpp(view, rules, me) if view.sealed else 0
-                rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own),
-                                                 action=campaign.next_action)
-                salt, text = self.keyring.seal(campaign, rules, rolled)
-                made = secrets.sealed_roll(campaign, rules, rolled, salt, text)
-                self._put(campaign, made)
-                facts.append(made)
-        facts += self._settle_chits(campaign, rules, me)
-        return facts
-
-    def _settle_chits(self, campaign: Campaign, rules, me: str) -> list:
-        """Once both chits are sealed, this side's is revealed; once both are revealed, the matrix resolves (8.6232)
-        in the same action."""
-        mine = campaign.sealed_chits.get(me)
-        if mine is None or mine["chit"] or not all(s in campaign.sealed_chits for s in rules.system.sides):
-            return []
-        chit, salt = msgspec.json.decode(self.keyring.unseal_text(campaign, rules, me, mine["sealed"],
-                                                                  "sealed chit"))
-        shown = chits.reveal(campaign, rules, me, chit, salt)
-        self._put(campaign, shown)
-        facts = [shown]
-        both = chits.revealed(campaign, rules)
-        if both is not None:
-            chosen = msgspec.structs.replace(chits.initiative(campaign, rules, both), action=shown.action)
-            self._put(campaign, chosen)
-            facts.append(chosen)
-        return facts
-
     def answer(self, name: str | None) -> list:
         """Records what the protocol owes the side whose key is given (`_settle`), and nothing else."""
         campaign = self.campaign(name)
@@ -380,28 +274,15 @@ class CampaignLedger(Application):
             raise BadInput("answering needs your side's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file)",
                            fair.RULE)
         rules = self.rules_for(campaign)
-        facts = self._settle(campaign, rules)
+        facts = self.fair.settle(campaign, rules)
         if facts:
             self._save(campaign)
         return facts
 
-    def waiting(self, state, rules) -> list[dict]:
-        """The fair rolls waiting for their dice, for `status`."""
-        rows = []
-        for entry in fair.pending(state):
-            if entry["made"]:
-                continue  # a Secret roll made: it has its dice (the audit lists it until it is revealed)
-            roller, answerer = entry["side"], fair.other(rules, entry["side"])
-            waits = (f"the {rules.system.sides[roller]} side's ledger to make the Secret roll" if entry["answered"]
-                     else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
-            rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
-                         "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits})
-        return rows
-
     def dice_mode(self, name: str | None, mode: str):
         campaign, rules = self._load(name)
         fact = fair.choose_mode(campaign, rules, mode)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def undo(self, name: str | None, reason: str = ""):
@@ -409,20 +290,20 @@ class CampaignLedger(Application):
         fact and the events of the action(s) concerned."""
         campaign, rules = self._load(name)
         fact = rights.undo(campaign, self.recording_side(campaign, rules), reason)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def rewind(self, name: str | None, date: str, reason: str = ""):
         campaign, rules = self._load(name)
         fact = rights.rewind(campaign, rules, self.recording_side(campaign, rules), date, reason)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def accept(self, name: str | None):
         """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
         campaign, rules = self._load(name)
         fact = rights.accept(campaign, rules, self.recording_side(campaign, rules))
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def _of_actions(self, name: str, actions) -> list[Logged]:
@@ -433,15 +314,15 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
         fact = rights.load_rules(campaign, self.recording_side(campaign, rules), Path(path).name, text)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     # ---- steps and scenarios ---------------------------------------------------------------------
     def step(self, name: str | None, target: str | None = None):
         campaign, rules = self._load(name)
-        view = self._own_view(campaign, rules, self.recording_side(campaign, rules))  # its own RG's follow-ups
+        view = self.books.own_view(campaign, rules, self.recording_side(campaign, rules))  # its own RG's follow-ups
         facts = steps.step(view, rules, target)
-        self._append(campaign, *facts)
+        self.append(campaign, *facts)
         return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None)
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
@@ -455,7 +336,7 @@ class CampaignLedger(Application):
                 raise BadInput("no map is loaded to read the Current-LVP from: give "
                                + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2" if base else None)
         fact = steps.scenario_end(campaign, rules, lvp, winner, from_map)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def initiative(self, name: str | None, given: dict[str, str], us_has_no_units: bool = False):
@@ -475,10 +356,10 @@ class CampaignLedger(Application):
             salt = random.token_hex(16)
             text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
             fact = chits.seal(campaign, rules, side, chits.commitment(side, chit.lower(), salt), text)
-            self._append(campaign, fact)
+            self.append(campaign, fact)
             return fact
         fact = chits.initiative(campaign, rules, given, us_has_no_units)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
@@ -489,8 +370,8 @@ class CampaignLedger(Application):
         cpp = dict(state.cpp)
         own = self.keyring.opens(state) if as_of is None and (state.sealed or state.secret_rgs) else None
         if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
-            view = self._own_view(state, rules, own)
-            cpp[own] = view.cpp.get(own, 0) + (self._sealed_cpp(view, rules, own) if view.sealed else 0)
+            view = self.books.own_view(state, rules, own)
+            cpp[own] = view.cpp.get(own, 0) + (self.books.sealed_cpp(view, rules, own) if view.sealed else 0)
         needs = unmet(rules, state, state.step)
         if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
             needs = unmet(rules, view, view.step)
@@ -508,7 +389,7 @@ class CampaignLedger(Application):
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
             "random_weather": state.options.get("random_weather", False),
-            "dice": dice_mode(state, rules), "waiting": self.waiting(state, rules),
+            "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
         }
 
@@ -520,38 +401,38 @@ class CampaignLedger(Application):
         the other side sees that one RG was bought and a commitment. Returns (the purchase, whether sealed)."""
         campaign, rules = self._load(name)
         who = rules.side(side)
-        view = self._own_view(campaign, rules, who)
-        sealed_cpp = self._sealed_cpp(view, rules, who) if view.sealed else 0
+        view = self.books.own_view(campaign, rules, who)
+        sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         fact = purchases.buy(view, rules, rg_id, who, map_group, objective, given, on_map, pre_registered,
                              sealed_cpp)
         if secret is None:
             secret = purchases.secret_step(rules) is not None and who in campaign.keys
         if secret:
             salt, text = self.keyring.seal_purchase(campaign, rules, fact)
-            self._append(campaign, purchases.seal(campaign, rules, fact, salt, text))
+            self.append(campaign, purchases.seal(campaign, rules, fact, salt, text))
         else:
-            self._append(campaign, fact)
+            self.append(campaign, fact)
         return fact, secret
 
     def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         campaign, rules = self._load(name)
-        view = self._own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
+        view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
         fact = purchases.fortify(view, rules, item, side, setup_area, count, size, squads, front_line, isolated)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     # ---- the map -------------------------------------------------------------------------------------
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
         fact = mapd.control(campaign, rules, location, side, strategic)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def record_hq(self, name: str | None, side: str, location: str):
         campaign, rules = self._load(name)
         fact = mapd.hq(campaign, rules, side, location)
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def firefight_end(self, name: str | None, map_id: str, fires: tuple[str, ...] = (),
@@ -559,7 +440,7 @@ class CampaignLedger(Application):
                       redeployed: tuple[str, ...] = ()):
         campaign, rules = self._load(name)
         facts = mapd.firefight_end(campaign, rules, map_id, fires, burning_wrecks, in_sewer, redeployed)
-        self._append(campaign, *facts)
+        self.append(campaign, *facts)
         return facts
 
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
@@ -568,21 +449,21 @@ class CampaignLedger(Application):
         fact = fortify.place(campaign, rules, item, hex_text, side, hidden, self.history(campaign.name))
         if fact.hidden and fact.side in campaign.keys:
             salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
-            self._append(campaign, fortify.hide(campaign, rules, fact, salt, text))
+            self.append(campaign, fortify.hide(campaign, rules, fact, salt, text))
         else:
-            self._append(campaign, fact)
+            self.append(campaign, fact)
         return fact, campaign.version
 
     def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
         campaign, rules = self._load(name)
         fact = fortify.remove(campaign, rules, item, hex_text, by, side, self.history(campaign.name))
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
         campaign, rules = self._load(name)
         fact = fortify.mousehole(campaign, rules, hexes, side, roll, self.history(campaign.name))
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def _reveal_on_entry(self, campaign, rules, side: str, table, named: tuple[str, ...], log) -> list:
@@ -613,7 +494,7 @@ class CampaignLedger(Application):
             facts.append(fair.commit(campaign, rules, fact.side, *keyring.new_chains(salt), keyed=True))
         self.keyring, previous = keyring, self.keyring  # the new key signs its own registration
         try:
-            self._append(campaign, *facts)
+            self.append(campaign, *facts)
         finally:
             self.keyring = previous
         return fact
@@ -626,7 +507,7 @@ class CampaignLedger(Application):
             raise BadInput(f"the {rules.system.sides[who]} side sets up its key first (`cgledger keys init`)", fair.RULE)
         self.keyring.key(campaign, rules, who, purpose="commits its fair-dice chains")
         fact = fair.commit(campaign, rules, who, *self.keyring.new_chains(campaign.keys[who]["salt"]))
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def fair_reveal(self, name: str | None, side: str):
@@ -635,87 +516,17 @@ class CampaignLedger(Application):
         if who not in campaign.fair:
             raise BadInput(f"the {rules.system.sides[who]} side has committed no fair-dice seed")
         fact = secrets.fair_reveal(campaign, rules, who, self.keyring.seed(campaign, rules, who).hex())
-        self._append(campaign, fact)
+        self.append(campaign, fact)
         return fact
 
     def reveal(self, name: str | None, side: str | None, roll: int | None = None, cause: str = "",
                search: int = 0) -> list:
-        """Publishes a Secret roll, or a hidden fortification (CGS 7.4.4: its placement event, on entry or search),
-        or all of a side's; the side defaults to the event's, or to the side whose key the passphrase given opens."""
+        """Publishes a Secret roll, a secret RG purchase, or a hidden fortification (CGS 7.4.4: its placement event,
+        on entry or search), or all of a side's; the side defaults to the event's, or to the side whose key the
+        passphrase given opens."""
         campaign, rules = self._load(name)
-        if roll is not None and str(roll) in campaign.hidden:
-            facts = self._reveal_placements(campaign, rules, side, roll, cause, search)
-            self._append(campaign, *facts)
-            return facts
-        if cause or search:
-            raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
-                           rules.cite("hidden"))
-        if roll is not None and str(roll) in campaign.secret_rgs:
-            facts = self._reveal_purchases(campaign, rules, side, roll)
-            self._append(campaign, *facts)
-            return facts
-        if side is None and roll is not None and str(roll) in campaign.sealed:
-            side = campaign.sealed[str(roll)]["side"]
-        if side is None:
-            side = self.keyring.opens(campaign)
-            if side is None:
-                raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
-        side = rules.side(side)
-        mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
-        places = [] if roll is not None else sorted(int(v) for v, h in campaign.hidden.items() if h["side"] == side)
-        if roll is not None:
-            if roll not in mine:
-                raise BadInput(f"event {roll} is no unrevealed Secret roll of the {rules.system.sides[side]} side")
-            mine = [roll]
-        bought = [] if roll is not None else [v for v, e in campaign.secret_rgs.items() if e["side"] == side]
-        if not mine and not places and not bought:
-            raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
-        facts, published = self._reveal_purchases(campaign, rules, side, None) if bought else [], []
-        if mine:
-            self.keyring.key(campaign, rules, side)
-            made = dict(zip(mine, self._facts(campaign, mine)))
-            for version in mine:
-                opened = self.keyring.unseal(campaign, rules, made[version])
-                rolled = opened.fact
-                if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared:  # its roll value, first
-                    published.append(fair.publish(campaign, rules, side, rolled.fair, self.keyring.chain_value(
-                        campaign, rules, side, "roll", rolled.fair)))
-                facts.append(secrets.reveal(campaign, made[version], version, rolled, opened.salt))
-        if places:  # --all: its hidden fortifications too
-            facts += self._reveal_placements(campaign, rules, side, None, "", 0)
-        self._append(campaign, *published, *facts)
-        return facts
-
-    def _reveal_purchases(self, campaign, rules, side: str | None, version: int | None) -> list:
-        """A side's secret RG purchases published (one, or all of them): each opened with its key and checked
-        against its commitment (8.619)."""
-        side = rules.side(side) if side else campaign.secret_rgs[str(version)]["side"]
-        mine = sorted(int(v) for v, e in campaign.secret_rgs.items() if e["side"] == side)
-        if version is not None:
-            if version not in mine:
-                raise BadInput(f"event {version} is no secret RG purchase of the {rules.system.sides[side]} side",
-                               purchases.secret_step(rules))
-            mine = [version]
-        facts = []
-        for v, made in zip(mine, self._facts(campaign, mine)):
-            opened = self.keyring.unseal_purchase(campaign, rules, made)
-            facts.append(purchases.reveal(campaign, rules, v, made, opened.fact, opened.salt))
-        return facts
-
-    def _reveal_placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
-                           search: int) -> list:
-        log = self.history(campaign.name)
-        side = rules.side(side) if side else campaign.hidden[str(placed)]["side"]
-        mine = hiddenmod.hidden_placements(campaign, log, side)
-        if placed is not None:
-            if placed not in mine:
-                raise BadInput(f"event {placed} is no hidden fortification of the {rules.system.sides[side]} side",
-                               rules.cite("hidden"))
-            mine = {placed: mine[placed]}
-        facts = []
-        for version, made in sorted(mine.items()):
-            opened, salt = hiddenmod.open_placement(self.keyring, campaign, rules, made)
-            facts.append(fortify.reveal(campaign, rules, version, made, opened, salt, cause, search, log))
+        published, facts = self.books.publish(campaign, rules, side, roll, cause, search)
+        self.append(campaign, *published, *facts)
         return facts
 
     def keys(self, name: str | None) -> list[dict]:
@@ -750,7 +561,7 @@ class CampaignLedger(Application):
         sources = [read_source(data, file, tuple(players)) for file, data in files]
         imported, facts = decide_import(campaign, rules, self.history(campaign.name), sources, attach, players)
         if facts and not dry_run:
-            self._append(campaign, *facts)
+            self.append(campaign, *facts)
         return imported
 
     def export_bundle(self, name: str | None, since: str, path: Path):
