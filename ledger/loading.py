@@ -13,7 +13,8 @@ from .errors import CampaignNotFound
 from .events import TAGS
 from .evolve import CampaignState
 from .logged import Logged
-from .persistence import decode_envelope, read_snapshot, snapshot_event, snapshot_seal
+from .envelope import read_logged, read_snapshot, snapshot_seal
+from .persistence import snapshot_event
 
 
 class Loader:
@@ -76,11 +77,10 @@ class Loader:
     def logged(self, stored) -> Logged:
         """One stored event as read back (a damaged row is a finding, not a crash)."""
         try:
-            envelope = decode_envelope(self.mapper.decode_state(stored))
+            state = self.mapper.decode_state(stored)
         except Exception as e:  # noqa: BLE001
             return Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
-        return Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic,
-                      envelope.fact, "", envelope.author, envelope.signature, envelope.command, envelope.form)
+        return read_logged(stored.originator_version, stored.topic, state)
 
 
 def envelope_problem(cid, state: CampaignState, event) -> str | None:
