@@ -125,9 +125,11 @@ class LedgerGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         from ledger.errors import AlreadyRecorded
+        from ledger.reading import collector_paused
 
         try:
-            result = super().invoke(ctx)
+            with collector_paused():  # a command reads a log and exits: the cyclic collector only slows it
+                result = super().invoke(ctx)
         except AlreadyRecorded as e:  # a retried command: said once, not done twice
             click.echo(e.line())
             return None

@@ -31,6 +31,7 @@ from .keyring import Keyring
 from .logged import Logged
 from .mapping import map_lvp
 from .loading import Loader
+from .reading import collector_paused
 from .persistence import decode_envelope
 from .reading import pick_name, started_names
 from .rules import Resolution, parse_declared
@@ -778,7 +779,8 @@ class CampaignLedger(Application):
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
         name = self.resolve_name(name)
-        return [self.loader.logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
+        with collector_paused():
+            return [self.loader.logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
@@ -809,8 +811,9 @@ class CampaignLedger(Application):
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
         log is reported, not fatal. `final`: what is still pending is a problem."""
         name = self.resolve_name(name)
-        logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
-        return audit(campaign_id(name), logged, self.snapshots_of(name), final)
+        with collector_paused():
+            logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
+            return audit(campaign_id(name), logged, self.snapshots_of(name), final)
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,

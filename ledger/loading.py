@@ -15,6 +15,7 @@ from .evolve import CampaignState
 from .logged import Logged
 from .envelope import read_logged, read_snapshot, snapshot_seal
 from .persistence import snapshot_event
+from .reading import collector_paused
 
 
 class Loader:
@@ -34,6 +35,10 @@ class Loader:
                 start = snapshot_event(rows[0], snap).mutate(None)
             else:
                 self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
+        with collector_paused():
+            return self._replay(cid, start, version)
+
+    def _replay(self, cid, start, version: int | None) -> Campaign:
         campaign = start
         for event in self.events.get(cid, gt=start.version if start else None, lte=version):
             if campaign is not None:
