@@ -87,7 +87,7 @@ def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
     subprocess.run([*CGLEDGER, "script", str(ROOT / "fixtures" / "kgp-cg1-sample.cgl"), "--quiet"], env=env,
-                   check=True, stdout=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ledger = open_ledger(str(db), dice=SeededDice(1))
     ledger.step(None, None)  # 21 AM: a new CG Date, then on to step 8.614, whose rolls fill the log
     ledger.step(None, "8.614")
