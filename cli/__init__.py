@@ -1,8 +1,74 @@
-"""The `cgledger` command line: a group that only registers commands (one module each)."""
+"""The `cgledger` command line: a group that only registers commands (one module each). A command's module is
+imported when that command runs, so `--help` and a quick command start without the others: COMMANDS names every
+command, its module in cli/ and its short help (tests/test_cli_registry.py checks both against the command)."""
 
 from __future__ import annotations
 
 from .app import main
-from . import audit, books, buy, date, exchange, firefight, head, log, mapcmd, new, play, rewind, roll, rules, script, secret, stats, step, tables, undo, vasl  # noqa: F401, E501
 
-__all__ = ["main"]
+COMMANDS: dict[str, tuple[str, str]] = {
+    "accept": ("undo", "Accept the other side's open proposal (an undo, a rewind or a rules file): it is carried "
+                       "out, both signed."),
+    "answer": ("secret", "Answer the other side's fair rolls waiting for your side's value, and make your own "
+                         "answered Secret rolls (any command run with your key does this first)."),
+    "areas": ("mapcmd", "Setup Areas, No Man's Land, Uncontrolled Territory and Isolated Locations of a Map Group "
+                        "(8.605)."),
+    "audit": ("audit", "Replay the whole log and re-check every roll and the hash chain."),
+    "buy": ("buy", "Purchase an RG (KGP 8.619, RR 2.518) against the side's RG chart, CPP and limits."),
+    "control": ("mapcmd", "Record that SIDE gained Control of LOCATION (a hex, e.g."),
+    "date": ("date", "Show the campaign's CG and current CG Date."),
+    "demo": ("script", "Replay the shipped sample campaign into a fresh ledger, print both rosters, write the "
+                       "report."),
+    "dice-stats": ("stats", "Each side's dice over the whole campaign, per source (ledger, entered, vasl); undone "
+                            "rolls apart; VASL rolls per scenario (each imported file), per player and per "
+                            "category."),
+    "export": ("exchange", "Write the events your opponent does not have yet to FILE (to send by email)."),
+    "fair-dice": ("secret", "Dice nobody can choose or foresee: each side's chains, committed with its key (see "
+                            "README)."),
+    "firefight-end": ("firefight", "End the CGS Campaign Firefight: what it leaves on the map; the campaign moves "
+                                   "to the next firefight."),
+    "fortify": ("buy", "Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, "
+                       "roadblock, dummy, hip)."),
+    "head": ("head", "Print a short fingerprint of the whole log: equal fingerprints, same history."),
+    "history": ("books", "The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls,"
+                         " undos."),
+    "hq": ("mapcmd", "8.6052 EXC: record the 'HQ' Location the German traces Isolation to on Lg (instead of LgN25)."),
+    "import": ("exchange", "Append your opponent's bundle, after checking it continues this log's hash chain."),
+    "initiative": ("play", "Initiative Determination (8.6232, RR 2.5222): both chits, revealed together."),
+    "keys": ("secret", "Your side's key: signs its events and seals its Secret rolls (set up once per side)."),
+    "log": ("log", "Print the campaign's event log in order (undone actions are marked, never removed)."),
+    "map": ("mapcmd", "Draw the Map Group as hexes: Strategic Locations outlined, No Man's Land yellow, Setup "
+                      "Areas, Isolated (a CGS map: its terrain, fortifications and Mouseholes, as `terrain --svg` "
+                      "draws it for the side of the key given)."),
+    "mousehole": ("firefight", "Record a Mousehole a DC SW Team blew (7.3): an interior Factory wall or between "
+                               "Cellars, e.g."),
+    "new": ("new", "Start a campaign NAME (8.5x): its CG and starting CG Date."),
+    "place": ("firefight", "Place a fortification bought as an RG (dug_in, trench, at_trench, mines, roadblock, "
+                           "wire) on the map."),
+    "remove": ("firefight", "Remove a placed fortification by the rule that removes it."),
+    "report": ("books", "Write the campaign's story as one self-contained HTML page (history, rosters, RG records, "
+                        "LVP chart)."),
+    "reveal": ("secret", "Publish a Secret roll (its event number) or a hidden fortification (its placement event),"
+                         " or --all of a side's: the roll or the hex, and the salt; `audit` then checks each "
+                         "against its commitment and re-decides it."),
+    "rewind": ("rewind", "Resume play from the end of DATE's RePh: every later action is voided by one new event."),
+    "rg-record": ("books", "The side's RG Purchase Record (8.6198)."),
+    "roll": ("roll", "Roll on TABLE and record it (in the step the table belongs to)."),
+    "roster": ("books", "The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, "
+                        "Weather, Recon."),
+    "rules": ("rules", "A campaign's own rules files (overrides of shipped tables)."),
+    "scenario-end": ("play", "CG-Scenario End (8.6032-8.6033): Current-LVP of each side, the winner, new CG-LVP "
+                             "totals."),
+    "script": ("script", "Run a file of cgledger commands (one per line, # comments): enter a session from notes."),
+    "status": ("step", "CG, CG Date, the open RePh step and what it still needs."),
+    "step": ("step", "Show the open step, or move forward: `step next`, `step 8.616`, `step scenario` (8.6)."),
+    "tables": ("tables", "List every table with its rule number, or show one TABLE: die, rows and DRMs."),
+    "terrain": ("firefight", "The map as the Campaign Firefights left it (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6), as JSON"
+                             " or drawn."),
+    "undo": ("undo", "Void the last action still in force by appending an undo event; nothing is deleted."),
+    "vasl-import": ("vasl", "Import the VASL dice reports of each FILE, in order: a VASSAL log or save (.vlog, "
+                            ".vsav), the chat window's text (copied with dice images off) or dice-bot lines."),
+}
+main.lazy = COMMANDS
+
+__all__ = ["COMMANDS", "main"]

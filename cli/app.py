@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import atexit
 import functools
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 import click
@@ -31,6 +29,8 @@ class LedgerContext:
     def key_material(self) -> bytes | None:
         """This player's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file / CGLEDGER_KEY_FILE)."""
         if self.key_file:
+            from pathlib import Path
+
             try:
                 return Path(self.key_file).read_bytes().strip()
             except OSError as e:
@@ -96,11 +96,40 @@ def _close_all() -> None:
 
 
 class LedgerGroup(click.Group):
+    """Loads each command's module only when that command is asked for: `lazy` (cli.COMMANDS) maps a command's
+    name to its module in cli/ and its short help, which `--help` lists without importing anything."""
+
+    lazy: dict[str, tuple[str, str]] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            import importlib
+
+            importlib.import_module(f"{__package__}.{self.lazy[cmd_name][0]}")  # registers it on this group
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, with the short help of a command not loaded yet taken from `lazy`."""
+        names = self.list_commands(ctx)
+        shown = [name for name in names if name in self.lazy or not self.commands[name].hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in shown)
+        rows = [(name, (self.commands[name] if name not in self.lazy else click.Command(name, help=self.lazy[name][1]))
+                 .get_short_help_str(limit)) for name in shown]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> Any:
         from ledger.errors import AlreadyRecorded
+        from ledger.reading import collector_paused
 
         try:
-            result = super().invoke(ctx)
+            with collector_paused():  # a command reads a log and exits: the cyclic collector only slows it
+                result = super().invoke(ctx)
         except AlreadyRecorded as e:  # a retried command: said once, not done twice
             click.echo(e.line())
             return None
@@ -184,4 +213,22 @@ as_of_option = click.option("--as-of", "as_of", metavar="DATE", help="As at the 
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    """JSON on stdout, indented by two spaces, through msgspec. A list (or any iterable of rows, e.g. a generator)
+    is written a few hundred rows at a time, so a long log never stands in memory as one string."""
+    import msgspec
+
+    encoder = msgspec.json.Encoder(enc_hook=str)
+    if not isinstance(data, (list, tuple)) and not hasattr(data, "__next__"):
+        click.echo(msgspec.json.format(encoder.encode(data), indent=2).decode())
+        return
+    chunk: list[bytes] = []
+    first = True
+    for item in data:
+        chunk.append(b"\n  " + msgspec.json.format(encoder.encode(item), indent=2).replace(b"\n", b"\n  "))
+        if len(chunk) == 500:
+            click.echo(("[" if first else ",") + b",".join(chunk).decode(), nl=False)
+            chunk, first = [], False
+    if first and not chunk:
+        click.echo("[]")
+        return
+    click.echo(("[" if first else ",") + b",".join(chunk).decode() + "\n]")

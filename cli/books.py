@@ -8,8 +8,6 @@ from pathlib import Path
 
 import click
 
-from projections.history import history as history_of
-from projections.report import render_html
 from projections.rg_record import rg_records
 from projections.roster import public, rosters
 
@@ -103,6 +101,8 @@ def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) ->
 @common
 def history(obj, as_of: str | None, as_json: bool) -> None:
     """The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls, undos."""
+    from projections.history import history as history_of  # the areas of every CG Date: loaded for this alone
+
     logged, rules, state = obj.ledger().read(obj.campaign, as_of)
     story = history_of(logged, rules, state)
     if as_json:
@@ -128,6 +128,9 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
 @common
 def report(obj, html_file: Path, as_of: str | None) -> None:
     """Write the campaign's story as one self-contained HTML page (history, rosters, RG records, LVP chart)."""
+    from projections.history import history as history_of
+    from projections.report import render_html
+
     logged, rules, state = obj.ledger().read(obj.campaign, as_of)
     html_file.write_text(render_html(history_of(logged, rules, state)), encoding="utf-8")
     click.echo(f"report written to {html_file}")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from projections.log import log_rows
+from projections.log import iter_log_rows
 
 from .app import as_of_option, common, emit_json, json_option, main
 
@@ -124,7 +124,7 @@ def render(row: dict) -> str:
 def log(obj, as_of: str | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
     logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
-    rows = log_rows(logged)
+    rows = iter_log_rows(logged)  # written as they come: the log never stands in memory as text
     if as_json:
         emit_json(rows)
         return

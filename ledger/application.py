@@ -17,7 +17,6 @@ from . import rules as rulesmod
 from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
 from . import chain
-from .chain import fingerprint
 from .decide import fortify
 from .decide import map as mapd
 from .decide import chits, fair, purchases, rolls, secrets, steps
@@ -34,7 +33,9 @@ from .mapping import map_lvp
 from .loading import Loader
 from .fairplay import FairPlay
 from .secretbooks import SecretBooks
+from .reading import collector_paused
 from .persistence import decode_envelope
+from .reading import pick_name, started_names
 from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, lost_connection, postgres_env, redact
 from .timeline import as_of as as_of_log
@@ -183,30 +184,14 @@ class CampaignLedger(Application):
         return campaign
 
     def campaign_names(self) -> list[str]:
-        names = []
-        for notification in self.recorder.select_notifications(None, 10_000, topics=["CampaignStarted"]):
-            fact = decode_envelope(self.mapper.decode_state(notification)).fact
-            # a campaign is its log's first event, under the id its name gives; a CampaignStarted inside
-            # another campaign's log starts nothing (the audit names it)
-            if notification.originator_version == 1 and notification.originator_id == campaign_id(fact.name) \
-                    and fact.name not in names:
-                names.append(fact.name)
-        return names
+        return started_names((n.originator_id, n.originator_version, self.mapper.decode_state(n))
+                             for n in self.recorder.select_notifications(None, 10_000, topics=["CampaignStarted"]))
 
     def resolve_name(self, name: str | None) -> str:
         """The campaign's name: the one given, or the only one in the database."""
         if name is not None and self.recorder.select_events(campaign_id(name), limit=1):
             return name  # a primary-key lookup: the id is derived from the name
-        names = self.campaign_names()
-        if name is None:
-            if not names:
-                raise CampaignNotFound("this database holds no campaign: `cgledger new NAME --system kgp --cg I`")
-            if len(names) > 1:
-                raise CampaignNotFound(f"this database holds several campaigns ({', '.join(names)}): pick one with --campaign")
-            name = names[0]
-        if name not in names:
-            raise CampaignNotFound(f"no campaign '{name}' in this database (campaigns: {', '.join(names) or 'none'})")
-        return name
+        return pick_name(name, self.campaign_names())
 
     # ---- rolls ----------------------------------------------------------------------------------
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
@@ -667,7 +652,8 @@ class CampaignLedger(Application):
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
         name = self.resolve_name(name)
-        return [self.loader.logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
+        with collector_paused():
+            return [self.loader.logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
@@ -699,8 +685,9 @@ class CampaignLedger(Application):
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
         log is reported, not fatal. `final`: what is still pending is a problem."""
         name = self.resolve_name(name)
-        logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
-        return audit(campaign_id(name), logged, self.snapshots_of(name), final)
+        with collector_paused():
+            logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
+            return audit(campaign_id(name), logged, self.snapshots_of(name), final)
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
@@ -710,11 +697,7 @@ class CampaignLedger(Application):
             last = self.read(name, as_of, raw=True)[0][-1]
         else:
             last = self.loader.logged(self.recorder.select_events(cid, desc=True, limit=1)[0])
-        # recomputed, never taken on trust: an edit that was not re-chained shows here, not only in `audit`
-        if last.fact is None or chain.event_digest(cid, last) != last.digest:
-            raise DatabaseError(f"event {last.version} was altered after it was recorded (its content no longer "
-                                "matches its digest): run `cgledger audit`")
-        return fingerprint(last.version, last.digest)
+        return chain.checked_fingerprint(cid, last)
 
 
 

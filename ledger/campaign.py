@@ -4,19 +4,14 @@ ledger/evolve.py."""
 from __future__ import annotations
 
 from typing import Callable
-from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
 from . import chain
+from .chain import campaign_id  # noqa: F401 - re-exported: the id a campaign's name gives
 from .events import TAGS, CampaignStarted, Fact
 from .evolve import INITIAL_SCENARIO, SCENARIO, CampaignState, first_step, fold  # noqa: F401 - re-exported
 
-
-
-def campaign_id(name: str) -> UUID:
-    """One campaign per name in a database: the id is derived from the name."""
-    return uuid5(NAMESPACE_URL, f"cgledger:campaign:{name}")
 
 
 class Campaign(CampaignState, Aggregate):

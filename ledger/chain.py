@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 import hashlib
 from datetime import datetime, timezone
-from uuid import UUID
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 import msgspec
 
+from .errors import DatabaseError
 from .events import Fact
 
 GENESIS = "0" * 64
@@ -89,9 +90,23 @@ def event_digest(campaign_id: UUID, event) -> str:
                   event.command, event.form)
 
 
+def campaign_id(name: str) -> UUID:
+    """One campaign per name in a database: the id is derived from the name."""
+    return uuid5(NAMESPACE_URL, f"cgledger:campaign:{name}")
+
+
 def fingerprint(version: int, head: str) -> str:
     """What two players compare: the log's length and the first 16 hex digits of its head."""
     return f"{version}:{head[:16]}"
+
+
+def checked_fingerprint(cid: UUID, last) -> str:
+    """The fingerprint of a log ending with `last` (a Logged), its digest recomputed, never taken on trust: an edit
+    that was not re-chained shows here, not only in `audit`."""
+    if last.fact is None or event_digest(cid, last) != last.digest:
+        raise DatabaseError(f"event {last.version} was altered after it was recorded (its content no longer "
+                            "matches its digest): run `cgledger audit`")
+    return fingerprint(last.version, last.digest)
 
 
 def key_fingerprint(public: str) -> str:

@@ -70,8 +70,20 @@ def export_bundle(history: list, name: str, system: str, since: str, path: Path)
     if not events:
         raise BadInput(f"nothing to export: your opponent already has all {version} events")
     bundle = Bundle(FORMAT, name, system, version, events)
-    path.write_bytes(msgspec.json.encode(bundle))
+    write_bundle(bundle, path)
     return bundle
+
+
+def write_bundle(bundle: Bundle, path: Path, chunk: int = 1000) -> None:
+    """The bundle's JSON, exactly as msgspec.json.encode(bundle) gives it, written `chunk` events at a time."""
+    encoder = msgspec.json.Encoder()
+    head = encoder.encode(msgspec.structs.replace(bundle, events=[]))
+    assert head.endswith(b"[]}")
+    with path.open("wb") as out:
+        out.write(head[:-2])
+        for start in range(0, len(bundle.events), chunk):
+            out.write((b"," if start else b"") + b",".join(encoder.encode(e) for e in bundle.events[start:start + chunk]))
+        out.write(b"]}")
 
 
 def domain_event(cid, event: BundleEvent):

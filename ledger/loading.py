@@ -13,7 +13,9 @@ from .errors import CampaignNotFound
 from .events import TAGS
 from .evolve import CampaignState
 from .logged import Logged
-from .persistence import decode_envelope, read_snapshot, snapshot_event, snapshot_seal
+from .envelope import read_logged, read_snapshot, snapshot_seal
+from .persistence import snapshot_event
+from .reading import collector_paused
 
 
 class Loader:
@@ -33,6 +35,10 @@ class Loader:
                 start = snapshot_event(rows[0], snap).mutate(None)
             else:
                 self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
+        with collector_paused():
+            return self._replay(cid, start, version)
+
+    def _replay(self, cid, start, version: int | None) -> Campaign:
         campaign = start
         for event in self.events.get(cid, gt=start.version if start else None, lte=version):
             if campaign is not None:
@@ -76,11 +82,10 @@ class Loader:
     def logged(self, stored) -> Logged:
         """One stored event as read back (a damaged row is a finding, not a crash)."""
         try:
-            envelope = decode_envelope(self.mapper.decode_state(stored))
+            state = self.mapper.decode_state(stored)
         except Exception as e:  # noqa: BLE001
             return Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
-        return Logged(stored.originator_version, envelope.timestamp, envelope.prev, envelope.digest, stored.topic,
-                      envelope.fact, "", envelope.author, envelope.signature, envelope.command, envelope.form)
+        return read_logged(stored.originator_version, stored.topic, state)
 
 
 def envelope_problem(cid, state: CampaignState, event) -> str | None:

@@ -43,6 +43,51 @@ def control_of(logged, group: str) -> tuple[dict[Location, tuple[str, str]], dic
     return control, hq
 
 
+def controls_at(logged, group: str, versions: list[int]) -> list[tuple[dict[Location, tuple[str, str]],
+                                                                      dict[str, str]]]:
+    """control_of(the events up to each version) for every version given (ascending), in one pass over the log: each
+    Location's and side's records are kept with their actions, and an undo or rewind seen so far voids them."""
+    from .inforce import voided_by
+
+    records: dict[tuple, list[tuple[int, object, tuple[str, str] | str]]] = {}  # key -> [(position, action, value)]
+    voided: set = set()
+    out = []
+    events = iter(enumerate(logged))
+    pending = None
+    for version in versions:
+        while True:
+            position, event = pending if pending is not None else next(events, (None, None))
+            pending = None
+            if event is None:
+                break
+            if event.version > version:
+                pending = (position, event)
+                break
+            fact = event.fact
+            if fact is None:
+                continue
+            undone = voided_by(fact)
+            if undone is not None:
+                voided.update(undone)
+            elif isinstance(fact, LocationControlled):
+                where = parse_location(fact.location)
+                if where.hex.group == group:
+                    records.setdefault(("control", where), []).append(
+                        (position, getattr(fact, "action", None), (fact.side, fact.strategic)))
+            elif isinstance(fact, HQRecorded) and fact.location.startswith(group):
+                records.setdefault(("hq", fact.side), []).append(
+                    (position, getattr(fact, "action", None), fact.location))
+        firsts, values = {}, {}
+        for key, entries in records.items():
+            kept = [(position, value) for position, action, value in entries if action not in voided]
+            if kept:
+                firsts[key], values[key] = kept[0][0], kept[-1][1]
+        order = sorted(firsts, key=firsts.get)  # as control_of fills its dicts: by first record in force
+        out.append(({k[1]: values[k] for k in order if k[0] == "control"},
+                    {k[1]: values[k] for k in order if k[0] == "hq"}))
+    return out
+
+
 def map_lvp(logged, rules) -> dict[str, int] | None:
     """Each side's Current-LVP from the LVP Locations it Controls on every Map Group whose map is loaded
     (8.6032); None when no map is loaded."""

@@ -11,44 +11,14 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-import hashlib
-
 import msgspec
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Mapper, MapperDeserialisationError, StoredEvent
 from eventsourcing.utils import get_topic
 
 from .chain import iso_utc
-from .events import FACTS, TAGS, AnyFact, CampaignStarted
-
-
-class Envelope(msgspec.Struct, frozen=True):
-    timestamp: datetime
-    prev: str
-    digest: str
-    fact: AnyFact
-    author: str = ""
-    signature: str = ""
-    command: str = ""
-    form: int = 1
-
-
-class SnapshotState(msgspec.Struct, frozen=True):
-    timestamp: datetime
-    topic: str
-    state: msgspec.Raw  # the aggregate's attributes, as JSON: the seal covers these exact bytes (parsed only when used)
-    seal: str = ""  # ledger/persistence.snapshot_seal of head and state; empty in older snapshots
-    head: str = ""  # the digest of the event it summarizes
-
-
-def snapshot_seal(head: str, state: bytes) -> str:
-    """What a snapshot must hash to: an edit that does not recompute it is caught on load."""
-    return hashlib.sha256(b"cgledger snapshot:" + head.encode() + b":" + bytes(state)).hexdigest()
-
-
-def read_snapshot(data: bytes) -> SnapshotState:
-    """A stored snapshot with its state left unparsed (checking its seal needs only the bytes)."""
-    return _snapshot.decode(data)
+from .envelope import Envelope, SnapshotState, _envelope, _snapshot, decode_envelope, read_snapshot, snapshot_seal
+from .events import FACTS, TAGS, CampaignStarted
 
 
 def snapshot_event(stored: StoredEvent, snap: SnapshotState) -> Snapshot:
@@ -76,12 +46,6 @@ def _enc_hook(obj: Any) -> Any:
 
 
 _encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
-_envelope = msgspec.json.Decoder(Envelope)
-_snapshot = msgspec.json.Decoder(SnapshotState)
-
-
-def decode_envelope(state: bytes) -> Envelope:
-    return _envelope.decode(state)
 
 
 @cache
@@ -163,4 +127,4 @@ class MsgspecMapper(Mapper):
         return event
 
 
-__all__ = ["MsgspecMapper", "Envelope", "decode_envelope", "FACTS"]
+__all__ = ["MsgspecMapper", "Envelope", "SnapshotState", "decode_envelope", "read_snapshot", "snapshot_seal", "FACTS"]

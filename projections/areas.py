@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.hexmap import Hex, Location, parse_location
-from ledger.mapping import control_of
+from ledger.mapping import control_of, controls_at
 from ledger.timeline import reph_ends
 
 SETUP, ENEMY, NML, UNCONTROLLED = "setup", "enemy", "nml", "uncontrolled"
@@ -147,8 +147,8 @@ def areas_by_date(logged, rules, group: str) -> list[tuple[str, dict[str, Any]]]
     geometry = rules.map_of(group)
     previous = None
     out = []
-    for date, version in sorted(reph_ends(logged).items(), key=lambda kv: kv[1]):
-        control, hq = control_of([e for e in logged if e.version <= version], group)
+    ends = sorted(reph_ends(logged).items(), key=lambda kv: kv[1])
+    for (date, _version), (control, hq) in zip(ends, controls_at(logged, group, [v for _d, v in ends])):
         result = determine(rules, geometry, control, hq, previous)
         previous = result["areas"]
         out.append((date, result))

@@ -3,7 +3,7 @@ undo voided it. A pure fold over the events as read back from the store."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 import msgspec
 
@@ -13,9 +13,13 @@ from ledger.timeline import voided_actions
 
 
 def log_rows(logged: list) -> list[dict[str, Any]]:
+    return list(iter_log_rows(logged))
+
+
+def iter_log_rows(logged: list) -> Iterator[dict[str, Any]]:
+    """The rows one at a time (`log --json` writes them as they come)."""
     voided = voided_actions(logged)
     state: CampaignState | None = None
-    rows = []
     for event in logged:
         fact = event.fact
         row: dict[str, Any] = {
@@ -25,7 +29,7 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
         }
         if fact is None:
             row["error"] = event.error
-            rows.append(row)
+            yield row
             continue
         if isinstance(fact, CampaignStarted):
             state = CampaignState()
@@ -38,10 +42,9 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
         row["digest"] = event.digest
         row["author"] = getattr(event, "author", "") or None  # the side that recorded it (None: unattributed)
         row["signed"] = bool(getattr(event, "signature", ""))
-        rows.append(row)
         if state is not None and not isinstance(fact, CampaignStarted):
             state.evolve(fact, event.digest, event.version, getattr(event, "author", ""), getattr(event, "command", ""))
-    return rows
+        yield row
 
 
 def _complete(value: Any) -> Any:

@@ -21,3 +21,11 @@ def test_areas_bench_runs_on_a_small_grid():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "x the plain BFS" in done.stdout
+
+
+def test_cli_bench_runs_on_a_small_campaign():
+    script = Path(__file__).parent.parent / "bench" / "bench_cli.py"
+    done = subprocess.run([sys.executable, str(script), "--sizes", "300", "--runs", "1"], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "x click" in done.stdout and "x floor" in done.stdout and "audit / typed-decode floor" in done.stdout

@@ -1,0 +1,232 @@
+"""The command line as players run it: start-up against `python -c "import click"`, and every read command on
+campaigns of 1k, 10k and 50k events against the floor, with each command's peak memory. One run, one table.
+
+    .venv/bin/python bench/bench_cli.py [--sizes 1000,10000,50000] [--runs 3]
+
+The campaigns: the shipped KGP sample (six CG Dates, a Map Group, undos, a rewind), then both sides' keys and
+rolls up to each size (every one signed, as bench_ledger.py records them), in a temp directory deleted afterwards.
+Each command runs as a subprocess (`cgledger ...`), wall time best of --runs; memory is the child's ru_maxrss.
+
+Floors, measured in this process on the same file:
+  - typed decode: raw sqlite3 SELECT of every event + msgspec's typed decode of each into its envelope and fact
+    (what any read of the whole log cannot avoid);
+  - + verify: the same, plus the Ed25519 check of every signature (what the audit cannot avoid either).
+"x floor" of a command = its wall time / (start-up of `import click` + the typed-decode floor at that size).
+The audit is also timed in process against both floors (no start-up in either).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_ledger import PASSPHRASE, roll_batched  # noqa: E402
+from ledger.application import open_ledger  # noqa: E402
+from ledger.dice import SeededDice  # noqa: E402
+from ledger.envelope import decode_envelope  # noqa: E402
+
+# The entry point, reporting its peak RSS on exit: VmHWM of its own memory (ru_maxrss would count the bench's
+# memory too, inherited through fork).
+HWM = ("import atexit, os\n"
+       "def _hwm():\n"
+       "    kb = next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
+       "    os.write(2, f'\\nHWM {kb}\\n'.encode())\n"
+       "atexit.register(_hwm)\n")
+CGLEDGER = [sys.executable, "-c", HWM + "from cli import main; main(prog_name='cgledger')"]
+CLICK = [sys.executable, "-c", HWM + "import click"]
+READS = [  # (label, arguments): every command that reads the whole log, or a part of it
+    ("status", ["status"]),
+    ("head", ["head"]),
+    ("roster", ["roster", "--side", "german"]),
+    ("rg-record", ["rg-record", "--side", "german"]),
+    ("log --json", ["log", "--json"]),
+    ("history", ["history"]),
+    ("audit", ["audit"]),
+    ("areas", ["areas", "--group", "St", "--json"]),
+    ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
+    ("dice-stats", ["dice-stats"]),
+    ("report --html", ["report", "--html", "{tmp}/report.html"]),
+    ("export", ["export", "--since", "0", "{tmp}/bundle.json"]),
+    ("tables", ["tables"]),
+]
+
+
+ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX, set in main()
+
+
+def run(args: list[str], runs: int, env: dict | None = None) -> tuple[float, float]:
+    """(best wall seconds, peak MB of the child) of a command run `runs` times."""
+    best, peak = float("inf"), 0.0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env or ENV)
+        wall = time.perf_counter() - t0
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(args[3:])} failed: {done.stderr.decode()[-2000:]}")
+        kb = int(done.stderr.decode().rsplit("HWM ", 1)[1])
+        best, peak = min(best, wall), max(peak, kb / 1024)
+    return best, peak
+
+
+def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
+    """One campaign grown to each size in turn, a copy of its file kept at each."""
+    db = folder / "grow.db"
+    env = {**os.environ, "CGLEDGER_DB": str(db), "CGLEDGER_SEED": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    subprocess.run([*CGLEDGER, "script", str(ROOT / "fixtures" / "kgp-cg1-sample.cgl"), "--quiet"], env=env,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ledger = open_ledger(str(db), dice=SeededDice(1))
+    ledger.step(None, None)  # 21 AM: a new CG Date, then on to step 8.614, whose rolls fill the log
+    ledger.step(None, "8.614")
+    ledger.dice_mode(None, "immediate")
+    for side in ("german", "us"):
+        ledger.register_key(None, side, PASSPHRASE)
+    ledger.key_material = PASSPHRASE
+    copies = {}
+    for size in sorted(sizes):
+        have = len(ledger.history(None))
+        if size > have:
+            roll_batched(ledger, size - have, have)
+        copies[size] = folder / f"campaign-{size}.db"
+        ledger.close()
+        for suffix in ("", "-wal", "-shm"):
+            if Path(f"{db}{suffix}").exists():
+                shutil.copy(f"{db}{suffix}", f"{copies[size]}{suffix}")
+        ledger = open_ledger(str(db), dice=SeededDice(1))
+        ledger.key_material = PASSPHRASE
+    ledger.close()
+    return copies
+
+
+def floor_typed(db: Path) -> tuple[float, int]:
+    """Best of 3: SELECT every stored event, msgspec typed decode of each envelope (fact included)."""
+    best, count = float("inf"), 0
+    for _ in range(3):
+        gc.collect()
+        t0 = time.perf_counter()
+        with sqlite3.connect(db) as conn:
+            count = len([decode_envelope(s) for (s,) in conn.execute("SELECT state FROM stored_events ORDER BY rowid")])
+        conn.close()
+        best = min(best, time.perf_counter() - t0)
+    return best, count
+
+
+def floor_verify(db: Path) -> float:
+    """The typed-decode floor plus the Ed25519 check of every signed event against its side's key."""
+    from ledger.secrets import verify
+
+    ledger = open_ledger(str(db))
+    keys = {side: key["public"] for side, key in ledger.campaign(None).keys.items()}
+    ledger.close()
+    best = float("inf")
+    for _ in range(3):
+        gc.collect()
+        t0 = time.perf_counter()
+        with sqlite3.connect(db) as conn:
+            envelopes = [decode_envelope(s) for (s,) in conn.execute("SELECT state FROM stored_events ORDER BY rowid")]
+        conn.close()
+        assert all(verify(keys[e.author], e.digest, e.signature) for e in envelopes if e.signature)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def audit_in_process(db: Path) -> float:
+    ledger = open_ledger(str(db))
+    best = float("inf")
+    for _ in range(3):
+        gc.collect()
+        t0 = time.perf_counter()
+        report = ledger.audit(None)
+        best = min(best, time.perf_counter() - t0)
+        assert report.clean, report.findings[:3]
+    ledger.close()
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,50000", help="campaign sizes in events (default 1000,10000,50000)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each command, best kept (default 3)")
+    args = parser.parse_args()
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    if sizes[0] < 200:
+        parser.error("sizes start at 200 events (the sample campaign alone is 114)")
+    tmp = Path(tempfile.mkdtemp(prefix="cgledger-bench-cli-"))
+    # Bytecode as an installed package has it (compiled once, kept in a cache under the temp dir): without it, as
+    # with PYTHONDONTWRITEBYTECODE=1, every command compiles ~40 modules again (~100 ms).
+    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    try:
+        t0 = time.perf_counter()
+        dbs = build(tmp, sizes)
+        print(f"built {', '.join(map(str, sizes))}-event campaigns in {time.perf_counter() - t0:.0f} s", flush=True)
+        small = {**ENV, "CGLEDGER_DB": str(dbs[sizes[0]])}
+        runs = max(args.runs, 5)
+        run(CLICK, 1)
+        run([*CGLEDGER, "--help"], 1, small)  # the bytecode cache filled
+        click_s, click_mb = run(CLICK, runs)
+        startup = [("python -c 'import click'", click_s, click_mb)]
+        for label, argv in (("--help", ["--help"]), (f"head ({sizes[0]} events)", ["head"]),
+                            ("tables", ["tables", "--system", "kgp"]),
+                            (f"tables ({sizes[0]} events)", ["tables"])):
+            startup.append((label, *run([*CGLEDGER, *argv], runs, small)))
+        results: dict[tuple[str, int], tuple[float, float]] = {}
+        floors: dict[int, tuple[float, float, float, int]] = {}
+        for size in sizes:
+            env = {**ENV, "CGLEDGER_DB": str(dbs[size])}
+            typed, count = floor_typed(dbs[size])
+            floors[size] = (typed, floor_verify(dbs[size]), audit_in_process(dbs[size]), count)
+            for label, argv in READS:
+                argv = [a.replace("{tmp}", str(tmp)) for a in argv]
+                results[label, size] = run([*CGLEDGER, *argv], args.runs if size <= 10_000 else 1, env)
+            print(f"measured {size}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print(f"\ncgledger CLI benchmark: {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite files; wall time "
+          f"of each command as a subprocess (bytecode cached), best of {args.runs} (1 at sizes over 10,000); "
+          f"MB = the child's peak RSS (VmHWM)\n")
+    print(f"{'start-up':<32}{'ms':>8}{'x click':>9}{'MB':>7}")
+    for label, wall, mb in startup:
+        print(f"{label:<32}{wall * 1000:>8.0f}{wall / click_s:>8.2f}x{mb:>7.0f}")
+    print()
+    head = f"{'read command':<16}" + "".join(f"{f'{size:,} ev: ms':>14}{'x floor':>8}{'MB':>6}" for size in sizes)
+    print(head)
+    for label, _argv in READS:
+        line = f"{label:<16}"
+        for size in sizes:
+            wall, mb = results[label, size]
+            floor = click_s + floors[size][0]
+            line += f"{wall * 1000:>14.0f}{wall / floor:>7.1f}x{mb:>6.0f}"
+        print(line)
+    line = f"{'FLOOR':<16}"
+    for size in sizes:
+        line += f"{(click_s + floors[size][0]) * 1000:>14.0f}{1:>7.1f}x{'':>6}"
+    print(line + "   (import click + typed decode of every event)")
+    print()
+    print(f"{'in process':<34}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
+    for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"), (2, "audit")):
+        print(f"{label:<34}" + "".join(f"{floors[s][i] * 1000:>14.0f}{floors[s][i] / floors[s][3] * 1e6:>7.0f}"
+                                       for s in sizes))
+    print("audit / typed-decode floor: " + ", ".join(f"{floors[s][2] / floors[s][0]:.1f}x at {s:,}" for s in sizes)
+          + "; audit / (floor + verify): " + ", ".join(f"{floors[s][2] / floors[s][1]:.1f}x" for s in sizes))
+    slowest = {size: max((results[label, size][0], label) for label, _a in READS) for size in sizes}
+    print("slowest read command: " + ", ".join(f"{label} {wall * 1000:.0f} ms at {size:,}"
+                                               for size, (wall, label) in slowest.items()))
+
+
+if __name__ == "__main__":
+    main()

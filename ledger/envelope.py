@@ -1,0 +1,59 @@
+"""The stored form of an event (its envelope) and of a snapshot, read with msgspec alone: `head` reads a SQLite log
+with this and sqlite3, without loading the event-sourcing library (ledger/reading.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+import msgspec
+
+from .events import AnyFact
+from .logged import Logged
+
+
+class Envelope(msgspec.Struct, frozen=True):
+    timestamp: datetime
+    prev: str
+    digest: str
+    fact: AnyFact
+    author: str = ""
+    signature: str = ""
+    command: str = ""
+    form: int = 1
+
+
+class SnapshotState(msgspec.Struct, frozen=True):
+    timestamp: datetime
+    topic: str
+    state: msgspec.Raw  # the aggregate's attributes, as JSON: the seal covers these exact bytes (parsed only when used)
+    seal: str = ""  # ledger/persistence.snapshot_seal of head and state; empty in older snapshots
+    head: str = ""  # the digest of the event it summarizes
+
+
+def snapshot_seal(head: str, state: bytes) -> str:
+    """What a snapshot must hash to: an edit that does not recompute it is caught on load."""
+    return hashlib.sha256(b"cgledger snapshot:" + head.encode() + b":" + bytes(state)).hexdigest()
+
+
+def read_snapshot(data: bytes) -> SnapshotState:
+    """A stored snapshot with its state left unparsed (checking its seal needs only the bytes)."""
+    return _snapshot.decode(data)
+
+
+_envelope = msgspec.json.Decoder(Envelope)
+_snapshot = msgspec.json.Decoder(SnapshotState)
+
+
+def decode_envelope(state: bytes) -> Envelope:
+    return _envelope.decode(state)
+
+
+def read_logged(version: int, topic: str, state: bytes) -> Logged:
+    """One stored event as read back (a damaged row is a finding, not a crash)."""
+    try:
+        envelope = _envelope.decode(state)
+    except Exception as e:  # noqa: BLE001
+        return Logged(version, None, "", "", topic, None, str(e))
+    return Logged(version, envelope.timestamp, envelope.prev, envelope.digest, topic, envelope.fact, "",
+                  envelope.author, envelope.signature, envelope.command, envelope.form)
