@@ -25,7 +25,7 @@ from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
 from .decide import rights
-from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, CampaignNotFound, DatabaseError, LedgerError
+from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
 from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
