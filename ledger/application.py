@@ -660,7 +660,10 @@ class CampaignLedger(Application):
         are those the projections read (revealed Secret rolls, and this player's own, stand as rolls)
         unless `raw`."""
         logged = self.history(name)
-        state = fold(logged)
+        try:  # its latest snapshot and the events after it: no replay of the whole log (the audit compares both)
+            state = self.campaign(name) if as_of is None else fold(logged)
+        except LedgerError:  # a damaged log: what can be read of it
+            state = fold(logged)
         if state is None:
             raise DatabaseError("the campaign log has no readable CampaignStarted event: run `cgledger audit`")
         rules = self.rules_for(state)

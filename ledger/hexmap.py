@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 from .errors import BadInput
 
@@ -78,11 +78,8 @@ class Grid:
         return [Hex(self.group, c, r) for c in range(self.columns[0], self.columns[1] + 1)
                 for r in range(self.rows[0], self.rows[1] + 1)]
 
-    def neighbours(self, hex_: Hex) -> list[Hex]:
-        c, r = hex_.column, hex_.row
-        side = (r, r + 1) if self.is_shifted(c) else (r - 1, r)
-        candidates = [(c, r - 1), (c, r + 1), (c - 1, side[0]), (c - 1, side[1]), (c + 1, side[0]), (c + 1, side[1])]
-        return [h for h in (Hex(self.group, cc, rr) for cc, rr in candidates) if self.contains(h)]
+    def neighbours(self, hex_: Hex) -> tuple[Hex, ...]:
+        return _neighbours(self.group, self.columns, self.rows, self.shifted, hex_)
 
     def cube(self, hex_: Hex) -> tuple[int, int, int]:
         x = hex_.column
@@ -108,3 +105,13 @@ class Grid:
                         nxt.append(n)
             frontier = nxt
         return found
+
+
+@cache
+def _neighbours(group: str, columns: tuple[int, int], rows: tuple[int, int], shifted: str, hex_: Hex) -> tuple[Hex, ...]:
+    """The hexes adjacent to one on its map (worked out once per hex and map: every CG Date's areas ask again)."""
+    c, r = hex_.column, hex_.row
+    side = (r, r + 1) if (c % 2 == 1) == (shifted == "odd") else (r - 1, r)
+    candidates = [(c, r - 1), (c, r + 1), (c - 1, side[0]), (c - 1, side[1]), (c + 1, side[0]), (c + 1, side[1])]
+    return tuple(Hex(group, cc, rr) for cc, rr in candidates
+                 if columns[0] <= cc <= columns[1] and rows[0] <= rr <= rows[1])
