@@ -9,7 +9,13 @@ def render_status(status: dict) -> str:
     lines = [f"{status['campaign']}: {status['system'].upper()} CG {status['cg']}, CG Date {status['cg_date']}"
              + (f" ({status['scenario']})" if status["scenario"] else ""),
              f"open: {status['step_title']}" + ("  [before the Initial Scenario]" if status["initial"] else "")]
-    lines += [f"  needs {need['text']}" for need in status["needs"]]
+    for need in status["needs"]:
+        lines.append(f"  needs {need['text']}")
+        lines += [f"      {command}" for command in need.get("commands", [])]
+    if status.get("may"):
+        lines.append("  may:")
+        lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")
+                  for m in status["may"]]
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
@@ -53,10 +59,13 @@ def step(obj, target: str | None, as_json: bool) -> None:
     move = ledger.step(obj.campaign, None if target.lower() == "next" else target)
     data = ledger.status(obj.campaign)
     if as_json:
-        emit_json({"step": move.target, "skipped": list(move.skipped), "new_cg_date": move.new_date, "status": data})
+        emit_json({"step": move.target, "skipped": list(move.skipped), "new_cg_date": move.new_date,
+                   "passed": list(move.passed), "status": data})
         return
     if move.new_date:
         click.echo(f"New CG Date: {move.new_date} (8.6121)")
-    if move.skipped:
-        click.echo(f"skipped: {', '.join(move.skipped)}")
+    if move.skipped:  # each step passed, and what it was for
+        click.echo(f"skipped: {', '.join(move.skipped)} (nothing needed there now)")
+        for passed in move.passed:
+            click.echo(f"  passed {passed['title']}" + (f": {passed['note']}" if passed["note"] else ""))
     click.echo(render_status(data))

@@ -32,6 +32,7 @@ from .logged import Logged
 from .mapping import map_lvp
 from .loading import Loader
 from .fairplay import FairPlay
+from . import guidance
 from .secretbooks import SecretBooks
 from .reading import collector_paused
 from .persistence import decode_envelope
@@ -308,7 +309,8 @@ class CampaignLedger(Application):
         view = self.books.own_view(campaign, rules, self.recording_side(campaign, rules))  # its own RG's follow-ups
         facts = steps.step(view, rules, target)
         self.append(campaign, *facts)
-        return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None)
+        return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None,
+                          tuple(guidance.passed(rules, facts[-1].skipped)))
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
@@ -368,7 +370,8 @@ class CampaignLedger(Application):
             "cg_date": state.cg_date,
             "step": state.step, "step_title": title(rules, state.step),
             "scenario": state.scenario or None, "initial": state.initial,
-            "needs": needs,
+            "needs": guidance.with_commands(rules, state, needs),  # each with the command lines that meet it
+            "may": guidance.options(rules, state, needs),  # what players may do in the open step besides
             "reminders": reminders(rules, state),
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,

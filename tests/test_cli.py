@@ -19,7 +19,8 @@ def test_new_status_and_step(cli):
     status = cli.json("status")
     assert (status["step"], status["initial"], status["next"]) == ("8.618", True, "8.619")
     assert status["needs"] == [{"effect": "ammo_shortage", "side": "german", "table": "8.618", "rg": None,
-                                "text": "a roll on 8.618 --side german"}]
+                                "text": "a roll on 8.618 --side german", "command": "cgledger roll 8.618 --side german",
+                                "commands": ["cgledger roll 8.618 --side german"]}]
     cli.ok("roll", "8.618", "--side", "german", "--dice", "2,3")
     moved = cli.json("step", "next")
     assert moved["step"] == "8.619" and moved["skipped"] == [] and moved["new_cg_date"] is None

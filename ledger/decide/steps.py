@@ -25,6 +25,7 @@ class Move:
     target: str
     skipped: tuple[str, ...]
     new_date: str | None
+    passed: tuple[dict, ...] = ()  # the steps passed over, with what each was for (ledger/guidance.py)
 
 
 def reph_rule(rules: Rules) -> str | None:

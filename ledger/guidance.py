@@ -1,0 +1,95 @@
+"""What players can do next, as command lines to paste: each open need of the RePh step (with the side that
+rolls, and the RG a follow-up roll is for), and what the rules let players do in the open step even when nothing
+is needed (the step's own optional rolls, its purchases, Control changes, the scenario's SSR rolls). Read from
+the step and table data of the campaign's own system; no step is named in code."""
+
+from __future__ import annotations
+
+from .decide.rolls import admit, per
+from .decide.steps import decide_winner, title
+from .errors import LedgerError
+from .evolve import SCENARIO
+
+PROG = "cgledger"
+
+
+def need_commands(rules, state, need: dict) -> list[str]:
+    """The command lines that meet one need (`steps.unmet`): one per side that may roll it when the rules name no
+    side. What the players choose stays open: LVP as N, chits as attack|idle, a winner the rules do not decide
+    (the Initial Scenario's Victory Conditions, 8.6234) as one of the sides."""
+    sides = list(rules.system.sides)
+    if need["effect"] == "scenario_end":
+        lvp = " ".join(f"--lvp {s}=N" for s in sides)
+        undecided = rules.system.scenario_victory and decide_winner(
+            rules, state.scenario, state.lvp, {s: 0 for s in sides}) is None
+        return [f"{PROG} scenario-end {lvp}" + (f" --winner {'|'.join(sides)}" if undecided else "")]
+    if need["effect"] == "initiative":
+        return [f"{PROG} initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)]
+    if need["rg"] is not None:
+        return [f"{PROG} roll {need['table']} --side {need['side']} --rg {need['rg']}"]
+    tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
+    return [f"{PROG} roll {t.id} --side {side}" for t in sorted(tables, key=lambda t: t.id)
+            for side in ([need["side"]] if need["side"] else (t.sides or sides))]
+
+
+def with_commands(rules, state, needs: list[dict]) -> list[dict]:
+    """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it)."""
+    out = []
+    for need in needs:
+        lines = need_commands(rules, state, need)
+        out.append({**need, "command": lines[0] if lines else None, "commands": lines})
+    return out
+
+
+def options(rules, state, needs: list[dict]) -> list[dict]:
+    """What players may do in the open step besides its needs: {text, command, rule}. SIDE, UNIT, ... are for the
+    player to fill in."""
+    step = state.step
+    sides = "|".join(rules.system.sides)
+    out: list[dict] = []
+    if step != SCENARIO:
+        data = rules.steps[step]
+        if data.purchase == "rg":
+            where = (f" --map-group {'|'.join(g.id for g in rules.system.map_groups)} [--objective HEX]"
+                     if rules.system.map_groups and rules.system.rg_date_max == "map_group" else "")
+            secret = " (kept secret once the side has a key: --open to show it)" if data.secret else ""
+            out.append({"text": f"buy Reinforcement Groups from the side's RG chart{secret}", "rule": step,
+                        "command": f"{PROG} buy RG_ID --side {sides}{where}"})
+        if data.purchase == "fortifications":
+            out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
+                        "command": f"{PROG} fortify ITEM --side {sides} --setup-area ID [--count N]"})
+        if data.control:
+            out.append({"text": "record a change of Control", "rule": step,
+                        "command": f"{PROG} control LOCATION --side {sides}"})
+    else:
+        out.append({"text": "record a change of Control during play", "rule": None,
+                    "command": f"{PROG} control LOCATION --side {sides}"})
+        out.append({"text": "import the game's VASL log or chat (its dice reports)", "rule": None,
+                    "command": f"{PROG} vasl-import FILE"})
+    needed = {n["table"] for n in needs}
+    for table in sorted(rules.tables.values(), key=lambda t: t.id):
+        if step not in (table.step, *table.steps) or table.id in needed or per(table) == "rg":
+            continue
+        may = [s for s in (table.sides or rules.system.sides) if _admitted(rules, state, table, s)]
+        if not may:
+            continue  # not on this CG Date, or rolled already
+        who = "|".join(may)
+        unit = " --for UNIT" if per(table) == "unit" else ""
+        out.append({"text": table.title, "rule": table.rule,
+                    "command": f"{PROG} roll {table.id} --side {who}{unit}"})
+    if not needs:
+        out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
+    return out
+
+
+def _admitted(rules, state, table, side: str) -> bool:
+    try:
+        admit(state, rules, table.id, side, None, "UNIT")
+    except LedgerError:
+        return False
+    return True
+
+
+def passed(rules, skipped: tuple[str, ...]) -> list[dict]:
+    """The steps a move passed over, each with what it was for (its title and note in the system's data)."""
+    return [{"step": s, "title": title(rules, s), "note": rules.steps[s].note or None} for s in skipped]

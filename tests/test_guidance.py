@@ -1,0 +1,95 @@
+"""Guidance a new player can follow (issue 16, item 5): `status` gives every need of the open step as command lines
+to paste, and what players may do there; `step` says which steps it passed and what they were for. The tests
+paste the lines `status` prints, as a player would, through a whole run of the RePh."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from conftest import Cli
+
+# what only the players know: the LVP each side scored, the chit each picks
+FILL = {"=N": "=3", "attack|idle": "idle", "--winner german|us": "--winner german"}
+
+
+def paste(cli: Cli, line: str):
+    for placeholder, value in FILL.items():
+        line = line.replace(placeholder, value)
+    words = shlex.split(line)
+    assert words[0] == "cgledger", line
+    return cli.ok(*words[1:])
+
+
+def follow_status(cli: Cli, until: str, limit: int = 300) -> list[str]:
+    """Plays the campaign by pasting what `status` says until CG Date `until`; returns the lines pasted."""
+    pasted = []
+    for _ in range(limit):
+        status = cli.json("status")
+        if status["cg_date"] == until:
+            return pasted
+        if status["needs"]:
+            line = status["needs"][0]["command"]
+        else:
+            line = next(m["command"] for m in status["may"] if m["command"] == "cgledger step next")
+        paste(cli, line)
+        pasted.append(line)
+    pytest.fail(f"{until} not reached by pasting {len(pasted)} lines of `status`: {pasted[-5:]}")
+
+
+def test_a_kgp_campaign_runs_on_the_lines_status_gives(kgp):
+    pasted = follow_status(kgp, "20 AM")
+    assert any(line.startswith("cgledger roll 8.616 --side german") for line in pasted)
+    assert any(line.startswith("cgledger scenario-end --lvp german=N --lvp us=N") for line in pasted)
+    assert any(line.startswith("cgledger initiative --chit german=attack|idle") for line in pasted)
+    assert kgp.json("audit")["clean"]
+
+
+def test_an_rr_campaign_runs_on_the_lines_status_gives(rr):
+    follow_status(rr, "Interlude AM", limit=400)
+    assert rr.json("audit")["clean"]
+
+
+def test_rg_follow_ups_are_lines_with_side_and_rg(at):
+    kgp = at("8.619", "21 AM").with_rgs(("I2", "german"), ("I1", "us"))
+    needs = kgp.json("status")["needs"]
+    assert [n["command"] for n in needs] == [f"cgledger roll 8.6201 --side german --rg {needs[0]['rg']}",
+                                             f"cgledger roll 8.6202 --side us --rg {needs[1]['rg']}",
+                                             f"cgledger roll 8.6206/us --side us --rg {needs[1]['rg']}"]
+    for _ in range(20):  # a Depleted RG's SW drs come due as its strength is rolled: pasted as they appear
+        needs = kgp.json("status")["needs"]
+        if not needs:
+            break
+        assert all(n["rg"] and f"--rg {n['rg']}" in n["command"] for n in needs)
+        paste(kgp, needs[0]["command"])
+    assert kgp.json("status")["needs"] == []
+    kgp.ok("step", "next")
+
+
+def test_status_says_what_players_may_do_where_nothing_is_needed(at):
+    kgp = at("8.619", "21 AM")
+    may = {m["command"]: m for m in kgp.json("status")["may"]}
+    assert "cgledger buy RG_ID --side german|us --map-group St|Ch|Lg [--objective HEX]" in may
+    assert "cgledger step next" in may
+    text = kgp.ok("status").stdout
+    assert "may:" in text and "cgledger buy RG_ID" in text
+    kgp.ok("step", "8.622")
+    may = [m["command"] for m in kgp.json("status")["may"]]
+    assert "cgledger roll 8.622 --side german|us" in may  # Recon: bought if the players want it
+    kgp.ok("step", "8.623")
+    kgp.ok("initiative", "--chit", "german=attack", "--chit", "us=idle")
+    kgp.ok("step", "scenario")
+    may = [m["command"] for m in kgp.json("status")["may"]]
+    assert "cgledger roll KGP3 --side german|us" in may and "cgledger vasl-import FILE" in may
+
+
+def test_step_names_the_steps_it_passes_and_what_they_were_for(at):
+    kgp = at("8.619", "21 AM")
+    moved = kgp.ok("step", "8.622").stdout
+    assert "skipped: 8.620, 8.621" in moved
+    assert "passed 8.620 RG Strength, Quality, Weapons & Leaders: Each RG bought or given" in moved
+    assert "passed 8.621 Purchasing Fortifications" in moved
+    kgp.ok("undo")
+    passed = kgp.json("step", "8.622")["passed"]
+    assert [p["step"] for p in passed] == ["8.620", "8.621"] and passed[1]["title"] == "8.621 Purchasing Fortifications"
