@@ -15,7 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "(8.605)."),
     "audit": ("audit", "Replay the whole log and re-check every roll and the hash chain."),
     "buy": ("buy", "Purchase an RG (KGP 8.619, RR 2.518) against the side's RG chart, CPP and limits."),
-    "control": ("mapcmd", "Record that SIDE gained Control of LOCATION (a hex, e.g."),
+    "control": ("mapcmd", "Record that SIDE gained Control of LOCATION (a hex such as StJ19, or a level: StJ19/1)."),
     "date": ("date", "Show the campaign's CG and current CG Date."),
     "demo": ("script", "Replay the shipped sample campaign into a fresh ledger, print both rosters, write the "
                        "report."),
@@ -41,7 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                       "Areas, Isolated (a CGS map: its terrain, fortifications and Mouseholes, as `terrain --svg` "
                       "draws it for the side of the key given)."),
     "mousehole": ("firefight", "Record a Mousehole a DC SW Team blew (7.3): an interior Factory wall or between "
-                               "Cellars, e.g."),
+                               "Cellars (DTW-P5/P6)."),
     "new": ("new", "Start a campaign NAME (8.5x): its CG and starting CG Date."),
     "place": ("firefight", "Place a fortification bought as an RG (dug_in, trench, at_trench, mines, roadblock, "
                            "wire) on the map."),

@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from . import complete
+
 from ledger.errors import LedgerError
 
 
@@ -112,14 +114,14 @@ class LedgerGroup(click.Group):
         return self.commands.get(cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """click's listing, with the short help of a command not loaded yet taken from `lazy`."""
+        """Each command with its whole first sentence, wrapped under it rather than cut off with '...' as click
+        does at the terminal's width; a command not loaded yet takes it from `lazy`."""
         names = self.list_commands(ctx)
         shown = [name for name in names if name in self.lazy or not self.commands[name].hidden]
         if not shown:
             return
-        limit = formatter.width - 6 - max(len(name) for name in shown)
         rows = [(name, (self.commands[name] if name not in self.lazy else click.Command(name, help=self.lazy[name][1]))
-                 .get_short_help_str(limit)) for name in shown]
+                 .get_short_help_str(10**6)) for name in shown]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -154,7 +156,8 @@ class LedgerGroup(click.Group):
 
 @click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", envvar="CGLEDGER_DB", metavar="PATH", help="Campaign database (default ./campaign.db).")
-@click.option("--campaign", envvar="CGLEDGER_CAMPAIGN", metavar="NAME", help="Campaign to use (default: the only one).")
+@click.option("--campaign", envvar="CGLEDGER_CAMPAIGN", metavar="NAME", shell_complete=complete.campaigns,
+              help="Campaign to use (default: the only one).")
 @click.option("--seed", envvar="CGLEDGER_SEED", hidden=True, help="Seeded dice (tests, demos); recorded as source 'seeded'.")
 @click.option("--key-file", envvar="CGLEDGER_KEY_FILE", metavar="FILE",
               help="Your side's key file for Secret rolls (or set CGLEDGER_PASSPHRASE).")
@@ -195,7 +198,8 @@ def common(func):
     """--db and --campaign also accepted after the command name."""
 
     @click.option("--db", "db_", metavar="PATH", help="Campaign database (default ./campaign.db).")
-    @click.option("--campaign", "campaign_", metavar="NAME", help="Campaign to use (default: the only one).")
+    @click.option("--campaign", "campaign_", metavar="NAME", shell_complete=complete.campaigns,
+                  help="Campaign to use (default: the only one).")
     @functools.wraps(func)
     def wrapper(*args, db_: str | None = None, campaign_: str | None = None, **kwargs):
         obj: LedgerContext = click.get_current_context().find_object(LedgerContext)

@@ -11,6 +11,7 @@ import click
 from projections.rg_record import rg_records
 from projections.roster import public, rosters
 
+from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
 csv_option = click.option("--csv", "as_csv", is_flag=True, help="CSV on stdout.")
@@ -58,7 +59,7 @@ RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("
 
 
 @main.command()
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @as_of_option
 @json_option
 @csv_option
@@ -77,7 +78,7 @@ def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> No
 
 
 @main.command(name="rg-record")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @as_of_option
 @json_option
 @csv_option

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import click
 
+from . import complete
 from .app import common, emit_json, json_option, main
 
 
 @main.command()
 @click.argument("rg_id", metavar="RG_ID")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--map-group", "map_group", default="", metavar="GROUP", help="Map Group it is bought for (KGP: St, Ch, Lg).")
 @click.option("--objective", default="", metavar="HEX", help="Objective Hex of an 'I' or 'HW' RG (8.6198).")
 @click.option("--given", is_flag=True, help="Given in the Initial-Scenario OB: no CPP, not counted (8.6196).")
@@ -39,7 +40,7 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
 
 @main.command()
 @click.argument("item", metavar="ITEM")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--setup-area", "setup_area", required=True, metavar="ID", help="The Setup Area they are added to.")
 @click.option("--count", default=1, show_default=True, type=int, help="How many (mine factors, '?', …).")
 @click.option("--size", default="", metavar="SIZE", help="Foxhole capacity 3|2|1; HIP squad|hs|crew|smc.")

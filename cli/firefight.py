@@ -11,6 +11,7 @@ from ledger.terrain import parse_redeployed, parse_sewer
 from projections.terrain import changed, public
 from projections.terrainsvg import terrain_svg
 
+from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
 
@@ -47,7 +48,7 @@ def firefight_end(obj, map_id: str, fires, wrecks, in_sewer, redeployed, as_json
 @main.command(name="terrain")
 @click.option("--map", "map_id", required=True, metavar="MAP")
 @as_of_option
-@click.option("--side", default=None, help="As that side sees it: its own hidden fortifications too (7.4.4; a side "
+@click.option("--side", shell_complete=complete.sides, default=None, help="As that side sees it: its own hidden fortifications too (7.4.4; a side "
                                            "with a key needs its passphrase). Default: the side of the key given.")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
 @json_option
@@ -90,7 +91,7 @@ def terrain_command(obj, map_id: str, as_of: str | None, side: str | None, svg_f
 @main.command()
 @click.argument("item", metavar="ITEM")
 @click.argument("hex_text", metavar="HEX")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--hidden", is_flag=True, help="Set up hidden (mines, 7.4.4): sealed with the side's key when it has one.")
 @json_option
 @common
@@ -112,7 +113,7 @@ def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool)
 @click.option("--by", "by", required=True, type=click.Choice(["clearance", "fire", "abandoned"]),
               help="clearance (7.4.8, 7.5.3, 7.6.3), fire: an FFT 'E' from HE/DC fire (7.5.3, 7.6.3), abandoned: "
                    "its units left (7.1.2 Dug-In). A \"00\" mine attack: `roll 7.4.7 --hex HEX`.")
-@click.option("--side", default=None, help="Whose fortification, if both sides have one there.")
+@click.option("--side", shell_complete=complete.sides, default=None, help="Whose fortification, if both sides have one there.")
 @json_option
 @common
 def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bool) -> None:
@@ -127,12 +128,12 @@ def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bo
 
 @main.command()
 @click.argument("hexes", nargs=-1, required=True, metavar="HEX/HEX")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--roll", "roll", type=int, default=0, metavar="EVENT", help="The 7.3.2 roll that made it (optional).")
 @json_option
 @common
 def mousehole(obj, hexes, side: str, roll: int, as_json: bool) -> None:
-    """Record a Mousehole a DC SW Team blew (7.3): an interior Factory wall or between Cellars, e.g. DTW-P5/P6."""
+    """Record a Mousehole a DC SW Team blew (7.3): an interior Factory wall or between Cellars (DTW-P5/P6)."""
     fact = obj.ledger().mousehole(obj.campaign, tuple(hexes), side, roll)
     if as_json:
         emit_json({"hexes": list(fact.hexes), "side": fact.side, "rule": fact.rule, "roll": fact.roll or None})

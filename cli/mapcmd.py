@@ -10,6 +10,7 @@ from projections.areas import areas_as_of, document
 
 from ledger.errors import LedgerError
 
+from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
 
@@ -21,13 +22,13 @@ def _is_terrain_map(obj) -> bool:
 
 @main.command()
 @click.argument("location", metavar="LOCATION")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--strategic", default="", metavar="KIND",
               help="A Strategic Location: B building, E Entrenchment, F Fortification, G Gun, V Immobile vehicle.")
 @json_option
 @common
 def control(obj, location: str, side: str, strategic: str, as_json: bool) -> None:
-    """Record that SIDE gained Control of LOCATION (a hex, e.g. StJ19, or a level, StJ19/1)."""
+    """Record that SIDE gained Control of LOCATION (a hex such as StJ19, or a level: StJ19/1)."""
     fact = obj.ledger().control(obj.campaign, location, side, strategic)
     if as_json:
         emit_json({"location": fact.location, "side": fact.side, "strategic": fact.strategic or None})
@@ -38,7 +39,7 @@ def control(obj, location: str, side: str, strategic: str, as_json: bool) -> Non
 
 @main.command()
 @click.argument("location", metavar="LOCATION")
-@click.option("--side", default="german", show_default=True)
+@click.option("--side", shell_complete=complete.sides, default="german", show_default=True)
 @common
 def hq(obj, location: str, side: str) -> None:
     """8.6052 EXC: record the 'HQ' Location the German traces Isolation to on Lg (instead of LgN25)."""

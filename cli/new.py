@@ -5,10 +5,17 @@ import click
 from .app import common, emit_json, json_option, main
 
 
+def _systems() -> str:
+    """Each shipped rule system and its campaign games, from the rules data (e.g. 'kgp (CG I|II|III)')."""
+    from ledger.rules import _system_file, systems
+
+    return ", ".join(f"{s} (CG {'|'.join(c.id for c in _system_file(s).cg)})" for s in systems())
+
+
 @main.command()
 @click.argument("name")
-@click.option("--system", default="kgp", show_default=True, help="Rule system (kgp).")
-@click.option("--cg", required=True, help="Which campaign game: I, II or III.")
+@click.option("--system", default="kgp", show_default=True, help=f"Rule system: {_systems()}.")
+@click.option("--cg", required=True, help="Which campaign game of the system (see --system).")
 @click.option("--start-cpp", multiple=True, metavar="SIDE=N", help="CPP a side has before the Initial Scenario (8.51-.53).")
 @click.option("--random-weather", is_flag=True, help="Use the 8.6171 random weather instead of the historical chart.")
 @json_option

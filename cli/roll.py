@@ -4,6 +4,7 @@ import click
 
 from ledger.dice import DIE_NAMES
 
+from . import complete
 from .app import common, emit_json, json_option, main
 from .log import describe
 
@@ -52,8 +53,8 @@ def map_effect(fact) -> dict:
 
 
 @main.command()
-@click.argument("table_id", metavar="TABLE")
-@click.option("--side", required=True, help="Rolling side (kgp: german|us).")
+@click.argument("table_id", metavar="TABLE", shell_complete=complete.tables)
+@click.option("--side", shell_complete=complete.sides, required=True, help="Rolling side (kgp: german|us).")
 @click.option("--drm", "drms", multiple=True, metavar="KEY[=N]", help="Declared DRM (repeatable); `cgledger tables TABLE` lists them.")
 @click.option("--dice", metavar="W,C|N", help="Dice as rolled at the table (white,colored for a DR); default: the ledger rolls.")
 @click.option("--secret", is_flag=True, help="Mark the roll Secret (tables the rules call Secret are always).")

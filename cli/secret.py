@@ -7,6 +7,7 @@ import click
 from ledger.errors import LedgerError
 from ledger.events import HiddenFortificationRevealed, SecretRollRevealed
 
+from . import complete
 from .app import common, emit_json, json_option, main
 
 
@@ -16,7 +17,7 @@ def keys() -> None:
 
 
 @keys.command(name="init")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @common
 def keys_init(obj, side: str) -> None:
     """Set up SIDE's key from your passphrase (CGLEDGER_PASSPHRASE, or asked) or key file (--key-file): at least
@@ -53,7 +54,7 @@ def keys_show(obj, as_json: bool) -> None:
 
 @main.command()
 @click.argument("roll", type=int, required=False, metavar="[EVENT]")
-@click.option("--side", default=None, help="Whose (default: the event's side, or the side of the passphrase given).")
+@click.option("--side", shell_complete=complete.sides, default=None, help="Whose (default: the event's side, or the side of the passphrase given).")
 @click.option("--all", "reveal_all", is_flag=True, help="Every unrevealed Secret roll and hidden fortification of the side.")
 @click.option("--entered", is_flag=True, help="A hidden fortification: an enemy unit entered its hex (CGS 7.4.4).")
 @click.option("--searched", type=int, default=0, metavar="ROLL",
@@ -92,7 +93,7 @@ def fair_dice() -> None:
 
 
 @fair_dice.command(name="commit")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @common
 def fair_commit(obj, side: str) -> None:
     """Commit to SIDE's fair-dice chains (done by `keys init`; for a side whose key is older)."""
@@ -112,7 +113,7 @@ def fair_mode(obj, mode: str) -> None:
 
 
 @fair_dice.command(name="reveal")
-@click.option("--side", required=True)
+@click.option("--side", shell_complete=complete.sides, required=True)
 @common
 def fair_reveal(obj, side: str) -> None:
     """(Logs of the first fair-dice protocol) publish SIDE's seed, so that `audit` proves its fair rolls."""

@@ -4,6 +4,7 @@ import click
 
 from projections.dice_stats import dice_stats
 
+from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
 
@@ -19,7 +20,7 @@ def _line(name: str, stats: dict | None) -> str:
 
 
 @main.command(name="dice-stats")
-@click.option("--side", default=None)
+@click.option("--side", shell_complete=complete.sides, default=None)
 @as_of_option
 @json_option
 @common

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import click
 
+from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
 
@@ -41,7 +42,7 @@ def status(obj, as_of: str | None, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("target", metavar="[next|STEP|scenario]", required=False)
+@click.argument("target", metavar="[next|STEP|scenario]", required=False, shell_complete=complete.steps)
 @json_option
 @common
 def step(obj, target: str | None, as_json: bool) -> None:

@@ -10,6 +10,7 @@ from ledger.dice import DIE_NAMES
 from ledger.errors import DatabaseError
 from ledger.store import is_postgres, resolve_db
 
+from . import complete
 from .app import common, emit_json, json_option, main
 
 
@@ -82,7 +83,7 @@ def _key(table_id: str):
 
 
 @main.command()
-@click.argument("table_id", metavar="[TABLE]", required=False)
+@click.argument("table_id", metavar="[TABLE]", required=False, shell_complete=complete.tables)
 @click.option("--system", default=None, help="Rule system when no campaign database is at hand (default kgp).")
 @json_option
 @common

@@ -5,6 +5,7 @@ paste the lines `status` prints, as a player would, through a whole run of the R
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,31 @@ def test_step_names_the_steps_it_passes_and_what_they_were_for(at):
     kgp.ok("undo")
     passed = kgp.json("step", "8.622")["passed"]
     assert [p["step"] for p in passed] == ["8.620", "8.621"] and passed[1]["title"] == "8.621 Purchasing Fortifications"
+
+
+def complete(cli: Cli, line: str, tmp_path) -> list[str]:
+    """What bash completion offers for the last word of `line`, run as the shell runs it (in the campaign's
+    folder, its database the default)."""
+    import os
+    import subprocess
+    import sys
+
+    words = line.split() + ([""] if line.endswith(" ") else [])
+    done = subprocess.run([sys.executable, "-c", "from cli import main; main(prog_name='cgledger')"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "_CGLEDGER_COMPLETE": "bash_complete", "COMP_WORDS": " ".join(words),
+                               "COMP_CWORD": str(len(words) - 1), "CGLEDGER_DB": str(cli.db),
+                               "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert done.returncode == 0, done.stderr
+    return [row.split(",", 1)[1] for row in done.stdout.splitlines() if "," in row]
+
+
+@pytest.mark.sqlite_only
+def test_completion_offers_tables_sides_steps_and_campaigns(rr, tmp_path):
+    assert "2.516" in complete(rr, "cgledger roll 2.51", tmp_path)
+    assert "8.616" not in complete(rr, "cgledger roll 8.61", tmp_path)  # the campaign's own system's tables
+    assert complete(rr, "cgledger roll 2.516 --side ", tmp_path) == ["canadian", "german"]
+    assert complete(rr, "cgledger roster --side c", tmp_path) == ["canadian"]
+    assert "2.518" in complete(rr, "cgledger step 2.51", tmp_path) and "next" in complete(rr, "cgledger step n", tmp_path)
+    assert complete(rr, "cgledger --campaign ", tmp_path) == ["RR"]
+    assert "8.616" in complete(rr, "cgledger --db nowhere.db tables 8.61", tmp_path)  # no campaign: every system
