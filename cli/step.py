@@ -23,6 +23,8 @@ def render_status(status: dict) -> str:
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))
+    for side, count in status.get("secret_purchases", {}).items():
+        lines.append(f"secret: the {side} side bought {count} RG in secret (8.619): its CPP above is before them")
     if status["flags"]:
         lines.append(f"in effect: {', '.join(status['flags'])}")
     return "\n".join(lines)
