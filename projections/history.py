@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
-from ledger.timeline import summary, voided_actions
+from ledger.timeline import IDLE_DAY, summary, voided_actions
 
 from .areas import areas_by_date, document
 from .dice_stats import dice_stats
@@ -66,11 +66,20 @@ def history(logged, rules, state) -> dict[str, Any]:
         "rg_records": records,
         "dice": dice["sides"],
         "vasl_dice": dice["vasl"],
-        "maps": [{"group": group, "date": date, "areas": document(result, rules, group)}
-                 for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)]
-        if any(step.control for step in rules.system.steps) else [],
+        "maps": scenario_maps(logged, rules, dates) if any(step.control for step in rules.system.steps) else [],
         "terrain": terrain_by_date(logged, rules) if not any(step.control for step in rules.system.steps) else [],
     }
+
+
+def scenario_maps(logged, rules, dates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each Map Group at the end of each CG Date's RePh: as it stood when that date's scenario was set up (8.605,
+    8.624). `set_up` is false for an Idle Day (no scenario) and before an Initial Scenario that the log gives no
+    Control for (its setup is the scenario card's): the report draws only the maps set up."""
+    scenario = {d["date"]: d["scenario"] for d in dates}
+    return [{"group": group, "date": date, "scenario": scenario.get(date),
+             "set_up": scenario.get(date) != IDLE_DAY and bool(result["control"]),
+             "areas": document(result, rules, group)}
+            for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)]
 
 
 def terrain_by_date(logged, rules) -> list[dict[str, Any]]:

@@ -344,22 +344,26 @@ def map_svg(areas: dict, title: str = "") -> str:
 
 def _tags(found, cx: float, cy: float, color: dict, isolated_set: set) -> list[str]:
     """The kind letters of a hex's Strategic Locations, each in a small square in the side colour
-    (a level > 0 as a small superscript; an Isolated Location's square dashed), in rows of three."""
+    (a level > 0 as a small superscript; an Isolated Location's square dashed), in rows of three. Three or more
+    Locations in one hex (a multi-level building) take smaller squares, so that a row stays inside the hex's upper
+    half, clear of the LVP value, the Setup Area letter and the Isolated mark below."""
     out = []
-    size, gap = 9.0, 1.5
+    small = len(found) > 2
+    size, gap, sup_w = (7.0, 1.0, 3.0) if small else (9.0, 1.5, 3.5)
+    font = ' font-size="6px"' if small else ""
     rows = [found[i:i + 3] for i in range(0, len(found), 3)]
     for row_no, row in enumerate(rows):
-        widths = [size + (3.5 if level else 0) for level, *_ in row]
+        widths = [size + (sup_w if level else 0) for level, *_ in row]
         x = cx - (sum(widths) + gap * (len(row) - 1)) / 2
         y = cy - 11 + row_no * (size + 1.5)
         for (level, side, kind, loc), w in zip(row, widths):
             c = color.get(side, "#555555")
             dash = ' stroke-dasharray="2 1.2"' if (loc, side) in isolated_set else ""
-            sup = f'<tspan dy="-2.6" font-size="5.5">{level}</tspan>' if level else ""
+            sup = f'<tspan dy="-2.2" font-size="{4.5 if small else 5.5}">{level}</tspan>' if level else ""
             out.append(f'<g class="tag" data-location="{_e(loc)}" data-side="{_e(side)}" data-kind="{_e(kind)}">'
                        f'<rect x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(size)}" fill="#fff" '
                        f'stroke="{c}" stroke-width="1.2"{dash}/>'
-                       f'<text x="{_f(x + w / 2 - (1.6 if level else 0))}" y="{_f(y + 7.2)}" fill="{c}">'
+                       f'<text x="{_f(x + w / 2 - (1.4 if level else 0))}" y="{_f(y + size * .8)}" fill="{c}"{font}>'
                        f'{_e(kind)}{sup}</text></g>')
             x += w + gap
     return out

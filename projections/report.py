@@ -13,9 +13,11 @@ SIDE_COLORS = {"german": "#1f4e9c", "us": "#c0282d"}
 PALETTE = ["#2e7d32", "#6a1b9a", "#ef6c00", "#00838f"]
 METRICS = (("lvp", "LVP", "6 4"), ("cg_lvp", "CG-LVP", None))  # (key, label, dash: None = solid)
 
-ROSTER_COLS = (("date", "Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"), ("spent", "Spent"),
-               ("left", "Left"), ("rg", "RG"), ("lvp", "LVP"), ("cg_lvp", "CG-LVP"), ("win", "Win"),
-               ("weather", "Weather"), ("recon", "Recon"))
+# the paper CG Roster's columns, in its order (8.6162, 8.619, 8.6033, 8.617, 8.622): the RG Purchased with their CPP,
+# the Current-LVP with the CG-LVP Total below it, then the FORTIFICATIONS area (8.621)
+ROSTER_COLS = (("date", "CG Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"),
+               ("rg", "RG Purchased (CPP)"), ("spent", "Spent"), ("left", "Left"), ("lvp", "LVP / CG-LVP"),
+               ("win", "Win"), ("weather", "Weather"), ("recon", "Recon"), ("fortifications", "Fortifications (FPP)"))
 RG_COLS = (("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("p", "#P"), ("r", "#R"),
            ("str", "Str"), ("units", "# Units"), ("sw", "SW"), ("leaders", "Leaders"), ("objective", "Objective Hex"))
 
@@ -33,8 +35,12 @@ ul{margin:0;padding-left:14px}.empty{color:#777;font-style:italic}
 svg{display:block;max-width:100%;height:auto;margin:4px 0 8px}
 .dice-row{display:flex;flex-wrap:wrap;gap:8px 40px}.dice-row h3{font-size:14px;margin:10px 0 2px}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
-@media print{body{margin:0;font-size:10px}table{font-size:9px}h2{break-after:avoid}
- thead{display:table-header-group}tr,svg{break-inside:avoid}}
+td.lvps b{font-weight:600;border-top:1px solid #bbb;display:inline-block;min-width:2em}tr.totals td{background:#f6f6f6}
+@media print{body{margin:0;font-size:10px}table{font-size:9px}h2{break-after:avoid}h3{break-after:avoid}
+ thead{display:table-header-group}tr,svg,.map,.dice-row>div{break-inside:avoid}
+ section#maps,section#dice,h2.rosters{break-before:page}.map{break-inside:avoid;page-break-inside:avoid}
+ section#maps>h2,section#maps>p,.map h3{break-after:avoid}.map svg{max-height:150mm;width:auto}
+ a{color:inherit;text-decoration:none}}
 @page{size:A4 landscape;margin:10mm}
 """
 
@@ -168,15 +174,36 @@ def _history(dates: list[dict], sides: dict[str, str]) -> str:
 
 
 def _roster(side: str, name: str, entries: list[dict], sides: dict[str, str]) -> str:
+    """The side's CG Roster laid out as the paper form: one line per CG Date, then the Fortifications bought in the
+    CG, totalled per kind (the form's 'Total # of Factors')."""
     head = "<tr>" + "".join(f"<th>{t}</th>" for _, t in ROSTER_COLS) + "</tr>"
     rows = []
+    totals: dict[str, float] = {}
     for i, r in enumerate(entries):
         cells = []
         for key, _ in ROSTER_COLS:
             v = _get(r, key)
-            v = _rg_list(v, with_cpp=False) if key == "rg" else sides.get(v, v) if key == "win" else v
+            if key == "rg":
+                v = _rg_list(v)
+            elif key == "win":
+                v = sides.get(v, v)
+            elif key == "lvp":
+                cg = _get(r, "cg_lvp")
+                cells.append(f'<td class="n lvps">{_e(v)}' + (f'<br><b>{_e(cg)}</b>' if cg is not None else "") + "</td>")
+                continue
+            elif key == "fortifications":
+                bought = list(v or [])
+                for f in bought:
+                    totals[f.get("item", "")] = totals.get(f.get("item", ""), 0) + (f.get("count") or 0)
+                fpp = _get(r, "fpp")
+                v = "; ".join(str(f.get("text", "")) for f in bought if isinstance(f, dict))
+                v = (f"{fpp:g} FPP: " + v if v else f"{fpp:g} FPP unspent") if fpp else v or None
             cells.append(_cell(v, ' class="shaded"' if key == "repl" and i == 0 else ""))
         rows.append(f"<tr>{''.join(cells)}</tr>")
+    if totals:
+        summed = ", ".join(f"{item}: {n:g}" for item, n in sorted(totals.items()))
+        rows.append(f'<tr class="totals"><td colspan="{len(ROSTER_COLS)}">Fortifications in the CG (total # of '
+                    f'factors or items, 8.621): {_e(summed)}</td></tr>')
     return _table(f"roster-{_e(side)}", head, rows, len(ROSTER_COLS), f"<caption>{_e(name)} CG Roster</caption>")
 
 
@@ -187,17 +214,33 @@ def _rg_record(side: str, name: str, records: list[dict]) -> str:
     return _table(f"rg-{_e(side)}", head, rows, len(RG_COLS), f"<caption>{_e(name)} RG Purchase Record</caption>")
 
 
+def _ticks(top: float) -> list[int]:
+    """Whole-number ticks from 0 up to `top` or just past it, 1, 2 or 5 times a power of ten apart, at most six."""
+    step = 1
+    while math.ceil(top / step) > 5:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2  # 1, 2, 5, 10, 20, 50, ...
+    return list(range(0, math.ceil(top / step) * step + 1, step))
+
+
 def dice_bars_svg(stats: dict, color: str, label: str) -> str:
-    """Observed counts as bars beside the expected count of each total (a grey tick), for one side."""
+    """Observed counts as bars, each with its count above it, beside the expected count of each total (a grey tick),
+    for one side; the y axis counts rolls, the x axis the totals."""
     observed, expected = stats["distribution"], stats["expected"]
     keys = list(observed)
-    top = max([*map(float, observed.values()), *map(float, expected.values()), 1.0])
-    width, height, left, bottom, slot = 40 + 34 * len(keys), 170, 34, 24, 34
-    scale = (height - bottom - 14) / top
+    ticks = _ticks(max([*map(float, observed.values()), *map(float, expected.values()), 1.0]))
+    width, height, left, bottom, slot = 48 + 34 * len(keys), 190, 42, 38, 34
+    scale = (height - bottom - 22) / ticks[-1]
     out = [f'<svg class="dice-bars" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="{_e(label)}">']
     base = height - bottom
     out.append(f'<line x1="{left}" y1="{base}" x2="{width - 4}" y2="{base}" stroke="#333"/>')
+    out.append(f'<line x1="{left}" y1="{base}" x2="{left}" y2="{base - ticks[-1] * scale:.1f}" stroke="#333"/>')
+    for tick in ticks:
+        y = base - tick * scale
+        out.append(f'<line class="tick" x1="{left - 4}" x2="{left}" y1="{y:.1f}" y2="{y:.1f}" stroke="#333"/>'
+                   f'<text x="{left - 7}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{tick}</text>')
+    out.append(f'<text x="10" y="{base / 2:.1f}" font-size="10" text-anchor="middle" '
+               f'transform="rotate(-90 10 {base / 2:.1f})">rolls</text>')
     for i, key in enumerate(keys):
         x = left + i * slot + 6
         h = float(observed[key]) * scale
@@ -206,7 +249,11 @@ def dice_bars_svg(stats: dict, color: str, label: str) -> str:
                    f'<title>{_e(label)} {key}: {observed[key]} rolled, {expected[key]} expected</title></rect>')
         out.append(f'<line class="expected" x1="{x - 3}" x2="{x + slot - 11}" y1="{base - e:.1f}" y2="{base - e:.1f}" '
                    f'stroke="#777" stroke-width="3"/>')
+        out.append(f'<text class="count" x="{x + (slot - 14) / 2}" y="{base - max(h, e) - 5:.1f}" font-size="10" '
+                   f'text-anchor="middle">{_e(observed[key])}</text>')
         out.append(f'<text x="{x + (slot - 14) / 2}" y="{base + 15}" font-size="11" text-anchor="middle">{_e(key)}</text>')
+    out.append(f'<text x="{left + (width - left) / 2:.1f}" y="{height - 4}" font-size="10" text-anchor="middle">'
+               f'{"DR total" if len(keys) > 6 else "dr"}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -280,16 +327,17 @@ def render_html(history: dict) -> str:
              f'<meta name="viewport" content="width=device-width,initial-scale=1"><style>{CSS}</style></head><body>',
              f'<h1>{title}</h1><p class="meta">{meta}</p>',
              f"<h2>LVP and CG-LVP</h2>{lvp_chart_svg(dates, sides)}",
-             f"<h2>Campaign history</h2>{_history(dates, sides)}", "<h2>CG Rosters</h2>"]
+             f"<h2>Campaign history</h2>{_history(dates, sides)}", '<h2 class="rosters">CG Rosters</h2>']
     parts += [_roster(s, n, list((history.get("rosters") or {}).get(s) or []), sides) for s, n in sides.items()]
     parts.append("<h2>RG Purchase Records</h2>")
     parts += [_rg_record(s, n, list((history.get("rg_records") or {}).get(s) or [])) for s, n in sides.items()]
-    if history.get("maps"):
+    if any(e.get("set_up", True) for e in history.get("maps") or ()):
         from .mapsvg import map_svg
 
-        parts.append(_maps("Each Map Group at the end of each CG Date's RePh (8.605): Setup Areas, No Man's Land, "
-                           "Isolated Locations.",
-                           [(f'{e["group"]} Map Group, {e["date"]}', map_svg(e["areas"], "")) for e in history["maps"]]))
+        parts.append(_maps("Each Map Group as it stood when each CG Date's scenario was set up (the end of its RePh, "
+                           "8.605): Setup Areas, No Man's Land, Isolated Locations. Idle Days set up no scenario.",
+                           [(f'{e["group"]} Map Group, {e["date"]}' + (f': {e["scenario"]}' if e.get("scenario") else ""),
+                             map_svg(e["areas"], "")) for e in history["maps"] if e.get("set_up", True)]))
     if history.get("terrain"):
         from .terrainsvg import terrain_svg
 

@@ -177,19 +177,26 @@ def test_values_appear(history):
 
 
 def test_roster_rows_and_shading(history):
+    """Laid out as the paper CG Roster: the RG Purchased with their CPP, the CG-LVP Total below the Current-LVP, the
+    FORTIFICATIONS bought with their FPP, and the CG's totals (8.6162, 8.619, 8.6033, 8.621)."""
+    history["rosters"]["german"][3] = {**history["rosters"]["german"][3], "fpp": 6.0, "fortifications": [
+        {"item": "at_mines", "count": 4, "size": None, "fpp": 4.0, "setup_area": "A", "text": "4 A-T Mines (A)"},
+        {"item": "trench", "count": 1, "size": None, "fpp": 2.0, "setup_area": "B", "text": "1 Trench (B)"}]}
     page = render_html(history)
     roster = page.split('id="roster-german"')[1].split("</table>")[0]
     header = re.findall(r"<th>([^<]*)</th>", roster)
-    assert header == ["Date", "Start", "Repl", "Total", "Spent", "Left", "RG", "LVP", "CG-LVP", "Win", "Weather",
-                      "Recon"]
-    first, second = roster.split("<tbody>")[1].split("</tr>")[:2]
-    assert re.findall(r"<td[^>]*>([^<]*)</td>", first) == ["19 AM", "0", "", "0", "0", "0", "", "12", "12", "German",
-                                                           "Extremely Heavy Mist", "3"]
+    assert header == ["CG Date", "Start", "Repl", "Total", "RG Purchased (CPP)", "Spent", "Left", "LVP / CG-LVP",
+                      "Win", "Weather", "Recon", "Fortifications (FPP)"]
+    first, second, _third, fourth = roster.split("<tbody>")[1].split("</tr>")[:4]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", first)
+    assert cells == ["19 AM", "0", "", "0", "", "0", "0", "12<br><b>12</b>", "German", "Extremely Heavy Mist", "3", ""]
     assert '<td class="shaded"></td>' in first  # 8.6162: the first date's Repl is shaded
     assert 'class="shaded"' not in second
-    assert re.findall(r"<td[^>]*>([^<]*)</td>", second)[6] == "I2"
+    assert re.findall(r"<td[^>]*>(.*?)</td>", second)[4] == "I2 (10 CPP)"
+    assert re.findall(r"<td[^>]*>(.*?)</td>", fourth)[11] == "6 FPP: 4 A-T Mines (A); 1 Trench (B)"
+    assert "Fortifications in the CG (total # of factors or items, 8.621): at_mines: 4, trench: 1" in roster
     last = roster.split("<tbody>")[1].split("</tr>")[5]
-    assert re.findall(r"<td[^>]*>([^<]*)</td>", last) == ["20 N", "27", "4", "31", "10", "21"] + [""] * 6
+    assert re.findall(r"<td[^>]*>(.*?)</td>", last) == ["20 N", "27", "4", "31", "", "10", "21"] + [""] * 5
     rg = page.split('id="rg-us"')[1].split("</table>")[0]
     assert re.findall(r"<th>([^<]*)</th>", rg) == ["CG Date", "RG ID", "Group Type", "#P", "#R", "Str", "# Units",
                                                   "SW", "Leaders", "Objective Hex"]
@@ -382,3 +389,53 @@ def test_chromium_renders_the_sample_campaigns_report(make_db, tmp_path):
                         "vasl-scenarios": 2, "vasl-players": 3, "vasl-categories": 8}
     assert dom.circles == 4 * 6  # every date has LVP and CG-LVP for both sides (Idle Days carry them)
     assert "U.S. Assault" in dumped and "rewind to the end of 20 PM" in dumped
+
+
+def test_the_sample_report_prints_to_pdf_page_by_page(make_db, tmp_path):
+    """The report as players print it: headless Chromium prints the sample campaign's page to PDF (A4 landscape,
+    the page's print stylesheet), and each page is read back with poppler's pdftotext."""
+    from conftest import Cli
+
+    binary = chromium_or_skip()
+    if not shutil.which("pdftotext"):
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail("CI is set but pdftotext is missing: run .ci/chromium first")
+        pytest.skip("pdftotext not installed (run `bash .ci/chromium`)")
+    cli = Cli(make_db())
+    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    page, pdf = tmp_path / "sample.html", tmp_path / "sample.pdf"
+    cli.ok("report", "--html", str(page))
+    chromium(binary, tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    count = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+    width, height = map(float, re.search(r"Page size:\s+([\d.]+) x ([\d.]+)", info).groups())
+    assert width > height and round(width) in range(840, 844)  # A4 landscape (@page)
+    pages = [subprocess.run(["pdftotext", "-f", str(n), "-l", str(n), "-layout", str(pdf), "-"], capture_output=True,
+                            text=True, check=True).stdout for n in range(1, count + 1)]
+    first_lines = [next((line.strip() for line in p.splitlines() if line.strip()), "") for p in pages]
+    assert all(first_lines), first_lines  # no blank page
+    assert first_lines[0].startswith("KGP CG I sample")
+    for section in ("CG Rosters", "Maps", "Dice"):  # each starts a page of its own
+        assert first_lines.count(section) == 1, (section, first_lines)
+    maps = [p for p in pages if "Legend (KGP 8.605" in p]
+    titles = [re.search(r"St Map Group, ([^\n]+)", p).group(1).strip() for p in maps]
+    # one map per CG Date whose scenario was set up, as it stood then; none for 19 AM (nothing recorded before the
+    # Initial Scenario: its setup is the card's) nor for the Idle Days 19 N and 20 N
+    assert titles == ["19 PM: German Assault", "20 AM: Dual Attack", "20 PM: U.S. Assault"]
+    for text in maps:  # a map is never cut across pages: its top and bottom rows and its legend on one page
+        assert "C14" in text and "P28" in text and "Hex label" in text
+    dice = pages[first_lines.index("Dice")]
+    assert "DR total" in dice and "rolls" in dice  # the bars' axes
+
+
+def test_dice_bars_have_axes_and_counts():
+    from projections.report import dice_bars_svg
+
+    stats = {"distribution": {str(t): n for t, n in zip(range(2, 13), (0, 1, 1, 1, 2, 3, 2, 1, 2, 1, 1))},
+             "expected": {str(t): round(15 * w / 36, 2) for t, w in zip(range(2, 13), (1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1))}}
+    svg = dice_bars_svg(stats, "#1f4e9c", "German DR")
+    counts = re.findall(r'<text class="count"[^>]*>(\d+)</text>', svg)
+    assert counts == ["0", "1", "1", "1", "2", "3", "2", "1", "2", "1", "1"]  # each bar's count above it
+    ticks = re.findall(r'<line class="tick"[^/]*/><text[^>]*>(\d+)</text>', svg)
+    assert ticks == ["0", "1", "2", "3"]  # the y axis: rolls, whole numbers up to the tallest bar or mark
+    assert ">rolls</text>" in svg and ">DR total</text>" in svg
