@@ -121,7 +121,8 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
             made_states[version] = (fact, snapshot(state))
         if version not in decided_with:
             together = [fact]
-            for later in logged[index + 1:]:
+            for j in range(index + 1, len(logged)):  # by index: a slice would copy the rest of the log per event
+                later = logged[j]
                 if later.fact is None or not decided_together(fact, later.fact) \
                         or getattr(later.fact, "action", None) != fact.action:
                     break

@@ -71,12 +71,21 @@ class Loader:
         """Every stored snapshot: version -> (its state, parsed for the latest only, the one reads start from; why
         it does not check out). Each one's seal and event are checked; the audit compares the latest whole with
         its replay (an older edited one either shows in the next, built on it, or no longer matters)."""
-        stored_rows = self.snapshot_store.recorder.select_events(cid) if self.snapshot_store else []
         found: dict[int, tuple[dict | None, str | None]] = {}
-        for index, stored in enumerate(stored_rows):
-            snap, problem = self.snapshot_problem(cid, stored)
-            state = msgspec.json.decode(snap.state) if snap is not None and index == len(stored_rows) - 1 else None
-            found[stored.originator_version] = (state, problem)
+        if not self.snapshot_store:
+            return found
+        after, latest = 0, None
+        while True:  # a few at a time: each holds the whole state, so all of them at 50k events are gigabytes
+            rows = self.snapshot_store.recorder.select_events(cid, gt=after, limit=16)
+            for stored in rows:
+                snap, problem = self.snapshot_problem(cid, stored)
+                found[stored.originator_version] = (None, problem)
+                latest = (stored.originator_version, snap, problem)
+            if len(rows) < 16:
+                break
+            after = rows[-1].originator_version
+        if latest is not None and latest[1] is not None:
+            found[latest[0]] = (msgspec.json.decode(latest[1].state), latest[2])
         return found
 
     def logged(self, stored) -> Logged:
