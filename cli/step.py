@@ -10,6 +10,8 @@ def render_status(status: dict) -> str:
     lines = [f"{status['campaign']}: {status['system'].upper()} CG {status['cg']}, CG Date {status['cg_date']}"
              + (f" ({status['scenario']})" if status["scenario"] else ""),
              f"open: {status['step_title']}" + ("  [before the Initial Scenario]" if status["initial"] else "")]
+    if status.get("purpose"):
+        lines.append(f"  ({status['purpose']})")
     for need in status["needs"]:
         lines.append(f"  needs {need['text']}")
         lines += [f"      {command}" for command in need.get("commands", [])]
@@ -66,7 +68,8 @@ def step(obj, target: str | None, as_json: bool) -> None:
                    "passed": list(move.passed), "status": data})
         return
     if move.new_date:
-        click.echo(f"New CG Date: {move.new_date} (8.6121)")
+        click.echo(f"New CG Date: {move.new_date} ({move.new_date_rule})" if move.new_date_rule
+                   else f"New CG Date: {move.new_date}")
     if move.skipped:  # each step passed, and what it was for
         click.echo(f"skipped: {', '.join(move.skipped)} (nothing needed there now)")
         for passed in move.passed:

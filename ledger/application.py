@@ -310,7 +310,8 @@ class CampaignLedger(Application):
         facts = steps.step(view, rules, target)
         self.append(campaign, *facts)
         return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None,
-                          tuple(guidance.passed(rules, facts[-1].skipped)))
+                          tuple(guidance.passed(rules, facts[-1].skipped)),
+                          next((s.id for s in rules.system.steps if s.new_cg_date), ""))
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
@@ -369,6 +370,7 @@ class CampaignLedger(Application):
             "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
             "cg_date": state.cg_date,
             "step": state.step, "step_title": title(rules, state.step),
+            "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": guidance.with_commands(rules, state, needs),  # each with the command lines that meet it
             "may": guidance.options(rules, state, needs),  # what players may do in the open step besides

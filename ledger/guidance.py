@@ -91,5 +91,12 @@ def _admitted(rules, state, table, side: str) -> bool:
 
 
 def passed(rules, skipped: tuple[str, ...]) -> list[dict]:
-    """The steps a move passed over, each with what it was for (its title and note in the system's data)."""
-    return [{"step": s, "title": title(rules, s), "note": rules.steps[s].note or None} for s in skipped]
+    """The steps a move passed over, each with what it was for (its purpose, from its rule text, in the system's
+    data; else its note)."""
+    return [{"step": s, "title": title(rules, s), "purpose": rules.steps[s].purpose or None,
+             "note": rules.steps[s].purpose or rules.steps[s].note or None} for s in skipped]
+
+
+def purpose(rules, step: str) -> str | None:
+    """What the open step is for (None for the CG scenario)."""
+    return rules.steps[step].purpose or None if step != SCENARIO else None

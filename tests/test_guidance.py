@@ -89,7 +89,7 @@ def test_step_names_the_steps_it_passes_and_what_they_were_for(at):
     kgp = at("8.619", "21 AM")
     moved = kgp.ok("step", "8.622").stdout
     assert "skipped: 8.620, 8.621" in moved
-    assert "passed 8.620 RG Strength, Quality, Weapons & Leaders: Each RG bought or given" in moved
+    assert "passed 8.620 RG Strength, Quality, Weapons & Leaders: " in moved
     assert "passed 8.621 Purchasing Fortifications" in moved
     kgp.ok("undo")
     passed = kgp.json("step", "8.622")["passed"]
@@ -122,3 +122,21 @@ def test_completion_offers_tables_sides_steps_and_campaigns(rr, tmp_path):
     assert "2.518" in complete(rr, "cgledger step 2.51", tmp_path) and "next" in complete(rr, "cgledger step n", tmp_path)
     assert complete(rr, "cgledger --campaign ", tmp_path) == ["RR"]
     assert "8.616" in complete(rr, "cgledger --db nowhere.db tables 8.61", tmp_path)  # no campaign: every system
+
+
+def test_every_step_says_what_it_is_for_and_a_new_cg_date_cites_its_own_system():
+    from ledger import rules as rulesmod
+
+    for system in ("kgp", "rr"):
+        steps = rulesmod.load(system).system.steps
+        assert all(step.purpose for step in steps), [s.id for s in steps if not s.purpose]
+        assert all(f"({step.id[:5]}" in step.purpose or step.id in step.purpose for step in steps), system
+
+
+def test_status_and_step_show_what_the_step_is_for(at, rr):
+    kgp = at("8.619", "21 AM")
+    assert "(8.619" in kgp.json("status")["purpose"] and "Reinforcement Groups" in kgp.ok("status").stdout
+    assert all(p["purpose"] for p in kgp.json("step", "8.622")["passed"])
+    rr.to("2.511")
+    moved = rr.ok("step", "next").stdout
+    assert "New CG Date:" in moved and "(2.512)" in moved and "8.612" not in moved

@@ -26,6 +26,7 @@ class Move:
     skipped: tuple[str, ...]
     new_date: str | None
     passed: tuple[dict, ...] = ()  # the steps passed over, with what each was for (ledger/guidance.py)
+    new_date_rule: str = ""  # the step that starts a new CG Date in the campaign's own system (KGP 8.612, RR 2.512)
 
 
 def reph_rule(rules: Rules) -> str | None:

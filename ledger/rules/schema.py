@@ -218,6 +218,7 @@ class Step(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
 
     id: str
     title: str
+    purpose: str = ""  # what the step is for, in a line from its rule text (`status`, `step` show it)
     markers: str = ""
     new_cg_date: bool = False  # entering it starts a new CG Date (8.6121)
     purchase: Literal["", "rg", "fortifications"] = ""  # the step in which RG / Fortifications are bought
