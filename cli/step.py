@@ -19,6 +19,12 @@ def render_status(status: dict) -> str:
         lines.append("  may:")
         lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")
                   for m in status["may"]]
+    for side, where in status.get("progress", {}).items():
+        name = status["sides"].get(side, side)
+        if where["ahead"]:
+            lines.append(f"  the {name} side is done up to here and stands in {where['step_title']}")
+        elif where["step"] == status["step"] and where["may"]:
+            lines.append(f"  the {name} side may still {where['may']} here")
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
@@ -65,11 +71,15 @@ def step(obj, target: str | None, as_json: bool) -> None:
     data = ledger.status(obj.campaign)
     if as_json:
         emit_json({"step": move.target, "skipped": list(move.skipped), "new_cg_date": move.new_date,
-                   "passed": list(move.passed), "status": data})
+                   "passed": list(move.passed), "campaign_step": move.campaign_step, "ahead": bool(move.side),
+                   "status": data})
         return
     if move.new_date:
         click.echo(f"New CG Date: {move.new_date} ({move.new_date_rule})" if move.new_date_rule
                    else f"New CG Date: {move.new_date}")
+    if move.side:  # this side walked on ahead: the campaign waits for the other side where it may still act
+        click.echo(f"your side is done up to {move.target}; the campaign's open step stays {move.campaign_step} "
+                   "until the other side is done there")
     if move.skipped:  # each step passed, and what it was for
         click.echo(f"skipped: {', '.join(move.skipped)} (nothing needed there now)")
         for passed in move.passed:

@@ -306,12 +306,11 @@ class CampaignLedger(Application):
     # ---- steps and scenarios ---------------------------------------------------------------------
     def step(self, name: str | None, target: str | None = None):
         campaign, rules = self._load(name)
-        view = self.books.own_view(campaign, rules, self.recording_side(campaign, rules))  # its own RG's follow-ups
-        facts = steps.step(view, rules, target)
+        by = self.recording_side(campaign, rules)
+        view = self.books.own_view(campaign, rules, by)  # its own RG's follow-ups
+        facts = steps.step(view, rules, target, by)
         self.append(campaign, *facts)
-        return steps.Move(facts[-1].step, facts[-1].skipped, facts[0].cg_date if len(facts) > 1 else None,
-                          tuple(guidance.passed(rules, facts[-1].skipped)),
-                          next((s.id for s in rules.system.steps if s.new_cg_date), ""))
+        return steps.moved(rules, campaign, facts, guidance.passed)
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
@@ -344,7 +343,9 @@ class CampaignLedger(Application):
             salt = random.token_hex(16)
             text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
             fact = chits.seal(campaign, rules, side, chits.commitment(side, chit.lower(), salt), text)
-            self.append(campaign, fact)
+            self.put(campaign, fact, command=self.command_id)
+            self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
+            self._save(campaign)
             return fact
         fact = chits.initiative(campaign, rules, given, us_has_no_units)
         self.append(campaign, fact)
@@ -363,6 +364,12 @@ class CampaignLedger(Application):
         needs = unmet(rules, state, state.step)
         if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
             needs = unmet(rules, view, view.step)
+        walking = steps.walking(state, rules)
+        me = self.keyring.opens(state) if walking and as_of is None and self.keyring.material is not None else None
+        here = steps.position(state, me) if me else state.step
+        if me:  # each side walks the RePh: what this side owes where it stands
+            needs = steps.owed(rules, view if own is not None else state, me, here)
+            nxt = next_step(rules, state, here)
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
@@ -373,7 +380,9 @@ class CampaignLedger(Application):
             "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": guidance.with_commands(rules, state, needs),  # each with the command lines that meet it
-            "may": guidance.options(rules, state, needs),  # what players may do in the open step besides
+            "may": guidance.options(rules, state, needs, here, me),  # what players may do in the open step besides
+            "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
+            "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
             "reminders": reminders(rules, state),
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
@@ -382,6 +391,16 @@ class CampaignLedger(Application):
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
         }
+
+    def _progress(self, state, rules) -> dict:
+        """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do."""
+        out = {}
+        for side in rules.system.sides:
+            at = steps.position(state, side)
+            ahead = side in state.ahead
+            reason = None if ahead else steps.may_act(rules, state, side, at)
+            out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
+        return out
 
     # ---- purchases -------------------------------------------------------------------------------
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",

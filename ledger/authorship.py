@@ -8,7 +8,7 @@ from __future__ import annotations
 from .events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
     HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, RGPurchaseRevealed,
-    RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
+    RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, RollAnswered, RollDeclared, RollValuePublished
 
@@ -16,7 +16,7 @@ from .events import ChitRevealed, ChitSealed, DiceCommitted, RollAnswered, RollD
 # roll's result, Rubble, a firefight's end and the CPP a chart gives are shared)
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
-        RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed)
+        RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed, SideAdvanced)
 
 
 def owner(fact: Fact) -> str | None:

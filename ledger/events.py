@@ -184,6 +184,17 @@ class StepOpened(Fact, tag="StepOpened", frozen=True, kw_only=True):
     skipped: tuple[str, ...] = ()  # steps passed over as not applicable
 
 
+class SideAdvanced(Fact, tag="SideAdvanced", frozen=True, kw_only=True):
+    """Once both sides hold keys each side walks the RePh itself (8.6: the steps "are performed simultaneously by
+    each side"): this side is done with its part of the steps before `step` and is now there, ahead of the
+    campaign's open step, which waits for the other side."""
+
+    action: int
+    side: str
+    step: str
+    passed: tuple[str, ...] = ()  # the steps this side left behind (its own part of them done)
+
+
 class ScenarioEnded(Fact, tag="ScenarioEnded", frozen=True, kw_only=True):
     """8.6032: each side's Current-LVP at CG-Scenario End and the winner (8.6234)."""
 
@@ -522,7 +533,7 @@ FACTS: tuple[type[Fact], ...] = (
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
-    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed,
+    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -531,6 +542,6 @@ AnyFact = (
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
-    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed
+    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

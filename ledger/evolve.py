@@ -10,7 +10,7 @@ from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    RulesProposed, TablesOverridden, TakeBackProposed,
+    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 from .authorship import owner
@@ -79,6 +79,10 @@ class CampaignState:
     hidden: dict[str, dict[str, Any]] = {}
     # 8.619: RG bought in secret and not revealed yet: RGPurchaseSealed event -> {side, cg_date}
     secret_rgs: dict[str, dict[str, Any]] = {}
+    # once both sides hold keys each side walks the RePh itself (8.6): side -> its own step while ahead of the
+    # open step `step` (which waits for the other side), and 'step|effect:side' needs met there (`done` once open)
+    ahead: dict[str, str] = {}
+    ahead_done: list[str] = []
 
     RECENT_COMMANDS = 64
 
@@ -144,14 +148,25 @@ class CampaignState:
             self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
             self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
             self._set(a, "fortified", {})
+            if self.ahead or self.ahead_done:  # nobody walks ahead into a new CG Date (ledger/decide/steps.py)
+                self._set(a, "ahead", {})
+                self._set(a, "ahead_done", [])
             if self.sealed_chits:
                 self._set(a, "sealed_chits", {})
         elif isinstance(fact, StepOpened):
             self._set(a, "step", fact.step)
-            self._set(a, "done", [])
+            mark = f"{fact.step}|"
+            self._set(a, "done", [e[len(mark):] for e in self.ahead_done if e.startswith(mark)])
+            if self.ahead_done:
+                self._set(a, "ahead_done", [e for e in self.ahead_done if not e.startswith(mark)])
+            reached = {fact.step, *fact.skipped}
+            if reached & set(self.ahead.values()):  # a side that was there is no longer ahead
+                self._set(a, "ahead", {s: p for s, p in self.ahead.items() if p not in reached})
             if fact.step == SCENARIO:
                 self._set(a, "initial", False)
                 self._ended(a, self.cg_date, version)
+        elif isinstance(fact, SideAdvanced):
+            self._set(a, "ahead", {**self.ahead, fact.side: fact.step})
         elif isinstance(fact, ScenarioEnded):
             self._set(a, "lvp", dict(fact.lvp))
             self._set(a, "done", self.done + ["scenario_end:"])
@@ -247,7 +262,8 @@ class CampaignState:
             self._set(a, "declared", {**self.declared, key: {
                 "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
                 "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
-                "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item}})
+                "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
+                "step": self.ahead.get(fact.side, self.step)}})
             if fact.item:
                 self._add_key(a, "consumed", fact.item, [version, a])
             self.fair_n = {**self.fair_n, fact.side: max(self.fair_n.get(fact.side, 0), fact.n)}
@@ -287,7 +303,12 @@ class CampaignState:
         if fact.item and fact.item not in self.consumed:  # a fair roll's item was consumed by its declaration
             self._add_key(a, "consumed", fact.item, [version, a])
         if fact.effect:
-            self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
+            declared = self.declared.get(f"{fact.side}:{fact.fair}") if fact.fair is not None else None
+            where = (declared or {}).get("step") or self.ahead.get(fact.side, self.step)  # a fair roll: its step
+            if where == self.step:
+                self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
+            else:  # met by a side ahead (or in a step the campaign has left)
+                self._set(a, "ahead_done", self.ahead_done + [f"{where}|{fact.effect}:{fact.side}"])
         rg = self.rgs.get(str(fact.rg))
         if rg is not None and isinstance(fact, SecretRollMade) and fact.effect == "rg_strength":
             rg = {**rg, "strength": "sealed"}  # its follow-ups are known to its side only, until revealed

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import msgspec
 
 from .campaign import Campaign
-from .decide import chits, fair, rolls, secrets
+from .decide import chits, fair, rolls, secrets, steps
 from .errors import LedgerError
 from .rules import parse_declared
 
@@ -105,6 +105,10 @@ class FairPlay:
         in the same action."""
         mine = campaign.sealed_chits.get(me)
         if mine is None or mine["chit"] or not all(s in campaign.sealed_chits for s in rules.system.sides):
+            return []
+        try:  # revealed once the campaign stands in the Initiative step, where the matrix resolves (8.6232)
+            steps.need_step(rules, campaign, "initiative")
+        except LedgerError:
             return []
         chit, salt = msgspec.json.decode(self.keyring.unseal_text(campaign, rules, me, mine["sealed"],
                                                                   "sealed chit"))

@@ -41,11 +41,11 @@ def with_commands(rules, state, needs: list[dict]) -> list[dict]:
     return out
 
 
-def options(rules, state, needs: list[dict]) -> list[dict]:
+def options(rules, state, needs: list[dict], step: str | None = None, only: str | None = None) -> list[dict]:
     """What players may do in the open step besides its needs: {text, command, rule}. SIDE, UNIT, ... are for the
-    player to fill in."""
-    step = state.step
-    sides = "|".join(rules.system.sides)
+    player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh)."""
+    step = step or state.step
+    sides = only or "|".join(rules.system.sides)
     out: list[dict] = []
     if step != SCENARIO:
         data = rules.steps[step]
@@ -70,7 +70,8 @@ def options(rules, state, needs: list[dict]) -> list[dict]:
     for table in sorted(rules.tables.values(), key=lambda t: t.id):
         if step not in (table.step, *table.steps) or table.id in needed or per(table) == "rg":
             continue
-        may = [s for s in (table.sides or rules.system.sides) if _admitted(rules, state, table, s)]
+        may = [s for s in (table.sides or rules.system.sides) if (only is None or s == only)
+               and _admitted(rules, state, table, s)]
         if not may:
             continue  # not on this CG Date, or rolled already
         who = "|".join(may)

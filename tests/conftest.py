@@ -165,7 +165,8 @@ class Cli:
         Idle Days except on `date` and `attack_on` dates (German Assault) so that scenarios happen."""
         for _ in range(600):
             status = self.json("status")
-            if status["step"] == step and (date is None or status["cg_date"] == date):
+            here = status["progress"][status["you"]]["step"] if status.get("you") else status["step"]
+            if here == step and (date is None or status["cg_date"] == date):
                 return status
             self.satisfy(status, attack=status["cg_date"] == date or status["cg_date"] in attack_on)
             self.ok("step", "next")

@@ -88,8 +88,13 @@ def test_an_open_roll_is_declared_and_the_other_sides_next_command_gives_its_dic
     assert [(w["event"], w["side"], w["n"]) for w in waiting] == [(declared["id"], "german", 1),
                                                                   (declared["id"] + 1, "german", 2)]
     assert "waits for the U.S. side's answer" in german.ok("status").stdout
-    german.refused("step", "next", contains="waits for the dice of the fair roll(s) declared at event(s)")
     german.refused("roll", "8.610", "--side", "german", "--for", "A", contains="rolled already")
+    # each side walks the RePh (8.6): the German is done with its part of 8.610 and walks on alone; the campaign
+    # stays in 8.610, where the U.S. side may still roll
+    moved = german.json("step", "next")
+    assert (moved["step"], moved["campaign_step"], moved["ahead"]) == ("8.611", "8.610", True)
+    progress = anyone.json("status")["progress"]
+    assert progress["german"]["ahead"] and progress["us"]["step"] == "8.610" and progress["us"]["may"]
     # any command with the U.S. key answers first
     assert us.json("status")["waiting"] == []
     answered = rows(anyone, "RollAnswered")

@@ -117,7 +117,10 @@ def test_follow_up_rolls_of_a_secret_rg_are_secret_and_read_the_buyers_books(tab
     german, us, anyone = table
     buy_i2(german)
     version = anyone.json("log")[-1]["version"]
-    us.ok("step", "8.620")
+    us.ok("step", "8.620")  # the U.S. is done with 8.619; the German may still buy there: the campaign waits
+    assert anyone.json("status")["step"] == "8.619"
+    german.ok("step", "8.620")
+    assert anyone.json("status")["step"] == "8.620"
     # the buyer's status names the roll its RG still needs; the other side cannot know it
     mine = german.json("status")["needs"]
     assert [(n["table"], n["rg"]) for n in mine] == [("8.6201", version)]
@@ -219,6 +222,7 @@ def test_a_reveal_that_changes_the_purchase_is_refused(table, make_db, tmp_path)
 def test_a_step_past_a_secret_rgs_unrolled_follow_ups_is_named_on_reveal(table):
     german, us, anyone = table
     buy_i2(german)
+    german.ok("step", "8.620")  # the German walks on, done buying (the U.S. may still buy: the campaign waits)
     us.ok("step", "8.621")  # the U.S. cannot know the German RG still owes its 8.6201
     assert audit(anyone)["clean"]
     german.ok("reveal", "--all", "--side", "german")
@@ -244,6 +248,7 @@ def test_fair_dice_for_a_secret_rgs_follow_up(table):
     german, us, anyone = table
     buy_i2(german)
     us.ok("step", "8.620")
+    german.ok("step", "8.620")  # each side walks the RePh: the German leaves its purchase step itself
     declared = german.json("roll", "8.6201", "--side", "german", "--rg", "I2#1")
     assert declared["dice"] is None
     us.ok("answer")

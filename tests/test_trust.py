@@ -134,9 +134,29 @@ def test_a_proposal_lapses_when_anything_else_is_recorded(table):
 
 def test_a_shared_action_is_taken_back_only_with_the_other_sides_acceptance(table):
     german, us, anyone = table
-    german.ok("step", "next")  # a shared act, recorded (and signed) by the German
+    us.ok("step", "next")  # each side walks the RePh: the U.S. is done with 8.610 (its own act)...
+    german.ok("step", "next")  # ...and the campaign moves when the German is done too: a shared act
+    assert anyone.json("status")["step"] == "8.611"
     assert "proposed" in german.json("undo")  # even its recorder cannot void it alone
     us.ok("accept")
+    assert kinds(anyone) == []
+
+
+def test_a_side_walks_the_reph_alone_but_never_takes_the_other_past_its_steps(table):
+    """8.6: the RePh steps "are performed simultaneously by each side". Found by email: the U.S. ran `step 8.623`
+    and skipped the German's purchase step while he held 62 CPP."""
+    german, us, anyone = table
+    moved = us.json("step", "8.616")  # a new CG Date (8.612) is entered by both sides together: the U.S. waits there
+    assert moved["ahead"] and moved["step"] == "8.612" and moved["campaign_step"] == "8.610"
+    assert anyone.json("status")["step"] == "8.610"  # the German may still roll 8.610 for his units
+    us.refused("step", "next", contains="enter together")
+    us.refused("roll", "8.6122", "--side", "us", "--dice", "3", contains="8.612")  # nothing done at the door
+    assert "proposed" not in us.json("undo")  # walking on is the U.S. side's own act: it takes it back alone
+    us.ok("step", "8.612")
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    german.ok("step", "8.612")  # the German catches up, and the campaign enters the new CG Date with both
+    status = anyone.json("status")
+    assert status["step"] == "8.612" and status["cg_date"] == "19 PM" and not status["progress"]["us"]["ahead"]
     assert kinds(anyone) == []
 
 

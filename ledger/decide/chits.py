@@ -25,7 +25,7 @@ def sealed_play(state: CampaignState, rules: Rules) -> bool:
 
 def check_chit(state: CampaignState, rules: Rules, side: str, chit: str) -> str:
     """A side's own chit, checked as far as it alone decides it: a chit, and an Attack Chit it still has."""
-    base = steps.need_step(rules, state, "initiative")
+    base = steps.need_step(rules, state, "initiative", side)
     chit = chit.lower()
     if chit not in ("attack", "idle"):
         raise BadInput(f"a chit is attack or idle, not '{chit}'", f"{base}2")
@@ -38,7 +38,7 @@ def check_chit(state: CampaignState, rules: Rules, side: str, chit: str) -> str:
 
 def seal(state: CampaignState, rules: Rules, side: str, digest: str, sealed: str) -> ChitSealed:
     side = rules.side(side)
-    base = steps.need_step(rules, state, "initiative")
+    base = steps.need_step(rules, state, "initiative", side)
     if "initiative:" in state.done:
         raise BadInput(f"Initiative for {state.cg_date} is already determined: undo it to change it", f"{base}2")
     if side in state.sealed_chits:
@@ -50,8 +50,9 @@ def seal(state: CampaignState, rules: Rules, side: str, digest: str, sealed: str
 
 
 def reveal(state: CampaignState, rules: Rules, side: str, chit: str, salt: str) -> ChitRevealed:
-    """A sealed chit published: only once both are sealed, and the one its commitment binds."""
-    base = steps.need_step(rules, state, "initiative")
+    """A sealed chit published: only once both are sealed, and the one its commitment binds; the matrix resolves
+    when the campaign stands in the Initiative step (`ready`)."""
+    base = steps.need_step(rules, state, "initiative", side)
     mine = state.sealed_chits.get(side)
     if mine is None or mine["chit"]:
         raise BadInput(f"the {rules.system.sides.get(side, side)} side has no sealed chit to reveal", f"{base}2")

@@ -11,7 +11,7 @@ from ..events import FortificationsPurchased, RGPurchased, RGPurchaseRevealed, R
 from ..evolve import CampaignState
 from ..rules import Rules
 from ..secrets import commitment
-from .steps import title
+from .steps import acting_step, title
 
 _HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")
 
@@ -52,8 +52,9 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
     `sealed_cpp`: the side's own Secret replenishments not yet revealed."""
     side = rules.side(side)
     step = purchase_step(rules, "rg") if rules.system.steps else ""
-    if step and campaign.step != step:
-        raise BadInput(f"RG are purchased in step {step}; the campaign is at {title(rules, campaign.step)}", step)
+    at = acting_step(rules, campaign, side)  # the step the buyer stands in (each side walks the RePh)
+    if step and at != step:
+        raise BadInput(f"RG are purchased in step {step}; {_whose(campaign, at)} at {title(rules, at)}", step)
     rg = rules.rgs.get((side, rg_id.upper()))
     who = rules.system.sides[side]
     if rg is None:
@@ -151,8 +152,9 @@ def admit_sealed(state: CampaignState, rules: Rules, fact: RGPurchaseSealed) -> 
     step = secret_step(rules)
     if step is None:
         raise BadInput(f"{rules.system.id.upper()} RG purchases are not kept secret")
-    if state.step != step:
-        raise BadInput(f"RG are purchased in step {step}; the campaign is at {title(rules, state.step)}", step)
+    at = acting_step(rules, state, side)
+    if at != step:
+        raise BadInput(f"RG are purchased in step {step}; {_whose(state, at)} at {title(rules, at)}", step)
     if side not in state.keys:
         raise BadInput(f"the {rules.system.sides[side]} side has no key to seal a purchase with", step)
     return RGPurchaseSealed(action=state.next_action, side=side, cg_date=state.cg_date, commitment=fact.commitment,
@@ -180,9 +182,10 @@ def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_a
     of the side's secret RG purchases of this CG Date, not revealed (the other side cannot bound them)."""
     side = rules.side(side)
     step = purchase_step(rules, "fortifications")
-    if campaign.step != step:
-        raise BadInput(f"Fortifications are purchased in step {step}; the campaign is at "
-                       f"{title(rules, campaign.step)}", step)
+    at = acting_step(rules, campaign, side)
+    if at != step:
+        raise BadInput(f"Fortifications are purchased in step {step}; {_whose(campaign, at)} at "
+                       f"{title(rules, at)}", step)
     fort = rules.fortifications.get(item.lower())
     if fort is None:
         raise BadInput(f"no Fortification '{item}' on the {step} table (use {', '.join(rules.fortifications)})", step)
@@ -218,3 +221,7 @@ def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_a
                                    count=count, fpp=fpp, setup_area=setup_area, s_units=s_units,
                                    front_line=front_line, isolated=isolated, squads=squads or 0)
 
+
+
+def _whose(state: CampaignState, at: str) -> str:
+    return "the campaign is" if at == state.step else "the buying side is"

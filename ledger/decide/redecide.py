@@ -13,7 +13,7 @@ from ..events import (
     FirefightEnded, FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced,
     HiddenFortificationRevealed, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, Rewound,
     RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    RulesProposed, TablesOverridden, TakeBackProposed,
+    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed,
 )
 from ..evolve import CampaignState, fold
 from . import fortify
@@ -30,6 +30,8 @@ def decided_together(first, later) -> bool:
     """Whether `later`, the next fact of `first`'s action, was decided by the same decision: a new CG Date with its
     step or firefight end (and the CPP it gives), a roll with what its result does on the map."""
     if isinstance(first, (CGDateChanged, FirefightEnded)):
+        return True
+    if isinstance(first, StepOpened) and isinstance(later, SideAdvanced):  # the side walked on ahead of the campaign
         return True
     return isinstance(first, DiceRolled) and isinstance(later, CONSEQUENCES)
 
@@ -85,16 +87,14 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
 def _kind(fact) -> str:
     if isinstance(fact, (ActionUndone, Rewound, TakeBackProposed)):
         return "rights"
-    return "step" if isinstance(fact, (StepOpened, CGDateChanged)) else "decision"
+    return "step" if isinstance(fact, (StepOpened, CGDateChanged, SideAdvanced)) else "decision"
 
 
 def _decide(state: CampaignState, rules, facts: list, log_before: list, author: str) -> list | None:
     fact = facts[0]
-    if isinstance(fact, CGDateChanged):
-        opened = next((f for f in facts[1:] if isinstance(f, StepOpened)), None)
-        return steps.step(state, rules, opened.step if opened else None)
-    if isinstance(fact, StepOpened):
-        return steps.step(state, rules, fact.step)
+    if isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)):  # the step's target: where the side ended
+        moved = [f for f in facts if isinstance(f, (StepOpened, SideAdvanced))]
+        return steps.step(state, rules, moved[-1].step if moved else None, author)
     if isinstance(fact, FirefightEnded):
         return mapd.firefight_end(state, rules, fact.map, fact.fires, fact.burning_wrecks, fact.in_sewer,
                                   fact.redeployed)
@@ -217,7 +217,8 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     except LedgerError as e:
         return [("table", f"roll on {fact.table} cannot be re-checked: {e.line()}")]
     try:
-        rolls.check_step(rules, state, table)
+        if entry is None:  # a fair roll's step was checked when it was declared
+            rolls.check_step(rules, state, table, steps.acting_step(rules, state, fact.side))
     except LedgerError as e:
         return [("step", f"roll on {where}: {e.line()}")]
     try:
@@ -353,21 +354,30 @@ def revealed(logged) -> list[tuple[int, str, str]]:
                 isinstance(fact, DiceRolled) and (fact.cpp or fact.rg in bought)):
             findings += [(event.version, kind, f"once revealed: {message}")
                          for kind, message in _as_known(state, fact)]
-        elif isinstance(fact, (CGDateChanged, StepOpened)) and bought:  # a step left with its follow-ups unrolled
+        elif isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)) and bought:  # a step left, follow-ups unrolled
             findings += [(event.version, "step", f"once revealed: {message}")
-                         for message in _step_as_known(state, fact, events[index + 1:index + 2])]
+                         for message in _step_as_known(state, fact, events[index + 1:index + 3], event.author)]
         state.evolve(fact, event.digest, event.version, event.author, event.command)
     return findings
 
 
-def _step_as_known(state: CampaignState, fact, after: list) -> list[str]:
+def _step_as_known(state: CampaignState, fact, after: list, author: str = "") -> list[str]:
     """A step (or a new CG Date and its step) the ledger refuses once the secret purchases are known."""
-    target = fact.step if isinstance(fact, StepOpened) else next(
-        (e.fact.step for e in after if isinstance(e.fact, StepOpened) and e.fact.action == fact.action), None)
-    if isinstance(fact, StepOpened) and state.next_action > fact.action:
-        return []  # the step of a new CG Date, decided with it
+    if isinstance(fact, (StepOpened, SideAdvanced)) and state.next_action > fact.action:
+        return []  # decided with the fact before it in its action
+    group = [fact] + [e.fact for e in after if getattr(e.fact, "action", None) == fact.action
+                      and isinstance(e.fact, (StepOpened, SideAdvanced))]
+    moved = [f for f in group if isinstance(f, (StepOpened, SideAdvanced))]
+    target = moved[-1].step if moved else None
     try:
-        steps.step(state, rulesmod.load(state.system, state.override_sources()), target)
+        rules = rulesmod.load(state.system, state.override_sources())
+        decided = steps.step(state, rules, target, author)
+        if decided and [type(f) for f in decided] != [type(f) for f in group] or _compare(decided, group):
+            opened = next((f.step for f in decided if isinstance(f, StepOpened)), state.step)
+            other = next((s for s in rules.system.sides if s != author), "")
+            owed = steps.may_act(rules, state, other, opened) if other else None
+            return [f"{type(fact).__name__}: the campaign could not move past {opened}"
+                    + (f": the {rules.system.sides[other]} side still owed {owed} there" if owed else "")]
     except LedgerError as e:
         return [f"{type(fact).__name__}: the ledger refuses it: {e.line()}"]
     return []

@@ -16,7 +16,7 @@ from ..events import AppliedDRM, DiceRolled
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table
-from .steps import title
+from .steps import acting_step, title
 
 
 class RollCommand(Struct, frozen=True, kw_only=True):
@@ -102,23 +102,27 @@ def previous_weather(state: CampaignState, rules: Rules) -> str | None:
 
 
 def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int | None,
-          purpose: str, declared: int | None = None) -> tuple[Table, str]:
+          purpose: str, declared: int | None = None, at: str | None = None) -> tuple[Table, str]:
     """Every check that needs no dice: the table, the side, the step, the RG, and that the roll is due.
-    Returns the table and the due item the roll consumes ('' for a roll made as often as play needs)."""
+    Returns the table and the due item the roll consumes ('' for a roll made as often as play needs). The step is
+    the one the side stands in (`at`: as if it stood there); a fair roll's was checked when it was declared."""
     table = rules.table(table_id)
     side = rules.side(side)
     rules.check_available(table, situation(state, rules, side, None, table))
-    check_step(rules, state, table)
+    if declared is None:
+        check_step(rules, state, table, at or acting_step(rules, state, side))
     return table, due_item(state, rules, table, side, rg, purpose, declared)
 
 
-def check_step(rules: Rules, state: CampaignState, table: Table) -> None:
+def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None = None) -> None:
     """A roll belongs to its step (8.6: steps in order), or to a further step the rules name; SSR rolls to the
-    scenario."""
+    scenario. `at`: the step the rolling side stands in (ahead of the campaign's, once each side walks the RePh)."""
+    at = at or state.step
     steps = [s for s in (table.step, *table.steps) if s]
-    if steps and state.step not in steps:
+    if steps and at not in steps:
         where = " or ".join("during a CG scenario" if s == SCENARIO else f"in step {title(rules, s)}" for s in steps)
-        raise BadInput(f"table {table.id} is rolled {where}; the campaign is at {title(rules, state.step)}",
+        whose = "the campaign is" if at == state.step else "the rolling side is"
+        raise BadInput(f"table {table.id} is rolled {where}; {whose} at {title(rules, at)}",
                        table.step if table.step != SCENARIO else table.rule)
 
 
