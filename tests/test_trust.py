@@ -363,3 +363,25 @@ def test_a_rules_file_loaded_alone_is_named_and_refused_on_import(table, make_db
     assert kinds(anyone) == ["decision"]
     fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
     fresh.refused("import", str(path), contains="changed the tables alone")
+
+
+def test_a_forged_walk_past_the_other_sides_step_is_named_and_refused_on_import(table, make_db, tmp_path):
+    """A doctored ledger moves the campaign past 8.610 while the German may still roll there, signed by the U.S."""
+    from ledger.events import StepOpened
+
+    german, us, anyone = table
+    forge(us.db, lambda c: StepOpened(action=c.next_action, step="8.611"), "us", US)
+    assert kinds(anyone) == ["step"]
+    fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
+    fresh.refused("import", str(path), contains="StepOpened")
+
+
+def test_a_forged_walk_through_a_new_cg_date_alone_is_named(table):
+    """A side may walk ahead only to the door of a new CG Date: one recorded beyond it is refused by the audit."""
+    from ledger.events import SideAdvanced
+
+    german, us, anyone = table
+    forge(us.db, lambda c: SideAdvanced(action=c.next_action, side="us", step="8.616", passed=("8.611", "8.612")),
+          "us", US)
+    findings = json.loads(anyone("audit", "--json").stdout)["findings"]
+    assert {f["kind"] for f in findings} == {"step"} and "the rules give '8.612'" in findings[0]["message"], findings
