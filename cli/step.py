@@ -24,7 +24,7 @@ def render_status(status: dict) -> str:
         if where["ahead"]:
             lines.append(f"  the {name} side is done up to here and stands in {where['step_title']}")
         elif where["step"] == status["step"] and where["may"]:
-            lines.append(f"  the {name} side may still {where['may']} here")
+            lines.append(f"  the campaign waits here for the {name} side, which may still act: {where['may']}")
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
@@ -81,7 +81,8 @@ def step(obj, target: str | None, as_json: bool) -> None:
         click.echo(f"your side is done up to {move.target}; the campaign's open step stays {move.campaign_step} "
                    "until the other side is done there")
     if move.skipped:  # each step passed, and what it was for
-        click.echo(f"skipped: {', '.join(move.skipped)} (nothing needed there now)")
+        click.echo(f"done with: {', '.join(move.skipped)}" if move.side
+                   else f"skipped: {', '.join(move.skipped)} (nothing needed there now)")
         for passed in move.passed:
             click.echo(f"  passed {passed['title']}" + (f": {passed['note']}" if passed["note"] else ""))
     click.echo(render_status(data))

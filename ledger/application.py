@@ -367,9 +367,10 @@ class CampaignLedger(Application):
         walking = steps.walking(state, rules)
         me = self.keyring.opens(state) if walking and as_of is None and self.keyring.material is not None else None
         here = steps.position(state, me) if me else state.step
-        if me:  # each side walks the RePh: what this side owes where it stands
-            needs = steps.owed(rules, view if own is not None else state, me, here)
-            nxt = next_step(rules, state, here)
+        at_door = bool(me) and me in state.ahead and steps.crosses_together(rules, here)
+        if me:  # each side walks the RePh: what this side owes where it stands (nothing at the door it waits at)
+            needs = [] if at_door else steps.owed(rules, view if own is not None else state, me, here)
+            nxt = here if at_door else next_step(rules, state, here)
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
@@ -380,7 +381,7 @@ class CampaignLedger(Application):
             "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": guidance.with_commands(rules, state, needs),  # each with the command lines that meet it
-            "may": guidance.options(rules, state, needs, here, me),  # what players may do in the open step besides
+            "may": [] if at_door else guidance.options(rules, state, needs, here, me),  # what players may do besides
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
             "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
             "reminders": reminders(rules, state),

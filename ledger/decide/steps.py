@@ -418,7 +418,8 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
         return None
     owes = owed(rules, state, side, step_id, date)
     if owes:
-        return needs_text(owes[:1])
+        return owes[0]["text"].split(": cgledger", 1)[0]  # 'a roll on 8.616 --side us', 'the CG-Scenario End'
+
     data = rules.steps[step_id]
     if data.purchase == "rg":
         return "buy Reinforcement Groups"
