@@ -392,21 +392,25 @@ def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str 
     for need in unmet(rules, state, step_id, done=done_at(state, step_id), date=date):
         if need["side"] != side and need["effect"] not in SHARED_EFFECTS:
             continue
-        if any(rules.tables[e["table"]].effect == need["effect"] and e["rg"] == need["rg"] for e in waiting
-               if e["table"] in rules.tables):
-            continue
+        if any((e["table"] == need["table"] if need["rg"] is not None else
+                rules.tables[e["table"]].effect == need["effect"]) and e["rg"] == need["rg"]
+               for e in waiting if e["table"] in rules.tables):
+            continue  # declared: its dice come with the other side's answer
         out.append(need)
     return out
 
 
-def decides_later_needs(rules: Rules, table_id: str) -> bool:
-    """A roll whose result adds what its step needs (an RG's strength adds follow-ups; a result another roll is
-    due 'after'): its side waits in that step for its dice."""
+def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool:
+    """A declared roll whose result adds what its step needs (an RG's strength adds follow-ups by its chart line's
+    `rolls_if`; a result another roll is due 'after'): its side waits in that step for its dice."""
+    table_id = entry["table"]
     table = rules.tables.get(table_id)
     if table is None:
         return False
-    if table.effect == "rg_strength" and any(line.rolls_if for line in rules.rgs.values()):
-        return True  # the RG chart's `rolls_if`: more follow-ups by the strength rolled
+    if table.effect == "rg_strength":
+        rg = state.rgs.get(str(entry.get("rg")), {})
+        line = rules.rgs.get((entry["side"], rg.get("rg", "")))
+        return line is not None and bool(line.rolls_if)  # an RG still sealed: decided again once it is revealed
     after = [a for t in rules.tables.values() for a in (t.after or ())]
     after += [a for s in rules.system.steps for n in s.needs for a in (n.after or ())]
     return any(a.split(":", 1)[0].split("/", 1)[0] == table_id for a in after)
@@ -464,7 +468,7 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
     if owes:
         raise BadInput(f"step {title(rules, own)} still needs {needs_text(owes)}", own)
     dice = sorted(e["version"] for e in state.declared.values() if e["side"] == by and not e["answered"]
-                  and e.get("step") == own and decides_later_needs(rules, e["table"]))
+                  and e.get("step") == own and decides_later_needs(rules, state, e))
     if dice:
         raise BadInput(f"the {who} side waits in {title(rules, own)} for the dice of its roll(s) declared at event(s) "
                        f"{', '.join(map(str, dice))}: their result decides what the step needs (the other side's "
