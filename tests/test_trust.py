@@ -135,7 +135,9 @@ def test_a_proposal_lapses_when_anything_else_is_recorded(table):
 def test_a_shared_action_is_taken_back_only_with_the_other_sides_acceptance(table):
     german, us, anyone = table
     german.ok("step", "next")  # a shared act, recorded (and signed) by the German
-    assert "proposed" in german.json("undo")  # even its recorder cannot void it alone
+    us.ok("roll", "8.6113", "--side", "us")  # the U.S. side has it: it records after it (and takes that back)
+    assert "undone" in us.json("undo")
+    assert "proposed" in german.json("undo")  # even its recorder cannot void it alone now
     us.ok("accept")
     assert kinds(anyone) == []
 
