@@ -146,7 +146,7 @@ class CampaignState:
             if self.proposal:
                 if player:
                     self._lapse(version, "act")
-                elif self.proposal["kind"] == "undo" and self.undo_target()[0] != self.proposal["voided"][0]:
+                elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:
                     self._lapse(version, "completes")
         self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
 
@@ -170,8 +170,9 @@ class CampaignState:
             return True, fact.purchase
         if isinstance(fact, ChitRevealed):
             return True, self.sealed_chits.get(fact.side, {}).get("version", 0)
-        if isinstance(fact, ChitSealed):
-            return True, 0
+        if isinstance(fact, ChitSealed):  # sealed in the step the last act opened: it completes that move
+            top = self.frames[-1] if self.frames else None
+            return True, top["first"] if top is not None and top.get("step") else 0
         return False, 0
 
     def _track(self, fact: Fact, version: int, automatic: bool, completes: int) -> None:
@@ -180,8 +181,9 @@ class CampaignState:
         a = fact.action  # type: ignore[attr-defined]
         frames = self.frames
         top = frames[-1] if frames else None
+        moves = isinstance(fact, (StepOpened, CGDateChanged))  # a step: a chit sealed in it completes it
         if top is not None and top["action"] == a:  # one more fact of the act
-            self.frames = frames[:-1] + [{**top, "last": version}]
+            self.frames = frames[:-1] + [{**top, "last": version, **({"step": True} if moves else {})}]
         elif automatic:
             if top is not None:
                 entry = [a, version, completes, msgspec.to_builtins(fact)]
@@ -191,18 +193,23 @@ class CampaignState:
             if top is not None and any(e[0] == a for e in top["after"]):  # a record of the ledger's, then an act
                 first = min(e[1] for e in top["after"] if e[0] == a)
                 frames = frames[:-1] + [{**top, "after": [e for e in top["after"] if e[0] != a]}]
-            self.frames = (frames + [{"action": a, "first": first, "last": version, "after": []}])[-self.FRAMES:]
+            frame = {"action": a, "first": first, "last": version, "after": [], **({"step": True} if moves else {})}
+            self.frames = (frames + [frame])[-self.FRAMES:]
 
-    def undo_target(self) -> tuple[int | None, str]:
+    def undo_target(self, proposed: bool = False) -> tuple[int | None, str]:
         """(the action an undo takes back, why none): the last action in force a player took. The ledger's own
         records after it stay in force (an undo never takes back a fair roll's answer), unless one of them
         completes that act (its roll's answer, its Secret roll made or revealed, its purchase or chit revealed):
-        then there is none. Without frames (an older snapshot), the last action in force."""
+        then there is none. A sealed Initiative chit that is the last action in force is taken back itself (its
+        side may choose again until it is revealed), except by an acceptance (`proposed`): a proposal made before
+        it stays open. Without frames (an older snapshot), the last action in force."""
         last = self.last_live_action()
         if last is None:
             return None, "nothing to undo: no action of this campaign is still in force"
         top = self.frames[-1] if self.frames else None
         if top is None or top["action"] == last:
+            return last, ""
+        if not proposed and all(e[3]["type"] == "ChitSealed" for e in top["after"] if e[0] == last):
             return last, ""
         if self.live_actions_after(top["action"]) != sorted({e[0] for e in top["after"]}):
             return last, ""  # not what the frames say (a take-back the audit names): the last action in force
@@ -216,6 +223,8 @@ class CampaignState:
                    "takes back a fair roll's dice")
         elif kind == "SecretRollMade":
             why = f"the Secret roll declared at event {done[2]} was made at event {done[1]}"
+        elif kind == "ChitSealed":
+            why = f"an Initiative chit was sealed at event {done[1]} in the step it opened"
         else:
             why = f"event {done[2]} was revealed at event {done[1]}, and what was published stays known"
         return None, (f"cannot undo the last action a player took (event {top['first']}): {why} (`cgledger rewind "

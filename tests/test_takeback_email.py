@@ -249,3 +249,37 @@ def test_a_rewind_proposal_stays_open_through_the_answer_and_takes_it_back_too(a
     assert answer["version"] > proposal["version"] and answer["action"] not in proposed["actions"]
     assert done["voided"] == proposed["actions"] + [answer["action"]] and done["accepted"]
     assert not answer["in_force"] and cli.json("status")["cg_date"] == "19 AM" and clean(cli)
+
+
+
+def test_a_sealed_chit_is_chosen_again_by_an_undo_and_does_not_lapse_a_proposal(at):
+    """A chit sealed is the ledger's bookkeeping for a proposal made before it (it stays open), but `undo` right
+    after sealing takes the chit back itself (its side may choose again until it is revealed); a chit sealed in the
+    step a proposal would take back completes that step, and the proposal lapses."""
+    cli = at("8.623", "19 PM")
+    cli.ok("rules", "load", str(FIXTURE))
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("initiative", "--chit", "german=attack")
+    assert "undone" in german.json("undo") and rows(cli)[-2]["type"] == "ChitSealed"
+    german.ok("hq", "StJ19", "--side", "german")  # the German's own act: the U.S. side proposes to take it back
+    hq = rows(cli)[-1]
+    assert us.json("undo")["actions"] == [hq["action"]]
+    german.ok("initiative", "--chit", "german=idle")
+    assert cli.json("status")["proposal"]["open"]
+    assert german.json("accept")["undone"] == hq["action"]
+    assert rows(cli)[-2]["type"] == "ChitSealed" and rows(cli)[-2]["in_force"] and clean(cli)
+    # the move into 8.623, then a chit sealed in it: the proposal to take the move back lapses
+    cli2 = at("8.622", "19 PM")
+    german, us = Player(cli2.db, GERMAN), Player(cli2.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("step", "next")
+    assert us.json("undo")["proposed"] == "undo"
+    german.ok("initiative", "--chit", "german=idle")
+    assert cli2.json("status")["proposal"]["lapsed"]["why"] == "a record after it completes the action it takes back"
+    german.ok("undo")  # the chit itself (the German's own, the last action in force)
+    assert us.json("undo")["proposed"] == "undo"  # the move into 8.623 again
+    german.ok("accept")
+    assert cli2.json("status")["step"] == "8.622" and clean(cli2)

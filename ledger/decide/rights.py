@@ -10,7 +10,9 @@ force: a fair roll's answer and its dice (RollAnswered, the fair DiceRolled), a 
 declaration (SecretRollMade), a reveal (SecretRollRevealed, RGPurchaseRevealed, ChitRevealed, RollValuePublished), a
 chit sealed (ChitSealed); the fold voids the act and applies them again (an import records nothing). An undo never
 takes back a fair roll's answer: when one of those records completes the act itself (its roll's answer, its Secret
-roll made or revealed, its purchase or chit revealed), there is nothing to undo (a rewind goes back further).
+roll made or revealed, its purchase or chit revealed), there is nothing to undo (a rewind goes back further). One
+exception: a sealed chit that is the last action in force is what `undo` takes back (its side may choose again
+until it is revealed); an acceptance passes over it like the others.
 
 When a proposal lapses, i.e. what "depends on the action it takes back" means: a record recorded after the proposal
 depends on that action when it is a player's act (anything but the ledger's own records above), or one of the
@@ -101,7 +103,7 @@ def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewoun
         return TablesOverridden(action=done.action, source=done.source, text=done.text, tables=done.tables,
                                 proposal=proposal["version"])
     if proposal["kind"] == "undo":
-        done = steps.undo(state, proposal["reason"])
+        done = steps.undo(state, proposal["reason"], proposed=True)
         if [done.undone] != proposal["voided"]:
             raise BadInput(f"the proposal to undo action {proposal['voided'][0]} has lapsed: it is no longer the "
                            "last action in force", RULE)

@@ -310,10 +310,10 @@ def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has
                             us_has_no_units=us_has_no_units)
 
 
-def undo(state: CampaignState, reason: str = "") -> ActionUndone:
+def undo(state: CampaignState, reason: str = "", proposed: bool = False) -> ActionUndone:
     """The last action in force a player took; the ledger's own records after it (a fair roll's answer, a Secret roll
-    made, a reveal, a chit sealed) stay in force (`CampaignState.undo_target`)."""
-    target, why = state.undo_target()
+    made, a reveal, a chit sealed) stay in force (`CampaignState.undo_target`; `proposed`: an acceptance)."""
+    target, why = state.undo_target(proposed)
     if target is None:
         raise BadInput(why)
     return ActionUndone(action=state.next_action, undone=target, reason=reason)
