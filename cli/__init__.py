@@ -65,7 +65,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("tables", "List every table with its rule number, or show one TABLE: die, rows and DRMs."),
     "terrain": ("firefight", "The map as the Campaign Firefights left it (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6), as JSON"
                              " or drawn."),
-    "undo": ("undo", "Void the last action still in force by appending an undo event; nothing is deleted."),
+    "undo": ("undo", "Void the last action in force a player took by appending an undo event; nothing is deleted."),
     "vasl-import": ("vasl", "Import the VASL dice reports of each FILE, in order: a VASSAL log or save (.vlog, "
                             ".vsav), the chat window's text (copied with dice images off) or dice-bot lines."),
 }

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import click
 
+from ledger import takeback
+
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
@@ -28,6 +30,7 @@ def render_status(status: dict) -> str:
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
+    lines += takeback.lines(status.get("proposal"), status["sides"])
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))

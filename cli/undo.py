@@ -14,8 +14,9 @@ from .log import describe
 @json_option
 @common
 def undo(obj, reason: str, as_json: bool) -> None:
-    """Void the last action still in force by appending an undo event; nothing is deleted. Once sides have keys,
-    the other side's action or a shared one is only proposed: the other side takes it back with `accept`."""
+    """Void the last action in force a player took by appending an undo event; nothing is deleted. Once sides have
+    keys, the other side's action or a shared one it has received is only proposed: the other side takes it back
+    with `accept`."""
     fact, concerned = obj.ledger().undo(obj.campaign, reason)
     show_take_back(fact, concerned, reason, as_json)
 
@@ -53,7 +54,7 @@ def show_take_back(fact, concerned, reason: str, as_json: bool) -> None:
         what = f"undo of action #{fact.voided[0]}" if fact.kind == "undo" else \
             f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions)"
         click.echo(f"proposed: {what}. It is the other side's or shared, so the other side takes it back with "
-                   "`cgledger accept`")
+                   "`cgledger accept` (both sides' `status` show the proposal until then)")
     elif hasattr(fact, "undone"):
         click.echo(f"undone action #{fact.undone}" + (" (accepted proposal)" if fact.proposal else "") + ":")
     else:

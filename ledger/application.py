@@ -33,6 +33,7 @@ from .mapping import map_lvp
 from .loading import Loader
 from .fairplay import FairPlay
 from . import guidance
+from . import takeback
 from .secretbooks import SecretBooks
 from .reading import collector_paused
 from .persistence import decode_envelope
@@ -391,6 +392,10 @@ class CampaignLedger(Application):
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
+            # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
+            "proposal": takeback.view(state, rules, self.keyring.opens(state) if as_of is None and self.keyring.material
+                                      and (state.proposal or state.lapsed) else None,
+                                      lambda action, before: self._events_of_action(state, action, before)),
         }
 
     def _progress(self, state, rules) -> dict:
@@ -402,6 +407,26 @@ class CampaignLedger(Application):
             reason = None if ahead else steps.may_act(rules, state, side, at)
             out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
         return out
+
+    def _events_of_action(self, state: CampaignState, action: int, before: int) -> list[Logged]:
+        """The events of one action recorded before event `before`, read backwards from there (a proposal follows
+        the action it takes back; no read of the whole log)."""
+        cid = campaign_id(state.name)
+        found: list[Logged] = []
+        upper = before - 1
+        while upper >= 1:
+            rows = self.recorder.select_events(cid, desc=True, lte=upper, limit=16)
+            for stored in rows:
+                event = self.loader.logged(stored)
+                number = getattr(event.fact, "action", None)
+                if number == action:
+                    found.append(event)
+                elif number is not None and number < action:
+                    return found[::-1]
+            if not rows:
+                break
+            upper = rows[-1].originator_version - 1
+        return found[::-1]
 
     # ---- purchases -------------------------------------------------------------------------------
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
@@ -13,6 +15,7 @@ from .events import (
     RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
+from .events import AnyFact
 from .authorship import owner
 from .inforce import voided_by
 
@@ -83,8 +86,16 @@ class CampaignState:
     # open step `step` (which waits for the other side), and 'step|effect:side' needs met there (`done` once open)
     ahead: dict[str, str] = {}
     ahead_done: list[str] = []
+    # take-backs by email (ledger/decide/rights.py): the live actions players took, newest last (at most FRAMES),
+    # each {action, first, last (its event versions), after: the ledger's own records that followed it, each
+    # [action, version, event it completes or 0, the fact]}; [] when not known (an older snapshot): undo then
+    # takes the last action in force
+    frames: list[dict[str, Any]] = []
+    lapsed: dict[str, Any] = {}  # the last proposal that lapsed, with the event that made it lapse and why
+    last_by: dict[str, int] = {}  # side -> the last action of an event it authored (undo included)
 
     RECENT_COMMANDS = 64
+    FRAMES = 32
 
     def start(self, fact: CampaignStarted, digest: str, first_step: str, command: str = "") -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
@@ -111,23 +122,155 @@ class CampaignState:
         if isinstance(fact, CampaignStarted):
             self.started += 1  # a second one changes nothing else: the audit names it
             return
-        if isinstance(fact, TakeBackProposed):  # stands until accepted or until anything else is recorded
+        if author:
+            self.last_by = {**self.last_by, author: fact.action}  # type: ignore[attr-defined]
+        if isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
                              "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,
                              "reason": fact.reason}
+            self.lapsed = {}
         elif isinstance(fact, RulesProposed):  # the same: a proposal is no action in force
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": "rules",
-                             "source": fact.source, "text": fact.text, "reason": ""}
+                             "source": fact.source, "text": fact.text, "tables": list(fact.tables), "reason": ""}
+            self.lapsed = {}
         elif voided is not None:
+            if self.proposal and self.proposal["version"] != getattr(fact, "proposal", 0):
+                self._lapse(version, "takeback")
             self.proposal = {}
-            for action in sorted(voided, reverse=True):
-                self._void(action)
+            self._take_back(fact, voided)
         else:
-            self.proposal = {}
+            automatic, completes = self._automatic(fact)
             self._mark_live(fact.action)  # type: ignore[attr-defined]
             self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
             self._apply(fact, version)
+            self._track(fact, version, automatic, completes)
+            player = not automatic or not self.frames or self.frames[-1]["action"] == fact.action  # type: ignore
+            if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
+                self.lapsed = {}  # its proposer has acted since
+            if self.proposal:
+                if player:
+                    self._lapse(version, "act")
+                elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:
+                    self._lapse(version, "completes")
         self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
+
+    # ---- take-backs by email: which records are the ledger's own, and undo past them ---------------------
+    def _automatic(self, fact: Fact) -> tuple[bool, int]:
+        """Whether a fact is one of the records the protocols make, not a player's act (a fair roll's answer and
+        its dice, a Secret roll made for its declaration, a reveal, a roll value published, a chit sealed or
+        revealed), and the event it completes (0: none). Decided before the fact is applied."""
+        if isinstance(fact, RollAnswered):
+            return True, fact.declared
+        if isinstance(fact, DiceRolled) and fact.source == "fair":
+            return True, self.declared.get(f"{fact.side}:{fact.fair}", {}).get("version", 0)
+        if isinstance(fact, (SecretRollMade, RollValuePublished)):
+            key = f"{fact.side}:{fact.fair if isinstance(fact, SecretRollMade) else fact.n}"
+            if key in self.declared:
+                return True, self.declared[key]["version"]
+            return isinstance(fact, RollValuePublished), 0
+        if isinstance(fact, SecretRollRevealed):
+            return True, fact.roll
+        if isinstance(fact, RGPurchaseRevealed):
+            return True, fact.purchase
+        if isinstance(fact, ChitRevealed):
+            return True, self.sealed_chits.get(fact.side, {}).get("version", 0)
+        if isinstance(fact, ChitSealed):  # sealed in the step the last act opened: it completes that move
+            top = self.frames[-1] if self.frames else None
+            return True, top["first"] if top is not None and top.get("step") else 0
+        return False, 0
+
+    def _track(self, fact: Fact, version: int, automatic: bool, completes: int) -> None:
+        """Keeps `frames`: a player's act opens a frame; the ledger's own records after it are kept with it, so that
+        an undo of that act can void it and apply them again (`_take_back`)."""
+        a = fact.action  # type: ignore[attr-defined]
+        frames = self.frames
+        top = frames[-1] if frames else None
+        moves = isinstance(fact, (StepOpened, CGDateChanged))  # a step: a chit sealed in it completes it
+        if top is not None and top["action"] == a:  # one more fact of the act
+            self.frames = frames[:-1] + [{**top, "last": version, **({"step": True} if moves else {})}]
+        elif automatic:
+            if top is not None:
+                entry = [a, version, completes, msgspec.to_builtins(fact)]
+                self.frames = frames[:-1] + [{**top, "after": top["after"] + [entry]}]
+        else:
+            first = version
+            if top is not None and any(e[0] == a for e in top["after"]):  # a record of the ledger's, then an act
+                first = min(e[1] for e in top["after"] if e[0] == a)
+                frames = frames[:-1] + [{**top, "after": [e for e in top["after"] if e[0] != a]}]
+            frame = {"action": a, "first": first, "last": version, "after": [], **({"step": True} if moves else {})}
+            self.frames = (frames + [frame])[-self.FRAMES:]
+
+    def undo_target(self, proposed: bool = False) -> tuple[int | None, str]:
+        """(the action an undo takes back, why none): the last action in force a player took. The ledger's own
+        records after it stay in force (an undo never takes back a fair roll's answer), unless one of them
+        completes that act (its roll's answer, its Secret roll made or revealed, its purchase or chit revealed):
+        then there is none. A sealed Initiative chit that is the last action in force is taken back itself (its
+        side may choose again until it is revealed), except by an acceptance (`proposed`): a proposal made before
+        it stays open. Without frames (an older snapshot), the last action in force."""
+        last = self.last_live_action()
+        if last is None:
+            return None, "nothing to undo: no action of this campaign is still in force"
+        top = self.frames[-1] if self.frames else None
+        if top is None or top["action"] == last:
+            return last, ""
+        if not proposed and all(e[3]["type"] == "ChitSealed" for e in top["after"] if e[0] == last):
+            return last, ""
+        if self.live_actions_after(top["action"]) != sorted({e[0] for e in top["after"]}):
+            return last, ""  # not what the frames say (a take-back the audit names): the last action in force
+        mine = range(top["first"], top["last"] + 1)
+        done = next((e for e in top["after"] if e[2] in mine), None)
+        if done is None:
+            return top["action"], ""
+        kind = done[3]["type"]
+        if kind in ("RollAnswered", "DiceRolled"):
+            why = (f"the fair roll declared at event {done[2]} was answered at event {done[1]}, and an undo never "
+                   "takes back a fair roll's dice")
+        elif kind == "SecretRollMade":
+            why = f"the Secret roll declared at event {done[2]} was made at event {done[1]}"
+        elif kind == "ChitSealed":
+            why = f"an Initiative chit was sealed at event {done[1]} in the step it opened"
+        else:
+            why = f"event {done[2]} was revealed at event {done[1]}, and what was published stays known"
+        return None, (f"cannot undo the last action a player took (event {top['first']}): {why} (`cgledger rewind "
+                      "DATE` goes back to a CG Date's RePh end)")
+
+    def _take_back(self, fact: Fact, voided: tuple[int, ...]) -> None:
+        """Voids the actions. An undo of the last act a player took that the ledger's own records followed voids it
+        and applies those records again, as if it had never been (the state the log without it folds to)."""
+        frames = self.frames
+        top = frames[-1] if frames else None
+        last = self.last_live_action()
+        if (len(voided) == 1 and top is not None and top["action"] == voided[0] != last and top["after"]
+                and self.live_actions_after(voided[0]) == sorted({e[0] for e in top["after"]})):
+            after = sorted({e[0] for e in top["after"]}, reverse=True)
+            for action in after:
+                self._revert(action)
+            self._void(voided[0])
+            for entry in top["after"]:
+                self._apply(msgspec.convert(entry[3], AnyFact), entry[1])
+            frames = frames[:-1]
+            if frames:
+                self.frames = frames[:-1] + [{**frames[-1], "after": frames[-1]["after"] + top["after"]}]
+            else:
+                self.frames = []
+            return
+        suffix = set(voided) >= set(self.live_actions_after(min(voided) - 1))
+        for action in sorted(voided, reverse=True):
+            self._void(action)
+        if not suffix:
+            self.frames = []  # not a take-back the ledger makes (the audit names it): the frames are not known
+            return
+        frames = [f for f in frames if f["action"] not in voided]
+        if frames:
+            frames = frames[:-1] + [{**frames[-1], "after": [e for e in frames[-1]["after"] if e[0] not in voided]}]
+        self.frames = frames
+
+    def _lapse(self, version: int, cause: str) -> None:
+        """The open proposal lapses at event `version`: 'act' (a player's act recorded after it), 'completes' (a
+        record completes the act it takes back), 'takeback' (another undo or rewind)."""
+        kept = {k: v for k, v in self.proposal.items() if k != "text"}
+        self.lapsed = {**kept, "lapsed_by": version, "cause": cause}
+        self.proposal = {}
 
     def _apply(self, fact: Fact, version: int) -> None:
         a = fact.action  # type: ignore[attr-defined]
@@ -407,6 +550,10 @@ class CampaignState:
             self.live.append([action, action])
 
     def _void(self, action: int) -> None:
+        self._unlive(action)
+        self._revert(action)
+
+    def _unlive(self, action: int) -> None:
         ranges = []
         for first, last in self.live:
             if first <= action <= last:
@@ -414,6 +561,9 @@ class CampaignState:
             else:
                 ranges.append([first, last])
         self.live = ranges
+
+    def _revert(self, action: int) -> None:
+        """Puts back what the action changed (it stays in force: `_unlive` takes it out)."""
         for attribute in ("consumed", "today"):
             added = getattr(self, attribute)
             gone = [k for k, v in added.items() if (v[-1] if isinstance(v, list) else v) == action]

@@ -13,7 +13,7 @@ import pytest
 from conftest import Cli, Player, count_events, named_and_refused
 from ledger import fairdice
 from ledger.application import open_ledger
-from ledger.events import DiceRolled, RollAnswered, RollDeclared
+from ledger.events import ActionUndone, DiceRolled, RollAnswered, RollDeclared
 from ledger.keyring import Keyring
 from ledger.secrets import derive_key, unseal_bytes
 
@@ -172,13 +172,13 @@ def test_fair_dice_of_its_choosing_are_named(table):
     us.ok("answer")
     ledger = open_ledger(str(anyone.db))
     answered, honest = [e.fact for e in ledger.history(None)[-2:]]
-    us.ok("undo")  # a proposal: the roll is a shared act
-    german.ok("accept")
     better = 6 if honest.dice[0] != 6 else 5
     forged = msgspec.structs.replace(honest, dice=(better,), original=better,
                                      final=better + sum(d.value for d in honest.drms))
     campaign = ledger.campaign(None)
     sign = Keyring(US.encode()).signer(campaign, ledger.rules_for(campaign), "us")
+    # an undo never takes back a fair roll's answer: the U.S. side voids its own in the store, and answers again
+    campaign.record(ActionUndone(action=campaign.next_action, undone=answered.action), "us", sign)
     action = campaign.next_action
     campaign.record(msgspec.structs.replace(answered, action=action), "us", sign)
     campaign.record(msgspec.structs.replace(forged, action=action), "us", sign)
@@ -330,5 +330,10 @@ def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, m
     german.refused("initiative", "--chit", "german=attack", contains="already determined")
     german.ok("status")
     assert rows(anyone, "InitiativeChosen")[0]["chits"] == {"german": "idle", "us": "attack"}
-    german.ok("undo")  # the reveal and the matrix are a shared act: only a proposal
-    assert [r["type"] for r in rows(anyone)[-1:]] == ["TakeBackProposed"]
+    # the reveal and the matrix, recorded by the German's ledger and not yet received by the U.S.: the German takes
+    # them back alone, but its chit stays sealed, and its ledger reveals the same one again
+    german.ok("undo")
+    assert [r["type"] for r in rows(anyone)[-1:]] == ["ActionUndone"]
+    german.ok("status")
+    assert [r["chits"] for r in rows(anyone, "InitiativeChosen")] == [{"german": "idle", "us": "attack"}] * 2
+    assert audit(anyone)["clean"]

@@ -137,7 +137,9 @@ def test_a_shared_action_is_taken_back_only_with_the_other_sides_acceptance(tabl
     us.ok("step", "next")  # each side walks the RePh: the U.S. is done with 8.610 (its own act)...
     german.ok("step", "next")  # ...and the campaign moves when the German is done too: a shared act
     assert anyone.json("status")["step"] == "8.611"
-    assert "proposed" in german.json("undo")  # even its recorder cannot void it alone
+    us.ok("roll", "8.6113", "--side", "us")  # the U.S. side has it: it records after it (and takes that back)
+    assert "undone" in us.json("undo")
+    assert "proposed" in german.json("undo")  # even its recorder cannot void it alone now
     us.ok("accept")
     assert kinds(anyone) == []
 

@@ -1,7 +1,29 @@
 """Who may take back what. Before any side has a signing key (two players at one table) anyone may undo or
-rewind anything. From then on a side voids alone only its own actions (its rolls, purchases, keys); the other
-side's actions and shared ones (steps, scenario end, control) are taken back by a proposal that the other
-side accepts, both signed and both kept. Pure decisions, re-run by the audit with the stored author."""
+rewind anything. From then on a side voids alone its own acts (its rolls, purchases, keys), and the shared acts it
+recorded itself (a step, Control, a scenario end...) while the other side has not received them: no event the
+other side authored follows them in the log (by email play is strict turn-taking, so the other side cannot have
+built on an act without sending something back). Anything else (the other side's acts, shared acts it has
+received) is taken back by a proposal that the other side accepts, both signed and both kept.
+
+What an undo takes back: the last action in force that a player took. The ledger's own records after it stay in
+force: a fair roll's answer and its dice (RollAnswered, the fair DiceRolled), a Secret roll the ledger made for its
+declaration (SecretRollMade), a reveal (SecretRollRevealed, RGPurchaseRevealed, ChitRevealed, RollValuePublished), a
+chit sealed (ChitSealed); the fold voids the act and applies them again (an import records nothing). An undo never
+takes back a fair roll's answer: when one of those records completes the act itself (its roll's answer, its Secret
+roll made or revealed, its purchase or chit revealed), there is nothing to undo (a rewind goes back further). One
+exception: a sealed chit that is the last action in force is what `undo` takes back (its side may choose again
+until it is revealed); an acceptance passes over it like the others.
+
+When a proposal lapses, i.e. what "depends on the action it takes back" means: a record recorded after the proposal
+depends on that action when it is a player's act (anything but the ledger's own records above), or one of the
+ledger's own records that completes that action. So a proposal stays open while every action recorded after it is
+one of those records of the ledger's own and, for an undo, the action it takes back is still the one an undo would
+take (the last a player took, no record completing it); for a rewind, the actions it voids are still in force (the
+ledger's own records since are voided with them: a rewind takes everything after that point back). A player's act (a roll declared or made, a purchase, a step, Control, a scenario end, a rules
+file accepted...) or another undo or rewind makes it lapse, and `status` says so and why (`CampaignState.lapsed`).
+The fold (ledger/evolve.py) and `accept` decide this with the same `CampaignState.undo_target`, and the audit
+re-decides every take-back with these functions (`taken_back`). Pure decisions, re-run by the audit with the
+stored author."""
 
 from __future__ import annotations
 
@@ -16,10 +38,17 @@ RULE = "cgledger trust model"  # no ASL rule governs who may take a record back:
 
 
 def may_void(state: CampaignState, by: str, actions) -> bool:
-    """Whether `by` may void these actions alone: every one its own act, or nobody has an identity yet."""
+    """Whether `by` may void these actions alone: nobody has an identity yet, or every one is its own act, or a
+    shared act it recorded that the other side has not received (no event of the other side's follows it)."""
     if not signing_sides(state):
         return True
-    return bool(by) and all(state.act(a) == (by, False) for a in actions)
+    return bool(by) and all(state.act(a) == (by, False) or (state.act(a)[0] == by and not received(state, by, a))
+                            for a in actions)
+
+
+def received(state: CampaignState, by: str, action: int) -> bool:
+    """Whether another side than `by` authored an event at or after the action (so it had the action in its log)."""
+    return any(last >= action for side, last in state.last_by.items() if side != by)
 
 
 def undo(state: CampaignState, by: str, reason: str = "") -> ActionUndone | TakeBackProposed:
@@ -63,7 +92,7 @@ def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewoun
     """The other side accepts the open proposal: the undo or rewind it asked for, naming it."""
     proposal = state.proposal
     if not proposal:
-        raise BadInput("no take-back proposal is open (one lapses when anything else is recorded after it)", RULE)
+        raise BadInput(f"no take-back proposal is open{lapse_note(state)}", RULE)
     proposer = proposal["author"]
     if not by or by == proposer:
         who = rules.system.sides.get(proposer, "proposing")
@@ -74,14 +103,15 @@ def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewoun
         return TablesOverridden(action=done.action, source=done.source, text=done.text, tables=done.tables,
                                 proposal=proposal["version"])
     if proposal["kind"] == "undo":
-        done = steps.undo(state, proposal["reason"])
+        done = steps.undo(state, proposal["reason"], proposed=True)
         if [done.undone] != proposal["voided"]:
             raise BadInput(f"the proposal to undo action {proposal['voided'][0]} has lapsed: it is no longer the "
                            "last action in force", RULE)
         return ActionUndone(action=done.action, undone=done.undone, reason=proposal["reason"],
                             proposal=proposal["version"])
     done = steps.rewind(state, rules, proposal["cg_date"], proposal["reason"])
-    if list(done.voided) != proposal["voided"]:
+    later = [a for a in done.voided if a not in proposal["voided"]]  # the ledger's own records since: voided too
+    if not set(proposal["voided"]) <= set(done.voided) or any(a < proposal["action"] for a in later):
         raise BadInput("the rewind proposal has lapsed: the actions it would void have changed", RULE)
     return Rewound(action=done.action, cg_date=done.cg_date, to_version=done.to_version, voided=done.voided,
                    reason=proposal["reason"], proposal=proposal["version"])
@@ -102,3 +132,17 @@ def taken_back(state: CampaignState, rules: Rules, by: str, fact: ActionUndone |
         raise BadInput(f"the {who} side voided action(s) {', '.join(map(str, decided.voided))} alone: they are the "
                        "other side's or shared, and need its acceptance", RULE)
     return decided
+
+
+CAUSES = {"act": "a player's act was recorded after it",
+          "completes": "a record after it completes the action it takes back",
+          "takeback": "another undo or rewind was recorded after it"}
+
+
+def lapse_note(state: CampaignState) -> str:
+    lapsed = state.lapsed
+    if not lapsed:
+        return " (a proposal lapses when a player's act is recorded after it)"
+    again = {"rewind": "cgledger rewind DATE", "rules": "cgledger rules load FILE"}.get(lapsed["kind"], "cgledger undo")
+    return (f": the one of event {lapsed['version']} lapsed at event {lapsed['lapsed_by']} "
+            f"({CAUSES.get(lapsed['cause'], lapsed['cause'])}); propose it again (`{again}`)")

@@ -332,10 +332,12 @@ def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has
                             us_has_no_units=us_has_no_units)
 
 
-def undo(state: CampaignState, reason: str = "") -> ActionUndone:
-    target = state.last_live_action()
+def undo(state: CampaignState, reason: str = "", proposed: bool = False) -> ActionUndone:
+    """The last action in force a player took; the ledger's own records after it (a fair roll's answer, a Secret roll
+    made, a reveal, a chit sealed) stay in force (`CampaignState.undo_target`; `proposed`: an acceptance)."""
+    target, why = state.undo_target(proposed)
     if target is None:
-        raise BadInput("nothing to undo: no action of this campaign is still in force")
+        raise BadInput(why)
     return ActionUndone(action=state.next_action, undone=target, reason=reason)
 
 
