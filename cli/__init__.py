@@ -52,6 +52,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                          " or --all of a side's: the roll or the hex, and the salt; `audit` then checks each "
                          "against its commitment and re-decides it."),
     "rewind": ("rewind", "Resume play from the end of DATE's RePh: every later action is voided by one new event."),
+    "receive": ("turn", "Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what "
+                        "happened."),
     "rg-record": ("books", "The side's RG Purchase Record (8.6198)."),
     "roll": ("roll", "Roll on TABLE and record it (in the step the table belongs to)."),
     "roster": ("books", "The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, "
@@ -60,6 +62,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scenario-end": ("play", "CG-Scenario End (8.6032-8.6033): Current-LVP of each side, the winner, new CG-LVP "
                              "totals."),
     "script": ("script", "Run a file of cgledger commands (one per line, # comments): enter a session from notes."),
+    "send": ("turn", "Write everything your opponent has not yet received to FILE, to mail him: no fingerprint to "
+                     "type."),
     "status": ("step", "CG, CG Date, the open RePh step and what it still needs."),
     "step": ("step", "Show the open step, or move forward: `step next`, `step 8.616`, `step scenario` (8.6)."),
     "tables": ("tables", "List every table with its rule number, or show one TABLE: die, rows and DRMs."),

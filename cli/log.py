@@ -40,9 +40,13 @@ def describe(row: dict) -> str:
         skipped = f" (skipped {', '.join(row['skipped'])})" if row["skipped"] else ""
         return f"step {row['step']}{skipped}"
     if kind == "ScenarioEnded":
-        return f"{row['scenario']} ended: LVP {row['lvp']}, winner {row['winner']}" + (" (declared)" if row["declared"] else "")
+        lvp = ", ".join(f"{side} {n}" for side, n in row["lvp"].items())
+        winner = f", winner {row['winner']}" if row["winner"] else ""
+        return f"{row['scenario'] or 'scenario'} ended: Current-LVP {lvp}{winner}" + (
+            " (named by the players)" if row["declared"] else "")
     if kind == "InitiativeChosen":
-        return f"initiative {row['chits']}: {row['scenario']}"
+        chits = ", ".join(f"{side} {chit}" for side, chit in row["chits"].items())
+        return f"Initiative chits {chits}: {row['scenario']}"
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         where = f" for {row['map_group']}" if row["map_group"] else ""
@@ -104,6 +108,26 @@ def describe(row: dict) -> str:
     if kind == "FortificationsPurchased":
         size = f" {row['size']}" if row["size"] else ""
         return f"{row['side']} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"
+    if kind == "RollDeclared":
+        what = "Secret fair roll" if row["secret"] else "fair roll"
+        purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
+        rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
+        return f"{row['side']} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
+    if kind == "RollAnswered":
+        return f"the {row['side']} side's ledger answers the fair roll of event {row['declared']}"
+    if kind == "RollValuePublished":
+        return f"the {row['side']} side publishes the value of its Secret fair roll {row['n']}"
+    if kind == "DiceCommitted":
+        return f"the {row['side']} side commits to its fair dice ({row['length']} values)"
+    if kind == "DiceModeChosen":
+        return f"the campaign's dice are {row['mode']}"
+    if kind == "ChitSealed":
+        return f"the {row['side']} side seals its Initiative chit for {row['cg_date']}"
+    if kind == "ChitRevealed":
+        return f"the {row['side']} side's Initiative chit: {row['chit']}"
+    if kind == "SideAdvanced":
+        done = f" (done with {', '.join(row['passed'])})" if row["passed"] else ""
+        return f"the {row['side']} side walks on to {row['step']}{done}"
     if kind == "Rewound":
         return f"rewind to the end of {row['cg_date']}'s RePh: actions {row['voided'][0]}-{row['voided'][-1]} voided" + (
             f": {row['reason']}" if row["reason"] else "")

@@ -33,6 +33,7 @@ from .mapping import map_lvp
 from .loading import Loader
 from .fairplay import FairPlay
 from . import guidance
+from . import turn
 from . import takeback
 from .secretbooks import SecretBooks
 from .reading import collector_paused
@@ -604,6 +605,63 @@ class CampaignLedger(Application):
 
         name = self.resolve_name(name)
         return export_bundle(self.history(name), name, self.campaign(name).system, since, path)
+
+    # ---- the email turn (ledger/turn.py) -------------------------------------------------------------
+    def me(self, campaign, rules, side: str | None = None) -> str:
+        """The side at the keyboard: the one whose key is given, else `side`."""
+        mine = self.keyring.opens(campaign) if self.keyring.material is not None and campaign.keys else None
+        if mine is None and side is None:
+            raise BadInput("which side are you? give your passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file), "
+                           "or --side SIDE", turn.RULE)
+        if mine is not None and side is not None and rules.side(side) != mine:
+            raise BadInput(f"the key given is the {rules.system.sides[mine]} side's, not the "
+                           f"{rules.system.sides[rules.side(side)]} side's", turn.RULE)
+        return mine or rules.side(side)
+
+    def send_turn(self, name: str | None, side: str | None, path: Path | None, outbox: Path | None):
+        """Everything the other side has not yet received, to FILE (or a new file in the outbox folder); None when it
+        has everything. The ledger's own duties are carried out first, so they travel in this email."""
+        from .exchange import export_bundle
+
+        name = self.resolve_name(name)
+        if self.keyring.material is not None:
+            self.answer(name)
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        me = self.me(campaign, rules, side)
+        history = self.history(name)
+        fingerprint = turn.since(history, turn.other_side(rules.system.sides, me))
+        if history[-1].version == int(fingerprint.split(":")[0]):
+            return None, me, None
+        if path is None:
+            path = turn.outbox_name(outbox or Path("."), name, campaign.cg_date, me, history[-1].version)
+        return export_bundle(history, name, campaign.system, fingerprint, path), me, path
+
+    def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
+        """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
+        from .exchange import read_bundle
+
+        bundle = checked[0] if checked else read_bundle(path)
+        before = len(self.history(bundle.campaign)) if bundle.campaign in self.campaign_names() else 0
+        name, count = self.import_bundle(path, checked)
+        campaign = self.campaign(name)
+        rules = self.rules_for(campaign)
+        me = (self.keyring.opens(campaign) if self.keyring.material is not None and campaign.keys else None) or ""
+        if me:
+            self.answer(name)
+        history = self.history(name)
+        new = [e for e in history if e.version > before]
+        received = received or turn.Received(name, me)
+        received.me = me
+        received.imported += new[:count]
+        received.duties += new[count:]
+        if me:
+            state = self.campaign(name)
+            opened = self.keyring.opened_rolls(state, self.rules_for(state), new, me)
+            received.results += turn.own_results(new, opened, me)
+        received.head = self.head(name)
+        received.files.append(str(path))
+        return received
 
     def import_bundle(self, path: Path, checked: tuple | None = None) -> tuple[str, int]:
         """Appends the bundle's new events, each re-decided first, all or nothing; returns (campaign, number

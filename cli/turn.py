@@ -1,0 +1,121 @@
+"""The email turn: `send` writes what your opponent has not yet received, `receive` reads his bundle and tells you
+what happened since your last turn (ledger/turn.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from .app import common, emit_json, json_option, main
+
+
+def _dice(fact) -> str:
+    return ",".join(map(str, fact.dice))
+
+
+def _result_line(version: int, fact) -> str:
+    drms = "".join(f" {d.value:+d} {d.name or d.key}" for d in fact.drms)
+    secret = "Secret " if fact.secret else ""
+    purpose = f" for '{fact.purpose}'" if fact.purpose else ""
+    return (f"your {secret}roll on {fact.table}{purpose} (event {version}): {fact.die} {_dice(fact)}, Original "
+            f"{fact.original}{drms}, Final {fact.final}: {fact.result}")
+
+
+@main.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path), metavar="[FILE]", required=False)
+@click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), envvar="CGLEDGER_OUTBOX",
+              help="Write the bundle into this folder (a synced folder is a mailbox too); default the current one.")
+@click.option("--side", metavar="SIDE", help="Your side, when you give no passphrase or key file.")
+@json_option
+@common
+def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json: bool) -> None:
+    """Write everything your opponent has not yet received to FILE, to mail him: no fingerprint to type."""
+    from projections.log import log_rows
+    from .log import describe
+
+    ledger = obj.ledger()
+    if outbox is not None:
+        outbox.mkdir(parents=True, exist_ok=True)
+    bundle, me, written = ledger.send_turn(obj.campaign, side, path, outbox)
+    if bundle is None:
+        head = ledger.head(obj.campaign)
+        if as_json:
+            emit_json({"file": None, "campaign": ledger.resolve_name(obj.campaign), "events": 0, "from": None,
+                       "to": None, "head": head})
+            return
+        click.echo(f"nothing to send: your opponent has every event already (head {head})")
+        return
+    first, last = bundle.since + 1, bundle.events[-1].version
+    if as_json:
+        emit_json({"file": str(written), "campaign": bundle.campaign, "events": len(bundle.events), "from": first,
+                   "to": last, "head": ledger.head(bundle.campaign)})
+        return
+    click.echo(f"{len(bundle.events)} events ({first}-{last}) of '{bundle.campaign}' written to {written}: mail it to "
+               "your opponent")
+    rows = log_rows(ledger.history(bundle.campaign))
+    for row in rows[first - 1:]:
+        click.echo(f"  {row['version']:>5}  {describe(row)}")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="[FILE]",
+                required=False)
+@click.option("--inbox", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=lambda: os.environ.get("CGLEDGER_INBOX"),
+              help="Read every new bundle in this folder, oldest first (bundles held already add nothing).")
+@json_option
+@common
+def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
+    """Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what happened."""
+    from ledger.errors import BadInput
+    from ledger.exchange import plan_import, read_bundle
+    from ledger.store import holds_ledger, resolve_db
+    from ledger.turn import RULE, inbox_files
+    from projections.log import log_rows
+    from .log import describe
+
+    if path is None and inbox is None:
+        raise BadInput("give the bundle FILE your opponent mailed, or --inbox FOLDER", RULE)
+    files = [path] if path is not None else inbox_files(inbox)
+    received = None
+    for file in files:
+        checked = None
+        if not holds_ledger(resolve_db(obj.db)):  # a new machine: the whole bundle checked before a ledger is made
+            bundle = read_bundle(file)
+            checked = (bundle, plan_import(bundle, []))
+        received = obj.ledger(create=True).receive_turn(file, checked, received)
+    if received is None:
+        raise BadInput(f"no bundle in the inbox {inbox}", RULE)
+    ledger = obj.ledger()
+    status = ledger.status(received.campaign)
+    rows = {r["version"]: r for r in log_rows(ledger.history(received.campaign))}
+    acts = [{"event": e.version, "side": e.author or None, "text": describe(rows[e.version])}
+            for e in received.imported]
+    duties = [{"event": e.version, "text": describe(rows[e.version])} for e in received.duties]
+    results = [{"event": v, "table": f.table, "side": f.side, "dice": list(f.dice), "final": f.final,
+                "result": f.result, "secret": f.secret} for v, f in received.results]
+    if as_json:
+        emit_json({"campaign": received.campaign, "imported": len(received.imported), "head": received.head,
+                   "acts": acts, "results": results, "duties": duties, "due": status["needs"],
+                   "waiting": status["waiting"], "proposal": status.get("proposal"), "files": received.files})
+        return
+    if not received.imported:
+        click.echo(f"nothing new: '{received.campaign}' here holds every event of {', '.join(received.files)}")
+    else:
+        click.echo(f"{len(received.imported)} events received into '{received.campaign}'; head {received.head}")
+    sides = status["sides"]
+    for act in acts:
+        who = f"the {sides.get(act['side'], act['side'])} side" if act["side"] else "unsigned"
+        click.echo(f"  {act['event']:>5}  {who}: {act['text']}")
+    if duties:
+        click.echo("your ledger then recorded:")
+        for duty in duties:
+            click.echo(f"  {duty['event']:>5}  {duty['text']}")
+    for version, fact in received.results:
+        click.echo(_result_line(version, fact) + ("  (Secret: only you see this)" if fact.secret else ""))
+    from .step import render_status
+
+    click.echo("now:")
+    click.echo(render_status(status))

@@ -1,0 +1,225 @@
+"""Issue 21: KGP CG I played by email as two players would, each at his own machine with his own SQLite file and
+passphrase, fair dice (the default), secret purchases, sealed chits and a take-back: a scenario, an Idle Day and a
+Dual Attack over four CG Dates. Every command either player types is counted per CG Date, and every email (one
+`send`, one `receive`); the targets of item 4 hold: at most 3 emails per side and 25 commands per side for a CG Date
+with a scenario. Both heads end equal and `audit --final` is clean on both sides."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import Player
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
+EMAILS_PER_SIDE, COMMANDS_PER_SIDE = 3, 25
+SHIM = False  # issue 21 item 4, for a CG Date with a scenario
+
+
+class Desk(Player):
+    """One player at his own machine: his own database and passphrase; every command he types is counted against the
+    CG Date being played, every `send` is one email."""
+
+    def __init__(self, db: Path, passphrase: str, side: str, table: "Table"):
+        super().__init__(db, passphrase)
+        self.side, self.table, self.inbox = side, table, []
+
+    def __call__(self, *args: str, db: bool = True):
+        if args and args[0] not in ("status", "head", "audit", "log"):  # reads a player need not type
+            self.table.commands[(self.table.date, self.side)] += 1
+        return super().__call__(*args, db=db)
+
+    def send(self, other: "Desk") -> dict:
+        self.table.emails[(self.table.date, self.side)] += 1
+        path = self.table.mail / f"{len(list(self.table.mail.iterdir())) + 1:03d}-{self.side}.json"
+        if SHIM:
+            self.ok("export", "--since", other.ok("head").stdout.strip() if other.db.exists() else "0", str(path))
+            sent = {}
+        else:
+            sent = json.loads(self.ok("send", str(path), "--json").stdout)
+        other.inbox.append(path)
+        return sent
+
+    def receive(self) -> list[dict]:
+        if SHIM:
+            got = [self.ok("import", str(path)) and self.ok("answer") and {} for path in self.inbox]
+            self.inbox = []
+            return got
+        got = [json.loads(self.ok("receive", str(path), "--json").stdout) for path in self.inbox]
+        self.inbox = []
+        return got
+
+    def me(self) -> dict:
+        status = self.json("status")
+        return {"status": status, "at": status["progress"][self.side]["step"] if status.get("progress")
+                else status["step"]}
+
+
+class Table:
+    def __init__(self, tmp_path: Path):
+        self.mail = tmp_path / "mail"
+        self.mail.mkdir()
+        self.date = "set-up"
+        self.commands: Counter = Counter()
+        self.emails: Counter = Counter()
+        self.german = Desk(tmp_path / "german.db", GERMAN, "german", self)
+        self.us = Desk(tmp_path / "us.db", US, "us", self)
+
+    def per_date(self) -> dict:
+        dates = sorted({d for d, _ in self.commands} | {d for d, _ in self.emails}, key=list(self.order).index)
+        return {d: {s: {"emails": self.emails[(d, s)], "commands": self.commands[(d, s)]} for s in ("german", "us")}
+                for d in dates}
+
+    order = ("set-up", "19 AM", "19 PM", "19 N", "20 AM")
+
+
+@pytest.mark.sqlite_only
+def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
+    t = Table(tmp_path)
+    g, u = t.german, t.us
+    # ---- set-up: the German starts the campaign, both set up keys (fingerprints compared once by phone) --------
+    g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("rules", "load", str(CHART))  # both sides' RG charts: a rules file is proposed, the other side accepts
+    g.send(u)
+    u.receive()
+    u.ok("accept")
+    u.ok("keys", "init", "--side", "us")
+    u.ok("rules", "load", str(MAP))  # the Stoumont Map Group's Locations, proposed in turn
+    u.send(g)
+    g.receive()
+    g.ok("accept")
+
+    # ---- 19 AM, the Initial Scenario: the German is done with the † steps; the U.S. enters the scenario with him
+    t.date = "19 AM"
+    g.ok("step", "scenario")
+    g.send(u)
+    u.receive()
+    u.ok("step", "scenario")
+    assert u.me()["status"]["step"] == "scenario"
+    u.ok("roll", "KGP3", "--side", "us", "--dice", "3,4")  # at the table, in VASL: the dice of play
+    u.ok("step", "8.603")
+    u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
+    u.ok("step", "8.616")  # the U.S. walks its part of the RePh up to the new CG Date, which both enter together
+    u.send(g)
+
+    # ---- 19 PM: German Assault; both buy in secret; the U.S. takes back its own Control typo before sending ----
+    t.date = "19 PM"
+    g.receive()
+    g.ok("step", "8.616")  # enters 19 PM with the U.S.; the German walks on alone
+    g.ok("roll", "8.616", "--side", "german")  # Secret: declared, the U.S. ledger answers
+    g.ok("step", "8.619")
+    g.ok("buy", "V1", "--side", "german", "--map-group", "St", "--objective", "StJ19")  # sealed
+    g.ok("step", "8.620")
+    g.ok("roll", "8.6201", "--side", "german", "--rg", "V1#1")
+    g.ok("roll", "8.6206/armor", "--side", "german", "--rg", "V1#1")
+    g.ok("step", "8.623")
+    g.ok("initiative", "--chit", "german=attack")
+    g.send(u)
+
+    u.receive()
+    u.ok("step", "8.616")
+    u.ok("roll", "8.616", "--side", "us")
+    u.ok("step", "8.619")
+    u.ok("buy", "I1", "--side", "us", "--map-group", "St", "--objective", "StK17")
+    u.ok("step", "8.620")
+    u.ok("roll", "8.6202", "--side", "us", "--rg", "I1#1")
+    u.ok("roll", "8.6206/us", "--side", "us", "--rg", "I1#1")
+    u.ok("step", "8.623")
+    u.ok("initiative", "--chit", "us=idle")  # the second chit sealed is revealed at once
+    u.send(g)
+
+    got = g.receive()[0]  # his Secret rolls made, the U.S. rolls answered, his chit revealed: a German Assault
+    assert g.me()["status"]["scenario"] == "German Assault"
+    mine = {r["table"]: r for r in got["results"]}  # he sees his own Secret results the moment his ledger makes them
+    assert {"8.616", "8.6201"} <= set(mine) and mine["8.616"]["secret"] and mine["8.616"]["final"] is not None
+    assert [a for a in got["acts"] if "us" != a["side"]] == []  # the acts listed are the U.S. side's
+    g.ok("step", "scenario")
+    g.send(u)
+
+    theirs = u.receive()[0]
+    assert not [r for r in theirs["results"] if r["side"] == "german"]  # the German Secret results stay sealed
+    assert "8.616" not in u.ok("rg-record", "--side", "german").stdout
+    u.ok("step", "scenario")
+    u.ok("control", "StJ19", "--side", "us")  # a typo: the German still holds StJ19
+    undone = u.json("undo", "--reason", "typo: StJ19 is still German")  # alone: the German has not received it
+    assert "undone" in undone and "proposed" not in undone, undone
+    u.ok("control", "StK17", "--side", "us")
+    u.ok("step", "8.603")
+    u.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=8")
+    u.ok("step", "8.616")
+    u.send(g)
+
+    # ---- 19 N: an Idle Day (both chits Idle): the RePh repeats from 8.612 (8.6232 note 2) ------------------------
+    t.date = "19 N"
+    g.receive()
+    g.ok("step", "8.616")
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("step", "8.623")
+    g.ok("initiative", "--chit", "german=idle")
+    g.send(u)
+    u.receive()
+    u.ok("step", "8.616")
+    u.ok("roll", "8.616", "--side", "us")
+    u.ok("step", "8.623")
+    u.ok("initiative", "--chit", "us=idle")
+    u.send(g)
+    g.receive()  # his chit revealed: an Idle Day
+    assert g.me()["status"]["scenario"] == "Idle Day"
+    g.ok("step", "8.616")  # he waits at the door of the next CG Date: the U.S. Secret roll is made on its side first
+    g.send(u)
+
+    # ---- 20 AM: a Dual Attack; 8.6233a and 8.625 are rolled at the table, where the scenario is set up ----------
+    t.date = "20 AM"
+    u.receive()
+    u.ok("step", "8.616")  # enters 20 AM with the German
+    u.ok("roll", "8.616", "--side", "us")
+    u.ok("step", "8.623")
+    u.ok("initiative", "--chit", "us=attack")
+    u.send(g)
+    g.receive()
+    g.ok("step", "8.616")
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("step", "8.618")
+    g.ok("roll", "8.618", "--side", "german")  # Ammunition Shortage, from 20 AM
+    g.ok("step", "8.623")
+    g.ok("initiative", "--chit", "german=attack")
+    g.send(u)
+    u.receive()  # the U.S. chit revealed: a Dual Attack
+    assert u.me()["status"]["scenario"] == "Dual Attack"
+    u.ok("roll", "8.6233a", "--side", "us", "--dice", "4")
+    u.ok("step", "8.625")
+    u.ok("roll", "8.625", "--side", "us", "--dice", "3")
+    u.ok("step", "scenario")  # done up to the scenario: it is entered once the German has made his Secret roll
+    u.send(g)
+    g.receive()
+    g.ok("step", "scenario")
+    assert g.me()["status"]["step"] == "scenario"
+    g.ok("step", "8.603")  # the scenario played in VASL, the German records its end
+    g.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=10")
+    g.ok("step", "8.616")
+    g.send(u)
+    u.receive()
+
+    # ---- the end: equal heads, a clean final audit on both sides (everything revealed first) -----------------
+    t.date = "end"
+    t.order = (*t.order, "end")
+    for desk, other in ((g, u), (u, g)):
+        desk.ok("reveal", "--all", "--side", desk.side)
+        desk.send(other)
+        other.receive()
+    assert g.ok("head").stdout == u.ok("head").stdout
+    for desk in (g, u):
+        result = desk("audit", "--final")
+        assert result.exit_code == 0, result.stdout
+    figures = t.per_date()
+    print(json.dumps(figures, indent=1))
+    for date in ("19 PM", "20 AM"):  # the CG Dates with a scenario after the Initial one
+        for side in ("german", "us"):
+            assert figures[date][side]["emails"] <= EMAILS_PER_SIDE, (date, side, figures[date])
+            assert figures[date][side]["commands"] <= COMMANDS_PER_SIDE, (date, side, figures[date])

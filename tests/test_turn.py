@@ -1,0 +1,91 @@
+"""Issue 21 item 1-2: a turn is one command each way. `send` knows what the opponent holds from the log itself (no
+fingerprint typed), `receive` imports, carries out the ledger's duties and tells the player what happened: the
+opponent's acts, his own rolls' results (Secret ones to him alone), what is due now."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import Player
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+
+
+@pytest.fixture
+def desks(tmp_path):
+    """Two machines: the German starts the campaign and sets up his key, the U.S. receives it and sets up his."""
+    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
+    g.ok("new", "CG I", "--cg", "I")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("send", str(tmp_path / "1.json"))
+    u.ok("receive", str(tmp_path / "1.json"))
+    u.ok("keys", "init", "--side", "us")
+    sent = json.loads(u.ok("send", str(tmp_path / "2.json"), "--json").stdout)
+    assert (sent["from"], sent["events"]) == (4, 2)  # only what the German has not seen: no fingerprint typed
+    g.ok("receive", str(tmp_path / "2.json"))
+    return g, u
+
+
+def test_send_knows_what_the_opponent_holds_and_receive_of_the_same_file_adds_nothing(desks, tmp_path):
+    g, u = desks
+    assert "nothing to send" in g.ok("send", str(tmp_path / "3.json")).stdout  # the U.S. sent him all he holds
+    assert not (tmp_path / "3.json").exists()
+    again = json.loads(g.ok("receive", str(tmp_path / "2.json"), "--json").stdout)
+    assert again["imported"] == 0 and again["head"] == u.ok("head").stdout.strip()
+    # the U.S. cannot know the German received it until the German records something: it sends it again, harmlessly
+    u.ok("send", str(tmp_path / "4.json"))
+    assert json.loads(g.ok("receive", str(tmp_path / "4.json"), "--json").stdout)["imported"] == 0
+
+
+def test_a_secret_roll_result_is_shown_to_its_roller_alone(desks, tmp_path):
+    g, u = desks
+    g.ok("step", "scenario")
+    g.ok("send", str(tmp_path / "3.json"))
+    u.ok("receive", str(tmp_path / "3.json"))
+    u.ok("step", "scenario")
+    u.ok("step", "8.603")
+    u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    u.ok("step", "8.616")
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("step", "8.616")
+    g.ok("roll", "8.616", "--side", "german")  # Secret, declared: the U.S. ledger answers
+    g.ok("send", str(tmp_path / "5.json"))
+    text = u.ok("receive", str(tmp_path / "5.json")).stdout
+    assert "the German side: " in text and "your ledger then recorded" in text
+    u.ok("send", str(tmp_path / "6.json"))
+    got = g.ok("receive", str(tmp_path / "6.json"))
+    assert "your Secret roll on 8.616" in got.stdout and "only you see this" in got.stdout
+    g.ok("send", str(tmp_path / "8.json"))  # carries the German's Secret roll, made by his ledger: sealed
+    shown = json.loads(u.ok("receive", str(tmp_path / "8.json"), "--json").stdout)
+    assert shown["results"] == [] and all("8.616" not in a["text"] or "secret" in a["text"] for a in shown["acts"])
+    assert g.ok("head").stdout == u.ok("head").stdout
+    assert u("audit").exit_code == 0 and g("audit").exit_code == 0
+
+
+def test_outbox_and_inbox_folders(desks, tmp_path, monkeypatch):
+    g, u = desks
+    box = tmp_path / "synced"
+    monkeypatch.setenv("CGLEDGER_OUTBOX", str(box))
+    g.ok("step", "scenario")
+    sent = json.loads(g.ok("send", "--json").stdout)
+    assert sent["file"].startswith(str(box)) and sent["file"].endswith(".cgl.json")
+    monkeypatch.delenv("CGLEDGER_OUTBOX")
+    got = json.loads(u.ok("receive", "--inbox", str(box), "--json").stdout)
+    assert got["imported"] == sent["events"] and got["head"] == g.ok("head").stdout.strip()
+    again = json.loads(u.ok("receive", "--inbox", str(box), "--json").stdout)  # read twice: nothing new
+    assert again["imported"] == 0
+
+
+def test_a_tampered_bundle_is_refused_and_nothing_is_written(desks, tmp_path):
+    g, u = desks
+    g.ok("step", "scenario")
+    path = tmp_path / "3.json"
+    g.ok("send", str(path))
+    data = json.loads(path.read_text())
+    data["events"][-1]["fact"]["step"] = "8.625"
+    path.write_text(json.dumps(data))
+    u.refused("receive", str(path), contains="edited")
+    u.refused("receive", contains="bundle FILE", code=1)
