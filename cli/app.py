@@ -143,6 +143,8 @@ class LedgerGroup(click.Group):
         except Exception as e:  # noqa: BLE001 - a lost connection, anywhere in any command: one line, not a traceback
             from ledger.store import lost_connection, resolve_db
 
+            if isinstance(e, BrokenPipeError):  # `cgledger log | head -1`: the reader has all it wanted
+                quiet_pipe()
             problem = lost_connection(e)
             if problem is None:
                 one_line(e)
@@ -183,6 +185,17 @@ def one_line(e: Exception) -> None:
         raise click.ClickException(f"cannot use {name or 'a file given'}: {e.strerror or e}") from None
 
 
+def quiet_pipe() -> None:
+    """stdout's reader went away: end quietly, as `yes | head` does (exit 141, nothing on stderr)."""
+    import sys
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+    except (OSError, ValueError):
+        pass
+    raise SystemExit(141)
+
+
 def show_notices(ctx: click.Context, echo: bool = True) -> None:
     """What a read worked around (a snapshot that does not check out, an event that does not verify), once, on
     stderr after the command's own output."""
@@ -190,8 +203,14 @@ def show_notices(ctx: click.Context, echo: bool = True) -> None:
     ledger = getattr(obj, "_ledger", None)
     for notice in dict.fromkeys(getattr(ledger, "notices", ())) if echo else ():
         click.echo(f"Warning: {notice}", err=True)
+    for version, rolled in getattr(ledger, "made_now", ()) if echo else ():  # the roller sees his Secret roll at once
+        drms = "".join(f" {d.value:+d} {d.name or d.key}" for d in rolled.drms)
+        click.echo(f"your ledger made your Secret roll on {rolled.table} (event {version}): {rolled.die} "
+                   f"{','.join(map(str, rolled.dice))}, Original {rolled.original}{drms}, Final {rolled.final}: "
+                   f"{rolled.result} (only you see this)", err=True)
     if ledger is not None:
         ledger.notices.clear()
+        getattr(ledger, "made_now", []).clear()
 
 
 def common(func):

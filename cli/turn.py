@@ -89,6 +89,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     if received is None:
         raise BadInput(f"no bundle in the inbox {inbox}", RULE)
     ledger = obj.ledger()
+    ledger.made_now.clear()  # shown below with the other results
     status = ledger.status(received.campaign)
     rows = {r["version"]: r for r in log_rows(ledger.history(received.campaign))}
     acts = [{"event": e.version, "side": e.author or None, "text": describe(rows[e.version])}

@@ -76,6 +76,7 @@ class CampaignLedger(Application):
         self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
+        self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
         self.loader = Loader(self.events, self.snapshots, self.recorder, self.mapper)
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols

@@ -97,6 +97,7 @@ class FairPlay:
                 made = secrets.sealed_roll(campaign, rules, rolled, salt, text)
                 self.app.put(campaign, made)
                 facts.append(made)
+                self.app.made_now.append((campaign.version, rolled))  # shown to its roller once saved
         facts += self.settle_chits(campaign, rules, me)
         return facts
 

@@ -89,3 +89,41 @@ def test_a_tampered_bundle_is_refused_and_nothing_is_written(desks, tmp_path):
     path.write_text(json.dumps(data))
     u.refused("receive", str(path), contains="edited")
     u.refused("receive", contains="bundle FILE", code=1)
+
+
+def test_any_command_that_makes_the_players_secret_roll_shows_him_its_result(desks, tmp_path):
+    """Issue 21 item 2: a player who imports with `import` (not `receive`) sees his Secret roll's result with the
+    next command his ledger makes it in, whatever that command is; the other side never does."""
+    g, u = desks
+    g.ok("step", "scenario")
+    g.ok("send", str(tmp_path / "3.json"))
+    u.ok("receive", str(tmp_path / "3.json"))
+    u.ok("step", "scenario")
+    u.ok("step", "8.603")
+    u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    u.ok("step", "8.616")
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("step", "8.616")
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("send", str(tmp_path / "5.json"))
+    answered = u.ok("receive", str(tmp_path / "5.json"))
+    assert "your ledger made" not in answered.stderr
+    u.ok("send", str(tmp_path / "6.json"))
+    g.ok("import", str(tmp_path / "6.json"))
+    made = g.ok("step", "8.619")  # his ledger makes the Secret roll first, and says what it was to him
+    assert "your ledger made your Secret roll on 8.616" in made.stderr and "only you see this" in made.stderr
+    assert "your ledger made" not in g.ok("status").stderr  # said once
+
+
+@pytest.mark.sqlite_only
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "cgledger"
+    db = tmp_path / "c.db"
+    subprocess.run([exe, "--db", db, "demo"], check=True, capture_output=True, cwd=tmp_path)
+    run = subprocess.run(f"'{exe}' --db '{db}' log | head -1", shell=True, capture_output=True, text=True)
+    assert run.stdout.count("\n") == 1 and run.stderr == "", run.stderr
