@@ -35,3 +35,53 @@ def test_the_readme_walkthrough_runs_as_written(cli, tmp_path, monkeypatch):
         cli.ok(*args)
     assert (tmp_path / "story.html").exists()
     assert cli("audit").exit_code == 0
+
+
+def email_walkthrough() -> list[tuple[str, str, list[list[str]]]]:
+    """The bash blocks of 'Playing by email, step by step': (player, passphrase, commands) in order; each block's
+    first line names the machine, an `export CGLEDGER_PASSPHRASE=...` line gives that player's passphrase."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Playing by email, step by step"):text.index("## Two players who do not trust")]
+    blocks = []
+    passphrases: dict[str, str] = {}
+    for block in re.findall(r"```bash\n(.*?)```", section, re.S):
+        lines = block.splitlines()
+        player = lines[0].lstrip("# ").split(":")[0]
+        commands = []
+        for line in lines[1:]:
+            if line.startswith("export CGLEDGER_PASSPHRASE="):
+                passphrases[player] = script_words(line.split("=", 1)[1])[0]
+                continue
+            words = script_words(line)
+            if words:
+                assert words[0] == "cgledger", line
+                commands.append(words[1:])
+        blocks.append((player, passphrases[player], commands))
+    return blocks
+
+
+def test_the_email_walkthrough_runs_as_written(tmp_path, monkeypatch):
+    """Two machines (two folders, two campaign.db files), the mail a shared folder: every line accepted, both final
+    audits clean, both heads equal."""
+    from conftest import Player
+
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    (mail / "rg-charts.toml").write_text((ROOT / "tests" / "data" / "kgp-rg-test-chart.toml").read_text())
+    (mail / "stoumont-map.toml").write_text((ROOT / "fixtures" / "kgp-st-fixture-map.toml").read_text())
+    monkeypatch.chdir(mail)  # the files sent and received, as the players name them
+    blocks = email_walkthrough()
+    assert [p for p, _, _ in blocks[:2]] == ["German", "U.S."] and len(blocks) >= 8
+    heads = {}
+    for player, passphrase, commands in blocks:
+        desk = Player(tmp_path / f"{player}.db", passphrase)
+        for args in commands:
+            result = desk.ok(*args)
+            if args == ["head"]:
+                heads[player] = result.stdout
+        heads.setdefault(player, None)
+    for player in ("German", "U.S."):
+        desk = Player(tmp_path / f"{player}.db", dict((p, k) for p, k, _ in blocks)[player])
+        assert desk("audit", "--final").exit_code == 0
+        heads[player] = desk.ok("head").stdout
+    assert heads["German"] == heads["U.S."]
