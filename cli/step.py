@@ -27,6 +27,11 @@ def render_status(status: dict) -> str:
             lines.append(f"  the {name} side is done up to here and stands in {where['step_title']}")
         elif where["step"] == status["step"] and where["may"]:
             lines.append(f"  the campaign waits here for the {name} side, which may still act: {where['may']}")
+    if status.get("you") and status.get("chits_sealed"):
+        you = status["you"]
+        others = [s for s in status["sides"] if s != you and s not in status["chits_sealed"]]
+        if you in status["chits_sealed"] and others:
+            lines.append(f"  your Initiative chit is sealed; the {status['sides'][others[0]]} side's is still to come")
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]

@@ -383,7 +383,7 @@ class CampaignLedger(Application):
             "step": state.step, "step_title": title(rules, state.step),
             "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
-            "needs": guidance.with_commands(rules, state, needs),  # each with the command lines that meet it
+            "needs": guidance.with_commands(rules, state, needs, me),  # each with the command lines that meet it
             "may": [] if at_door else guidance.options(rules, state, needs, here, me),  # what players may do besides
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
             "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
@@ -391,6 +391,8 @@ class CampaignLedger(Application):
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
+            "attack_chits_left": guidance.attack_chits_left(rules, state),  # None: no limit in this CG
+            "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)

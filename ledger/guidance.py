@@ -13,7 +13,18 @@ from .evolve import SCENARIO
 PROG = "cgledger"
 
 
-def need_commands(rules, state, need: dict) -> list[str]:
+def attack_chits_left(rules, state) -> dict[str, int | None]:
+    """Each side's Attack Chits left in the CG (8.6231, RR 2.5221); None where the CG sets no limit."""
+    limits = next((c.attack_chits for c in rules.system.cg if c.id == state.cg), {})
+    return {s: (limits[s] - state.chits.get(s, 0) if s in limits else None) for s in rules.system.sides}
+
+
+def chit_choices(rules, state, side: str) -> str:
+    """attack|idle, or only idle once the side has used its Attack Chits."""
+    return "idle" if attack_chits_left(rules, state).get(side) == 0 else "attack|idle"
+
+
+def need_commands(rules, state, need: dict, me: str | None = None) -> list[str]:
     """The command lines that meet one need (`steps.unmet`): one per side that may roll it when the rules name no
     side. What the players choose stays open: LVP as N, chits as attack|idle, a winner the rules do not decide
     (the Initial Scenario's Victory Conditions, 8.6234) as one of the sides."""
@@ -24,7 +35,10 @@ def need_commands(rules, state, need: dict) -> list[str]:
             rules, state.scenario, state.lvp, {s: 0 for s in sides}) is None
         return [f"{PROG} scenario-end {lvp}" + (f" --winner {'|'.join(sides)}" if undecided else "")]
     if need["effect"] == "initiative":
-        return [f"{PROG} initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)]
+        if all(s in state.keys for s in sides):  # each side seals its own chit (8.6232): one line per side still to
+            return [f"{PROG} initiative --chit {s}={chit_choices(rules, state, s)}"  # seal, the player's own
+                    for s in sides if s not in state.sealed_chits and (me is None or s == me)]
+        return [f"{PROG} initiative " + " ".join(f"--chit {s}={chit_choices(rules, state, s)}" for s in sides)]
     if need["rg"] is not None:
         return [f"{PROG} roll {need['table']} --side {need['side']} --rg {need['rg']}"]
     tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
@@ -32,11 +46,14 @@ def need_commands(rules, state, need: dict) -> list[str]:
             for side in ([need["side"]] if need["side"] else (t.sides or sides))]
 
 
-def with_commands(rules, state, needs: list[dict]) -> list[dict]:
-    """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it)."""
+def with_commands(rules, state, needs: list[dict], me: str | None = None) -> list[dict]:
+    """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it); `me`: the
+    side whose key is given, offered only its own sealed chit."""
     out = []
     for need in needs:
-        lines = need_commands(rules, state, need)
+        lines = need_commands(rules, state, need, me)
+        if need["effect"] == "initiative" and not lines:
+            continue  # this side's chit is sealed: it waits for the other side's (status `waiting_for_chit`)
         out.append({**need, "command": lines[0] if lines else None, "commands": lines})
     return out
 
@@ -76,8 +93,11 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
             continue  # not on this CG Date, or rolled already
         who = "|".join(may)
         unit = " --for UNIT" if per(table) == "unit" else ""
+        played = ""  # during a scenario the players are at the table: the dice of play first, never a fair roll's wait
+        if step == SCENARIO and state.fair_in_force(rules.system.sides):
+            played = " --dice " + ("W,C" if table.die == "DR" else "N") + ' (or --vasl "LINE")'
         out.append({"text": table.title, "rule": table.rule,
-                    "command": f"{PROG} roll {table.id} --side {who}{unit}"})
+                    "command": f"{PROG} roll {table.id} --side {who}{unit}{played}"})
     if not needs:
         out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
     return out

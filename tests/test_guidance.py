@@ -140,3 +140,26 @@ def test_status_and_step_show_what_the_step_is_for(at, rr):
     rr.to("2.511")
     moved = rr.ok("step", "next").stdout
     assert "New CG Date:" in moved and "(2.512)" in moved and "8.612" not in moved
+
+
+def test_with_keys_status_offers_each_side_only_its_own_chit_and_nothing_once_sealed(at):
+    """Found by email: `status` pasted `initiative --chit german=... --chit us=...`, refused once both sides hold
+    keys, and kept offering it after the player's own chit was sealed."""
+    from conftest import Player
+
+    cli = at("8.623", "19 PM")
+    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's words")
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    mine = german.json("status")
+    lines = [n["command"] for n in mine["needs"] if n["effect"] == "initiative"]
+    assert lines == ["cgledger initiative --chit german=attack|idle"], mine["needs"]
+    assert set(mine["attack_chits_left"]) == {"german", "us"}
+    paste(german, lines[0])  # accepted as pasted
+    assert not [n for n in german.json("status")["needs"] if n["effect"] == "initiative"]
+    assert german.json("status")["chits_sealed"] == ["german"]
+    theirs = [n["command"] for n in us.json("status")["needs"] if n["effect"] == "initiative"]
+    assert theirs == ["cgledger initiative --chit us=attack|idle"]
+    paste(us, theirs[0])
+    german.ok("status")  # his ledger reveals his chit: the matrix resolves
+    assert german.json("status")["scenario"] == "Idle Day"

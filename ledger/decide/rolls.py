@@ -109,9 +109,28 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     table = rules.table(table_id)
     side = rules.side(side)
     rules.check_available(table, situation(state, rules, side, None, table))
+    check_condition(rules, state, table)
     if declared is None:
         check_step(rules, state, table, at or acting_step(rules, state, side))
     return table, due_item(state, rules, table, side, rg, purpose, declared)
+
+
+def check_condition(rules: Rules, state: CampaignState, table: Table) -> None:
+    """A roll the rules call for only under a condition is refused when the log says it does not hold: the step
+    needs of the system's data that name the table's effect (8.6233a and 8.625 in a Dual Attack, 8.6171 under the
+    random weather option). One reading of the data: the needs, not a second copy of their conditions."""
+    if not table.effect:
+        return
+    needs = [(s.id, n) for s in rules.system.steps for n in s.needs if n.effect == table.effect]
+    if not needs or not all(n.scenario or n.option for _, n in needs):
+        return
+    if any((not n.scenario or state.scenario == n.scenario) and (not n.option or state.options.get(n.option))
+           for _, n in needs):
+        return
+    step, need = needs[0]
+    why = (f"only in a {need.scenario} (this CG Date: {state.scenario or 'no scenario chosen yet'})" if need.scenario
+           else f"only when the campaign plays with {need.option.replace('_', ' ')} (`new --{need.option.replace('_', '-')}`)")
+    raise NotDue(f"table {table.id} is rolled {why}", table.rule or step)
 
 
 def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None = None) -> None:
