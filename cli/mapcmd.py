@@ -24,14 +24,17 @@ def _is_terrain_map(obj) -> bool:
 @click.argument("location", metavar="LOCATION")
 @click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--strategic", default="", metavar="KIND",
-              help="A Strategic Location: B building, E Entrenchment, F Fortification, G Gun, V Immobile vehicle.")
+              help="A Strategic Location: B building, E Entrenchment, F Fortification, G Gun, V Immobile vehicle; "
+                   "kept through later changes of Control unless given again, or `none` to clear it (8.605).")
 @json_option
 @common
 def control(obj, location: str, side: str, strategic: str, as_json: bool) -> None:
     """Record that SIDE gained Control of LOCATION (a hex such as StJ19, or a level: StJ19/1)."""
-    fact = obj.ledger().control(obj.campaign, location, side, strategic)
+    ledger = obj.ledger()
+    fact = ledger.control(obj.campaign, location, side, strategic)
     if as_json:
-        emit_json({"location": fact.location, "side": fact.side, "strategic": fact.strategic or None})
+        emit_json({"location": fact.location, "side": fact.side, "strategic": fact.strategic or None,
+                   "warnings": list(ledger.notices)})
         return
     kind = f" (Strategic Location, {fact.strategic})" if fact.strategic else ""
     click.echo(f"{fact.location}: Controlled by {fact.side}{kind}")

@@ -466,6 +466,7 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         fact = mapd.control(campaign, rules, location, side, strategic)
         self.append(campaign, fact)
+        self.notices.extend(mapd.strategic_left(campaign, rules, fact.location))  # said when it is made
         return fact
 
     def record_hq(self, name: str | None, side: str, location: str):

@@ -12,7 +12,7 @@ from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed,
+    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed, LocationControlled,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 from .events import AnyFact
@@ -86,6 +86,9 @@ class CampaignState:
     # open step `step` (which waits for the other side), and 'step|effect:side' needs met there (`done` once open)
     ahead: dict[str, str] = {}
     ahead_done: list[str] = []
+    # 8.605: each Strategic Location as Control last recorded it: Location -> [side, kind] (kept through changes of
+    # Control unless the players clear it)
+    strategic: dict[str, list[str]] = {}
     # take-backs by email (ledger/decide/rights.py): the live actions players took, newest last (at most FRAMES),
     # each {action, first, last (its event versions), after: the ledger's own records that followed it, each
     # [action, version, event it completes or 0, the fact]}; [] when not known (an older snapshot): undo then
@@ -310,6 +313,9 @@ class CampaignState:
                 self._ended(a, self.cg_date, version)
         elif isinstance(fact, SideAdvanced):
             self._set(a, "ahead", {**self.ahead, fact.side: fact.step})
+        elif isinstance(fact, LocationControlled) and (fact.strategic or fact.location in self.strategic):
+            kinds = {k: v for k, v in self.strategic.items() if k != fact.location}
+            self._set(a, "strategic", {**kinds, fact.location: [fact.side, fact.strategic]} if fact.strategic else kinds)
         elif isinstance(fact, ScenarioEnded):
             self._set(a, "lvp", dict(fact.lvp))
             self._set(a, "done", self.done + ["scenario_end:"])

@@ -60,7 +60,7 @@ def test_marking_the_map_example(mapped):
 
 
 def test_without_the_h20_vehicle_the_church_is_isolated(mapped):
-    mapped.ok("control", "StH20", "--side", "german")  # no longer a Strategic Location
+    mapped.ok("control", "StH20", "--side", "german", "--strategic", "none")  # no longer a Strategic Location
     data = mapped.json("areas", "--group", "St")
     assert hexes(data)["StH20"]["german"] == NML
     assert {"StI20", "StI20/1", "StJ19/1"} <= set(data["isolated"]["german"])

@@ -24,10 +24,29 @@ def control(state: CampaignState, rules: Rules, location: str, side: str, strate
                        f"{title(rules, state.step)}", open_steps[-1] if open_steps else None)
     where = check_location(rules, location)
     kind = strategic.upper()
-    if kind and kind not in KINDS:
+    if kind == CLEAR:
+        kind = ""  # the players say it is no Strategic Location (any more)
+    elif not kind:  # a change of Control keeps the Location's Strategic kind (8.605)
+        kind = state.strategic.get(str(where), ["", ""])[1]
+    elif kind not in KINDS:
         raise BadInput(f"unknown Strategic Location kind '{strategic}': "
-                       + ", ".join(f"{k} {v}" for k, v in KINDS.items()), open_steps[-1] if open_steps else None)
+                       + ", ".join(f"{k} {v}" for k, v in KINDS.items()) + f", or {CLEAR.lower()} to clear it",
+                       open_steps[-1] if open_steps else None)
     return LocationControlled(action=state.next_action, location=str(where), side=side, strategic=kind)
+
+
+CLEAR = "NONE"  # `--strategic none`: the Location is no Strategic Location (any more)
+
+
+def strategic_left(state: CampaignState, rules: Rules, location: str) -> list[str]:
+    """Warnings after a change of Control on `location`'s Map Group: each side that Controls no Strategic Location
+    there any more, so has no Setup Area on it (8.605)."""
+    group = parse_location(location).hex.group
+    held = {side for where, (side, _kind) in state.strategic.items() if parse_location(where).hex.group == group}
+    if not held:
+        return []  # no Strategic Location recorded on this Map Group yet: nothing lost
+    return [f"the {rules.system.sides[s]} side Controls no Strategic Location on the {group} Map Group now, so it has "
+            "no Setup Area there (8.605); if that is a typo, undo it" for s in rules.system.sides if s not in held]
 
 
 def hq(state: CampaignState, rules: Rules, side: str, location: str) -> HQRecorded:

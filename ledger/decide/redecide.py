@@ -113,7 +113,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
     if isinstance(fact, InitiativeChosen):
         return [chits.initiative(state, rules, dict(fact.chits), fact.us_has_no_units)]
     if isinstance(fact, LocationControlled):
-        return [mapd.control(state, rules, fact.location, fact.side, fact.strategic)]
+        return [mapd.control(state, rules, fact.location, fact.side, fact.strategic or mapd.CLEAR)]
     if isinstance(fact, HQRecorded):
         return [mapd.hq(state, rules, fact.side, fact.location)]
     if isinstance(fact, FortificationPlaced):
