@@ -65,6 +65,7 @@ def history(logged, rules, state) -> dict[str, Any]:
         "rosters": {side: [public(r) for r in roster[side]] for side in sides},
         "rg_records": records,
         "dice": dice["sides"],
+        "dice_groups": dice["groups"],  # per side and source: the report keeps fair, entered and VASL dice apart
         "vasl_dice": dice["vasl"],
         "maps": scenario_maps(logged, rules, dates) if any(step.control for step in rules.system.steps) else [],
         "terrain": terrain_by_date(logged, rules) if not any(step.control for step in rules.system.steps) else [],

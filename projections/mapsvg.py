@@ -459,7 +459,8 @@ def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple
             items.append((13, ("text", line)))
         if lvp:
             current = ", ".join(f"{name_of.get(s, s)} {v}" for s, v in lvp.items())
-            items.append((14, ("text", f"Current LVP: {current}")))
+            items.append((14, ("text", f"LVP by Control on this map: {current}")))
+            items.append((13, ("text", "(the Current-LVP that counts is the one recorded at CG-Scenario End, 8.6032)")))
     items.append((8, ("gap",)))
     items.append((14, ("text", "Hex label: column + row (grey)")))
     wrapped: list[tuple[float, Any]] = []

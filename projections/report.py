@@ -37,7 +37,7 @@ svg{display:block;max-width:100%;height:auto;margin:4px 0 8px}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 td.lvps b{font-weight:600;border-top:1px solid #bbb;display:inline-block;min-width:2em}tr.totals td{background:#f6f6f6}
 @media print{body{margin:0;font-size:10px}table{font-size:9px}h2{break-after:avoid}h3{break-after:avoid}
- thead{display:table-header-group}tr,svg,.map,.dice-row>div{break-inside:avoid}
+ thead{display:table-header-group}tr,svg,.map,.dice-row>div,table{break-inside:avoid}
  section#maps,section#dice,h2.rosters{break-before:page}.map{break-inside:avoid;page-break-inside:avoid}
  section#maps>h2,section#maps>p,.map h3{break-after:avoid}.map svg{max-height:150mm;width:auto}
  a{color:inherit;text-decoration:none}}
@@ -258,24 +258,35 @@ def dice_bars_svg(stats: dict, color: str, label: str) -> str:
     return "".join(out)
 
 
-def _dice(dice: dict, sides: dict[str, str], vasl: dict | None = None) -> str:
-    """The dice page: per side, the DR and dr distributions beside the expectation, with the means."""
+SOURCES = {  # where a roll's dice came from, in the players' words
+    "fair": "fair dice (the ledger's, neither side could choose them)", "entered": "dice entered by the player",
+    "vasl": "VASL dice", "rng": "the ledger's own dice", "seeded": "seeded dice (a demo or test)",
+}
+
+
+def _dice(dice: dict, sides: dict[str, str], vasl: dict | None = None, groups: list | None = None) -> str:
+    """The dice page: per side and per source of the dice (fair, entered, VASL kept apart), the DR and dr
+    distributions beside the expectation, with the means."""
     parts = ['<section id="dice"><h2>Dice</h2><p class="meta">Bars: rolls in force; grey marks: the expected '
-             'count. Undone rolls are not counted here (see <code>cgledger dice-stats</code>).</p>']
+             'count. Each source of dice is shown apart. Undone rolls are not counted here (see '
+             '<code>cgledger dice-stats</code>).</p>']
+    shown = groups if groups is not None else [{"side": s, "source": "", **(dice.get(s) or {})} for s in sides]
     for side, name in sides.items():
-        per = dice.get(side) or {}
-        charts = []
-        for die, title in (("DR", "DR totals"), ("dr", "dr")):
-            stats = per.get(die)
-            if not stats:
-                continue
-            caution = "" if stats["reliable"] else " (too few rolls for the test)"
-            charts.append(f'<div><h3 class="{_e(side)}">{_e(name)}: {title}</h3><p class="meta">{stats["count"]} rolls, '
-                          f'mean {stats["mean_total"]} (expected {stats["expected_mean"]}); chi-square '
-                          f'{stats["chi_square"]}, p = {stats["p_value"]}{caution}</p>'
-                          f'{dice_bars_svg(stats, _color(side, sides), f"{name} {die}")}</div>')
-        if charts:
-            parts.append(f'<div class="dice-row">{"".join(charts)}</div>')
+        for group in (g for g in shown if g["side"] == side):
+            source = SOURCES.get(group["source"], group["source"])
+            charts = []
+            for die, title in (("DR", "DR totals"), ("dr", "dr")):
+                stats = group.get(die)
+                if not stats:
+                    continue
+                caution = "" if stats["reliable"] else " (too few rolls for the test)"
+                label = f"{name}, {source}: {title}" if source else f"{name}: {title}"
+                charts.append(f'<div><h3 class="{_e(side)}">{_e(label)}</h3><p class="meta">{stats["count"]} rolls, '
+                              f'mean {stats["mean_total"]} (expected {stats["expected_mean"]}); chi-square '
+                              f'{stats["chi_square"]}, p = {stats["p_value"]}{caution}</p>'
+                              f'{dice_bars_svg(stats, _color(side, sides), f"{name} {die}")}</div>')
+            if charts:
+                parts.append(f'<div class="dice-row">{"".join(charts)}</div>')
     if vasl and vasl.get("scenarios"):
         parts.append(_vasl_dice(vasl))
     parts.append("</section>")
@@ -292,19 +303,20 @@ def _dice_cells(stats: dict) -> str:
     cells = []
     for die in ("DR", "dr"):
         s = stats.get(die)
-        cells += ([str(s["count"]), str(s["mean_total"]), str(s["p_value"]) if s["reliable"] else "–"] if s
+        cells += ([str(s["count"]), str(s["mean_total"]), f'{s["p_value"]}' + ("" if s["reliable"] else "*")] if s
                   else ["0", "", ""])
     return "".join(f"<td>{_e(c)}</td>" for c in cells)
 
 
 def _vasl_dice(vasl: dict) -> str:
     """VASL rolls per scenario (each imported file), per player and per category: DR and dr counts, means and
-    the chi-square p-value (– below 5 expected per cell)."""
+    the chi-square p-value (marked * below 5 expected per cell)."""
     head = ("<tr><th>{}</th><th>DRs</th><th>mean</th><th>p</th><th>drs</th><th>mean</th><th>p</th></tr>")
     rows = [f"<tr><td>{_e((s['cg_date'] + ' ') if s['cg_date'] else '')}{_e(s['file'])}</td>{_dice_cells(s)}</tr>"
             for s in vasl["scenarios"]]
     out = ['<h3>VASL dice</h3><p class="meta">Each imported VASL file is a scenario; expected means 7.0 (DR) and '
-           '3.5 (dr).</p>',
+           '3.5 (dr). p: the chi-square test of the counts; * fewer than 5 rolls expected per value, so the test '
+           'says little.</p>',
            _table("vasl-scenarios", head.format("Scenario (file)"), rows, 7, "<caption>Per scenario</caption>")]
     rows = [f"<tr><td>&lt;{_e(p)}&gt;</td>{_dice_cells(s)}</tr>" for p, s in vasl["players"].items()]
     out.append(_table("vasl-players", head.format("Player"), rows, 7, "<caption>Per player</caption>"))
@@ -345,6 +357,6 @@ def render_html(history: dict) -> str:
                            "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
                                          for e in history["terrain"]]))
     if history.get("dice") is not None:
-        parts.append(_dice(history["dice"], sides, history.get("vasl_dice")))
+        parts.append(_dice(history["dice"], sides, history.get("vasl_dice"), history.get("dice_groups")))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -199,7 +199,7 @@ def test_entry_areas_lvp_labels_and_legend(areas, root):
     for words in ("German Setup Areas A, B", "U.S. Setup Areas A, B, C", "In both sides' Setup Areas",
                   "No Man's Land", "Uncontrolled Territory", "Controlled by German", "Controlled by U.S.",
                   "B  Building Location", "west: German", "east: U.S.", "StJ19 5, StL21 2",
-                  "Current LVP: German 0, U.S. 7"):
+                  "LVP by Control on this map: German 0, U.S. 7"):
         assert words in legend, words
     entry_labels = [text_of(t) for t in by_class(root, "text", "entry-label")]
     assert sorted(entry_labels) == ["east \u2013 U.S. Entry Area", "west \u2013 German Entry Area"]
