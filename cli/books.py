@@ -116,7 +116,7 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
         for side, name in sides.items():
             rg = ", ".join(r.get("text") or f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"
             click.echo(f"  {name}: LVP {_cell(d['lvp'][side]) or '-'}, CG-LVP {_cell(d['cg_lvp'][side]) or '-'}, "
-                       f"CPP spent {d['cpp_spent'][side]}, {rg}")
+                       f"CPP spent {_cell(d['cpp_spent'][side]) or '-'}, {rg}")
         for line in d["notable"]:
             click.echo(f"  roll: {line}")
         for line in d["undos"]:

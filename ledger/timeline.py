@@ -67,7 +67,35 @@ def summary(fact, sides: dict[str, str]) -> str:
         return f"undo of action {fact.undone}"
     if type(fact).__name__ == "VaslLogImported":
         return f"VASL import of {fact.file}"
-    return type(fact).__name__
+    named = _WORDS.get(type(fact).__name__)
+    if named is not None:
+        return named.format(side=side or "a side", fact=fact)
+    import re  # any other fact: its name in words, never the internal one
+
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(fact).__name__).lower()
+
+
+_WORDS = {  # what players call each record (player-facing text never shows an event's internal name)
+    "RGPurchaseSealed": "{side} RG bought in secret",
+    "RGPurchaseRevealed": "reveal of a secret RG purchase",
+    "SecretRollMade": "{side} Secret roll on {fact.table}",
+    "SecretRollRevealed": "reveal of a Secret roll",
+    "RollDeclared": "{side} fair roll on {fact.table} declared",
+    "RollAnswered": "{side} answer to a fair roll",
+    "LocationControlled": "Control of {fact.location} by {side}",
+    "ScenarioEnded": "the end of the {fact.scenario}",
+    "InitiativeChosen": "Initiative: {fact.scenario}",
+    "FortificationsPurchased": "{side} Fortifications",
+    "SideAdvanced": "{side} done up to {fact.step}",
+    "ChitSealed": "{side} Initiative chit sealed",
+    "ChitRevealed": "{side} Initiative chit revealed",
+    "TakeBackProposed": "a take-back proposal",
+    "SideKeyRegistered": "{side} key set up",
+    "DiceCommitted": "{side} fair-dice commitment",
+    "TablesOverridden": "a rules file",
+    "RulesProposed": "a rules file proposed",
+    "Rewound": "a rewind to {fact.cg_date}",
+}
 
 
 def effective(logged, opened: dict | None = None) -> list:

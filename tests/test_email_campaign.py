@@ -217,9 +217,26 @@ def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
     for desk in (g, u):
         result = desk("audit", "--final")
         assert result.exit_code == 0, result.stdout
+    words_for_players(g, u)
     figures = t.per_date()
     print(json.dumps(figures, indent=1))
     for date in ("19 PM", "20 AM"):  # the CG Dates with a scenario after the Initial one
         for side in ("german", "us"):
             assert figures[date][side]["emails"] <= EMAILS_PER_SIDE, (date, side, figures[date])
             assert figures[date][side]["commands"] <= COMMANDS_PER_SIDE, (date, side, figures[date])
+
+
+def words_for_players(*desks: Desk) -> None:
+    """Issue 21 item 7: no internal event name, `None` or Python dict in any text a player reads (found by email:
+    `undo of RGPurchaseSealed`, `CPP spent None`, `LVP {'german': 21, 'us': 8}`)."""
+    import re
+
+    from ledger.events import TAGS
+
+    names = re.compile(r"\b(" + "|".join(sorted(TAGS.values(), key=len, reverse=True)) + r"|None)\b|\{'")
+    for desk in desks:
+        for args in (("log",), ("history",), ("status",), ("roster", "--side", "german"), ("roster", "--side", "us"),
+                     ("rg-record", "--side", "german"), ("rg-record", "--side", "us"), ("dice-stats",), ("audit",)):
+            text = Player.__call__(desk, *args).stdout
+            found = names.search(text)
+            assert found is None, (desk.side, args, found.group(0), text[max(0, found.start() - 200):found.end() + 80])
