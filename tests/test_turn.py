@@ -127,3 +127,24 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     subprocess.run([exe, "--db", db, "demo"], check=True, capture_output=True, cwd=tmp_path)
     run = subprocess.run(f"'{exe}' --db '{db}' log | head -1", shell=True, capture_output=True, text=True)
     assert run.stdout.count("\n") == 1 and run.stderr == "", run.stderr
+
+
+def test_a_declared_roll_is_no_longer_asked_for(desks, tmp_path):
+    """Found by email: `status` kept printing a roll declared and answered as needed, and pasting it gave 'rolled
+    already ... undo that roll to make it again', advice that leads to a flagged re-roll."""
+    g, u = desks
+    g.ok("step", "scenario")
+    g.ok("send", str(tmp_path / "3.json"))
+    u.ok("receive", str(tmp_path / "3.json"))
+    u.ok("step", "scenario")
+    u.ok("step", "8.603")
+    u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    u.ok("step", "8.616")
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("step", "8.616")
+    assert [n["table"] for n in g.json("status")["needs"]] == ["8.616"]
+    g.ok("roll", "8.616", "--side", "german")
+    status = g.json("status")
+    assert status["needs"] == [] and [w["table"] for w in status["waiting"]] == ["8.616"]
+    g.ok("step", "8.619")  # and he walks on: its dice come with the U.S. answer
