@@ -207,11 +207,27 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
     return f"{table.id}|rg{rg}|{n}"
 
 
+SOURCES = ("fair", "entered", "vasl", "rng", "seeded")  # where a roll's dice come from
+LEDGER_OWN = ("rng", "seeded")  # dice the rolling side's own ledger made
+
+
+def check_source(state: CampaignState, rules: Rules, source: str) -> None:
+    """Once both sides hold keys and fair dice are in force, the ledger's own dice are fair dice: a roll labelled as
+    the ledger's (`rng`, `seeded`) is one an honest ledger never makes (issue 22); an unknown source is none."""
+    if source not in SOURCES:
+        raise BadInput(f"dice of an unknown source '{source}' (fair, entered, vasl, rng or seeded)", "cgledger fair dice")
+    if source in LEDGER_OWN and state.fair_in_force(rules.system.sides):
+        raise BadInput(f"dice labelled '{source}' (the rolling side's own ledger) once both sides hold keys: an honest "
+                       "ledger rolls fair dice then, or takes the dice of play (--dice, --vasl)", "cgledger fair dice")
+
+
 def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int = 0) -> tuple[DiceRolled, Resolution]:
     """The whole decision of a roll: admitted, DRMs (declared ones checked against the log, automatic ones
     derived from it), the table's result, the CPP it costs, what it makes due next. `sealed_cpp`: CPP of the
     side's own Secret replenishments not yet revealed (known to its side only)."""
     from .. import dice as dicemod
+
+    check_source(state, rules, cmd.source)
 
     table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.declared)
     side = rules.side(cmd.side)

@@ -1,0 +1,81 @@
+"""Issue 22 items 2-3: only fair dice are the ledger's own once both sides hold keys, and the audit re-decides the
+whole fact. A cheater's own ledger signs whatever it likes; each forgery below is named by the audit and refused
+by `import` (the same decision)."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+
+from conftest import Player, named_and_refused
+from ledger.application import open_ledger
+from ledger.decide import rolls
+from ledger.events import AppliedDRM
+from ledger.keyring import Keyring
+
+GERMAN, US = "Peiper's own words", "Harrison's words"
+
+
+@pytest.fixture
+def table(at):
+    cli = at("scenario", "19 PM")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    return cli, german, us
+
+
+def honest_then_forged(cli, passphrase: str, change) -> None:
+    """An honest roll with the dice of play, then the same roll as the cheater's ledger re-writes it, signed."""
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(passphrase.encode())
+    side = keyring.opens(campaign)
+    honest, _ = rolls.roll(campaign, rules, rolls.RollCommand(table="KGP3", side=side, faces=(3, 4), source="entered"))
+    campaign.record(change(honest), side, keyring.signer(campaign, rules, side))
+    ledger.save(campaign)
+
+
+def test_a_roll_labelled_as_the_ledgers_own_is_refused_once_both_sides_hold_keys(table, make_db, tmp_path):
+    cli, german, us = table
+    honest_then_forged(cli, GERMAN, lambda f: msgspec.structs.replace(f, source="rng"))
+    named_and_refused(cli, Player(make_db(), None), tmp_path, "drm", "labelled 'rng'")
+
+
+def test_dice_of_an_unknown_source_are_named(table, make_db, tmp_path):
+    cli, german, us = table
+    honest_then_forged(cli, GERMAN, lambda f: msgspec.structs.replace(f, source="lucky"))
+    named_and_refused(cli, Player(make_db(), None), tmp_path, "drm", "unknown source 'lucky'")
+
+
+def test_a_secret_table_rolled_as_not_secret_is_named(at, make_db, tmp_path):
+    """Found by a cheater's own ledger: a roll on a Secret table (8.616) stored with secret=False passed the audit,
+    which compared chosen fields; the whole fact is compared now."""
+    cli = at("8.616", "19 PM")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(GERMAN.encode())
+    honest, _ = rolls.roll(campaign, rules, rolls.RollCommand(table="8.616", side="german", faces=(6, 6),
+                                                              source="entered"))
+    assert honest.secret
+    campaign.record(msgspec.structs.replace(honest, secret=False), "german", keyring.signer(campaign, rules, "german"))
+    ledger.save(campaign)
+    named_and_refused(cli, Player(make_db(), None), tmp_path, "decision", "secret recorded False")
+
+
+def test_an_invented_drm_of_an_unknown_kind_is_named(table, make_db, tmp_path):
+    cli, german, us = table
+    bonus = AppliedDRM(key="luck", name="Luck", value=2, kind="blessed")
+    honest_then_forged(cli, GERMAN, lambda f: msgspec.structs.replace(f, drms=(*f.drms, bonus), final=f.final + 2))
+    findings = json.loads(cli("audit", "--json").stdout)["findings"]
+    assert {f["kind"] for f in findings} == {"decision"} and "drms recorded" in findings[0]["message"], findings
+    bundle = tmp_path / "bundle.json"
+    cli.ok("export", "--since", "0", str(bundle))
+    Player(make_db(), None).refused("import", str(bundle), contains="drms recorded")
