@@ -527,7 +527,9 @@ class CampaignLedger(Application):
         """The side's key, and in the same action its fair-dice commitment (a random seed, sealed with that key)."""
         campaign, rules = self._load(name)
         keyring = Keyring(material)
-        salt, check, public = keyring.new_registration()
+        words = (campaign.name, *campaign.name.split(), campaign.system, *rules.system.sides,
+                 *rules.system.sides.values(), "cgledger")
+        salt, check, public = keyring.new_registration(words)
         fact = secrets.register_key(campaign, rules, side, salt, check, public)
         facts = [fact]
         if campaign.dice_mode == "fair" and fact.side not in campaign.chains:

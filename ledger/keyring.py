@@ -43,11 +43,12 @@ class Keyring:
             return None
         return next((s for s, k in state.keys.items() if key_check(self._derive(k["salt"])) == k["check"]), None)
 
-    def new_registration(self) -> tuple[str, str, str]:
-        """(salt, check value, Ed25519 public key) of a new side key; a weak passphrase is refused."""
+    def new_registration(self, user_inputs: tuple[str, ...] = ()) -> tuple[str, str, str]:
+        """(salt, check value, Ed25519 public key) of a new side key; a weak passphrase is refused (`user_inputs`:
+        the campaign's own words, which count as guessable)."""
         if self.material is None:
             raise BadInput("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
-        check_strength(self.material)
+        check_strength(self.material, user_inputs)
         salt = new_salt()
         key = self._derive(salt)
         return salt, key_check(key), public_hex(signing_key(key))

@@ -61,11 +61,31 @@ def strength_bits(material: bytes) -> float:
     return min(len(text), 2 * len(set(text))) * math.log2(max(pool, 2))
 
 
-def check_strength(material: bytes) -> None:
-    """The floor for a side's passphrase or key file: at least 12 characters and about 50 bits."""
+MIN_SCORE = 4  # zxcvbn's "very unguessable" (10^10 guesses or more): the salt and check value travel in every bundle
+KEY_FILE_BYTES = 32  # a key file of random bytes (not text) is judged by its length and spread alone
+
+
+def check_strength(material: bytes, user_inputs: tuple[str, ...] = ()) -> None:
+    """The floor for a side's passphrase or key file (issue 22): at least 12 characters and a zxcvbn score of 4, the
+    campaign's own words (its name, the sides, the system) counted as guessable; a key file of random bytes needs 32
+    of them. The opponent holds the salt and check value, so a weak passphrase falls to an offline guess."""
+    hint = "four random words, or a key file of 32 random bytes"
+    try:
+        text = material.decode("utf-8")
+    except UnicodeDecodeError:
+        if len(material) >= KEY_FILE_BYTES and strength_bits(material) >= MIN_BITS:
+            return
+        raise BadInput(f"that key file is too weak to sign a side's events: use {KEY_FILE_BYTES} random bytes") from None
     if len(material) < MIN_LENGTH or strength_bits(material) < MIN_BITS:
         raise BadInput(f"that passphrase is too weak to sign a side's events: use at least {MIN_LENGTH} characters "
-                       f"and about {MIN_BITS} bits (four random words, or a key file of 32 random bytes)")
+                       f"({hint})")
+    from zxcvbn import zxcvbn
+
+    judged = zxcvbn(text[:100], user_inputs=[w for w in user_inputs if w])  # its cost grows with the length
+    if judged["score"] < MIN_SCORE:
+        why = (judged.get("feedback") or {}).get("warning") or "it is guessable"
+        raise BadInput(f"that passphrase is too weak to sign a side's events ({why.rstrip('.').lower()}; strength "
+                       f"{judged['score']} of 4, 4 needed): use {hint}")
 
 
 def signing_key(key: bytes):

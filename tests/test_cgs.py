@@ -659,7 +659,7 @@ def test_with_fair_dice_a_roll_that_changes_the_map_takes_the_dice_of_play(forti
     hex is no way round the fair dice."""
     from conftest import Player
 
-    german, russian = Player(fortified.db, "Peiper's own words"), Player(fortified.db, "Harrison's words")
+    german, russian = Player(fortified.db, "Peiper's own words"), Player(fortified.db, "Harrison's own words")
     german.ok("keys", "init", "--side", "german")
     russian.ok("keys", "init", "--side", "russian")
     russian.refused("roll", "7.4.7", "--side", "russian", "--hex", "DTW-N22", contains="give --dice or --vasl")

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import Player
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
 MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 EMAILS_PER_SIDE, COMMANDS_PER_SIDE = 3, 25

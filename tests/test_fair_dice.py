@@ -17,7 +17,7 @@ from ledger.events import ActionUndone, DiceRolled, RollAnswered, RollDeclared
 from ledger.keyring import Keyring
 from ledger.secrets import derive_key, unseal_bytes
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 
 def keyed(cli):

@@ -148,7 +148,7 @@ def test_with_keys_status_offers_each_side_only_its_own_chit_and_nothing_once_se
     from conftest import Player
 
     cli = at("8.623", "19 PM")
-    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's words")
+    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words")
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     mine = german.json("status")

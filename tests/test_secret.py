@@ -14,7 +14,7 @@ from ledger.application import open_ledger
 from ledger.errors import BadInput
 from ledger.secrets import derive_key, unseal
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from ledger.events import RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
 from ledger.keyring import Keyring
 from ledger.secrets import commitment, derive_key, new_salt, seal_purchase, unseal_purchase
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 CHART = (Path(__file__).parent / "data" / "kgp-rg-test-chart.toml").read_text()
 # I2 at most once per CG Date and Map Group (8.6195), twice in the CG (8.6196); V1 dearer than any CPP held
 LIMITS = CHART.replace('id = "I2"\ngroup_type = "SS Inf Pltn"\ncost = 1\ndate_max = 4\ncg_max = { I = 20, II = 20, III = 20 }',

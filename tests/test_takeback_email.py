@@ -19,7 +19,7 @@ from ledger.events import (
 from ledger.evolve import begin
 from ledger.keyring import Keyring
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 _bundles = itertools.count()
 

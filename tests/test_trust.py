@@ -16,7 +16,7 @@ from ledger.campaign import campaign_id
 from ledger.events import ActionUndone, AnyFact
 from ledger.keyring import Keyring
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 
 @pytest.fixture
@@ -387,3 +387,13 @@ def test_a_forged_walk_through_a_new_cg_date_alone_is_named(table):
           "us", US)
     findings = json.loads(anyone("audit", "--json").stdout)["findings"]
     assert {f["kind"] for f in findings} == {"step"} and "the rules give '8.612'" in findings[0]["message"], findings
+
+
+@pytest.mark.parametrize("weak", ["Password1234", "summer2024!!", "CG I12345678", "germanGERMAN1944"])
+def test_a_guessable_passphrase_is_refused(at, weak):
+    """Issue 22 item 4: `Password1234` passed the character-class floor, and the opponent found it in 0.5 s from a
+    10-word list (the salt and check value travel in every bundle). zxcvbn, with the campaign's own words (its name,
+    the sides) counted as guessable, must score it 4."""
+    cli = at("8.610")
+    Player(cli.db, weak).refused("keys", "init", "--side", "german", contains="too weak")
+    Player(cli.db, "Peiper's own words").ok("keys", "init", "--side", "german")

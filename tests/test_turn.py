@@ -10,7 +10,7 @@ import pytest
 
 from conftest import Player
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from ledger.decide import rolls
 from ledger.events import AppliedDRM
 from ledger.keyring import Keyring
 
-GERMAN, US = "Peiper's own words", "Harrison's words"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 
 @pytest.fixture
