@@ -337,3 +337,29 @@ def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, m
     german.ok("status")
     assert [r["chits"] for r in rows(anyone, "InitiativeChosen")] == [{"german": "idle", "us": "attack"}] * 2
     assert audit(anyone)["clean"]
+
+
+@pytest.mark.parametrize("length", [1, 9_999, 10_001])
+def test_a_fair_dice_chain_has_the_one_length_the_ledger_fixes(at, make_db, tmp_path, length):
+    """Issue 22 item 5: a chain of length 1 was accepted; its owner could then never answer again, and every later
+    roll of the other side waited for ever. A commitment to any other length is refused, by the audit and import."""
+    from ledger.events import DiceCommitted
+
+    cli = at("8.610")
+    german = Player(cli.db, GERMAN)
+    german.ok("keys", "init", "--side", "german")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    honest = next(e.fact for e in ledger.history(None) if isinstance(e.fact, DiceCommitted))
+    us_key = Keyring(US.encode())
+    salt, check, public = us_key.new_registration()
+    from ledger.events import SideKeyRegistered
+
+    rules = ledger.rules_for(campaign)
+    registered = SideKeyRegistered(action=campaign.next_action, side="us", salt=salt, check=check, public=public)
+    campaign.record(registered, "us", us_key.signer(campaign, rules, "us", registration=registered))
+    short = msgspec.structs.replace(honest, action=campaign.next_action, side="us", length=length)
+    campaign.record(short, "us", us_key.signer(campaign, rules, "us", registration=registered))
+    ledger.save(campaign)
+    findings = json.loads(cli("audit", "--json").stdout)["findings"]
+    assert any(f"not {length}" in f["message"] for f in findings), findings

@@ -48,8 +48,10 @@ def commit(state: CampaignState, rules: Rules, side: str, roll_head: str, answer
     for text in (roll_head, answer_head):
         if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
             raise BadInput("a fair-dice commitment names two chain heads (64 hex digits each)", RULE)
-    if not 1 <= length <= 10**6 or not sealed:
-        raise BadInput("a fair-dice commitment needs its chains' length and its sealed seed", RULE)
+    if length != fairdice.LENGTH:  # a short chain would leave its owner unable to answer: every roll would wait
+        raise BadInput(f"a fair-dice commitment is to chains of {fairdice.LENGTH} values, not {length}", RULE)
+    if not sealed:
+        raise BadInput("a fair-dice commitment needs its sealed seed", RULE)
     return DiceCommitted(action=state.next_action, side=side, roll_head=roll_head, answer_head=answer_head,
                          length=length, sealed=sealed)
 
