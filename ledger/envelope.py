@@ -8,7 +8,7 @@ from datetime import datetime
 
 import msgspec
 
-from .events import AnyFact
+from .events import TAGS, AnyFact
 from .logged import Logged
 
 
@@ -55,5 +55,9 @@ def read_logged(version: int, topic: str, state: bytes) -> Logged:
         envelope = _envelope.decode(state)
     except Exception as e:  # noqa: BLE001
         return Logged(version, None, "", "", topic, None, str(e))
+    held = TAGS.get(type(envelope.fact))
+    if held is not None and topic != held:  # its row's topic was edited: read as damaged, never as the other kind
+        return Logged(version, None, "", "", topic, None,
+                      f"its stored topic '{topic}' is not what it holds ('{held}'): the row was edited")
     return Logged(version, envelope.timestamp, envelope.prev, envelope.digest, topic, envelope.fact, "",
                   envelope.author, envelope.signature, envelope.command, envelope.form)

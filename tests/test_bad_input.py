@@ -170,3 +170,24 @@ def test_an_over_long_database_path_gives_one_line(cli):
     result = cli("status")
     assert result.exit_code == 1 and result.stderr.startswith("Error: ") and len(result.stderr.splitlines()) == 1
     assert "characters): File name too long" in result.stderr
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("topic", ["StepOpened", "ScenarioEnded", "RGPurchased", "LocationControlled"])
+def test_every_read_of_a_log_with_an_edited_topic_gives_lines_not_a_traceback(cli, tmp_path, topic):
+    """Issue 22 item 7: `cgledger log` printed a traceback (KeyError 'drms') once a stored topic was edited."""
+    import sqlite3
+
+    cli.ok("demo")
+    with sqlite3.connect(cli.db) as conn:
+        version = conn.execute("SELECT originator_version FROM stored_events WHERE topic = 'DiceRolled' "
+                               "LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE stored_events SET topic = ? WHERE originator_version = ?", (topic, version))
+    for args in (["log"], ["log", "--json"], ["history"], ["status"], ["roster", "--side", "german"],
+                 ["rg-record", "--side", "german"], ["dice-stats"], ["head"], ["areas", "--group", "St"],
+                 ["report", "--html", str(tmp_path / "r.html")]):
+        result = cli(*args)
+        assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) <= 1, (args, result.stderr)
+    assert "the row was edited" in cli("log").stdout
+    audit = cli("audit")
+    assert audit.exit_code == 1 and f"event {version}" in audit.stdout
