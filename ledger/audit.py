@@ -90,7 +90,9 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
         expected_version = version + 1
         fact = event.fact
         if fact is None:
-            find(version, "unreadable", f"stored event cannot be read ({event.error}): it was altered or corrupted")
+            edited = "the row was edited" in (event.error or "")  # its topic changed: read as damaged (envelope.py)
+            find(version, "tampered" if edited else "unreadable",
+                 f"stored event cannot be read ({event.error}): it was altered or corrupted")
             expected_prev = None
             continue
         if event.topic != TAGS[type(fact)]:
