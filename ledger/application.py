@@ -4,6 +4,7 @@ decisions over stored events (ledger/audit.py)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import msgspec
@@ -33,7 +34,7 @@ from .mapping import map_lvp
 from .loading import Loader
 from .fairplay import FairPlay
 from . import guidance
-from . import turn
+from . import seen, turn
 from . import takeback
 from .secretbooks import SecretBooks
 from .reading import collector_paused
@@ -95,11 +96,45 @@ class CampaignLedger(Application):
         self.keyring = Keyring(material)
 
     # ---- loading and appending ----------------------------------------------------------------
-    def campaign(self, name: str | None) -> Campaign:
+    def campaign(self, name: str | None, writing: bool = False) -> Campaign:
         try:
-            return self._rebuild(campaign_id(self.resolve_name(name)))
+            campaign = self._rebuild(campaign_id(self.resolve_name(name)))
         except (MapperDeserialisationError, OriginatorVersionError) as e:
             raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
+        self._check_seen(campaign, writing)
+        return campaign
+
+    where = ""  # this database, as this machine names it (open_ledger): the key of the head it last saw
+
+    def _seen_problem(self, cid, version: int, key: str | None = None) -> str | None:
+        def digest_at(v: int) -> str | None:
+            rows = self.recorder.select_events(cid, gt=v - 1, lte=v)
+            return self.loader.logged(rows[0]).digest if rows else None
+
+        key = key or self._seen_key(cid)
+        if seen.problem(self.where, key, version, digest_at) is None:
+            return None
+        stored = self.recorder.select_events(cid, desc=True, limit=1)  # the store now: another writer may be ahead
+        return seen.problem(self.where, key, stored[0].originator_version if stored else 0, digest_at)
+
+    def _seen_key(self, cid) -> str:
+        """The campaign as this machine knows it: its id and its first event (a campaign started anew under the same
+        name, in a new file at the same place, is another campaign)."""
+        first = self.recorder.select_events(cid, lte=1)
+        return f"{cid}#{self.loader.logged(first[0]).digest[:16] if first else ''}"
+
+    def _check_seen(self, campaign: Campaign, writing: bool) -> None:
+        """The log still extends the last head this machine saw (ledger/seen.py): else reads warn, writes refuse."""
+        if not self.where:
+            return
+        key = self._seen_key(campaign.id)
+        found = self._seen_problem(campaign.id, campaign.version, key)
+        if found is None:
+            seen.remember(self.where, key, campaign.version, campaign.head)
+        elif writing:
+            raise DatabaseError(f"{found}; nothing is recorded on it: run `cgledger audit` ({seen.forget_hint()})")
+        else:
+            self.notices.append(found)
 
     def _rebuild(self, cid, version: int | None = None) -> Campaign:
         return self.loader.campaign(cid, version)
@@ -116,7 +151,7 @@ class CampaignLedger(Application):
 
     def _load(self, name: str | None) -> tuple[Campaign, rulesmod.Rules]:
         """The campaign and its rules, for a command that records: a retried command already recorded stops here."""
-        campaign = self.campaign(name)
+        campaign = self.campaign(name, writing=True)
         done = campaign.recorded(self.command_id) if self.command_id else None
         if done is not None:
             raise AlreadyRecorded(done)
@@ -695,6 +730,8 @@ class CampaignLedger(Application):
         base = campaign.version - len(pending)
         try:
             self.save(campaign)
+            if self.where:
+                seen.remember(self.where, self._seen_key(campaign.id), campaign.version, campaign.head)
         except IntegrityError:
             # PostgreSQL: the library retries a write whose connection was lost; if the lost one had committed,
             # the retry (of the events or of the snapshot after them) meets our own events: they are recorded
@@ -804,7 +841,18 @@ class CampaignLedger(Application):
         name = self.resolve_name(name)
         with collector_paused():
             logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
-            return audit(campaign_id(name), logged, self.snapshots_of(name), final)
+            report = audit(campaign_id(name), logged, self.snapshots_of(name), final)
+        lost = self._seen_problem(campaign_id(name), logged[-1].version if logged else 0) \
+            if self.where and as_of is None else None
+        last = (seen.last_seen(self.where, self._seen_key(campaign_id(name))) or (0, ""))[0] if lost else 0
+        if lost and not any(f.version >= min(last, logged[-1].version if logged else 0) for f in report.findings):  # what the chain cannot show: events deleted since this machine last read the log
+            from .audit import Finding
+
+            from dataclasses import replace
+
+            report = replace(report, findings=(*report.findings, Finding(logged[-1].version if logged else 0,
+                                                                          "missing", lost)))
+        return report
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
@@ -871,6 +919,7 @@ def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}
     try:
         ledger = CampaignLedger(env=env, dice=dice)
+        ledger.where = redact(db) if is_postgres(db) else os.path.realpath(db)  # the key of the head it saw
     except Exception as e:  # noqa: BLE001
         if lost_connection(e):
             raise  # the CLI says so in its one line, with the command id to run again with

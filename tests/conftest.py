@@ -205,6 +205,12 @@ class Cli:
         return next(r["side"] for r in self.json("log") if r["version"] == version)
 
 
+@pytest.fixture(autouse=True)
+def machine_state(tmp_path_factory, monkeypatch):
+    """Each test is its own machine: the heads it has seen (ledger/seen.py) are kept in a folder of its own."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
 @pytest.fixture
 def make_db(tmp_path: Path):
     """make_db() -> a fresh, empty database target: a SQLite path, or a new PostgreSQL database URL."""
