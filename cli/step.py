@@ -15,6 +15,12 @@ def render_status(status: dict) -> str:
     for need in status["needs"]:
         lines.append(f"  needs {need['text']}")
         lines += [f"      {command}" for command in need.get("commands", [])]
+    choosing = [a for a in status.get("ahead", []) if a["if"]]
+    for scenario in dict.fromkeys(a["if"] for a in choosing):  # while the chits are to be chosen
+        lines.append(f"  if the Initiative gives a {scenario}, it will need: "
+                     + "; ".join(f"{a['text']} (step {a['title']})" for a in choosing if a["if"] == scenario))
+    lines += [f"  ahead: step {a['title']} will need {a['text']} ({status['scenario']})"
+              for a in status.get("ahead", []) if not a["if"]]
     if status.get("may"):
         lines.append("  may:")
         lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")
@@ -25,6 +31,9 @@ def render_status(status: dict) -> str:
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))
+    if status.get("attack_chits_left"):
+        left = status["attack_chits_left"]
+        lines.append("Attack Chits left: " + ", ".join(f"{side} {n}" for side, n in left.items()))
     for side, count in status.get("secret_purchases", {}).items():
         lines.append(f"secret: the {side} side bought {count} RG in secret (8.619): its CPP above is before them")
     if status["flags"]:

@@ -366,18 +366,23 @@ class CampaignLedger(Application):
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
+        me = None  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
+        if as_of is None and chits.sealed_play(state, rules) and "initiative" in {n["effect"] for n in needs}:
+            me = own if own is not None else self.keyring.opens(state)
         return {
             "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
             "cg_date": state.cg_date,
             "step": state.step, "step_title": title(rules, state.step),
             "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
-            "needs": guidance.with_commands(rules, state, needs),  # each with the command lines that meet it
+            "needs": guidance.with_commands(rules, state, needs, me),  # each with the command lines that meet it
+            "ahead": guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
             "may": guidance.options(rules, state, needs),  # what players may do in the open step besides
             "reminders": reminders(rules, state),
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
+            "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)

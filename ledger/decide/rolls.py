@@ -16,7 +16,7 @@ from ..events import AppliedDRM, DiceRolled
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table
-from .steps import title
+from .steps import article, condition_fails, title
 
 
 class RollCommand(Struct, frozen=True, kw_only=True):
@@ -109,7 +109,35 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     side = rules.side(side)
     rules.check_available(table, situation(state, rules, side, None, table))
     check_step(rules, state, table)
+    check_when(rules, state, table)
     return table, due_item(state, rules, table, side, rg, purpose, declared)
+
+
+def check_when(rules: Rules, state: CampaignState, table: Table) -> None:
+    """A roll the rules make only under a condition (`when` in the table's data, read as a step's needs are:
+    8.6233a in a Dual Attack, 8.6171 with random weather) is refused when the log says it does not hold."""
+    if table.when is None:
+        return
+    why = condition_fails(rules, state, table.when)
+    if why:
+        raise NotDue(f"table {table.id} ({table.title}) is rolled only {when_text(table.when)}: {why}",
+                     table.when.rule or table.rule)
+
+
+def when_text(when) -> str:
+    """'in a Dual Attack', 'with random weather (chosen at `new`)': what a condition asks, for a refusal."""
+    parts = []
+    if when.scenario:
+        parts.append(f"in {article(when.scenario)}")
+    if when.option:
+        parts.append(f"with {when.option.replace('_', ' ')} (chosen at `cgledger new`)")
+    if when.from_date:
+        parts.append(f"from {when.from_date} on")
+    if when.unless_flag:
+        parts.append(f"while {when.unless_flag} does not apply")
+    if when.after:
+        parts.append(f"after {' or '.join(when.after)} on the same CG Date")
+    return " and ".join(parts)
 
 
 def check_step(rules: Rules, state: CampaignState, table: Table) -> None:
