@@ -17,6 +17,12 @@ def render_status(status: dict) -> str:
     for need in status["needs"]:
         lines.append(f"  needs {need['text']}")
         lines += [f"      {command}" for command in need.get("commands", [])]
+    choosing = [a for a in status.get("ahead", []) if a["if"]]
+    for scenario in dict.fromkeys(a["if"] for a in choosing):  # while the chits are to be chosen
+        lines.append(f"  if the Initiative gives a {scenario}, it will need: "
+                     + "; ".join(f"{a['text']} (step {a['title']})" for a in choosing if a["if"] == scenario))
+    lines += [f"  ahead: step {a['title']} will need {a['text']} ({status['scenario']})"
+              for a in status.get("ahead", []) if not a["if"]]
     if status.get("may"):
         lines.append("  may:")
         lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")
@@ -27,11 +33,6 @@ def render_status(status: dict) -> str:
             lines.append(f"  the {name} side is done up to here and stands in {where['step_title']}")
         elif where["step"] == status["step"] and where["may"]:
             lines.append(f"  the campaign waits here for the {name} side, which may still act: {where['may']}")
-    if status.get("you") and status.get("chits_sealed"):
-        you = status["you"]
-        others = [s for s in status["sides"] if s != you and s not in status["chits_sealed"]]
-        if you in status["chits_sealed"] and others:
-            lines.append(f"  your Initiative chit is sealed; the {status['sides'][others[0]]} side's is still to come")
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
@@ -39,6 +40,9 @@ def render_status(status: dict) -> str:
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))
+    if status.get("attack_chits_left"):
+        left = status["attack_chits_left"]
+        lines.append("Attack Chits left: " + ", ".join(f"{side} {n}" for side, n in left.items()))
     for side, count in status.get("secret_purchases", {}).items():
         lines.append(f"secret: the {side} side bought {count} RG in secret (8.619): its CPP above is before them")
     if status["flags"]:

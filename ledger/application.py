@@ -412,13 +412,18 @@ class CampaignLedger(Application):
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
+        chit_side = me  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
+        if chit_side is None and as_of is None and chits.sealed_play(state, rules) \
+                and "initiative" in {n["effect"] for n in needs}:
+            chit_side = own if own is not None else self.keyring.opens(state)
         return {
             "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
             "cg_date": state.cg_date,
             "step": state.step, "step_title": title(rules, state.step),
             "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
-            "needs": guidance.with_commands(rules, state, needs, me),  # each with the command lines that meet it
+            "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
+            "ahead": guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
             "may": [] if at_door else guidance.options(rules, state, needs, here, me),  # what players may do besides
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
             "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
@@ -426,7 +431,7 @@ class CampaignLedger(Application):
             "next": nxt, "next_title": title(rules, nxt),
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
-            "attack_chits_left": guidance.attack_chits_left(rules, state),  # None: no limit in this CG
+            "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
             "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),

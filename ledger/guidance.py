@@ -5,29 +5,23 @@ the step and table data of the campaign's own system; no step is named in code."
 
 from __future__ import annotations
 
+import msgspec
+
+from .decide import chits
 from .decide.rolls import admit, per
-from .decide.steps import decide_winner, title
+from .decide.steps import applies, decide_winner, describe, need_applies, title
 from .errors import LedgerError
 from .evolve import SCENARIO
 
 PROG = "cgledger"
 
 
-def attack_chits_left(rules, state) -> dict[str, int | None]:
-    """Each side's Attack Chits left in the CG (8.6231, RR 2.5221); None where the CG sets no limit."""
-    limits = next((c.attack_chits for c in rules.system.cg if c.id == state.cg), {})
-    return {s: (limits[s] - state.chits.get(s, 0) if s in limits else None) for s in rules.system.sides}
-
-
-def chit_choices(rules, state, side: str) -> str:
-    """attack|idle, or only idle once the side has used its Attack Chits."""
-    return "idle" if attack_chits_left(rules, state).get(side) == 0 else "attack|idle"
-
-
-def need_commands(rules, state, need: dict, me: str | None = None) -> list[str]:
+def need_commands(rules, state, need: dict, own: str | None = None) -> list[str]:
     """The command lines that meet one need (`steps.unmet`): one per side that may roll it when the rules name no
-    side. What the players choose stays open: LVP as N, chits as attack|idle, a winner the rules do not decide
-    (the Initial Scenario's Victory Conditions, 8.6234) as one of the sides."""
+    side. What the players choose stays open: LVP as N, chits as attack|idle (idle only once a side's Attack Chits
+    are used up, 8.6231), a winner the rules do not decide (the Initial Scenario's Victory Conditions, 8.6234) as
+    one of the sides. `own`: the side of the key given (once both sides hold keys, a player seals its own chit
+    only)."""
     sides = list(rules.system.sides)
     if need["effect"] == "scenario_end":
         lvp = " ".join(f"--lvp {s}=N" for s in sides)
@@ -35,10 +29,10 @@ def need_commands(rules, state, need: dict, me: str | None = None) -> list[str]:
             rules, state.scenario, state.lvp, {s: 0 for s in sides}) is None
         return [f"{PROG} scenario-end {lvp}" + (f" --winner {'|'.join(sides)}" if undecided else "")]
     if need["effect"] == "initiative":
-        if all(s in state.keys for s in sides):  # each side seals its own chit (8.6232): one line per side still to
-            return [f"{PROG} initiative --chit {s}={chit_choices(rules, state, s)}"  # seal, the player's own
-                    for s in sides if s not in state.sealed_chits and (me is None or s == me)]
-        return [f"{PROG} initiative " + " ".join(f"--chit {s}={chit_choices(rules, state, s)}" for s in sides)]
+        if not chits.sealed_play(state, rules):
+            return [f"{PROG} initiative " + " ".join(f"--chit {s}={chits.choices(state, rules, s)}" for s in sides)]
+        return [f"{PROG} initiative --chit {s}={chits.choices(state, rules, s)}" for s in sides
+                if s not in state.sealed_chits and own in (None, s)]
     if need["rg"] is not None:
         return [f"{PROG} roll {need['table']} --side {need['side']} --rg {need['rg']}"]
     tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
@@ -46,15 +40,62 @@ def need_commands(rules, state, need: dict, me: str | None = None) -> list[str]:
             for side in ([need["side"]] if need["side"] else (t.sides or sides))]
 
 
-def with_commands(rules, state, needs: list[dict], me: str | None = None) -> list[dict]:
-    """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it); `me`: the
-    side whose key is given, offered only its own sealed chit."""
+def with_commands(rules, state, needs: list[dict], own: str | None = None) -> list[dict]:
+    """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it); `own`: the
+    side of the key given."""
     out = []
     for need in needs:
-        lines = need_commands(rules, state, need, me)
-        if need["effect"] == "initiative" and not lines:
-            continue  # this side's chit is sealed: it waits for the other side's (status `waiting_for_chit`)
+        lines = need_commands(rules, state, need, own)
+        if need["effect"] == "initiative" and own is not None and chits.sealed_play(state, rules):
+            need = {**need, "text": _own_chit_text(rules, state, own)}
         out.append({**need, "command": lines[0] if lines else None, "commands": lines})
+    return out
+
+
+def _own_chit_text(rules, state, own: str) -> str:
+    """Initiative as the player of `own` sees it once both sides hold keys: its chit to seal, or what it waits for."""
+    names = rules.system.sides
+    others = [s for s in rules.system.sides if s != own]
+    mine = state.sealed_chits.get(own)
+    if mine is None:
+        return f"your {names[own]} Initiative chit, sealed with your key (the other side seals its own)"
+    waiting = [s for s in others if s not in state.sealed_chits]
+    if waiting:
+        return (f"the {' and '.join(names[s] for s in waiting)} side's chit: your {names[own]} chit is sealed (event "
+                f"{mine['version']}) and waits for it")
+    return (f"the {' and '.join(names[s] for s in others)} chit revealed: both chits are sealed, and the "
+            f"{' and '.join(names[s] for s in others)} side's ledger reveals its own on its next command")
+
+
+def ahead(rules, state) -> list[dict]:
+    """What the scenario Initiative gives makes the rest of this RePh need (step needs with a `scenario` condition,
+    as data): while the chits are still to be resolved, each scenario's rolls as {if, step, text}; once resolved,
+    those of the later steps the scenario calls for ({if: None, ...}; the open step's own are in `needs`)."""
+    if state.step == SCENARIO:
+        return []
+    order = [s.id for s in rules.system.steps]
+    open_step = rules.steps[state.step]
+    choosing = not state.scenario and any(n.effect == "initiative" for n in open_step.needs)
+    left = chits.left(state, rules)
+    possible = {scenario for key, scenario in rules.system.initiative.items()  # with the Attack Chits left (8.6231)
+                if all(chit == "idle" or left.get(side) != 0 for side, chit in (p.split(":") for p in key.split("/")))}
+    out = []
+    for step in rules.system.steps[order.index(state.step):]:
+        if not applies(step, state):
+            continue
+        for need in step.needs:
+            if not need.scenario:
+                continue
+            if choosing:
+                if need.scenario not in possible or not need_applies(rules, state,
+                                                                     msgspec.structs.replace(need, scenario=None)):
+                    continue
+            elif step.id == state.step or not need_applies(rules, state, need):
+                continue
+            for side in need.sides or [None]:
+                what = describe(rules, need.effect, side, state)["text"]
+                out.append({"if": need.scenario if choosing else None, "step": step.id, "title": title(rules, step.id),
+                            "rule": step.id, "text": what})
     return out
 
 

@@ -154,12 +154,80 @@ def test_with_keys_status_offers_each_side_only_its_own_chit_and_nothing_once_se
     mine = german.json("status")
     lines = [n["command"] for n in mine["needs"] if n["effect"] == "initiative"]
     assert lines == ["cgledger initiative --chit german=attack|idle"], mine["needs"]
-    assert set(mine["attack_chits_left"]) == {"german", "us"}
     paste(german, lines[0])  # accepted as pasted
-    assert not [n for n in german.json("status")["needs"] if n["effect"] == "initiative"]
+    assert not [n for n in german.json("status")["needs"] if n["effect"] == "initiative" and n["commands"]]
     assert german.json("status")["chits_sealed"] == ["german"]
     theirs = [n["command"] for n in us.json("status")["needs"] if n["effect"] == "initiative"]
     assert theirs == ["cgledger initiative --chit us=attack|idle"]
     paste(us, theirs[0])
     german.ok("status")  # his ledger reveals his chit: the matrix resolves
     assert german.json("status")["scenario"] == "Idle Day"
+
+
+# ---- Initiative (8.623, RR 2.522): what each player pastes ------------------------------------------------------
+def test_with_keys_each_player_is_offered_its_own_chit_and_the_line_is_accepted_as_pasted(at):
+    from conftest import Player
+
+    cli = at("8.623", "19 PM")
+    german, us, anyone = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words"), Player(cli.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+
+    def initiative(player):
+        return next(n for n in player.json("status")["needs"] if n["effect"] == "initiative")
+
+    assert initiative(anyone)["commands"] == ["cgledger initiative --chit german=attack|idle",
+                                              "cgledger initiative --chit us=attack|idle"]
+    mine = initiative(german)
+    assert mine["commands"] == ["cgledger initiative --chit german=attack|idle"]
+    paste(german, mine["command"])
+    sealed = initiative(german)  # nothing more for the German to paste: it waits for the U.S. chit
+    assert sealed["commands"] == [] and sealed["command"] is None
+    assert "waits for" in sealed["text"] and "U.S." in sealed["text"]
+    assert "waits for it" in german.ok("status").stdout and "cgledger initiative" not in german.ok("status").stdout
+    assert initiative(anyone)["commands"] == ["cgledger initiative --chit us=attack|idle"]
+    paste(us, initiative(us)["command"])
+    german.ok("status")  # each ledger reveals its own chit; the matrix resolves
+    us.ok("status")
+    assert anyone.json("status")["scenario"] == "Idle Day" and anyone.json("audit", "--final")["clean"]
+
+
+def test_a_side_whose_attack_chits_are_used_is_offered_idle_only(rr):
+    from conftest import Player
+
+    for _ in range(2):  # RR 2.5221: the Canadians are limited to 2 Attack Chits
+        rr.to("2.522")
+        assert rr.json("status")["attack_chits_left"]["canadian"] > 0
+        rr.ok("initiative", "--chit", "german=idle", "--chit", "canadian=attack")
+        rr.ok("step", "next")
+    status = rr.to("2.522")
+    assert status["attack_chits_left"] == {"german": 6, "canadian": 0} and status["attack_chits"] == {"german": 0,
+                                                                                                    "canadian": 2}
+    assert status["needs"][0]["command"] == "cgledger initiative --chit german=attack|idle --chit canadian=idle"
+    assert "Attack Chits left: german 6, canadian 0" in rr.ok("status").stdout
+    german, canadian = Player(rr.db, "Peiper's own words"), Player(rr.db, "Harrison's own words")
+    german.ok("keys", "init", "--side", "german")
+    canadian.ok("keys", "init", "--side", "canadian")
+    line = next(n for n in canadian.json("status")["needs"] if n["effect"] == "initiative")["command"]
+    assert line == "cgledger initiative --chit canadian=idle"
+    canadian.ok(*line.split()[1:])  # accepted as pasted
+
+
+def test_status_says_ahead_what_a_dual_attack_will_need(at):
+    kgp = at("8.623", "19 PM")
+    ahead = kgp.json("status")["ahead"]
+    assert [(a["if"], a["step"], a["text"]) for a in ahead] == [
+        ("Dual Attack", "8.623", "a roll on 8.6233a --side us"), ("Dual Attack", "8.625", "a roll on 8.625")]
+    text = kgp.ok("status").stdout
+    assert "if the Initiative gives a Dual Attack, it will need: a roll on 8.6233a --side us" in text
+    assert "a roll on 8.625 (step 8.625 Scenario Commencement)" in text
+    assert not any("8.6233a" in m["command"] for m in kgp.json("status")["may"])  # not before a Dual Attack
+    kgp.ok("initiative", "--chit", "german=attack", "--chit", "us=attack")
+    status = kgp.json("status")
+    assert [n["command"] for n in status["needs"]] == ["cgledger roll 8.6233a --side us"]
+    assert [(a["if"], a["step"]) for a in status["ahead"]] == [(None, "8.625")]
+    assert "ahead: step 8.625 Scenario Commencement will need a roll on 8.625 (Dual Attack)" in kgp.ok("status").stdout
+    kgp.ok("undo")
+    kgp.ok("initiative", "--chit", "german=attack", "--chit", "us=idle")
+    status = kgp.json("status")
+    assert status["needs"] == [] and status["ahead"] == []

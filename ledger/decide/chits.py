@@ -23,16 +23,31 @@ def sealed_play(state: CampaignState, rules: Rules) -> bool:
     return all(s in state.keys for s in rules.system.sides)
 
 
+def limits(state: CampaignState, rules: Rules) -> dict[str, int]:
+    """The Attack Chits each side may select in the CG (8.6231, RR 2.5221); a side the rules give no limit is left
+    out."""
+    return dict(next((c.attack_chits for c in rules.system.cg if c.id == state.cg), {}))
+
+
+def left(state: CampaignState, rules: Rules) -> dict[str, int]:
+    """The Attack Chits each side with a limit has left to select (the chits resolved so far count)."""
+    return {side: max(0, limit - state.chits.get(side, 0)) for side, limit in limits(state, rules).items()}
+
+
+def choices(state: CampaignState, rules: Rules, side: str) -> str:
+    """What a side may still pick: 'attack|idle', or 'idle' once its Attack Chits are used up."""
+    return "idle" if left(state, rules).get(side) == 0 else "attack|idle"
+
+
 def check_chit(state: CampaignState, rules: Rules, side: str, chit: str) -> str:
     """A side's own chit, checked as far as it alone decides it: a chit, and an Attack Chit it still has."""
     base = steps.need_step(rules, state, "initiative", side)
     chit = chit.lower()
     if chit not in ("attack", "idle"):
         raise BadInput(f"a chit is attack or idle, not '{chit}'", f"{base}2")
-    limits = next(c.attack_chits for c in rules.system.cg if c.id == state.cg)
-    if chit == "attack" and side in limits and state.chits.get(side, 0) >= limits[side]:
-        raise BadInput(f"the {rules.system.sides[side]} side has used its {limits[side]} Attack Chits of CG "
-                       f"{state.cg}", f"{base}1")
+    if chit == "attack" and left(state, rules).get(side) == 0:
+        raise BadInput(f"the {rules.system.sides[side]} side has used its {limits(state, rules)[side]} Attack "
+                       f"Chits of CG {state.cg}", f"{base}1")
     return base
 
 

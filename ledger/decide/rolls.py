@@ -16,7 +16,7 @@ from ..events import AppliedDRM, DiceRolled
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table
-from .steps import acting_step, title
+from .steps import acting_step, article, condition_fails, title
 
 
 class RollCommand(Struct, frozen=True, kw_only=True):
@@ -109,28 +109,37 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     table = rules.table(table_id)
     side = rules.side(side)
     rules.check_available(table, situation(state, rules, side, None, table))
-    check_condition(rules, state, table)
+    check_when(rules, state, table)
     if declared is None:
         check_step(rules, state, table, at or acting_step(rules, state, side))
     return table, due_item(state, rules, table, side, rg, purpose, declared)
 
 
-def check_condition(rules: Rules, state: CampaignState, table: Table) -> None:
-    """A roll the rules call for only under a condition is refused when the log says it does not hold: the step
-    needs of the system's data that name the table's effect (8.6233a and 8.625 in a Dual Attack, 8.6171 under the
-    random weather option). One reading of the data: the needs, not a second copy of their conditions."""
-    if not table.effect:
+def check_when(rules: Rules, state: CampaignState, table: Table) -> None:
+    """A roll the rules make only under a condition (`when` in the table's data, read as a step's needs are:
+    8.6233a in a Dual Attack, 8.6171 with random weather) is refused when the log says it does not hold."""
+    if table.when is None:
         return
-    needs = [(s.id, n) for s in rules.system.steps for n in s.needs if n.effect == table.effect]
-    if not needs or not all(n.scenario or n.option for _, n in needs):
-        return
-    if any((not n.scenario or state.scenario == n.scenario) and (not n.option or state.options.get(n.option))
-           for _, n in needs):
-        return
-    step, need = needs[0]
-    why = (f"only in a {need.scenario} (this CG Date: {state.scenario or 'no scenario chosen yet'})" if need.scenario
-           else f"only when the campaign plays with {need.option.replace('_', ' ')} (`new --{need.option.replace('_', '-')}`)")
-    raise NotDue(f"table {table.id} is rolled {why}", table.rule or step)
+    why = condition_fails(rules, state, table.when)
+    if why:
+        raise NotDue(f"table {table.id} ({table.title}) is rolled only {when_text(table.when)}: {why}",
+                     table.when.rule or table.rule)
+
+
+def when_text(when) -> str:
+    """'in a Dual Attack', 'with random weather (chosen at `new`)': what a condition asks, for a refusal."""
+    parts = []
+    if when.scenario:
+        parts.append(f"in {article(when.scenario)}")
+    if when.option:
+        parts.append(f"with {when.option.replace('_', ' ')} (chosen at `cgledger new`)")
+    if when.from_date:
+        parts.append(f"from {when.from_date} on")
+    if when.unless_flag:
+        parts.append(f"while {when.unless_flag} does not apply")
+    if when.after:
+        parts.append(f"after {' or '.join(when.after)} on the same CG Date")
+    return " and ".join(parts)
 
 
 def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None = None) -> None:

@@ -14,7 +14,7 @@ from ..events import (
 from ..authorship import signing_sides
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Rules
-from ..rules.schema import Need, Step
+from ..rules.schema import Condition, Need, Step
 
 IDLE_DAY = "Idle Day"
 
@@ -73,18 +73,34 @@ def next_step(rules: Rules, state: CampaignState, current: str | None = None) ->
 
 
 def need_applies(rules: Rules, state: CampaignState, need: Need, date: str | None = None) -> bool:
-    if need.option and not state.options.get(need.option):
-        return False
-    if need.from_date and rules.calendar.parse(date or state.cg_date) < rules.calendar.parse(need.from_date):
-        return False
-    if need.unless_flag and need.unless_flag in state.flags:
-        return False
-    if need.scenario and state.scenario != need.scenario:
-        return False
-    if need.after and not any(entry.rsplit(":", 1)[0] in need.after for entry in state.today):
-        return False
+    return not condition_fails(rules, state, need, date)
 
-    return True
+
+def condition_fails(rules: Rules, state: CampaignState, cond: Condition, date: str | None = None) -> str:
+    """Why the log says a condition (a step's need, a table's `when`) does not hold now; '' when it holds."""
+    if cond.option and not state.options.get(cond.option):
+        return (f"the campaign did not choose {cond.option.replace('_', ' ')} (`cgledger new ... "
+                f"--{cond.option.replace('_', '-')}`)")
+    if cond.from_date and rules.calendar.parse(date or state.cg_date) < rules.calendar.parse(cond.from_date):
+        return f"the CG Date is {date or state.cg_date}, before {cond.from_date}"
+    if cond.unless_flag and cond.unless_flag in state.flags:
+        return f"{cond.unless_flag} already applies"
+    if cond.scenario and state.scenario != cond.scenario:
+        return (f"this CG Date's scenario is {article(state.scenario)}" if state.scenario
+                else f"Initiative has not decided this CG Date's scenario yet ({_initiative_step(rules)})")
+    if cond.after and not any(entry.rsplit(":", 1)[0] in cond.after for entry in state.today):
+        return f"no {' or '.join(cond.after)} result was rolled on {state.cg_date}"
+    return ""
+
+
+def article(scenario: str) -> str:
+    if scenario.startswith("Initial"):
+        return f"the {scenario}"
+    return f"an {scenario}" if scenario[:1] in "AEIOU" else f"a {scenario}"
+
+
+def _initiative_step(rules: Rules) -> str:
+    return next((s.id for s in rules.system.steps if any(n.effect == "initiative" for n in s.needs)), "")
 
 
 def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None = None,
@@ -106,21 +122,42 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
         sides = [s for s in need.sides if f"{need.effect}:{s}" not in done
                  and (need.san_from is None or state.san.get(s, -1) >= need.san_from)] if need.sides else (
             [] if any(d.startswith(f"{need.effect}:") for d in done) else [None])
-        missing += [describe(rules, need.effect, side) for side in sides]
+        missing += [describe(rules, need.effect, side, state) for side in sides]
     return missing
 
 
-def describe(rules: Rules, effect: str, side: str | None) -> dict:
+def describe(rules: Rules, effect: str, side: str | None, state: CampaignState | None = None) -> dict:
     sides = list(rules.system.sides)
     if effect == "scenario_end":
         text = "the CG-Scenario End: cgledger scenario-end " + " ".join(f"--lvp {s}=N" for s in sides)
     elif effect == "initiative":
-        text = "both Initiative chits: cgledger initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)
+        text = initiative_text(rules, state)
     else:
         tables = sorted(t.id for t in rules.tables.values() if t.effect == effect)
         text = f"a roll on {' or '.join(tables) or effect}" + (f" --side {side}" if side else "")
     tables = sorted(t.id for t in rules.tables.values() if t.effect == effect)
     return {"effect": effect, "side": side, "table": tables[0] if tables else None, "rg": None, "text": text}
+
+
+def initiative_text(rules: Rules, state: CampaignState | None) -> str:
+    """What Initiative still needs (8.6232, RR 2.5222): both chits at one table; once both sides hold keys, each
+    side's own chit sealed with its key (those not sealed yet), then revealed by each side's ledger. A side whose
+    Attack Chits are used up (8.6231, RR 2.5221) is offered Idle only."""
+    from . import chits
+
+    sides = list(rules.system.sides)
+    if state is None:
+        return "both Initiative chits: cgledger initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)
+    if not chits.sealed_play(state, rules):
+        return "both Initiative chits: cgledger initiative " + " ".join(
+            f"--chit {s}={chits.choices(state, rules, s)}" for s in sides)
+    unsealed = [s for s in sides if s not in state.sealed_chits]
+    if not unsealed:
+        return ("the sealed Initiative chits revealed: each side's ledger reveals its own on its next command with "
+                "its key")
+    names = " and ".join(rules.system.sides[s] for s in unsealed)
+    return (f"the {names} Initiative chit{'s' if len(unsealed) > 1 else ''}, each sealed with its own side's key: "
+            + "; ".join(f"cgledger initiative --chit {s}={chits.choices(state, rules, s)}" for s in unsealed))
 
 
 def needs_text(needs: list[dict]) -> str:

@@ -44,6 +44,7 @@ from .schema import (
 )
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+OPTIONS = frozenset({"random_weather"})  # what `cgledger new` lets players choose (CampaignStarted, state.options)
 DRM_LIMIT = {"DR": (6, 2), "dr": (6, 2), "d10": (10, 3), "d100": (50, 10)}  # die -> (per DRM, per unit); see above
 
 
@@ -284,6 +285,8 @@ class Rules:
         for item in table.after:
             if ":" not in item:
                 self._fail(name, table, f"'after' item '{item}' is not TABLE:CODE")
+        if table.when is not None:
+            self._check_when(name, table)
         groups: dict[str, int] = {}
         for drm in table.drm:
             if drm.group:
@@ -321,6 +324,24 @@ class Rules:
             self._fail(name, table, f"a final of {low if low is not None else 'below'} {first.min} has no row")
         if last.max is not None and (high is None or high > last.max):
             self._fail(name, table, f"a final of {high if high is not None else 'above'} {last.max} has no row")
+
+    def _check_when(self, name: str, table: Table) -> None:
+        """A table's `when` names what the log can decide: a scenario type the Initiative matrix gives, an option
+        `new` offers, a CG Date, TABLE:CODE results."""
+        when = table.when
+        scenarios = {"Initial Scenario", *self.system.initiative.values()}
+        if when.scenario and when.scenario not in scenarios:
+            self._fail(name, table, f"when: scenario '{when.scenario}' is none the Initiative matrix gives "
+                                    f"({', '.join(sorted(scenarios))})")
+        if when.option and when.option not in OPTIONS:
+            self._fail(name, table, f"when: no option '{when.option}' (options: {', '.join(sorted(OPTIONS))})")
+        if when.from_date:
+            self.calendar.parse(when.from_date)
+        for item in when.after:
+            if ":" not in item:
+                self._fail(name, table, f"when: 'after' item '{item}' is not TABLE:CODE")
+        if not (when.scenario or when.option or when.from_date or when.unless_flag or when.after):
+            self._fail(name, table, "when: names no condition")
 
     def _check_drm(self, name: str, table: Table, drm: DRM) -> None:
         conditions = (drm.side, drm.time, drm.from_date, drm.until_date, drm.days_after, drm.state)

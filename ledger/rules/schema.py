@@ -121,6 +121,25 @@ class OnMap(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     rule: str
 
 
+class Condition(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """When the log makes a step's need (`Need`) or a table's roll (`Table.when`) apply; every condition given must
+    hold. One reading for both: ledger/decide/steps.py `condition_fails`."""
+
+    from_date: str | None = None  # from this CG Date on
+    unless_flag: str | None = None  # not while this lasting condition applies (e.g. german_ammo_shortage)
+    option: str | None = None  # only when the campaign chose this option at `new` (e.g. random_weather)
+    scenario: str | None = None  # only on a CG Date of this scenario type, as Initiative gave it (e.g. 'Dual Attack')
+    after: list[str] = []  # 'table:code': only once such a result was rolled this CG Date (8.6171 mist density)
+
+
+class When(Condition, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A table's condition as data (`when = { scenario = "Dual Attack", rule = "8.6233a", note = "..." }`): a roll
+    made when it does not hold is refused by the command, the audit and `import`, and `status` does not offer it."""
+
+    rule: str = ""  # the rule that sets the condition (cited when a roll is refused; else the table's rule)
+    note: str = ""  # the reading of the rule text the condition stands for
+
+
 class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     rule: str
@@ -150,6 +169,7 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     # 'table:code': also rolled past `until_date` once such a result was rolled this CG Date (KGP3 after a Mist)
     until_unless: list[str] = []
     paid_by_rg: str = ""  # an RG whose purchase this CG Date pays the roll's own CPP (RR M3 Recon, 2.521)
+    when: When | None = None  # rolled only when the log says this holds (8.6233a: in a Dual Attack)
     map: OnMap | None = None  # the hexes the roll is made for, and what its results do to them (CGS)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
 
@@ -189,17 +209,12 @@ class CG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     note: str = ""
 
 
-class Need(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+class Need(Condition, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """What must be recorded before a RePh step is left: an effect, by each side listed
-    (none listed: by either side), when its conditions hold."""
+    (none listed: by either side), when its conditions hold (`Condition`)."""
 
     effect: str
     sides: list[str] = []
-    from_date: str | None = None
-    unless_flag: str | None = None
-    option: str | None = None  # only when the campaign chose this option (e.g. random_weather)
-    scenario: str | None = None  # only on a CG Date of this scenario type (e.g. 'Dual Attack')
-    after: list[str] = []  # 'table:code': only once such a result was rolled this CG Date (8.6171 mist density)
     san_from: int | None = None  # only for a side whose SAN, as the log knows it, is at least this (8.6122: 4)
 
 
