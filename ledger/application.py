@@ -20,7 +20,7 @@ from .campaign import Campaign, CampaignState, campaign_id, fold
 from . import chain
 from .decide import fortify
 from .decide import map as mapd
-from .decide import chits, fair, purchases, rolls, secrets, steps
+from .decide import chits, fair, purchases, rolls, secrets, steps, walk
 from . import hidden as hiddenmod
 from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
@@ -346,7 +346,7 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         by = self.recording_side(campaign, rules)
         view = self.books.own_view(campaign, rules, by)  # its own RG's follow-ups
-        facts = steps.step(view, rules, target, by)
+        facts = walk.step(view, rules, target, by)
         self.append(campaign, *facts)
         return steps.moved(rules, campaign, facts, guidance.passed)
 
@@ -402,12 +402,12 @@ class CampaignLedger(Application):
         needs = unmet(rules, state, state.step)
         if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
             needs = unmet(rules, view, view.step)
-        walking = steps.walking(state, rules)
+        walking = walk.walking(state, rules)
         me = self.keyring.opens(state) if walking and as_of is None and self.keyring.material is not None else None
-        here = steps.position(state, me) if me else state.step
+        here = walk.position(state, me) if me else state.step
         at_door = bool(me) and me in state.ahead and steps.crosses_together(rules, here)
         if me:  # each side walks the RePh: what this side owes where it stands (nothing at the door it waits at)
-            needs = [] if at_door else steps.owed(rules, view if own is not None else state, me, here)
+            needs = [] if at_door else walk.owed(rules, view if own is not None else state, me, here)
             nxt = here if at_door else next_step(rules, state, here)
         secret = {}
         for entry in state.secret_rgs.values():
@@ -446,9 +446,9 @@ class CampaignLedger(Application):
         """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do."""
         out = {}
         for side in rules.system.sides:
-            at = steps.position(state, side)
+            at = walk.position(state, side)
             ahead = side in state.ahead
-            reason = None if ahead else steps.may_act(rules, state, side, at)
+            reason = None if ahead else walk.may_act(rules, state, side, at)
             out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
         return out
 

@@ -18,7 +18,7 @@ from ..events import (
 from ..evolve import CampaignState, fold
 from . import fortify
 from . import map as mapd
-from . import chits, fair, purchases, rights, rolls, secrets, steps
+from . import chits, fair, purchases, rights, rolls, secrets, steps, walk
 from ..events import ChitRevealed, ChitSealed
 from ..events import DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 
@@ -94,7 +94,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
     fact = facts[0]
     if isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)):  # the step's target: where the side ended
         moved = [f for f in facts if isinstance(f, (StepOpened, SideAdvanced))]
-        return steps.step(state, rules, moved[-1].step if moved else None, author)
+        return walk.step(state, rules, moved[-1].step if moved else None, author)
     if isinstance(fact, FirefightEnded):
         return mapd.firefight_end(state, rules, fact.map, fact.fires, fact.burning_wrecks, fact.in_sewer,
                                   fact.redeployed)
@@ -373,11 +373,11 @@ def _step_as_known(state: CampaignState, fact, after: list, author: str = "") ->
     target = moved[-1].step if moved else None
     try:
         rules = rulesmod.load(state.system, state.override_sources())
-        decided = steps.step(state, rules, target, author)
+        decided = walk.step(state, rules, target, author)
         if decided and [type(f) for f in decided] != [type(f) for f in group] or _compare(decided, group):
             opened = next((f.step for f in decided if isinstance(f, StepOpened)), state.step)
             other = next((s for s in rules.system.sides if s != author), "")
-            owed = steps.may_act(rules, state, other, opened) if other else None
+            owed = walk.may_act(rules, state, other, opened) if other else None
             return [f"{type(fact).__name__}: the campaign could not move past {opened}"
                     + (f": the {rules.system.sides[other]} side still owed {owed} there" if owed else "")]
     except LedgerError as e:

@@ -7,11 +7,10 @@ import math
 from dataclasses import dataclass
 
 from .. import rules as rulesmod
-from ..errors import BadInput, LedgerError
+from ..errors import BadInput
 from ..events import (
     ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, ScenarioEnded, SideAdvanced, StepOpened,
 )
-from ..authorship import signing_sides
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Rules
 from ..rules.schema import Condition, Need, Step
@@ -216,13 +215,10 @@ def new_cg_date(rules: Rules, state: CampaignState, date: str) -> str:
     return following.text
 
 
-def step(state: CampaignState, rules: Rules, target: str | None, by: str = "") -> list:
-    """`step next` / `step STEP`: forward in order, skipping only what may be skipped; entering the New CG
-    Date step starts the next CG Date. Once both sides hold keys, `by` (the side stepping) walks its own part
-    of the RePh (`walk`)."""
+def step(state: CampaignState, rules: Rules, target: str | None) -> list:
+    """`step next` / `step STEP` at one table: forward in order, skipping only what may be skipped; entering the
+    New CG Date step starts the next CG Date. Once both sides hold keys each walks its own part (walk.py)."""
     target = target.lower() if target and target.lower() == SCENARIO else target
-    if by and walking(state, rules):
-        return walk(state, rules, by, target)
     move = plan(rules, state, target)
     facts: list = []
     if move.new_date:
@@ -392,193 +388,9 @@ def rewind(state: CampaignState, rules: Rules, date: str, reason: str = "") -> R
     return Rewound(action=state.next_action, cg_date=canonical, to_version=version, voided=tuple(voided),
                    reason=reason)
 
-
-# ---- each side walks the RePh (8.6: the steps "are performed simultaneously by each side") ---------------------
-# Once both sides hold keys (by email or on a shared server) a side's `step` says it is done with its own part of
-# the steps it leaves. The campaign's open step (`state.step`) moves past a step only when the other side is done
-# with it too (it is ahead, `state.ahead`) or may do nothing there: neither side takes the other past a step where
-# it may still act (a roll it owes or may make, a purchase). A side may walk ahead of the open step, doing its own
-# part of the steps there (its rolls, purchases, its sealed chit), but never into a new CG Date or a scenario, nor
-# past a step whose shared need (CG-Scenario End, Initiative) is not met: those the campaign crosses together.
-
-SHARED_EFFECTS = ("scenario_end", "initiative", "first_move")  # recorded for both sides at once
-
-
-def walking(state: CampaignState, rules: Rules) -> bool:
-    """Whether each side walks the RePh itself: both sides hold signing keys."""
-    return bool(rules.system.steps) and all(s in signing_sides(state) for s in rules.system.sides)
-
-
-def position(state: CampaignState, side: str) -> str:
-    """The step a side stands in: the open step, or its own step ahead of it."""
-    return state.ahead.get(side, state.step)
-
-
-def done_at(state: CampaignState, step_id: str) -> list[str]:
-    if step_id == state.step:
-        return state.done
-    mark = f"{step_id}|"
-    return [e[len(mark):] for e in state.ahead_done if e.startswith(mark)]
-
-
-def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None) -> list[dict]:
-    """What `side` still owes in a step before it may leave it: its needs and the shared ones, less its rolls
-    declared and waiting for their dice (the other side's ledger answers them)."""
-    if step_id == SCENARIO:
-        return []
-    waiting = [e for e in state.declared.values() if e["side"] == side]
-    out = []
-    for need in unmet(rules, state, step_id, done=done_at(state, step_id), date=date):
-        if need["side"] != side and need["effect"] not in SHARED_EFFECTS:
-            continue
-        if any((e["table"] == need["table"] if need["rg"] is not None else
-                rules.tables[e["table"]].effect == need["effect"]) and e["rg"] == need["rg"]
-               for e in waiting if e["table"] in rules.tables):
-            continue  # declared: its dice come with the other side's answer
-        out.append(need)
-    return out
-
-
-def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool:
-    """A declared roll whose result adds what its step needs (an RG's strength adds follow-ups by its chart line's
-    `rolls_if`; a result another roll is due 'after'): its side waits in that step for its dice."""
-    table_id = entry["table"]
-    table = rules.tables.get(table_id)
-    if table is None:
-        return False
-    if table.effect == "rg_strength":
-        rg = state.rgs.get(str(entry.get("rg")), {})
-        line = rules.rgs.get((entry["side"], rg.get("rg", "")))
-        return line is not None and bool(line.rolls_if)  # an RG still sealed: decided again once it is revealed
-    after = [a for t in rules.tables.values() for a in (t.after or ())]
-    after += [a for s in rules.system.steps for n in s.needs for a in (n.after or ())]
-    return any(a.split(":", 1)[0].split("/", 1)[0] == table_id for a in after)
-
-
-def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None) -> str | None:
-    """What `side` may still do in the step it stands in (the reason the campaign waits for it there), or None."""
-    if step_id == SCENARIO:
-        return None
-    owes = owed(rules, state, side, step_id, date)
-    if owes:
-        return owes[0]["text"].split(": cgledger", 1)[0]  # 'a roll on 8.616 --side us', 'the CG-Scenario End'
-
-    data = rules.steps[step_id]
-    if data.purchase == "rg":
-        return "buy Reinforcement Groups"
-    if data.purchase == "fortifications" and state.fpp.get(side, 0) > 0:
-        return "buy Fortifications"
-    from . import rolls  # rolls imports this module
-
-    for table in sorted(rules.tables.values(), key=lambda t: t.id):
-        if step_id not in (table.step, *table.steps) or side not in (table.sides or rules.system.sides):
-            continue
-        if rolls.per(table) == "rg":
-            continue
-        try:
-            rolls.admit(state, rules, table.id, side, None, "UNIT", at=step_id)
-        except LedgerError:
-            continue
-        return f"roll {table.id} ({table.title})"
-    return None
-
-
 def crosses_together(rules: Rules, step_id: str) -> bool:
     """A step the campaign enters with both sides: a new CG Date, or the scenario."""
     return step_id == SCENARIO or rules.steps[step_id].new_cg_date
-
-
-def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> list:
-    """`by` leaves the step it stands in for `target` (default: its next step): the facts it records. The campaign's
-    open step moves with it while the other side is done with each step left; `by` walks on alone up to the door of
-    what both cross together (a new CG Date, the scenario), where it waits."""
-    sides = rules.system.sides
-    if target is not None and target != SCENARIO and target not in rules.steps:
-        raise BadInput(f"no RePh step '{target}' in {rules.system.id.upper()} (steps {rules.system.steps[0].id}-"
-                       f"{rules.system.steps[-1].id}, or 'scenario')", reph_rule(rules))
-    who = sides.get(by, by)
-    other = next(s for s in sides if s != by)
-    own = position(state, by)
-    if by in state.ahead and crosses_together(rules, own):
-        raise BadInput(_waits(rules, state, other, f"the {who} side is done with its part and waits to enter "
-                                                   f"{title(rules, own)}, which both sides enter together"),
-                       _rule_of(rules, state.step))
-    owes = owed(rules, state, by, own)
-    if owes:
-        raise BadInput(f"step {title(rules, own)} still needs {needs_text(owes)}", own)
-    dice = sorted(e["version"] for e in state.declared.values() if e["side"] == by and not e["answered"]
-                  and e.get("step") == own and decides_later_needs(rules, state, e))
-    if dice:
-        raise BadInput(f"the {who} side waits in {title(rules, own)} for the dice of its roll(s) declared at event(s) "
-                       f"{', '.join(map(str, dice))}: their result decides what the step needs (the other side's "
-                       "ledger answers on its next command)", own)
-    goal = target or next_step(rules, state, own)
-    path = _path(rules, state, own, goal)
-    # the campaign's open step moves with `by` while the other side is done with each step left
-    facts: list = []
-    reached = 0
-    if by not in state.ahead:
-        there = state.ahead.get(other)
-        unresolved = [e["version"] for e in state.declared.values() if not e["made"]]
-        for index, nxt in enumerate(path):
-            left = state.step if index == 0 else path[index - 1]
-            if there is None and may_act(rules, state, other, left, _date_on(rules, state, path[:index])) is not None:
-                break
-            if crosses_together(rules, nxt) and unresolved:
-                break  # dice still owed are made on the CG Date and in the step they were declared for
-            reached = index + 1
-            if there == nxt:
-                there = None  # the other side stands here now, with the campaign
-    final = path[reached - 1] if reached else own
-    if reached < len(path):  # `by` walks on alone, ahead of the campaign, up to the door of what both cross
-        alone = path[reached:]
-        door = next((i for i, s in enumerate(alone) if crosses_together(rules, s)), len(alone) - 1)
-        final = alone[door]
-    passed = path[:path.index(final)] if final in path else []
-    for index, left in enumerate(passed):  # nothing `by` owes may be skipped on the way
-        needs = owed(rules, state, by, left, date=_date_on(rules, state, path[:index + 1]))
-        if needs:
-            raise BadInput(f"cannot skip {title(rules, left)} on the way to {title(rules, goal)}: "
-                           f"it needs {needs_text(needs)}", left)
-    if reached:
-        moved_to = path[reached - 1]
-        new_date = next((_date_on(rules, state, path[:i + 1]) for i, s in enumerate(path[:reached])
-                         if s != SCENARIO and rules.steps[s].new_cg_date), None)
-        if new_date:
-            facts.append(CGDateChanged(action=state.next_action, previous=state.cg_date, cg_date=new_date))
-        facts.append(StepOpened(action=state.next_action, step=moved_to, skipped=tuple(path[:reached - 1])))
-    if final != (path[reached - 1] if reached else state.step):
-        facts.append(SideAdvanced(action=state.next_action, side=by, step=final, passed=tuple(passed)))
-    return facts
-
-
-def _path(rules: Rules, state: CampaignState, own: str, goal: str) -> list[str]:
-    """The steps from `own` (not included) to `goal`, in order."""
-    order = [s.id for s in rules.system.steps]
-    following = next_step(rules, state, own)
-    if goal != SCENARIO and own != SCENARIO and order.index(goal) <= order.index(own):
-        looping = following != SCENARIO and order.index(following) <= order.index(own)
-        if not (looping and order.index(goal) >= order.index(following)):
-            raise BadInput(f"step {goal} is not ahead of {title(rules, own)}: going back is an undo", reph_rule(rules))
-    path: list[str] = []
-    current = own
-    for _ in range(len(order) + 2):
-        current = next_step(rules, state, current)
-        path.append(current)
-        if current == goal:
-            return path
-    raise BadInput(f"step {goal} is not ahead of {title(rules, own)}: going back is an undo", reph_rule(rules))
-
-
-def _rule_of(rules: Rules, step_id: str) -> str | None:
-    return step_id if step_id != SCENARIO else reph_rule(rules)
-
-
-def _waits(rules: Rules, state: CampaignState, other: str, what: str) -> str:
-    reason = may_act(rules, state, other, position(state, other)) if other not in state.ahead else None
-    return (f"the campaign waits in {title(rules, state.step)} for the {rules.system.sides[other]} side"
-            + (f" (it may still {reason})" if reason else "") + f": {what}")
-
 
 def acting_step(rules: Rules, state: CampaignState, side: str | None) -> str:
     """The step a side's own records are judged by: where it stands, but not a step it waits at the door of."""
@@ -586,12 +398,3 @@ def acting_step(rules: Rules, state: CampaignState, side: str | None) -> str:
     if at != state.step and crosses_together(rules, at):
         return state.step
     return at
-
-
-def _date_on(rules: Rules, state: CampaignState, path: list[str]) -> str:
-    """The CG Date in force once these steps are entered (entering a new-CG-Date step starts the next one)."""
-    date = state.cg_date
-    for s in path:
-        if s != SCENARIO and rules.steps[s].new_cg_date:
-            date = new_cg_date(rules, state, date)
-    return date
