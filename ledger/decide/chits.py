@@ -12,31 +12,11 @@ from ..events import ChitRevealed, ChitSealed
 from ..evolve import CampaignState
 from ..rules import Rules
 from . import steps
+from .steps import choices, left, limits, sealed_play  # noqa: F401 - the Attack Chits, with Initiative (steps.py)
 
 
 def commitment(side: str, chit: str, salt: str) -> str:
     return hashlib.sha256(f"cgledger chit:{side}:{chit}:{salt}".encode()).hexdigest()
-
-
-def sealed_play(state: CampaignState, rules: Rules) -> bool:
-    """Chits are sealed once every side has a key (before that both are given in one command, at one table)."""
-    return all(s in state.keys for s in rules.system.sides)
-
-
-def limits(state: CampaignState, rules: Rules) -> dict[str, int]:
-    """The Attack Chits each side may select in the CG (8.6231, RR 2.5221); a side the rules give no limit is left
-    out."""
-    return dict(next((c.attack_chits for c in rules.system.cg if c.id == state.cg), {}))
-
-
-def left(state: CampaignState, rules: Rules) -> dict[str, int]:
-    """The Attack Chits each side with a limit has left to select (the chits resolved so far count)."""
-    return {side: max(0, limit - state.chits.get(side, 0)) for side, limit in limits(state, rules).items()}
-
-
-def choices(state: CampaignState, rules: Rules, side: str) -> str:
-    """What a side may still pick: 'attack|idle', or 'idle' once its Attack Chits are used up."""
-    return "idle" if left(state, rules).get(side) == 0 else "attack|idle"
 
 
 def check_chit(state: CampaignState, rules: Rules, side: str, chit: str) -> str:

@@ -138,25 +138,45 @@ def describe(rules: Rules, effect: str, side: str | None, state: CampaignState |
     return {"effect": effect, "side": side, "table": tables[0] if tables else None, "rg": None, "text": text}
 
 
+# ---- Initiative chits (8.6231-.6232, RR 2.5221-.5222): who seals its own, how many Attack Chits are left ----
+def sealed_play(state: CampaignState, rules: Rules) -> bool:
+    """Chits are sealed once every side has a key (before that both are given in one command, at one table)."""
+    return all(s in state.keys for s in rules.system.sides)
+
+
+def limits(state: CampaignState, rules: Rules) -> dict[str, int]:
+    """The Attack Chits each side may select in the CG (8.6231, RR 2.5221); a side the rules give no limit is left
+    out."""
+    return dict(next((c.attack_chits for c in rules.system.cg if c.id == state.cg), {}))
+
+
+def left(state: CampaignState, rules: Rules) -> dict[str, int]:
+    """The Attack Chits each side with a limit has left to select (the chits resolved so far count)."""
+    return {side: max(0, limit - state.chits.get(side, 0)) for side, limit in limits(state, rules).items()}
+
+
+def choices(state: CampaignState, rules: Rules, side: str) -> str:
+    """What a side may still pick: 'attack|idle', or 'idle' once its Attack Chits are used up."""
+    return "idle" if left(state, rules).get(side) == 0 else "attack|idle"
+
+
 def initiative_text(rules: Rules, state: CampaignState | None) -> str:
     """What Initiative still needs (8.6232, RR 2.5222): both chits at one table; once both sides hold keys, each
     side's own chit sealed with its key (those not sealed yet), then revealed by each side's ledger. A side whose
     Attack Chits are used up (8.6231, RR 2.5221) is offered Idle only."""
-    from . import chits
-
     sides = list(rules.system.sides)
     if state is None:
         return "both Initiative chits: cgledger initiative " + " ".join(f"--chit {s}=attack|idle" for s in sides)
-    if not chits.sealed_play(state, rules):
+    if not sealed_play(state, rules):
         return "both Initiative chits: cgledger initiative " + " ".join(
-            f"--chit {s}={chits.choices(state, rules, s)}" for s in sides)
+            f"--chit {s}={choices(state, rules, s)}" for s in sides)
     unsealed = [s for s in sides if s not in state.sealed_chits]
     if not unsealed:
         return ("the sealed Initiative chits revealed: each side's ledger reveals its own on its next command with "
                 "its key")
     names = " and ".join(rules.system.sides[s] for s in unsealed)
     return (f"the {names} Initiative chit{'s' if len(unsealed) > 1 else ''}, each sealed with its own side's key: "
-            + "; ".join(f"cgledger initiative --chit {s}={chits.choices(state, rules, s)}" for s in unsealed))
+            + "; ".join(f"cgledger initiative --chit {s}={choices(state, rules, s)}" for s in unsealed))
 
 
 def needs_text(needs: list[dict]) -> str:
