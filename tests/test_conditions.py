@@ -57,13 +57,13 @@ def test_rr_begin_play_and_setup_drs_are_refused_on_a_german_assault(rr):
     rr.refused("roll", "2.525", "--side", "canadian", "--dice", "5", contains="German Assault (2.525)")
 
 
-def test_random_weather_is_refused_in_a_campaign_that_did_not_choose_it(at, kgp):
+def test_random_weather_is_refused_in_a_campaign_that_did_not_choose_it(at, make_db):
     historical = at("8.617")
     assert not any("8.6171" in line for line in offered(historical))
     historical.refused("roll", "8.6171", "--side", "us", "--dice", "3,3",
                        contains="is rolled only with random weather (chosen at `cgledger new`): the campaign did not "
                                 "choose random weather (`cgledger new ... --random-weather`) (8.617)")
-    random = Cli(kgp.db.parent / "random.db")
+    random = Cli(make_db())  # a SQLite file or a PostgreSQL database, as the suite runs
     random.ok("new", "CG I", "--cg", "I", "--random-weather")
     random.to("8.617")
     assert random.json("status")["needs"][0]["command"] == "cgledger roll 8.6171 --side us"
