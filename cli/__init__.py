@@ -70,6 +70,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "terrain": ("firefight", "The map as the Campaign Firefights left it (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6), as JSON"
                              " or drawn."),
     "undo": ("undo", "Void the last action in force a player took by appending an undo event; nothing is deleted."),
+    "witness": ("witness", "Witness the dice the other side typed or took from VASL (their event numbers, or --all), "
+                           "once both sides hold keys; or dispute them with --dispute REASON."),
     "vasl-import": ("vasl", "Import the VASL dice reports of each FILE, in order: a VASSAL log or save (.vlog, "
                             ".vsav), the chat window's text (copied with dice images off) or dice-bot lines."),
 }

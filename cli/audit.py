@@ -8,7 +8,8 @@ from .app import as_of_option, common, emit_json, json_option, main
 @main.command()
 @as_of_option
 @click.option("--final", is_flag=True, help="The campaign is over: an unrevealed Secret roll, secret purchase, chit "
-                                            "or hidden fortification, an unanswered fair roll is a problem too.")
+                                            "or hidden fortification, an unanswered fair roll, dice the other side "
+                                            "never witnessed are a problem too.")
 @json_option
 @common
 def audit(obj, as_of: str | None, final: bool, as_json: bool) -> None:
@@ -23,6 +24,7 @@ def audit(obj, as_of: str | None, final: bool, as_json: bool) -> None:
             "unrevealed": [{"version": v, "table": t, "side": s} for v, t, s in report.unrevealed],
             "pending": [{"version": v, "what": what} for v, what in report.pending],
             "sources": dict(report.sources),
+            "unwitnessed": [{"version": v, "what": what} for v, what in report.unwitnessed],
         })
     else:
         for finding in report.findings:
@@ -32,6 +34,8 @@ def audit(obj, as_of: str | None, final: bool, as_json: bool) -> None:
                 click.echo(f"event {version}: secret roll on {table} by {side} not revealed yet")
             for version, what in report.pending:
                 click.echo(f"event {version}: pending: {what}")
+            for version, what in report.unwitnessed:
+                click.echo(f"event {version}: {what}")
         verdict = "clean" if report.clean else f"{len(report.findings)} problem(s)"
         by_source = ", ".join(f"{n} {source}" for source, n in report.sources)
         click.echo(f"audit: {report.events} events, {report.rolls} rolls re-checked: {verdict}"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ledger.decide import witness as witnessing
 from projections.rg_record import rg_records
 from projections.roster import public, rosters
 
@@ -66,7 +67,7 @@ RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("
 @common
 def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, Weather, Recon."""
-    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
+    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
     rows = [public(r) for r in rosters(logged, rules)[rules.side(side)]]
     if as_json:
         emit_json(rows)
@@ -75,6 +76,9 @@ def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> No
     else:
         click.echo(f"CG Roster: {rules.system.sides[rules.side(side)]}")
         click.echo(table(rows, ROSTER))
+        sides = dict(rules.system.sides)
+        for claim in (c for c in witnessing.view(state, rules) if c["side"] == rules.side(side)):
+            click.echo(f"  not witnessed: {witnessing.describe(claim, sides)}")
 
 
 @main.command(name="rg-record")

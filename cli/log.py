@@ -125,6 +125,12 @@ def describe(row: dict) -> str:
         return f"the {row['side']} side seals its Initiative chit for {row['cg_date']}"
     if kind == "ChitRevealed":
         return f"the {row['side']} side's Initiative chit: {row['chit']}"
+    if kind == "DiceWitnessed":
+        events = ", ".join(map(str, row["rolls"]))
+        if row.get("disputed"):
+            return f"the {row['side']} side disputes the dice of event {events}: {row['disputed']}"
+        how = " (its own copy of the VASL log holds the same reports)" if row.get("log_digest") else ""
+        return f"the {row['side']} side witnesses the dice of event {events}{how}"
     if kind == "SideAdvanced":
         done = f" (done with {', '.join(row['passed'])})" if row["passed"] else ""
         return f"the {row['side']} side walks on to {row['step']}{done}"

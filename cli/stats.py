@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import click
 
+from ledger.decide.witness import unwitnessed_events
 from projections.dice_stats import dice_stats
 
 from . import complete
@@ -27,8 +28,8 @@ def _line(name: str, stats: dict | None) -> str:
 def dice_stats_command(obj, side: str | None, as_of: str | None, as_json: bool) -> None:
     """Each side's dice over the whole campaign, per source (ledger, entered, vasl); undone rolls apart; VASL
     rolls per scenario (each imported file), per player and per category."""
-    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
-    stats = dice_stats(logged, rules.side(side) if side else None)
+    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
+    stats = dice_stats(logged, rules.side(side) if side else None, unwitnessed_events(state))
     if as_json:
         emit_json(stats)
         return

@@ -3,9 +3,21 @@ from __future__ import annotations
 import click
 
 from ledger import takeback
+from ledger.decide import witness as witnessing
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
+
+
+def witness_lines(claims: list[dict], sides: dict, you: str | None) -> list[str]:
+    """The dice not witnessed yet, and the command that witnesses them for the side that may."""
+    if not claims:
+        return []
+    lines = [f"  not witnessed: {witnessing.describe(c, sides)}" for c in claims]
+    mine = [c for c in claims if c["witness"] == you and not c["disputed"]]
+    if mine:
+        lines.append("      cgledger witness --all    # or: cgledger witness EVENT --dispute REASON")
+    return lines
 
 
 def render_status(status: dict) -> str:
@@ -36,6 +48,7 @@ def render_status(status: dict) -> str:
     lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
+    lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))
     lines += takeback.lines(status.get("proposal"), status["sides"])
     lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())

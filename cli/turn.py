@@ -100,7 +100,8 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json({"campaign": received.campaign, "imported": len(received.imported), "head": received.head,
                    "acts": acts, "results": results, "duties": duties, "due": status["needs"],
-                   "waiting": status["waiting"], "proposal": status.get("proposal"), "files": received.files})
+                   "waiting": status["waiting"], "proposal": status.get("proposal"), "files": received.files,
+                   "unwitnessed": status.get("unwitnessed", [])})
         return
     if not received.imported:
         click.echo(f"nothing new: '{received.campaign}' here holds every event of {', '.join(received.files)}")

@@ -26,6 +26,7 @@ from .decide.steps import next_step, title, unmet
 from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
 from .decide import rights
+from .decide import witness as witnessing
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
 from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
@@ -436,6 +437,7 @@ class CampaignLedger(Application):
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
+            "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
             # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
             "proposal": takeback.view(state, rules, self.keyring.opens(state) if as_of is None and self.keyring.material
                                       and (state.proposal or state.lapsed) else None,
@@ -508,6 +510,29 @@ class CampaignLedger(Application):
         self.append(campaign, fact)
         self.notices.extend(mapd.strategic_left(campaign, rules, fact.location))  # said when it is made
         return fact
+
+    def witness(self, name: str | None, rolls: tuple[int, ...] = (), every: bool = False, disputed: str = ""):
+        """The side whose key is given witnesses (or disputes) the other side's typed or VASL dice: the rolls named,
+        or `every` one still open for it."""
+        campaign, rules = self._load(name)
+        side = self.keyring.opens(campaign) if self.keyring.material else None
+        if not side:
+            raise BadInput("witnessing needs your side's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file)",
+                           witnessing.RULE)
+        if every:
+            rolls = tuple(sorted(set(witnessing.to_witness(campaign, side)) | set(rolls)))
+            if not rolls:
+                disputed = [str(v) for v, c in witnessing.open_claims(campaign) if c[0] != side]
+                raise BadInput("no dice of the other side wait for your witness" + (
+                    f" (event {', '.join(disputed)} disputed: name them to witness them after all)" if disputed
+                    else ""), witnessing.RULE)
+        fact = witnessing.witness(campaign, rules, side, rolls, disputed)
+        self.append(campaign, fact)
+        return fact, self._claimed(campaign.name, fact.rolls)
+
+    def _claimed(self, name: str, versions) -> list[Logged]:
+        wanted = set(versions)
+        return [e for e in self.history(name) if e.version in wanted]
 
     def record_hq(self, name: str | None, side: str, location: str):
         campaign, rules = self._load(name)
@@ -641,9 +666,18 @@ class CampaignLedger(Application):
 
         campaign, rules = self._load(name)
         sources = [read_source(data, file, tuple(players)) for file, data in files]
-        imported, facts = decide_import(campaign, rules, self.history(campaign.name), sources, attach, players)
+        history = self.history(campaign.name)
+        imported, facts = decide_import(campaign, rules, history, sources, attach, players)
         if facts and not dry_run:
             self.append(campaign, *facts)
+        me = self.keyring.opens(campaign) if self.keyring.material and not dry_run else None
+        if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed (issue 22)
+            from .vaslimport import witnessed_in
+
+            for digest, rolls in witnessed_in(history, imported, set(witnessing.to_witness(campaign, me))):
+                self.append(campaign, witnessing.witness(campaign, rules, me, rolls, log_digest=digest))
+                self.notices.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
+                                    "own copy of the VASL log holds the same reports")
         return imported
 
     def export_bundle(self, name: str | None, since: str, path: Path):

@@ -56,6 +56,7 @@ class Report:
     unrevealed: tuple[tuple[int, str, str], ...] = ()  # Secret rolls not revealed yet: (event, table, side)
     pending: tuple[tuple[int, str], ...] = ()  # what the protocol still owes: (event, what), e.g. an unanswered roll
     sources: tuple[tuple[str, int], ...] = ()  # rolls in force per source (fair, entered, vasl, rng, seeded)
+    unwitnessed: tuple[tuple[int, str], ...] = ()  # dice the other side has not witnessed: (event, in words)
 
     @property
     def clean(self) -> bool:
@@ -171,12 +172,26 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
     unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in made_states.items() if v not in revealed
                        and state is not None and str(v) in state.sealed)
     pending = tuple(pending_of(state)) if state is not None else ()
+    unwitnessed = tuple(unwitnessed_of(state)) if state is not None else ()
     if final:
+        findings += [Finding(v, "unwitnessed", f"at campaign end: {what}") for v, what in unwitnessed]
         findings += [Finding(v, "pending", f"at campaign end: {what}") for v, what in pending]
         findings += [Finding(v, "pending", f"at campaign end: the Secret roll on {table} by {side} was never revealed")
                      for v, table, side in unrevealed]
     return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed,
-                  pending=pending, sources=tuple(sorted(sources_of(logged).items())))
+                  pending=pending, sources=tuple(sorted(sources_of(logged).items())), unwitnessed=unwitnessed)
+
+
+def unwitnessed_of(state: CampaignState) -> list[tuple[int, str]]:
+    """The claims the other side never witnessed (ledger/decide/witness.py), in words."""
+    from .decide import witness
+
+    try:
+        rules = rulesmod.load(state.system, state.override_sources())
+    except LedgerError:
+        return [(int(v), f"the dice of event {v} were not witnessed") for v, _c in witness.open_claims(state)]
+    sides = dict(rules.system.sides)
+    return [(c["event"], f"not witnessed: {witness.describe(c, sides)}") for c in witness.view(state, rules)]
 
 
 def pending_of(state: CampaignState) -> list[tuple[int, str]]:

@@ -526,6 +526,17 @@ class ChitRevealed(Fact, tag="ChitRevealed", frozen=True, kw_only=True):
     salt: str
 
 
+class DiceWitnessed(Fact, tag="DiceWitnessed", frozen=True, kw_only=True, omit_defaults=True):
+    """The other side's word on dice its ledger did not see made fairly (typed, or taken from VASL, once both sides
+    hold keys): witnessed, or disputed with its reason. A statement on record: no undo or rewind takes it back."""
+
+    action: int
+    side: str  # the witnessing side
+    rolls: tuple[int, ...]  # the events of the rolls (a DiceRolled, or a revealed Secret roll's SecretRollMade)
+    disputed: str = ""  # the witness refuses them, and why
+    log_digest: str = ""  # witnessed by the witness's own copy of the VASL log or chat: its digest
+
+
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
@@ -533,7 +544,7 @@ FACTS: tuple[type[Fact], ...] = (
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
-    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced,
+    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced, DiceWitnessed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -542,6 +553,6 @@ AnyFact = (
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
-    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced
+    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced | DiceWitnessed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -12,13 +12,14 @@ from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed, LocationControlled,
+    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed, LocationControlled, DiceWitnessed,
 )
 from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 from .events import AnyFact
 from .authorship import owner
 from .inforce import voided_by
 
+CLAIMED = ("entered", "vasl")  # dice a side claims once both hold keys (ledger/decide/witness.py)
 SCENARIO = "scenario"  # the step value while a CG scenario is played
 INITIAL_SCENARIO = "Initial Scenario"
 IDLE_DAY = "Idle Day"
@@ -96,6 +97,11 @@ class CampaignState:
     frames: list[dict[str, Any]] = []
     lapsed: dict[str, Any] = {}  # the last proposal that lapsed, with the event that made it lapse and why
     last_by: dict[str, int] = {}  # side -> the last action of an event it authored (undo included)
+    # witnessed dice (ledger/decide/witness.py): roll event -> [claimant, roller, table, dice, source, action] for dice typed or taken
+    # from VASL once both sides hold keys (an undo takes the claim out with its roll); roll event -> [witness side,
+    # its DiceWitnessed event, the dispute's reason or ''] (a statement on record: never taken back)
+    claims: dict[str, list[Any]] = {}
+    witnessed: dict[str, list[Any]] = {}
 
     RECENT_COMMANDS = 64
     FRAMES = 32
@@ -127,7 +133,9 @@ class CampaignState:
             return
         if author:
             self.last_by = {**self.last_by, author: fact.action}  # type: ignore[attr-defined]
-        if isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
+        if isinstance(fact, DiceWitnessed):  # a statement on record: no action in force, no proposal lapses
+            self.witnessed = {**self.witnessed, **{str(r): [fact.side, version, fact.disputed] for r in fact.rolls}}
+        elif isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
                              "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,
                              "reason": fact.reason}
@@ -146,6 +154,8 @@ class CampaignState:
             self._mark_live(fact.action)  # type: ignore[attr-defined]
             self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
             self._apply(fact, version)
+            if isinstance(fact, DiceRolled) and fact.source in CLAIMED and self.both_keyed():
+                self._add_key(fact.action, "claims", str(version), claim(author or fact.side, fact))
             self._track(fact, version, automatic, completes)
             player = not automatic or not self.frames or self.frames[-1]["action"] == fact.action  # type: ignore
             if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
@@ -361,6 +371,8 @@ class CampaignState:
         elif isinstance(fact, SecretRollRevealed):
             self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
             self._outcome(a, fact.fact)
+            if fact.fact.source in CLAIMED and self.both_keyed():  # typed dice, sealed until now: its side's claim
+                self._add_key(a, "claims", str(fact.roll), claim(fact.fact.side, fact.fact, a))
             key = f"{fact.fact.side}:{fact.fact.fair}"
             if key in self.declared and self.declared[key]["made"] == fact.roll:
                 self._settled(a, key)
@@ -442,6 +454,10 @@ class CampaignState:
 
     def _settled(self, a: int, key: str) -> None:
         self._set(a, "declared", {k: v for k, v in self.declared.items() if k != key})
+
+    def both_keyed(self) -> bool:
+        """Both sides hold signing keys: dice the ledger did not see made fairly are then a claim."""
+        return sum(1 for key in self.keys.values() if key.get("public")) >= 2
 
     def fair_in_force(self, sides) -> bool:
         """Fair dice are the rule: both sides have committed their chains and the campaign chose no other mode."""
@@ -570,7 +586,7 @@ class CampaignState:
 
     def _revert(self, action: int) -> None:
         """Puts back what the action changed (it stays in force: `_unlive` takes it out)."""
-        for attribute in ("consumed", "today"):
+        for attribute in ("consumed", "today", "claims"):
             added = getattr(self, attribute)
             gone = [k for k, v in added.items() if (v[-1] if isinstance(v, list) else v) == action]
             if gone:
@@ -596,6 +612,12 @@ class CampaignState:
     def winner_today(self) -> str | None:
         """The winner of this CG Date's scenario, once its CG-Scenario End is recorded."""
         return next((w for d, w in reversed(self.scenarios) if d == self.cg_date), None)
+
+
+def claim(claimant: str, fact: DiceRolled, action: int | None = None) -> list[Any]:
+    """A claim as the state keeps it: who claims, whose roll, its table, dice and source, and the action it is
+    part of (last: an undo of that action takes the claim out)."""
+    return [claimant, fact.side, fact.table, list(fact.dice), fact.source, fact.action if action is None else action]
 
 
 def first_step(system: str) -> str:

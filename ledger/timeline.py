@@ -87,6 +87,7 @@ _WORDS = {  # what players call each record (player-facing text never shows an e
     "InitiativeChosen": "Initiative: {fact.scenario}",
     "FortificationsPurchased": "{side} Fortifications",
     "SideAdvanced": "{side} done up to {fact.step}",
+    "DiceWitnessed": "{side} word on the other side's dice",
     "ChitSealed": "{side} Initiative chit sealed",
     "ChitRevealed": "{side} Initiative chit revealed",
     "TakeBackProposed": "a take-back proposal",

@@ -345,3 +345,38 @@ def _roll(state, rules, rolls, source: Source, found: Found, item: Attachment, s
     except BadInput as e:
         raise BadInput(f"{source.where(found.position)}: {e.message}", e.rule) from None
     return msgspec.structs.replace(fact, action=action)
+
+
+def witnessed_in(history, results: list[FileImport], claims: set[int]) -> list[tuple[str, tuple[int, ...]]]:
+    """(file digest, roll events): the claims (the other side's VASL rolls not yet witnessed) whose reports stand in
+    the files just read, the witness's own copy of the log (issue 22). A report the log holds already names the
+    event holding it: the roll itself (`roll --vasl`), or the import whose attached roll has the same dice."""
+    by_version = {e.version: e for e in history}
+    rolls_of_action: dict[int, list] = {}
+    for event in history:
+        if isinstance(event.fact, DiceRolled) and event.version in claims and event.fact.vasl:
+            rolls_of_action.setdefault(event.fact.action, []).append(event)
+    out = []
+    for result in results:
+        found: list[int] = []
+        for item in result.items:
+            held = by_version.get(item.duplicate_of) if item.duplicate_of is not None else None
+            if held is None:
+                continue
+            if held.version in claims:
+                candidates = [held]
+            elif isinstance(held.fact, VaslLogImported):
+                candidates = rolls_of_action.get(held.fact.action, [])
+            else:
+                continue
+            for event in candidates:
+                try:
+                    same = parse(event.fact.vasl, event.fact.player or None).roll == item.report.roll
+                except BadInput:
+                    same = False
+                if same and event.version not in found:
+                    found.append(event.version)
+                    break
+        if found:
+            out.append((result.source.digest, tuple(sorted(found))))
+    return out

@@ -90,13 +90,19 @@ def _summary(rolls: list[dict], die: str) -> dict[str, Any] | None:
     return stats
 
 
-def rolls_of(logged) -> list[dict[str, Any]]:
+UNWITNESSED = "not witnessed"  # added to a source's name for dice the other side has not witnessed (issue 22)
+
+
+def rolls_of(logged, unwitnessed: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
     """Every DR and dr in the log, in order, with whether it is still in force. A VASL import's reports count
     from its VaslLogImported (an attached one is also the DiceRolled after it, counted once); each VASL roll
     carries its player, category, extra dice and the import (scenario) it came from. An old VASSAL 3d6 counts as
-    the DR and the dr VASL reads in it."""
+    the DR and the dr VASL reads in it. `unwitnessed`: the events of rolls whose dice the other side has not
+    witnessed; their source is named apart ('entered, not witnessed')."""
     voided = voided_actions(logged)
     imports = {e.fact.action for e in logged if isinstance(e.fact, VaslLogImported)}
+    claimed = {(e.fact.action, e.fact.table, tuple(e.fact.dice)) for e in logged
+               if e.version in unwitnessed and isinstance(e.fact, DiceRolled)}  # an import's attached reports
     rolls, date = [], None
     for event in logged:
         fact = event.fact
@@ -104,8 +110,10 @@ def rolls_of(logged) -> list[dict[str, Any]]:
             date = fact.cg_date
         if isinstance(fact, VaslLogImported):
             for entry in fact.reports:
+                source = "vasl" + (f", {UNWITNESSED}" if (fact.action, entry.table, tuple(entry.dice)) in claimed
+                                   else "")
                 rolls += _split({"version": event.version, "side": entry.side or "unassigned", "die": entry.die,
-                                 "dice": list(entry.dice), "source": "vasl", "table": entry.table or None,
+                                 "dice": list(entry.dice), "source": source, "table": entry.table or None,
                                  "in_force": fact.action not in voided, "player": entry.player,
                                  "category": entry.category, "scenario": event.version, "third": entry.third,
                                  "rof": entry.rof, "cg_date": date})
@@ -114,7 +122,8 @@ def rolls_of(logged) -> list[dict[str, Any]]:
                 continue  # counted from its import
             vasl = bool(getattr(fact, "vasl", ""))
             rolls += _split({"version": event.version, "side": fact.side or "unassigned", "die": fact.die,
-                             "dice": list(fact.dice), "source": SOURCES.get(fact.source, fact.source),
+                             "dice": list(fact.dice), "source": SOURCES.get(fact.source, fact.source)
+                             + (f", {UNWITNESSED}" if event.version in unwitnessed else ""),
                              "table": getattr(fact, "table", None), "in_force": fact.action not in voided,
                              "player": fact.player if vasl else None,
                              "category": getattr(fact, "category", "") if vasl else None,
@@ -164,8 +173,8 @@ def vasl_stats(logged, rolls: list[dict]) -> dict[str, Any]:
             "dust_die": extra["third"], "rof_die": extra["rof"]}
 
 
-def dice_stats(logged, side: str | None = None) -> dict[str, Any]:
-    rolls = [r for r in rolls_of(logged) if side is None or r["side"] == side]
+def dice_stats(logged, side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
+    rolls = [r for r in rolls_of(logged, unwitnessed) if side is None or r["side"] == side]
 
     def groups(selected: list[dict]) -> list[dict[str, Any]]:
         keys = sorted({(r["side"], r["source"]) for r in selected})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.decide import witness
 from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
 from ledger.timeline import IDLE_DAY, summary, voided_actions
 
@@ -34,6 +35,7 @@ def history(logged, rules, state) -> dict[str, Any]:
         })
     by_date = {d["date"]: d for d in dates}
     voided = voided_actions(logged)
+    unwitnessed = witness.unwitnessed_events(state)
     what = {}  # action -> what it recorded first, to say what an undo took back
     for event in logged:
         action = getattr(event.fact, "action", None)
@@ -49,7 +51,8 @@ def history(logged, rules, state) -> dict[str, Any]:
             continue
         if isinstance(fact, DiceRolled) and fact.action not in voided and notable(fact):
             entry["notable"].append(f"{fact.table} {rules.system.sides[fact.side]}: Original {fact.original}, "
-                                    f"Final {fact.final}: {fact.result}")
+                                    f"Final {fact.final}: {fact.result}"
+                                    + (" (dice not witnessed)" if event.version in unwitnessed else ""))
         elif isinstance(fact, ActionUndone):
             entry["undos"].append(f"undo of {what.get(fact.undone, f'action {fact.undone}')}"
                                   + (f": {fact.reason}" if fact.reason else ""))
@@ -57,7 +60,7 @@ def history(logged, rules, state) -> dict[str, Any]:
             entry["undos"].append(f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions voided)"
                                   + (f": {fact.reason}" if fact.reason else ""))
     records = rg_records(logged, rules)
-    dice = dice_stats(logged)
+    dice = dice_stats(logged, unwitnessed=unwitnessed)
     return {
         "campaign": {"name": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
                      "step": state.step, "sides": dict(rules.system.sides)},
@@ -67,6 +70,9 @@ def history(logged, rules, state) -> dict[str, Any]:
         "dice": dice["sides"],
         "dice_groups": dice["groups"],  # per side and source: the report keeps fair, entered and VASL dice apart
         "vasl_dice": dice["vasl"],
+        # dice typed or from VASL that the other side never witnessed, in words (issue 22)
+        "unwitnessed": [witness.describe(c, dict(rules.system.sides)) for c in witness.view(state, rules)]
+        if state is not None else [],
         "maps": scenario_maps(logged, rules, dates) if any(step.control for step in rules.system.steps) else [],
         "terrain": terrain_by_date(logged, rules) if not any(step.control for step in rules.system.steps) else [],
     }

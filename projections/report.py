@@ -264,12 +264,17 @@ SOURCES = {  # where a roll's dice came from, in the players' words
 }
 
 
-def _dice(dice: dict, sides: dict[str, str], vasl: dict | None = None, groups: list | None = None) -> str:
-    """The dice page: per side and per source of the dice (fair, entered, VASL kept apart), the DR and dr
-    distributions beside the expectation, with the means."""
+def _dice(dice: dict, sides: dict[str, str], vasl: dict | None = None, groups: list | None = None,
+          unwitnessed: list | None = None) -> str:
+    """The dice page: per side and per source of the dice (fair, entered, VASL kept apart, and the dice the other
+    side never witnessed apart from those it did), the DR and dr distributions beside the expectation, with the
+    means; then each roll not witnessed."""
     parts = ['<section id="dice"><h2>Dice</h2><p class="meta">Bars: rolls in force; grey marks: the expected '
              'count. Each source of dice is shown apart. Undone rolls are not counted here (see '
              '<code>cgledger dice-stats</code>).</p>']
+    if unwitnessed:
+        parts.append('<h3>Dice not witnessed by the other side</h3><ul class="unwitnessed">'
+                     + "".join(f"<li>{_e(text)}</li>" for text in unwitnessed) + "</ul>")
     shown = groups if groups is not None else [{"side": s, "source": "", **(dice.get(s) or {})} for s in sides]
     for side, name in sides.items():
         for group in (g for g in shown if g["side"] == side):
@@ -357,6 +362,7 @@ def render_html(history: dict) -> str:
                            "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
                                          for e in history["terrain"]]))
     if history.get("dice") is not None:
-        parts.append(_dice(history["dice"], sides, history.get("vasl_dice"), history.get("dice_groups")))
+        parts.append(_dice(history["dice"], sides, history.get("vasl_dice"), history.get("dice_groups"),
+                           history.get("unwitnessed")))
     parts.append("</body></html>")
     return "\n".join(parts)

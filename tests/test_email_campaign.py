@@ -111,6 +111,7 @@ def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
     # ---- 19 PM: German Assault; both buy in secret; the U.S. takes back its own Control typo before sending ----
     t.date = "19 PM"
     g.receive()
+    g.ok("witness", "--all")  # the KGP3 dice the U.S. typed: the German saw them rolled in VASL (issue 22)
     g.ok("step", "8.616")  # enters 19 PM with the U.S.; the German walks on alone
     g.ok("roll", "8.616", "--side", "german")  # Secret: declared, the U.S. ledger answers
     g.ok("step", "8.619")
@@ -198,6 +199,7 @@ def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
     u.ok("step", "scenario")  # done up to the scenario: it is entered once the German has made his Secret roll
     u.send(g)
     g.receive()
+    g.ok("witness", "--all")  # the 8.6233a and 8.625 drs the U.S. typed
     g.ok("step", "scenario")
     assert g.me()["status"]["step"] == "scenario"
     g.ok("step", "8.603")  # the scenario played in VASL, the German records its end

@@ -230,7 +230,9 @@ def test_dice_entered_stay_allowed_and_are_counted_apart(table):
     us.ok("answer")
     assert audit(anyone)["sources"] == {"entered": 1, "fair": 1}
     stats = anyone.json("dice-stats")
-    assert sorted(g["source"] for g in stats["groups"]) == ["entered", "fair"]
+    assert sorted(g["source"] for g in stats["groups"]) == ["entered, not witnessed", "fair"]  # issue 22
+    us.ok("witness", "--all")
+    assert sorted(g["source"] for g in anyone.json("dice-stats")["groups"]) == ["entered", "fair"]
 
 
 def test_pbem_the_declaration_travels_in_one_bundle_and_the_dice_in_the_next(at, make_db, tmp_path):

@@ -18,8 +18,8 @@ from ..events import (
 from ..evolve import CampaignState, fold
 from . import fortify
 from . import map as mapd
-from . import chits, fair, purchases, rights, rolls, secrets, steps, walk
-from ..events import ChitRevealed, ChitSealed
+from . import chits, fair, purchases, rights, rolls, secrets, steps, walk, witness
+from ..events import ChitRevealed, ChitSealed, DiceWitnessed
 from ..events import DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
 
 # what a roll's result does to the hexes it names, recorded in the roll's action right after it (CGS 7.4.7.2, 7.3.2)
@@ -106,6 +106,8 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
                                   fact.squads or None, fact.front_line, fact.isolated, sealed_fpp(state, fact.side))]
     if isinstance(fact, RGPurchaseSealed):
         return [purchases.admit_sealed(state, rules, fact)]
+    if isinstance(fact, DiceWitnessed):
+        return [witness.witness(state, rules, fact.side, fact.rolls, fact.disputed, fact.log_digest)]
 
     if isinstance(fact, ScenarioEnded):
         return [steps.scenario_end(state, rules, dict(fact.lvp), fact.winner if fact.declared else None,

@@ -1,0 +1,97 @@
+"""Witnessed dice (issue 22). Once both sides hold keys, dice the ledger did not see made fairly (typed with
+--dice, taken from VASL with --vasl or vasl-import) are a claim by the side that recorded them; the other side's
+word settles it: witnessed (by hand, or by its own copy of the VASL log where the same reports stand), or
+disputed with a reason. Both stay on record; nothing takes them back.
+
+The claims themselves are kept by the fold (`CampaignState.claims`, `CampaignState.witnessed`); this module
+decides the witness's act, for the command, the audit and `import` alike."""
+
+from __future__ import annotations
+
+from ..errors import BadInput
+from ..events import DiceWitnessed
+from ..evolve import CLAIMED, CampaignState  # noqa: F401 (CLAIMED: the sources of dice that are a claim)
+
+RULE = "cgledger witness"  # no ASL rule covers dice seen by email: the ledger's own rule, as the fair dice are
+
+
+def open_claims(state: CampaignState, by: str | None = None) -> list[tuple[int, list]]:
+    """(roll event, [claimant, roller, table, dice, source, action]) of the claims in force not yet witnessed (disputed ones
+    included), oldest first; `by`: only those of that claimant."""
+    out = []
+    for version, claim in state.claims.items():
+        word = state.witnessed.get(version)
+        if word is not None and not word[2]:
+            continue  # witnessed
+        if by is None or claim[0] == by:
+            out.append((int(version), claim))
+    return sorted(out)
+
+
+def unwitnessed_events(state: CampaignState | None) -> frozenset[int]:
+    """The events of the rolls in force whose dice the other side has not witnessed (disputed ones included)."""
+    return frozenset(v for v, _claim in open_claims(state)) if state is not None else frozenset()
+
+
+def to_witness(state: CampaignState, side: str) -> list[int]:
+    """The claims the given side may witness: the other side's, not disputed by it."""
+    return [v for v, claim in open_claims(state) if claim[0] != side and not state.witnessed.get(str(v))]
+
+
+def witness(state: CampaignState, rules, side: str, rolls: tuple[int, ...], disputed: str = "",
+            log_digest: str = "") -> DiceWitnessed:
+    """The witness's act: each roll named is a claim in force by the other side, not witnessed yet (a disputed
+    one may be witnessed later, when the players settle it; one is disputed once)."""
+    side = rules.side(side)
+    name = rules.system.sides[side]
+    if not state.keys.get(side, {}).get("public"):
+        raise BadInput(f"the {name} side holds no key: dice are witnessed once both sides hold keys "
+                       "(cgledger keys init)", RULE)
+    if not rolls:
+        raise BadInput("name the rolls to witness (their event numbers, as status and receive list them) or give "
+                       "--all", RULE)
+    if len(set(rolls)) != len(rolls):
+        raise BadInput("a roll is named twice", RULE)
+    if disputed and not disputed.strip():
+        raise BadInput("say why you dispute the dice (--dispute REASON)", RULE)
+    for version in rolls:
+        key = str(version)
+        claim = state.claims.get(key)
+        word = state.witnessed.get(key)
+        if claim is None:
+            if key in state.sealed:
+                raise BadInput(f"event {version} is a Secret roll not revealed yet: its dice are witnessed once "
+                               "revealed", RULE)
+            raise BadInput(f"event {version} is no dice to witness: only dice typed or taken from VASL once both "
+                           "sides hold keys, and still in force, are witnessed", RULE)
+        if claim[0] == side:
+            raise BadInput(f"the dice of event {version} were recorded by the {name} side itself: the other side "
+                           "witnesses them", RULE)
+        if word is not None and not word[2]:
+            raise BadInput(f"the dice of event {version} were witnessed already (event {word[1]})", RULE)
+        if word is not None and disputed:
+            raise BadInput(f"the dice of event {version} are disputed already (event {word[1]}: {word[2]})", RULE)
+    return DiceWitnessed(action=state.next_action, side=side, rolls=tuple(rolls), disputed=disputed.strip(),
+                         log_digest=log_digest)
+
+
+def view(state: CampaignState, rules) -> list[dict]:
+    """The claims not witnessed, for `status`: whose dice, on which table, recorded by whom, disputed or not."""
+    out = []
+    for version, (claimant, roller, table, dice, source, _a) in open_claims(state):
+        word = state.witnessed.get(str(version))
+        out.append({"event": version, "table": table, "side": roller, "dice": list(dice), "source": source,
+                    "claimed_by": claimant, "witness": next((s for s in rules.system.sides if s != claimant), ""),
+                    "disputed": word[2] if word else None, "disputed_at": word[1] if word else None})
+    return out
+
+
+def describe(claim: dict, sides: dict[str, str]) -> str:
+    """One claim in words: 'event 57: the German 8.616 roll, dice 4,3 typed by the German side'."""
+    how = "taken from VASL" if claim["source"] == "vasl" else "typed"
+    text = (f"event {claim['event']}: the {sides.get(claim['side'], claim['side'])} roll on {claim['table']}, dice "
+            f"{','.join(map(str, claim['dice']))} {how} by the {sides.get(claim['claimed_by'], claim['claimed_by'])} "
+            "side")
+    if claim["disputed"]:
+        text += f", disputed by the {sides.get(claim['witness'], claim['witness'])} side: {claim['disputed']}"
+    return text

@@ -1,0 +1,177 @@
+"""Issue 22 item 1: no die without a witness. Once both sides hold keys, dice the ledger did not see made fairly (typed
+with --dice, taken from VASL) are the recording side's claim; the other side witnesses them, by hand or by importing
+its own copy of the VASL log, or disputes them with a reason that stays on record. Unwitnessed dice are shown as such
+in status, log, dice-stats and the final audit. Each test runs on SQLite and, with --backend postgres, on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import Player, count_events
+from ledger.events import DiceWitnessed
+from test_trust import forge, kinds, table  # noqa: F401 (table: both sides with keys at 8.610, one database)
+from test_turn import desks  # noqa: F401 (two machines by email, both with keys)
+
+GERMAN, US = "Peiper's own words", "Harrison's own words"
+LINE = "*** (Other DR) 1,1 *** <Peiper> [Allied SAN]  Other 12"  # a dice-bot line, stats and all
+
+
+def typed(german) -> int:
+    german.ok("roll", "8.610", "--side", "german", "--dice", "1", "--for", "A")
+    return german.json("log")[-1]["version"]
+
+
+def test_typed_dice_are_a_claim_until_the_other_side_witnesses_them(table):
+    german, us, anyone = table
+    event = typed(german)
+    claims = anyone.json("status")["unwitnessed"]
+    assert claims == [{"event": event, "table": "8.610", "side": "german", "dice": [1], "source": "entered",
+                       "claimed_by": "german", "witness": "us", "disputed": None, "disputed_at": None}]
+    text = us.ok("status").stdout
+    assert f"not witnessed: event {event}: the German roll on 8.610, dice 1 typed by the German side" in text
+    assert "cgledger witness --all" in text  # offered to the U.S., who may witness
+    assert "cgledger witness --all" not in german.ok("status").stdout
+    final = json.loads(anyone("audit", "--final", "--json").stdout)
+    assert [(f["version"], f["kind"]) for f in final["findings"]] == [(event, "unwitnessed")]
+    assert "not witnessed" in final["findings"][0]["message"] and "typed by the German side" in \
+        final["findings"][0]["message"]
+    assert kinds(anyone) == []  # a claim is no finding while the campaign goes on
+
+    done = us.json("witness", "--all")
+    assert done == {"side": "us", "rolls": [event], "disputed": None}
+    assert anyone.json("status")["unwitnessed"] == []
+    assert anyone("audit", "--final").exit_code == 0
+    last = anyone.json("log")[-1]
+    assert (last["author"], last["signed"]) == ("us", True)
+    assert "the us side witnesses the dice of event" in anyone.ok("log").stdout.splitlines()[-1]
+
+
+def test_the_witness_is_the_other_side_and_wrong_ones_write_nothing(table):
+    german, us, anyone = table
+    event = typed(german)
+    german.refused("witness", str(event), contains="the other side witnesses them")
+    anyone.refused("witness", "--all", contains="needs your side's passphrase")
+    us.refused("witness", "3", contains="no dice to witness")
+    us.refused("witness", str(event), str(event), contains="named twice")
+    us.refused("witness", contains="name the rolls")
+    us.refused("witness", str(event), "--dispute", "  ", contains="say why")
+    german.ok("roll", "8.610", "--side", "german", "--for", "B")  # a fair roll: declared, nothing to witness
+    assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [event]
+    us.ok("witness", str(event))
+    us.refused("witness", str(event), contains="witnessed already")
+    us.refused("witness", "--all", contains="no dice of the other side wait")
+    us.refused("witness", str(event), "--dispute", "late", contains="witnessed already")
+
+
+def test_a_dispute_stays_on_record_and_may_be_settled_later(table):
+    german, us, anyone = table
+    event = typed(german)
+    us.ok("witness", str(event), "--dispute", "I saw 4 on the screen")
+    claim = anyone.json("status")["unwitnessed"][0]
+    assert claim["disputed"] == "I saw 4 on the screen" and claim["disputed_at"] == anyone.json("log")[-1]["version"]
+    assert "disputed by the U.S. side: I saw 4 on the screen" in german.ok("status").stdout
+    us.refused("witness", str(event), "--dispute", "again", contains="disputed already")
+    us.refused("witness", "--all", contains="disputed: name them")  # --all never takes back a dispute
+    assert us.ok("witness", str(event)).stdout.startswith("witnessed:")  # settled over the phone: witnessed after all
+    assert anyone.json("status")["unwitnessed"] == []
+    lines = anyone.ok("log").stdout.splitlines()
+    assert any("disputes the dice of event" in line and "I saw 4 on the screen" in line for line in lines)
+
+
+def test_no_undo_takes_a_witness_back_and_an_undone_roll_is_no_claim(table):
+    german, us, anyone = table
+    event = typed(german)
+    us.ok("witness", str(event))
+    before = count_events(anyone.db)
+    german.ok("undo")  # takes back the roll itself, the last action in force: the witness stays on record
+    assert count_events(anyone.db) == before + 1
+    assert anyone.json("log")[-2]["type"] == "DiceWitnessed"
+    again = typed(german)
+    assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [again]
+    german.ok("undo")
+    assert anyone.json("status")["unwitnessed"] == []  # undone: nothing to witness
+    us.refused("witness", str(again), contains="no dice to witness")
+    assert anyone("audit", "--final").exit_code == 0
+
+
+def test_without_keys_nothing_changes(at):
+    cli = at("8.610")
+    cli.ok("roll", "8.610", "--side", "german", "--dice", "1", "--for", "A")
+    assert cli.json("status")["unwitnessed"] == []
+    assert cli("audit", "--final").exit_code == 0
+
+
+def test_a_forged_witness_is_named_and_refused_by_import(table, make_db, tmp_path):
+    german, us, anyone = table
+    event = typed(german)
+    # the German witnesses his own dice in the U.S.'s name, signed with his own key
+    forge(anyone.db, lambda c: DiceWitnessed(action=c.next_action, side="us", rolls=(event,)), "german", GERMAN)
+    found = kinds(anyone)
+    assert "author" in found or "signature" in found
+    # or in his own name: a witness of his own claim is refused by the decision the audit runs
+    forge(anyone.db, lambda c: DiceWitnessed(action=c.next_action, side="german", rolls=(event,)), "german", GERMAN)
+    report = json.loads(anyone("audit", "--json").stdout)
+    assert any("the other side witnesses them" in f["message"] for f in report["findings"])
+    bundle = tmp_path / "bundle.json"
+    anyone.ok("export", "--since", "0", str(bundle))
+    fresh = Player(make_db(), None)
+    fresh.refused("import", str(bundle), contains="")
+
+
+def test_dice_stats_keep_witnessed_and_unwitnessed_apart(table):
+    german, us, anyone = table
+    first = typed(german)
+    german.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "B")
+    us.ok("witness", str(first))
+    groups = {(g["side"], g["source"]): g["dr"]["count"] for g in anyone.json("dice-stats")["groups"]
+              if g.get("dr")}
+    assert groups[("german", "entered")] == 1 and groups[("german", "entered, not witnessed")] == 1
+
+
+CHAT = ["*** (Other dr) 2 ***   <Peiper>      [1 / 8   avg   2,00 (2,00)]    (01.54 - by random.org)",
+        "*** (Other dr) 5 ***   <Harrison>      [1 / 8   avg   5,00 (5,00)]    (01.55 - by random.org)",
+        "*** (Other dr) 6 ***   <Peiper>      [2 / 8   avg   4,00 (4,00)]    (01.56 - by random.org)"]
+
+
+def test_the_witness_own_copy_of_the_vasl_log_witnesses_the_same_reports(table, tmp_path):
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--vasl", CHAT[0], "--for", "A")
+    first = anyone.json("log")[-1]["version"]
+    german.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "B")  # typed: no report to match
+    typed_one = anyone.json("log")[-1]["version"]
+    assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [first, typed_one]
+    copy = tmp_path / "us-chat.txt"
+    copy.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    german("vasl-import", str(copy))  # the claimant's own import witnesses nothing
+    assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [first, typed_one]
+    result = us.ok("vasl-import", str(copy))
+    assert f"witnessed the other side's VASL dice of event {first}" in result.stderr
+    witnessed = [r for r in anyone.json("log") if r["type"] == "DiceWitnessed"]
+    assert [(r["side"], r["rolls"], bool(r["log_digest"])) for r in witnessed] == [("us", [first], True)]
+    assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [typed_one]
+    assert kinds(anyone) == []
+
+
+def test_by_email_receive_names_the_dice_to_witness_and_the_witness_travels_back(desks, tmp_path):
+    g, u = desks
+    g.ok("step", "scenario")
+    g.ok("send", str(tmp_path / "2b.json"))
+    u.ok("receive", str(tmp_path / "2b.json"))
+    u.ok("step", "scenario")  # each side is done with the Initial Scenario's RePh: the campaign enters it
+    u.ok("send", str(tmp_path / "3.json"))
+    g.ok("receive", str(tmp_path / "3.json"))
+    assert g.json("status")["step"] == "scenario"
+    g.ok("roll", "KGP3", "--side", "german", "--dice", "2,1")  # in the scenario, the dice of play
+    event = g.json("log")[-1]["version"]
+    g.ok("send", str(tmp_path / "3.json"))
+    got = u.ok("receive", str(tmp_path / "3.json"))
+    assert f"not witnessed: event {event}: the German roll on KGP3, dice 2,1 typed by the German side" in got.stdout
+    assert "cgledger witness --all" in got.stdout
+    assert json.loads(u.ok("receive", str(tmp_path / "3.json"), "--json").stdout)["unwitnessed"][0][
+        "event"] == event
+    u.ok("witness", "--all")
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    assert g.json("status")["unwitnessed"] == []
+    assert g.ok("head").stdout == u.ok("head").stdout
+    assert g("audit").exit_code == 0
