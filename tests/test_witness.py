@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import Player, count_events
 from ledger.events import DiceWitnessed
 from test_trust import forge, kinds, table  # noqa: F401 (table: both sides with keys at 8.610, one database)
@@ -101,21 +103,32 @@ def test_without_keys_nothing_changes(at):
     assert cli("audit", "--final").exit_code == 0
 
 
-def test_a_forged_witness_is_named_and_refused_by_import(table, make_db, tmp_path):
+@pytest.mark.parametrize("author, side, found", [
+    ("german", "us", "author"),  # the German witnesses his own dice in the U.S.'s name, signed with his own key
+    ("german", "german", "the other side witnesses them"),  # or in his own name: the decision the audit runs refuses
+])
+def test_a_forged_witness_is_named_and_refused_by_import(table, make_db, tmp_path, author, side, found):
     german, us, anyone = table
     event = typed(german)
-    # the German witnesses his own dice in the U.S.'s name, signed with his own key
-    forge(anyone.db, lambda c: DiceWitnessed(action=c.next_action, side="us", rolls=(event,)), "german", GERMAN)
-    found = kinds(anyone)
-    assert "author" in found or "signature" in found
-    # or in his own name: a witness of his own claim is refused by the decision the audit runs
-    forge(anyone.db, lambda c: DiceWitnessed(action=c.next_action, side="german", rolls=(event,)), "german", GERMAN)
+    forge(anyone.db, lambda c: DiceWitnessed(action=c.next_action, side=side, rolls=(event,)), author, GERMAN)
     report = json.loads(anyone("audit", "--json").stdout)
-    assert any("the other side witnesses them" in f["message"] for f in report["findings"])
+    assert any(found in f["kind"] or found in f["message"] for f in report["findings"]), report["findings"]
     bundle = tmp_path / "bundle.json"
     anyone.ok("export", "--since", "0", str(bundle))
     fresh = Player(make_db(), None)
-    fresh.refused("import", str(bundle), contains="")
+    fresh.refused("import", str(bundle), contains="forged or that the rules do not bear out")  # nothing written
+
+
+def test_dice_the_ledger_made_itself_are_a_claim_too_when_fair_dice_are_not_chosen(at):
+    cli = at("8.610")
+    cli.ok("fair-dice", "mode", "immediate")  # chosen at the start: the roller's own ledger rolls
+    german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    claim = anyone.json("status")["unwitnessed"][0]
+    assert (claim["source"], claim["claimed_by"]) == ("rng", "german")
+    assert "made by its own ledger by the German side" in us.ok("status").stdout
 
 
 def test_dice_stats_keep_witnessed_and_unwitnessed_apart(table):
