@@ -131,7 +131,12 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
                     break
                 together.append(later.fact)
                 decided_with.add(later.version)
-            for kind, message in redecide(state, together, Before(logged, index), made_states, event.author):
+            try:
+                decided = redecide(state, together, Before(logged, index), made_states, event.author)
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # a forged fact the rules cannot read
+                decided = [("decision", "the stored fact holds values the ledger never writes: it cannot be decided "
+                                        "again (forged or corrupted)")]
+            for kind, message in decided:
                 find(version, kind, message)
         if isinstance(fact, DiceRolled):
             key = roll_key(state, fact)

@@ -80,6 +80,24 @@ class Table:
 
 @pytest.mark.sqlite_only
 def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
+    t = play_by_email(tmp_path)
+    g, u = t.german, t.us
+    assert g.ok("head").stdout == u.ok("head").stdout
+    for desk in (g, u):
+        result = desk("audit", "--final")
+        assert result.exit_code == 0, result.stdout
+    words_for_players(g, u)
+    figures = t.per_date()
+    print(json.dumps(figures, indent=1))
+    for date in ("19 PM", "20 AM"):  # the CG Dates with a scenario after the Initial one
+        for side in ("german", "us"):
+            assert figures[date][side]["emails"] <= EMAILS_PER_SIDE, (date, side, figures[date])
+            assert figures[date][side]["commands"] <= COMMANDS_PER_SIDE, (date, side, figures[date])
+
+
+def play_by_email(tmp_path: Path) -> Table:
+    """KGP CG I from 19 AM through 20 AM by email, both sides with keys and fair dice: the two desks at the end,
+    everything revealed and sent (tests/test_any_field.py forges its facts too)."""
     t = Table(tmp_path)
     g, u = t.german, t.us
     # ---- set-up: the German starts the campaign, both set up keys (fingerprints compared once by phone) --------
@@ -215,17 +233,7 @@ def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
         desk.ok("reveal", "--all", "--side", desk.side)
         desk.send(other)
         other.receive()
-    assert g.ok("head").stdout == u.ok("head").stdout
-    for desk in (g, u):
-        result = desk("audit", "--final")
-        assert result.exit_code == 0, result.stdout
-    words_for_players(g, u)
-    figures = t.per_date()
-    print(json.dumps(figures, indent=1))
-    for date in ("19 PM", "20 AM"):  # the CG Dates with a scenario after the Initial one
-        for side in ("german", "us"):
-            assert figures[date][side]["emails"] <= EMAILS_PER_SIDE, (date, side, figures[date])
-            assert figures[date][side]["commands"] <= COMMANDS_PER_SIDE, (date, side, figures[date])
+    return t
 
 
 def words_for_players(*desks: Desk) -> None:

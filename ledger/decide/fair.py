@@ -132,7 +132,11 @@ def command(entry: dict, faces: tuple[int, ...]) -> rolls.RollCommand:
 
 
 def dice(state: CampaignState, entry: dict, roll_value: str, die: str) -> tuple[int, ...]:
-    return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die)
+    try:
+        return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die)
+    except ValueError:  # a value no chain holds (the audit names the event that published it)
+        raise BadInput(f"fair roll {entry['n']} of the {entry['side']} side: its roll or answer value is not a chain "
+                       "value (not hex)", RULE) from None
 
 
 def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0) -> DiceRolled:

@@ -170,15 +170,26 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
                                                               entry["item"]):
             raise LedgerError(f"Secret fair roll {fact.fair} of the {fact.side} side is not the roll declared at "
                               f"event {entry['version']}")
-        rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose, entry["version"])
+        table, _item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose, entry["version"])
+        _as_its_table(fact, table)
         return None
     if isinstance(fact, SecretRollMade):
-        _table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose)
+        table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose)
         if item != fact.item:
             raise LedgerError(f"Secret roll on {fact.table} consumed due item '{fact.item}'; the ledger makes it "
                               f"'{item or 'none'}'")
+        _as_its_table(fact, table)
         return None
     return None  # DiceReported: a VASL report kept as it was (its dice are checked against the report)
+
+
+def _as_its_table(fact: SecretRollMade, table) -> None:
+    """What both sides see of a Secret roll is its table's: the rule, the die, what it does for the books (the step
+    need it meets, the CPP it may give while sealed)."""
+    for field, want in (("rule", table.rule), ("die", table.die), ("effect", table.effect)):
+        if getattr(fact, field) != want:
+            raise LedgerError(f"Secret roll on {fact.table}: {field} recorded {getattr(fact, field)!r}, the table gives "
+                              f"{want!r}")
 
 
 def _compare(expected: list, facts: list) -> list[tuple[str, str]]:
