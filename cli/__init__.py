@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("exchange", "Write the events your opponent does not have yet to FILE (to send by email)."),
     "fair-dice": ("secret", "Dice nobody can choose or foresee: each side's chains, committed with its key (see "
                             "README)."),
+    "final": ("books", "The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end:"
+                       " the result so far)."),
     "firefight-end": ("firefight", "End the CGS Campaign Firefight: what it leaves on the map; the campaign moves "
                                    "to the next firefight."),
     "fortify": ("buy", "Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, "

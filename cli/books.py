@@ -139,3 +139,20 @@ def report(obj, html_file: Path, as_of: str | None) -> None:
     logged, rules, state = obj.ledger().read(obj.campaign, as_of)
     html_file.write_text(render_html(history_of(logged, rules, state)), encoding="utf-8")
     click.echo(f"report written to {html_file}")
+
+
+@main.command()
+@json_option
+@common
+def final(obj, as_json: bool) -> None:
+    """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: the result
+    so far)."""
+    from ledger.decide.steps import campaign_over
+    from projections.final import final_lines, final_result
+
+    logged, rules, state = obj.ledger().read(obj.campaign)
+    result = final_result(logged, rules, state, campaign_over(rules, state))
+    if as_json:
+        emit_json(result)
+        return
+    click.echo("\n".join(final_lines(result, dict(rules.system.sides))))

@@ -50,7 +50,11 @@ def render_status(status: dict) -> str:
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))
     lines += takeback.lines(status.get("proposal"), status["sides"])
-    lines.append(f"next: {status['next_title']}")
+    if status.get("over"):
+        lines.append(f"the campaign is over: {status['over']}. `cgledger final` gives the result, `cgledger audit "
+                     "--final` checks the whole log one last time")
+    else:
+        lines.append(f"next: {status['next_title']}")
     lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))
     if status.get("attack_chits_left"):

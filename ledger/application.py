@@ -31,7 +31,6 @@ from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, L
 from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
-from .mapping import map_lvp
 from .loading import Loader
 from .fairplay import FairPlay
 from . import guidance
@@ -274,8 +273,6 @@ class CampaignLedger(Application):
         fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
         sealed = fact.secret and fact.side in campaign.keys and report is None
         if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
-            if sealed:
-                raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
             before = self.history(campaign.name)
             reveals = self._reveal_on_entry(campaign, rules, who, table, named, before)
             log = before + [Logged(campaign.version + i + 1, None, "", "", "", f) for i, f in enumerate(reveals)]
@@ -355,13 +352,9 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         base = steps.need_step(rules, campaign, "scenario_end")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
-        from_map = not lvp_items
-        if from_map:  # read off the map: the LVP Locations each side Controls (8.6032)
-            lvp = map_lvp(self.history(campaign.name), rules) or {}
-            if not lvp:
-                raise BadInput("no map is loaded to read the Current-LVP from: give "
-                               + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2" if base else None)
-        fact = steps.scenario_end(campaign, rules, lvp, winner, from_map)
+        from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
+        fact = steps.scenario_end(campaign, rules, lvp, winner, from_map,
+                                  self.history(campaign.name) if from_map else None)
         self.append(campaign, fact)
         return fact
 
@@ -410,6 +403,9 @@ class CampaignLedger(Application):
         if me:  # each side walks the RePh: what this side owes where it stands (nothing at the door it waits at)
             needs = [] if at_door else walk.owed(rules, view if own is not None else state, me, here)
             nxt = here if at_door else next_step(rules, state, here)
+        over = steps.campaign_over(rules, state)
+        if over:  # nothing more is played: nothing is offered that would be refused
+            needs, nxt, at_door = [], None, True
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
@@ -424,12 +420,13 @@ class CampaignLedger(Application):
             "purpose": guidance.purpose(rules, state.step),  # what the open step is for
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
-            "ahead": guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
+            "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
             "may": [] if at_door else guidance.options(rules, state, needs, here, me),  # what players may do besides
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
             "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
             "reminders": reminders(rules, state),
-            "next": nxt, "next_title": title(rules, nxt),
+            "next": nxt, "next_title": "the campaign is over" if over else title(rules, nxt),
+            "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
             "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
             "attack_chits": state.chits, "flags": state.flags,
             "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)

@@ -70,6 +70,7 @@ def history(logged, rules, state) -> dict[str, Any]:
         "dice": dice["sides"],
         "dice_groups": dice["groups"],  # per side and source: the report keeps fair, entered and VASL dice apart
         "vasl_dice": dice["vasl"],
+        "final": _final(logged, rules, state),  # the CG's end: final CG-LVP and totals (issue 25), else None
         # dice typed or from VASL that the other side never witnessed, in words (issue 22)
         "unwitnessed": [witness.describe(c, dict(rules.system.sides)) for c in witness.view(state, rules)]
         if state is not None else [],
@@ -102,3 +103,12 @@ def terrain_by_date(logged, rules) -> list[dict[str, Any]]:
 
 def _per_side(roster, index: int, key: str) -> dict[str, Any]:
     return {side: rows[index][key] for side, rows in roster.items()}
+
+
+def _final(logged, rules, state) -> dict[str, Any] | None:
+    from ledger.decide.steps import campaign_over
+
+    from .final import final_result
+
+    over = campaign_over(rules, state) if state is not None else ""
+    return final_result(logged, rules, state, over) if over else None

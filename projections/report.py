@@ -361,6 +361,12 @@ def render_html(history: dict) -> str:
         parts.append(_maps("Each map as each firefight left it, as both sides see it (hidden fortifications are only "
                            "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
                                          for e in history["terrain"]]))
+    if history.get("final"):  # the last page: the CG's end (issue 25)
+        from .final import final_lines
+
+        lines = final_lines(history["final"], sides)
+        parts.append(f'<section id="final"><h2>The end of the campaign</h2><p>{_e(lines[0])}</p><ul>'
+                     + "".join(f"<li>{_e(line.strip())}</li>" for line in lines[1:]) + "</ul></section>")
     if history.get("dice") is not None:
         parts.append(_dice(history["dice"], sides, history.get("vasl_dice"), history.get("dice_groups"),
                            history.get("unwitnessed")))

@@ -64,8 +64,9 @@ def test_nothing_to_undo(kgp):
 
 
 def test_cg_ends(at):
-    cli = at("8.611", "21 PM")
-    cli.refused("step", "next", contains="CG I ends on 21 PM")
+    cli = at("8.603", "21 PM")
+    cli.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2")
+    cli.refused("step", "next", contains="CG I ends on 21 PM")  # nothing is played after the last scenario
 
 
 @pytest.mark.sqlite_only

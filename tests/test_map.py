@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -174,3 +175,21 @@ def test_a_map_file_whose_lvp_exceeds_the_group_total_is_refused(at, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text(FIXTURE.read_text().replace("lvp = 5,", "lvp = 51,"))
     cli.refused("rules", "load", str(bad), contains="add up to 53, more than the Map Group's 52")
+
+
+def test_lvp_read_off_the_map_are_decided_again_by_the_audit(mapped, make_db, tmp_path):
+    """Issue 22 item 3: reading the Current-LVP off the map is a decision, not the service's: a scenario end that says
+    it read the map but records other LVP is named by the audit and refused by import."""
+    from conftest import Cli, named_and_refused
+    from ledger.application import open_ledger
+    from ledger.decide import steps
+
+    mapped.ok("step", "8.603")
+    ledger = open_ledger(str(mapped.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    honest = steps.scenario_end(campaign, rules, {}, "us", True, ledger.history(campaign.name))
+    assert dict(honest.lvp) == {"german": 0, "us": 7}
+    campaign.record(msgspec.structs.replace(honest, lvp={"german": 0, "us": 9}), "", None)  # 9: two more than the map
+    ledger.save(campaign)
+    named_and_refused(mapped, Cli(make_db()), tmp_path, "decision", "are not the map's")

@@ -111,7 +111,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
 
     if isinstance(fact, ScenarioEnded):
         return [steps.scenario_end(state, rules, dict(fact.lvp), fact.winner if fact.declared else None,
-                                   fact.from_map)]
+                                   fact.from_map, list(log_before) if fact.from_map else None)]
     if isinstance(fact, InitiativeChosen):
         return [chits.initiative(state, rules, dict(fact.chits), fact.us_has_no_units)]
     if isinstance(fact, LocationControlled):

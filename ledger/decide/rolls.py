@@ -250,6 +250,8 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     if cmd.rg is not None and state.rgs.get(str(cmd.rg), {}).get("sealed") and not (cmd.secret or table.secret):
         raise BadInput(f"the RG of event {cmd.rg} was bought in secret: its follow-up rolls are Secret too (--secret)",
                        table.rule)
+    if cmd.hexes and (cmd.secret or table.secret) and side in state.keys and cmd.source != "vasl":
+        raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
     resolution = rules.resolve(table, tuple(cmd.faces), declared, where)
     cpp = rules.cpp_cost(table, resolution.drms)
     if table.paid_by_rg and state.bought_today_by(side, table.paid_by_rg):

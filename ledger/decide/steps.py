@@ -224,6 +224,30 @@ def plan(rules: Rules, state: CampaignState, target: str | None) -> Move:
     raise BadInput(f"step {goal} is not ahead of {title(rules, state.step)}: going back is an undo", reph_rule(rules))
 
 
+def campaign_over(rules: Rules, state: CampaignState) -> str:
+    """'' while the CG goes on; once it is over, why: its last CG Date's CG-Scenario End is recorded (8.603; RR
+    2.503), or its last Idle Day passed, or (CGS) its last firefight ended. Nothing after that is played: the RePh
+    that follows would only lead to a CG Date the CG does not have (8.6161 note: the CG ends)."""
+    last = next((c.last for c in rules.system.cg if c.id == state.cg), None)
+    if last is None or state.cg_date != last:
+        return ""
+    if not rules.system.steps:  # CGS: one firefight after another, the last one ended
+        return f"CG {state.cg} ends with {last}, and it has ended" if last in state.reph_ends else ""
+    if any(date == last for date, _winner in state.scenarios):
+        return f"CG {state.cg} ends on {last}, and its CG-Scenario End is recorded"
+    if state.scenario == IDLE_DAY and last in state.reph_ends:
+        return f"CG {state.cg} ends on {last}, an Idle Day"
+    return ""
+
+
+def check_not_over(rules: Rules, state: CampaignState) -> None:
+    """Nothing is played after the CG's end (its last CG Date's CG-Scenario End): no step leads anywhere."""
+    over = campaign_over(rules, state)
+    if over:
+        step = next((s.id for s in rules.system.steps if s.new_cg_date), "")
+        raise BadInput(f"the campaign is over ({over}): `cgledger final` gives the result", f"{step}1" if step else None)
+
+
 def new_cg_date(rules: Rules, state: CampaignState, date: str) -> str:
     current = rules.calendar.parse(date)
     last = rules.calendar.parse(next(c.last for c in rules.system.cg if c.id == state.cg))
@@ -305,19 +329,32 @@ def need_step(rules: Rules, state: CampaignState, effect: str, side: str | None 
 
 
 def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner: str | None = None,
-                 from_map: bool = False) -> ScenarioEnded:
+                 from_map: bool = False, log=None) -> ScenarioEnded:
     """8.603 CG-Scenario End (RR 2.503): each side's Current-LVP and the winner. A winner the printed rule
     decides (8.6234a Dual Attack, 8.6234 Assaults) cannot be overridden; `winner` names it only where the
-    rules seeds leave it to the players (the Initial Scenario's VC)."""
+    rules seeds leave it to the players (the Initial Scenario's VC). `from_map`: the Current-LVP are read off the
+    map (8.6032: the LVP Locations each side Controls, from `log`), not typed: any LVP given must be those."""
     base = need_step(rules, state, "scenario_end")
     if "scenario_end:" in state.done:
         raise BadInput(f"CG-Scenario End of {state.cg_date} is already recorded: undo it to change it", f"{base}2")
+    if from_map:
+        from ..mapping import map_lvp
+
+        read = map_lvp(log or [], rules) if log is not None else None
+        if not read:
+            raise BadInput("no map is loaded to read the Current-LVP from: give "
+                           + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2")
+        if lvp and lvp != read:
+            raise BadInput(f"Current-LVP {_lvp_text(rules, lvp)} are not the map's: its LVP Locations give "
+                           f"{_lvp_text(rules, read)}", f"{base}2")
+        lvp = read
     missing = [s for s in rules.system.sides if s not in lvp]
     if missing:
         raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", f"{base}2")
     total = sum(g.lvp for g in rules.system.map_groups)
     if any(v < 0 for v in lvp.values()) or (total and sum(lvp.values()) > total):
-        raise BadInput(f"Current-LVP {lvp} cannot be negative or exceed the {total} LVP of all Map Groups", f"{base}3")
+        raise BadInput(f"Current-LVP {_lvp_text(rules, lvp)} cannot be negative or exceed the {total} LVP of all Map "
+                       "Groups", f"{base}3")
     if not rules.system.scenario_victory:  # RR 2.5231: no CG scenario is won or lost, only the CG
         if winner is not None:
             raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", f"{base}1")

@@ -22,6 +22,7 @@ def step(state: CampaignState, rules: Rules, target: str | None, by: str = "") -
     """`step next` / `step STEP`: the side `by` walks its own part once both sides hold keys; else (one table) the
     campaign moves as one (steps.step)."""
     target = target.lower() if target and target.lower() == SCENARIO else target
+    steps.check_not_over(rules, state)
     if by and walking(state, rules):
         return walk(state, rules, by, target)
     return steps.step(state, rules, target)

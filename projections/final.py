@@ -1,0 +1,49 @@
+"""The end of a CG (issue 25 item 3): each side's final CG-LVP and the campaign's totals, from the CG Rosters.
+The CG Victory Conditions (8.51-8.53: the level of victory by the final CG-LVP) are not in the rules text the
+ledger ships, so the ledger does not decide the CG's winner; it gives what the players compare. Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .roster import rosters
+
+VC_NOTE = ("The CG Victory Conditions (KGP 8.51-8.53, RR 2.5033) are not in the rules text this ledger ships: "
+           "compare the final CG-LVP with your CG's Victory Conditions.")
+
+
+def final_result(logged, rules, state, over: str) -> dict[str, Any]:
+    """`over`: why the campaign is over ('' while it goes on: the result so far)."""
+    sides = dict(rules.system.sides)
+    books = rosters(logged, rules)
+    per_side = {}
+    for side, rows in books.items():
+        cg_lvp = next((r["cg_lvp"] for r in reversed(rows) if r["cg_lvp"] is not None), None)
+        secret = any(r.get("secret") for r in rows)  # 8.619: its spending is its own until revealed
+        per_side[side] = {
+            "cg_lvp": cg_lvp,
+            "scenarios_won": sum(1 for r in rows if r["win"] == side),
+            "cpp_start": rows[0]["start"] if rows else None,
+            "cpp_replenished": sum(r["repl"] or 0 for r in rows),
+            "cpp_spent": None if secret else sum(r["spent"] for r in rows),
+            "cpp_left": rows[-1]["left"] if rows else None,
+            "rg_bought": sum(len(r["rg"]) for r in rows),
+        }
+    return {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
+            "over": over or None, "cg_dates": len(books[next(iter(sides))]) if sides else 0,
+            "scenarios": len(state.scenarios), "sides": per_side, "victory": None, "victory_note": VC_NOTE}
+
+
+def final_lines(result: dict[str, Any], sides: dict[str, str]) -> list[str]:
+    head = (f"{result['campaign']}: {result['system'].upper()} CG {result['cg']}, "
+            + (f"over ({result['over']})" if result["over"] else f"not over yet: the result so far, at {result['cg_date']}"))
+    lines = [head, f"  {result['cg_dates']} CG Dates, {result['scenarios']} CG scenarios ended"]
+    for side, mine in result["sides"].items():
+        cg_lvp = "no CG-LVP total" if mine["cg_lvp"] is None else f"final CG-LVP {mine['cg_lvp']}"
+        spent = "CPP spent kept secret" if mine["cpp_spent"] is None else f"CPP spent {mine['cpp_spent']}"
+        left = "" if mine["cpp_left"] is None else f", {mine['cpp_left']} left"
+        lines.append(f"  {sides.get(side, side)}: {cg_lvp}; {mine['scenarios_won']} scenario(s) won; CPP start "
+                     f"{mine['cpp_start']}, replenished {mine['cpp_replenished']}, {spent}{left}; "
+                     f"{mine['rg_bought']} RG bought")
+    lines.append(f"  {result['victory_note']}")
+    return lines

@@ -1,0 +1,43 @@
+"""Issue 25 item 3: a campaign that ends. After its last CG Date's CG-Scenario End, `status` says the campaign is
+over and offers nothing that would be refused; `final` gives each side's final CG-LVP and the campaign's totals."""
+
+from __future__ import annotations
+
+
+def test_kgp_cg_i_ends_on_21_pm_and_says_so(at):
+    cli = at("8.603", "21 PM")
+    before = cli.json("status")
+    assert before["over"] is None and before["next"] is not None
+    assert "not over yet" in cli.ok("final").stdout
+    cli.ok("scenario-end", "--lvp", "german=14", "--lvp", "us=9")
+    status = cli.json("status")
+    assert status["over"] == "CG I ends on 21 PM, and its CG-Scenario End is recorded"
+    assert (status["next"], status["needs"], status["may"], status["ahead"]) == (None, [], [], [])
+    text = cli.ok("status").stdout
+    assert "the campaign is over" in text and "cgledger final" in text and "step next" not in text
+    cli.refused("step", "next", contains="the campaign is over")
+    result = cli.json("final")
+    roster = {side: cli.json("roster", "--side", side) for side in ("german", "us")}
+    assert result["over"] and result["cg"] == "I"
+    for side in ("german", "us"):
+        assert result["sides"][side]["cg_lvp"] == roster[side][-1]["cg_lvp"]
+        assert result["sides"][side]["scenarios_won"] == sum(1 for r in roster[side] if r["win"] == side)
+    assert result["victory"] is None and "8.51-8.53" in result["victory_note"]
+    assert "final CG-LVP" in cli.ok("final").stdout
+    assert cli("audit", "--final").exit_code == 0
+
+
+def test_status_before_the_last_date_is_not_over(at):
+    cli = at("8.603", "20 AM")
+    cli.ok("scenario-end", "--lvp", "german=14", "--lvp", "us=9")
+    assert cli.json("status")["over"] is None
+
+
+def test_the_report_ends_with_the_final_result(at, tmp_path):
+    cli = at("8.603", "21 PM")
+    cli.ok("scenario-end", "--lvp", "german=14", "--lvp", "us=9")
+    page = tmp_path / "report.html"
+    cli.ok("report", "--html", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert '<section id="final"><h2>The end of the campaign</h2>' in html and "final CG-LVP" in html
+    assert cli.json("history")["final"]["over"]
