@@ -99,6 +99,9 @@ class CampaignState:
     # witnessed dice (ledger/decide/witness.py): roll event -> [claimant, roller, table, dice, source, action] for dice typed or taken
     # from VASL once both sides hold keys (an undo takes the claim out with its roll); roll event -> [witness side,
     # its DiceWitnessed event, the dispute's reason or ''] (a statement on record: never taken back)
+    # RR 2.521: CG Date -> the sides Attacked in its CG scenario (the other side's chit was Attack; none in the
+    # Initial Scenario, for which no side selects an Attack Chit, 2.5221)
+    attacked: dict[str, list[str]] = {}
     claims: dict[str, list[Any]] = {}
     witnessed: dict[str, list[Any]] = {}
 
@@ -333,6 +336,8 @@ class CampaignState:
             self._set(a, "sealed_chits", {})
             self._set(a, "scenario", fact.scenario)
             attacks = {s: self.chits.get(s, 0) + (chit == "attack") for s, chit in fact.chits.items()}
+            hit = [s for s in fact.chits if any(c == "attack" for o, c in fact.chits.items() if o != s)]
+            self._set(a, "attacked", {**self.attacked, self.cg_date: hit})
             self._set(a, "chits", attacks)
             self._set(a, "done", self.done + ["initiative:"])
             if fact.scenario == IDLE_DAY:
@@ -607,6 +612,11 @@ class CampaignState:
 
     def bought_today_by(self, side: str, rg: str) -> bool:
         return any(k.startswith(f"{side}:{rg}:") and n for k, n in self.bought_today.items())
+
+    def attacked_before(self, side: str) -> bool | None:
+        """RR 2.521: whether the side was Attacked in the CG scenario before this CG Date's (None: none was played)."""
+        before = [date for date, _winner in self.scenarios if date != self.cg_date]
+        return side in self.attacked.get(before[-1], []) if before else None
 
     def winner_today(self) -> str | None:
         """The winner of this CG Date's scenario, once its CG-Scenario End is recorded."""

@@ -81,3 +81,26 @@ def test_canadian_tanks_at_night_reminder(rr):
 def test_rr_initial_only_fortifications(rr):
     rr.to("2.520", "19 PM")
     rr.refused("fortify", "trench", "--side", "german", "--setup-area", "A", contains="only for the Initial Scenario")
+
+
+def test_recon_attacked_drm_is_derived_from_the_chits(rr):
+    """Issue 25 item 2, RR 2.521: '-1 Attacked in the previous CG Scenario' comes from the recorded chits, never typed.
+    The Initial Scenario attacks nobody (2.5221: no Attack Chit is selected for it)."""
+    def recon(side: str) -> list[str]:
+        rr.ok("roll", "2.521", "--side", side, "--dice", "3")
+        return [d["key"] for d in rr.json("log")[-1]["drms"]]
+
+    rr.to("2.521", "19 PM")  # after the Initial Scenario
+    assert recon("canadian") == [] and recon("german") == []
+    rr.to("2.522", "19 PM")
+    rr.ok("initiative", "--chit", "german=attack", "--chit", "canadian=idle")  # a German Assault
+    rr.to("2.521", "19 N")
+    rr.refused("roll", "2.521", "--side", "canadian", "--dice", "3", "--drm", "attacked", contains="automatic")
+    assert recon("canadian") == ["attacked"]  # Final 2, not 3
+    assert rr.json("log")[-1]["final"] == 2
+    assert recon("german") == []
+    rr.to("2.522", "19 N")
+    rr.ok("initiative", "--chit", "german=idle", "--chit", "canadian=idle")  # an Idle Date: no scenario
+    rr.to("2.521", "20 AM")
+    assert recon("canadian") == ["attacked"]  # the CG scenario before 20 AM is still the German Assault of 19 PM
+    assert rr("audit").exit_code == 0

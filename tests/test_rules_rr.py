@@ -39,6 +39,9 @@ def roll(table_id: str, faces, declared=None, side: str = "german", date: str = 
     if "depleted" in declared:
         declared.pop("depleted")
         where = replace(where, rg="I1", rg_strength="D")
+    if "attacked" in declared:  # the log decides it from the chits (2.521): stands for the situation here
+        declared.pop("attacked")
+        where = replace(where, attacked=True)
     return R.resolve(R.tables[table_id], tuple(faces), declared, where)
 
 
@@ -347,6 +350,9 @@ def test_recon_value_and_cost():
     assert table.cpp == 3 and table.effect == "recon"
     low = roll("2.521", (1,), {"attacked": None})
     assert low.value == 0 and R.cpp_cost(table, low.drms) == 3
+    assert [d.kind for d in low.drms] == ["automatic"]  # derived from the chits, never typed (issue 25 item 2)
+    with pytest.raises(BadInput, match="automatic"):
+        R.resolve(table, (4,), {"attacked": None}, situation("german", "20 AM"))
     high = roll("2.521", (6,), {"extra_cpp": 3})
     assert high.value == 9 and R.cpp_cost(table, high.drms) == 6
     assert roll("2.521", (4,), {"extra_cpp": 1}).value == 5

@@ -69,6 +69,7 @@ def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = No
         side=side, cg=state.cg, cg_date=date, flags=frozenset(state.flags),
         rg=bought["rg"] if bought else None, rg_strength=(bought["strength"] or None) if bought else None,
         won=None if winner is None else winner == side,
+        attacked=state.attacked_before(side) if every or any(d.attacked is not None for d in drms) else None,
         previous_weather=previous_weather(state, rules) if every or any(d.previous_weather for d in drms) else None,
         scenario_dates=tuple(calendar.parse(d) for d, _w in state.scenarios) if every or any(d.count for d in drms)
         else (),

@@ -59,6 +59,9 @@ class Situation:
     rg: str | None = None  # the linked RG's ID (a follow-up roll of step 8.620)
     rg_strength: str | None = None  # that RG's strength result code ('depleted'), 'sealed' while Secret
     won: bool | None = None  # whether the rolling side won this CG Date's scenario (None: not ended yet)
+    # whether the rolling side was Attacked in the previous CG scenario (its opponent's chit was Attack); None:
+    # no CG scenario before this CG Date
+    attacked: bool | None = None
     previous_weather: str | None = None  # the preceding CG Date's weather code
     scenario_dates: tuple[CGDate, ...] = ()  # CG Date of each CG scenario completed
     today: frozenset[str] = frozenset()  # 'table:code' of the results the side rolled this CG Date
@@ -345,7 +348,8 @@ class Rules:
 
     def _check_drm(self, name: str, table: Table, drm: DRM) -> None:
         conditions = (drm.side, drm.time, drm.from_date, drm.until_date, drm.days_after, drm.state)
-        logged = (drm.rg or None, drm.rg_strength, drm.won, drm.previous_weather or None, drm.count or None)
+        logged = (drm.rg or None, drm.rg_strength, drm.won, drm.previous_weather or None, drm.count or None,
+                  drm.attacked)
         if drm.count and not drm.since:
             self._fail(name, table, f"DRM '{drm.key}' counts {drm.count} but names no `since` CG Date")
         if drm.since:
@@ -534,6 +538,9 @@ class Rules:
                 return "this CG Date's CG-Scenario End is not recorded"
             if s.won != drm.won:
                 return "the side " + ("did not win" if drm.won else "won") + " this CG Date's scenario"
+        if drm.attacked is not None and bool(s.attacked) != drm.attacked:
+            return ("the previous CG scenario was " + ("no attack on this side" if drm.attacked else "an attack on this "
+                    "side") if s.attacked is not None else "no CG scenario was played before this CG Date")
         if drm.previous_weather and s.previous_weather not in drm.previous_weather:
             return f"the preceding CG Date's weather was {s.previous_weather or 'not recorded'}"
         return ""

@@ -87,6 +87,7 @@ class DRM(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     rg: list[str] = []  # the linked RG's ID is one of these ('V*' matches every V-type RG)
     rg_strength: str | None = None  # the linked RG's strength roll gave this result code (e.g. 'depleted')
     won: bool | None = None  # the rolling side won (True) / did not win (False) this CG Date's scenario
+    attacked: bool | None = None  # the other side chose Attack in the previous CG scenario's Initiative (RR 2.521)
     previous_weather: list[str] = []  # the preceding CG Date's weather code is one of these
     count: Literal["", "scenarios_since"] = ""  # automatic: value x this count
     since: str | None = None  # the CG Date from which `count` counts (CG scenarios completed from it on)
