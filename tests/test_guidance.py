@@ -23,12 +23,13 @@ def paste(cli: Cli, line: str):
     return cli.ok(*words[1:])
 
 
-def follow_status(cli: Cli, until: str, limit: int = 300) -> list[str]:
-    """Plays the campaign by pasting what `status` says until CG Date `until`; returns the lines pasted."""
+def follow_status(cli: Cli, until: str | None, limit: int = 300) -> list[str]:
+    """Plays the campaign by pasting what `status` says until CG Date `until` (None: until the campaign is over);
+    returns the lines pasted."""
     pasted = []
     for _ in range(limit):
         status = cli.json("status")
-        if status["cg_date"] == until:
+        if status["cg_date"] == until or (until is None and status["over"]):
             return pasted
         if status["needs"]:
             line = status["needs"][0]["command"]
@@ -45,6 +46,17 @@ def test_a_kgp_campaign_runs_on_the_lines_status_gives(kgp):
     assert any(line.startswith("cgledger scenario-end --lvp german=N --lvp us=N") for line in pasted)
     assert any(line.startswith("cgledger initiative --chit german=attack|idle") for line in pasted)
     assert kgp.json("audit")["clean"]
+
+
+def test_a_kgp_campaign_runs_to_its_end_on_the_lines_status_gives(kgp):
+    """Issue 25 item 3: the guided play meets no refusal to the end of CG I, which status then says, and `final`
+    gives its result."""
+    pasted = follow_status(kgp, None, limit=600)
+    assert len(pasted) > 100 and any("scenario-end" in line for line in pasted)
+    status = kgp.json("status")
+    assert status["cg_date"] == "21 PM" and status["over"] and status["next"] is None
+    assert kgp.json("final")["sides"]["german"]["cg_lvp"] is not None
+    assert kgp("audit", "--final").exit_code == 0
 
 
 def test_an_rr_campaign_runs_on_the_lines_status_gives(rr):
