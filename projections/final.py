@@ -29,9 +29,18 @@ def final_result(logged, rules, state, over: str) -> dict[str, Any]:
             "cpp_left": rows[-1]["left"] if rows else None,
             "rg_bought": sum(len(r["rg"]) for r in rows),
         }
+    victory, note = None, VC_NOTE
+    if rules.victory.get(state.cg):  # a player's rules file supplies the CG's Victory Conditions
+        level = rules.victory_of(state.cg, {s: v["cg_lvp"] for s, v in per_side.items()})
+        if level is not None:
+            victory = {"result": level.result, "side": level.side, "cg_lvp": per_side[level.side]["cg_lvp"],
+                       "at_least": level.at_least, "at_most": level.at_most, "rule": level.rule or None}
+        so_far = "" if over else " (so far: the CG is not over)"
+        note = (f"By the CG Victory Conditions of the rules file in force{so_far}: "
+                + (victory["result"] if victory else "no level of them is met"))
     return {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
             "over": over or None, "cg_dates": len(books[next(iter(sides))]) if sides else 0,
-            "scenarios": len(state.scenarios), "sides": per_side, "victory": None, "victory_note": VC_NOTE}
+            "scenarios": len(state.scenarios), "sides": per_side, "victory": victory, "victory_note": note}
 
 
 def final_lines(result: dict[str, Any], sides: dict[str, str]) -> list[str]:

@@ -41,3 +41,44 @@ def test_the_report_ends_with_the_final_result(at, tmp_path):
     html = page.read_text(encoding="utf-8")
     assert '<section id="final"><h2>The end of the campaign</h2>' in html and "final CG-LVP" in html
     assert cli.json("history")["final"]["over"]
+
+
+VC = """
+# CG I Victory Conditions as a player's own rules file gives them (the shipped rules text lacks 8.51-8.53):
+# invented levels for the test, read in order
+[[victory]]
+cg = "I"
+side = "german"
+at_least = 30
+result = "German Decisive Victory"
+
+[[victory]]
+cg = "I"
+side = "german"
+at_least = 15
+result = "German Marginal Victory"
+
+[[victory]]
+cg = "I"
+side = "german"
+at_most = 14
+result = "U.S. Victory"
+"""
+
+
+def test_a_rules_file_supplies_the_cg_victory_conditions(at, tmp_path):
+    cli = at("8.603", "21 PM")
+    path = tmp_path / "cg1-victory.toml"
+    path.write_text(VC, encoding="utf-8")
+    cli.ok("rules", "load", str(path))
+    cli.ok("scenario-end", "--lvp", "german=14", "--lvp", "us=9")
+    result = cli.json("final")
+    cg_lvp = result["sides"]["german"]["cg_lvp"]
+    want = "German Decisive Victory" if cg_lvp >= 30 else "German Marginal Victory" if cg_lvp >= 15 else "U.S. Victory"
+    assert result["victory"]["result"] == want and result["victory"]["cg_lvp"] == cg_lvp
+    assert want in cli.ok("final").stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[victory]]\ncg = "IV"\nside = "german"\nat_least = 1\nresult = "x"\n', encoding="utf-8")
+    cli.refused("rules", "load", str(bad), contains="no CG 'IV'")
+    bad.write_text('[[victory]]\ncg = "I"\nside = "german"\nresult = "x"\n', encoding="utf-8")
+    cli.refused("rules", "load", str(bad), contains="gives no bound")

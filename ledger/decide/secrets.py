@@ -74,7 +74,8 @@ def load_rules(state: CampaignState, source: str, text: str) -> TablesOverridden
     decoded = rulesmod.decode_tables(text, source, state.system)
     rulesmod.load(state.system, state.override_sources() + ((source, text),))  # validates
     changed = ([c.id for c in decoded.chart] + [t.id for t in decoded.table] + [f"RG {r.side} {r.id}" for r in decoded.rg]
-               + [f"fortification {f.id}" for f in decoded.fortification] + [f"map {m.group}" for m in decoded.map])
+               + [f"fortification {f.id}" for f in decoded.fortification] + [f"map {m.group}" for m in decoded.map]
+               + [f"victory conditions of CG {cg}" for cg in dict.fromkeys(v.cg for v in decoded.victory)])
     if not changed:
-        raise BadInput(f"rules file {source} defines no table, chart, RG, fortification or map")
+        raise BadInput(f"rules file {source} defines no table, chart, RG, fortification, map or victory conditions")
     return TablesOverridden(action=state.next_action, source=source, text=text, tables=tuple(changed))

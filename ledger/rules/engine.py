@@ -40,7 +40,7 @@ from .. import dice as dicemod
 from ..cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
 from .schema import (
-    DRM, RG, Chart, Fortification, MapGeometry, Missing, Placement, Step, SystemFile, Table, TablesFile,
+    DRM, RG, Chart, Fortification, MapGeometry, Missing, Placement, Step, SystemFile, Table, TablesFile, Victory,
 )
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -122,6 +122,7 @@ class Rules:
         self.fortifications: dict[str, Fortification] = {}  # 8.621 Fortification Purchase Table
         self.maps: dict[str, MapGeometry] = {}  # Map Group -> its grid (players' map files)
         self.placements: dict[str, Placement] = {}  # fortification -> where it may be placed (CGS)
+        self.victory: dict[str, list[Victory]] = {}  # CG -> its Victory Conditions' levels, in order (a rules file's)
         self.origin: dict[str, str] = {}  # table id -> file it came from
         self.steps: dict[str, Step] = {step.id: step for step in system.steps}
         # RG lines name follow-up tables of any file: read every file's tables before any RG line
@@ -186,7 +187,32 @@ class Rules:
         for missing in tables_file.missing:
             if missing.id not in self.tables:
                 self.missing[missing.id] = missing
+        levels: dict[str, list[Victory]] = {}
+        for level in tables_file.victory:
+            if level.cg not in {c.id for c in self.system.cg}:
+                raise RulesDataError(f"{name}: victory level '{level.result}': no CG '{level.cg}' in "
+                                     f"{self.system.id.upper()}", level.rule or None)
+            if level.side not in self.system.sides:
+                raise RulesDataError(f"{name}: victory level '{level.result}': unknown side '{level.side}'",
+                                     level.rule or None)
+            if level.at_least is None and level.at_most is None:
+                raise RulesDataError(f"{name}: victory level '{level.result}' gives no bound (at_least, at_most)",
+                                     level.rule or None)
+            levels.setdefault(level.cg, []).append(level)
+        for cg, given in levels.items():  # a file's levels of a CG replace any before them
+            self.victory[cg] = given
+            changed.append(f"victory conditions of CG {cg}")
         return changed
+
+    def victory_of(self, cg: str, cg_lvp: dict[str, int | None]) -> Victory | None:
+        """The first level of the CG's Victory Conditions the final CG-LVP totals meet (None: none given, or met)."""
+        for level in self.victory.get(cg, []):
+            total = cg_lvp.get(level.side)
+            if total is None:
+                continue
+            if (level.at_least is None or total >= level.at_least) and (level.at_most is None or total <= level.at_most):
+                return level
+        return None
 
     # ---- validation -------------------------------------------------------------------
     def _purchase_step(self, purchase: str) -> str | None:

@@ -396,6 +396,20 @@ class Placement(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     note: str = ""
 
 
+class Victory(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One level of a CG's Victory Conditions by the final CG-LVP (KGP 8.51-8.53, RR 2.5033 are not in the rules
+    text shipped: a player's rules file supplies them). The levels of one CG are read in order: the first whose
+    bounds hold is the CG's result."""
+
+    cg: str
+    side: str  # whose final CG-LVP total is compared
+    result: str  # e.g. 'German Decisive Victory'
+    at_least: int | None = None
+    at_most: int | None = None
+    rule: str = ""
+    note: str = ""
+
+
 class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """A file of tables: shipped under ledger/rules/<system>/, or a user's override file."""
 
@@ -407,6 +421,7 @@ class TablesFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     map: list[MapGeometry] = []
     placement: list[Placement] = []
     missing: list[Missing] = []
+    victory: list[Victory] = []
 
 
 _PATH = re.compile(r" - at `(\$[^`]*)`$")
