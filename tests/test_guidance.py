@@ -62,6 +62,11 @@ def test_a_kgp_campaign_runs_to_its_end_on_the_lines_status_gives(kgp):
 def test_an_rr_campaign_runs_on_the_lines_status_gives(rr):
     follow_status(rr, "Interlude AM", limit=400)
     assert rr.json("audit")["clean"]
+    follow_status(rr, None, limit=1200)  # on through the Interlude to the end of the CG (issue 25 item 3)
+    status = rr.json("status")
+    assert status["cg_date"] == "26 AM" and status["over"] and status["next"] is None
+    assert rr.json("final")["sides"]["canadian"]["cg_lvp"] is not None
+    assert rr("audit", "--final").exit_code == 0
 
 
 def test_rg_follow_ups_are_lines_with_side_and_rg(at):
