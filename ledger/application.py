@@ -27,6 +27,8 @@ from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
 from .decide import rights
 from .decide import witness as witnessing
+from .decide import commands as cmd
+from .decide.commands import decide
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
 from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
@@ -303,7 +305,7 @@ class CampaignLedger(Application):
 
     def dice_mode(self, name: str | None, mode: str):
         campaign, rules = self._load(name)
-        fact = fair.choose_mode(campaign, rules, mode)
+        fact, = decide(campaign, rules, cmd.ChooseDiceMode(mode=mode))
         self.append(campaign, fact)
         return fact
 
@@ -335,7 +337,8 @@ class CampaignLedger(Application):
     def load_rules(self, name: str | None, path: str):
         campaign, rules = self._load(name)
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
-        fact = rights.load_rules(campaign, self.recording_side(campaign, rules), Path(path).name, text)
+        fact, = decide(campaign, rules, cmd.LoadRules(source=Path(path).name, text=text),
+                       cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact
 
@@ -344,7 +347,7 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         by = self.recording_side(campaign, rules)
         view = self.books.own_view(campaign, rules, by)  # its own RG's follow-ups
-        facts = walk.step(view, rules, target, by)
+        facts = decide(view, rules, cmd.Step(target=target), cmd.Context(by=by))
         self.append(campaign, *facts)
         return steps.moved(rules, campaign, facts, guidance.passed)
 
@@ -353,8 +356,8 @@ class CampaignLedger(Application):
         base = steps.need_step(rules, campaign, "scenario_end")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
         from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
-        fact = steps.scenario_end(campaign, rules, lvp, winner, from_map,
-                                  self.history(campaign.name) if from_map else None)
+        fact, = decide(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map),
+                       cmd.Context(log=self.history(campaign.name) if from_map else ()))
         self.append(campaign, fact)
         return fact
 
@@ -379,7 +382,7 @@ class CampaignLedger(Application):
             self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
             self._save(campaign)
             return fact
-        fact = chits.initiative(campaign, rules, given, us_has_no_units)
+        fact, = decide(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         self.append(campaign, fact)
         return fact
 
@@ -481,8 +484,9 @@ class CampaignLedger(Application):
         who = rules.side(side)
         view = self.books.own_view(campaign, rules, who)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
-        fact = purchases.buy(view, rules, rg_id, who, map_group, objective, given, on_map, pre_registered,
-                             sealed_cpp)
+        fact, = decide(view, rules, cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective,
+                                            given=given, on_map=on_map, pre_registered=pre_registered),
+                       cmd.Context(sealed_cpp=sealed_cpp))
         if secret is None:
             secret = purchases.secret_step(rules) is not None and who in campaign.keys
         if secret:
@@ -496,14 +500,15 @@ class CampaignLedger(Application):
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         campaign, rules = self._load(name)
         view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
-        fact = purchases.fortify(view, rules, item, side, setup_area, count, size, squads, front_line, isolated)
+        fact, = decide(view, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
+                                                squads=squads, front_line=front_line, isolated=isolated))
         self.append(campaign, fact)
         return fact
 
     # ---- the map -------------------------------------------------------------------------------------
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
-        fact = mapd.control(campaign, rules, location, side, strategic)
+        fact, = decide(campaign, rules, cmd.Control(location=location, side=side, strategic=strategic))
         self.append(campaign, fact)
         self.notices.extend(mapd.strategic_left(campaign, rules, fact.location))  # said when it is made
         return fact
@@ -523,7 +528,7 @@ class CampaignLedger(Application):
                 raise BadInput("no dice of the other side wait for your witness" + (
                     f" (event {', '.join(disputed)} disputed: name them to witness them after all)" if disputed
                     else ""), witnessing.RULE)
-        fact = witnessing.witness(campaign, rules, side, rolls, disputed)
+        fact, = decide(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
         self.append(campaign, fact)
         return fact, self._claimed(campaign.name, fact.rolls)
 
@@ -533,7 +538,7 @@ class CampaignLedger(Application):
 
     def record_hq(self, name: str | None, side: str, location: str):
         campaign, rules = self._load(name)
-        fact = mapd.hq(campaign, rules, side, location)
+        fact, = decide(campaign, rules, cmd.RecordHQ(side=side, location=location))
         self.append(campaign, fact)
         return fact
 
@@ -541,14 +546,16 @@ class CampaignLedger(Application):
                       burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
                       redeployed: tuple[str, ...] = ()):
         campaign, rules = self._load(name)
-        facts = mapd.firefight_end(campaign, rules, map_id, fires, burning_wrecks, in_sewer, redeployed)
+        facts = decide(campaign, rules, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
+                                                         in_sewer=in_sewer, redeployed=redeployed))
         self.append(campaign, *facts)
         return facts
 
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
         """A fortification placed; a hidden one (7.4.4) of a side with a key is sealed with it (its hex)."""
         campaign, rules = self._load(name)
-        fact = fortify.place(campaign, rules, item, hex_text, side, hidden, self.history(campaign.name))
+        fact, = decide(campaign, rules, cmd.Place(item=item, hex=hex_text, side=side, hidden=hidden),
+                       cmd.Context(log=self.history(campaign.name)))
         if fact.hidden and fact.side in campaign.keys:
             salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
             self.append(campaign, fortify.hide(campaign, rules, fact, salt, text))
@@ -558,13 +565,15 @@ class CampaignLedger(Application):
 
     def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
         campaign, rules = self._load(name)
-        fact = fortify.remove(campaign, rules, item, hex_text, by, side, self.history(campaign.name))
+        fact, = decide(campaign, rules, cmd.Remove(item=item, hex=hex_text, by=by, side=side),
+                       cmd.Context(log=self.history(campaign.name)))
         self.append(campaign, fact)
         return fact
 
     def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
         campaign, rules = self._load(name)
-        fact = fortify.mousehole(campaign, rules, hexes, side, roll, self.history(campaign.name))
+        fact, = decide(campaign, rules, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll),
+                       cmd.Context(log=self.history(campaign.name)))
         self.append(campaign, fact)
         return fact
 

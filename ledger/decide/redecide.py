@@ -9,18 +9,14 @@ import msgspec
 from .. import rules as rulesmod
 from ..errors import LedgerError
 from ..events import (
-    ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FairDiceCommitted, FairSeedRevealed,
-    FirefightEnded, FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced,
-    HiddenFortificationRevealed, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, Rewound,
-    RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed,
+    ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FirefightEnded, FortificationPlaced,
+    FortificationRemoved,
+    FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed, MouseholeMade, Rewound,
+    RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, SecretRollMade, SecretRollRevealed, StepOpened,
+    SideAdvanced, TablesOverridden, TakeBackProposed,
 )
 from ..evolve import CampaignState, fold
-from . import fortify
-from . import map as mapd
-from . import chits, fair, purchases, rights, rolls, secrets, steps, walk, witness
-from ..events import ChitRevealed, ChitSealed, DiceWitnessed
-from ..events import DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
+from . import commands, fair, fortify, purchases, rights, rolls, secrets, steps, walk
 
 # what a roll's result does to the hexes it names, recorded in the roll's action right after it (CGS 7.4.7.2, 7.3.2)
 CONSEQUENCES = (FortificationRemoved, MouseholeMade, RubblePlaced)
@@ -91,76 +87,30 @@ def _kind(fact) -> str:
 
 
 def _decide(state: CampaignState, rules, facts: list, log_before: list, author: str) -> list | None:
+    """The facts `decide` gives for the command the stored fact records (commands.py), on the state before it; None
+    for a fact checked otherwise."""
     fact = facts[0]
     if isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)):  # the step's target: where the side ended
         moved = [f for f in facts if isinstance(f, (StepOpened, SideAdvanced))]
-        return walk.step(state, rules, moved[-1].step if moved else None, author)
-    if isinstance(fact, FirefightEnded):
-        return mapd.firefight_end(state, rules, fact.map, fact.fires, fact.burning_wrecks, fact.in_sewer,
-                                  fact.redeployed)
-    if isinstance(fact, RGPurchased):
-        return [purchases.buy(state, rules, fact.rg, fact.side, fact.map_group, fact.objective, fact.given,
-                              fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side))]
-    if isinstance(fact, FortificationsPurchased):
-        return [purchases.fortify(state, rules, fact.item, fact.side, fact.setup_area, fact.count, fact.size,
-                                  fact.squads or None, fact.front_line, fact.isolated, sealed_fpp(state, fact.side))]
-    if isinstance(fact, RGPurchaseSealed):
-        return [purchases.admit_sealed(state, rules, fact)]
-    if isinstance(fact, DiceWitnessed):
-        return [witness.witness(state, rules, fact.side, fact.rolls, fact.disputed, fact.log_digest)]
-
-    if isinstance(fact, ScenarioEnded):
-        return [steps.scenario_end(state, rules, dict(fact.lvp), fact.winner if fact.declared else None,
-                                   fact.from_map, list(log_before) if fact.from_map else None)]
-    if isinstance(fact, InitiativeChosen):
-        return [chits.initiative(state, rules, dict(fact.chits), fact.us_has_no_units)]
-    if isinstance(fact, LocationControlled):
-        return [mapd.control(state, rules, fact.location, fact.side, fact.strategic or mapd.CLEAR)]
-    if isinstance(fact, HQRecorded):
-        return [mapd.hq(state, rules, fact.side, fact.location)]
-    if isinstance(fact, FortificationPlaced):
-        return [fortify.place(state, rules, fact.item, fact.hex, fact.side, fact.hidden, log_before)]
-    if isinstance(fact, HiddenFortificationPlaced):
-        return [fortify.admit_hidden(state, rules, fact, log_before)]
-    if isinstance(fact, FortificationRemoved) and fact.by != "roll":
-        return [fortify.remove(state, rules, fact.item, fact.hex, fact.by, fact.side, log_before)]
-    if isinstance(fact, MouseholeMade):  # one made by a roll's result is decided with the roll
-        return [fortify.mousehole(state, rules, fact.hexes, fact.side, fact.roll, log_before)]
-    if isinstance(fact, (FortificationRemoved, RubblePlaced, CPPGained)):
+        command = commands.Step(target=moved[-1].step if moved else None)
+    else:
+        command = commands.command_of(fact)
+    if isinstance(fact, FortificationRemoved) and fact.by == "roll" or isinstance(fact, (RubblePlaced, CPPGained)):
         raise LedgerError(f"{type(fact).__name__} is recorded only with what decides it (a roll's result, a "
                           "firefight's end), in its action")
+    if command is not None:
+        side = getattr(fact, "side", "")
+        context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
+                                   sealed_fpp=sealed_fpp(state, side))
+        return commands.decide(state, rules, command, context)
+    if isinstance(fact, RGPurchaseSealed):
+        return [purchases.admit_sealed(state, rules, fact)]
+    if isinstance(fact, HiddenFortificationPlaced):
+        return [fortify.admit_hidden(state, rules, fact, log_before)]
     if isinstance(fact, TablesOverridden):
         return [rights.tables_overridden(state, rules, author, fact)]
-    if isinstance(fact, RulesProposed):
-        return [rights.load_rules(state, author, fact.source, fact.text)]
     if isinstance(fact, (ActionUndone, Rewound)):
         return [rights.taken_back(state, rules, author, fact)]
-    if isinstance(fact, TakeBackProposed):
-        if fact.kind == "undo":
-            return [rights.undo(state, author, fact.reason)]
-        return [rights.rewind(state, rules, author, fact.cg_date, fact.reason)]
-    if isinstance(fact, SideKeyRegistered):
-        return [secrets.register_key(state, rules, fact.side, fact.salt, fact.check, fact.public)]
-    if isinstance(fact, FairDiceCommitted):
-        return [secrets.fair_commit(state, rules, fact.side, fact.commitment, fact.shares)]
-    if isinstance(fact, FairSeedRevealed):
-        return [secrets.fair_reveal(state, rules, fact.side, fact.seed)]
-    if isinstance(fact, ChitSealed):
-        return [chits.seal(state, rules, fact.side, fact.commitment, fact.sealed)]
-    if isinstance(fact, ChitRevealed):
-        return [chits.reveal(state, rules, fact.side, fact.chit, fact.salt)]
-    if isinstance(fact, DiceModeChosen):
-        return [fair.choose_mode(state, rules, fact.mode)]
-    if isinstance(fact, DiceCommitted):
-        return [fair.commit(state, rules, fact.side, fact.roll_head, fact.answer_head, fact.length, fact.sealed)]
-    if isinstance(fact, RollDeclared):
-        cmd = rolls.RollCommand(table=fact.table, side=fact.side, drms=tuple(tuple(d) for d in fact.drms), faces=(),
-                                source="fair", secret=fact.secret, purpose=fact.purpose, rg=fact.rg)
-        return [fair.declare(state, rules, cmd, fact.value, sealed_cpp(state, fact.side))]
-    if isinstance(fact, RollAnswered):
-        return [fair.answer(state, rules, author, fact.declared, fact.value)]
-    if isinstance(fact, RollValuePublished):
-        return [fair.publish(state, rules, fact.side, fact.n, fact.value)]
     if isinstance(fact, SecretRollMade) and f"{fact.side}:{fact.fair}" in state.declared:
         entry = state.declared[f"{fact.side}:{fact.fair}"]
         if not entry["answered"] or entry["made"] or not entry["secret"]:

@@ -1,0 +1,280 @@
+"""What players ask for, as types (issue 22 item 3; DESIGN.md): one frozen msgspec Struct per verb, one
+`decide(state, rules, command, context)` that runs its decision, and `command_of(fact)`, the command a stored fact
+records. The command path, the audit and `import` all run `decide`: the audit rebuilds each stored fact's command
+and compares what `decide` gives with what was stored, every field (redecide.py).
+
+A decision is looked up in a table by the command's type, and a command by the fact's type: no chain of `if`s."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from msgspec import Struct
+
+from ..events import (
+    DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced, FortificationRemoved,
+    FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased,
+    RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
+    TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed,
+)
+from ..evolve import CampaignState
+from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
+from . import map as mapd
+
+
+class Command(Struct, frozen=True, kw_only=True):
+    """A player's request, as typed; what the rules give back is decided from it and the log."""
+
+
+class Step(Command, frozen=True, kw_only=True):
+    target: str | None = None  # 'next' (None), a step, or 'scenario'
+
+
+class EndScenario(Command, frozen=True, kw_only=True):
+    lvp: dict[str, int] = {}
+    winner: str | None = None
+    from_map: bool = False  # the Current-LVP read off the map (8.6032), not typed
+
+
+class Initiative(Command, frozen=True, kw_only=True):
+    chits: dict[str, str]
+    us_has_no_units: bool = False
+
+
+class Buy(Command, frozen=True, kw_only=True):
+    rg: str
+    side: str
+    map_group: str = ""
+    objective: str = ""
+    given: bool = False
+    on_map: bool = False
+    pre_registered: int = 0
+
+
+class Fortify(Command, frozen=True, kw_only=True):
+    item: str
+    side: str
+    setup_area: str
+    count: int = 1
+    size: str = ""
+    squads: int | None = None
+    front_line: bool = False
+    isolated: bool = False
+
+
+class Control(Command, frozen=True, kw_only=True):
+    location: str
+    side: str
+    strategic: str = ""  # '' keeps the Location's Strategic kind; mapd.CLEAR clears it
+
+
+class RecordHQ(Command, frozen=True, kw_only=True):
+    side: str
+    location: str
+
+
+class EndFirefight(Command, frozen=True, kw_only=True):
+    map: str
+    fires: tuple[str, ...] = ()
+    burning_wrecks: tuple[str, ...] = ()
+    in_sewer: tuple[str, ...] = ()
+    redeployed: tuple[str, ...] = ()
+
+
+class Place(Command, frozen=True, kw_only=True):
+    item: str
+    hex: str
+    side: str
+    hidden: bool = False
+
+
+class Remove(Command, frozen=True, kw_only=True):
+    item: str
+    hex: str
+    by: str
+    side: str | None = None
+
+
+class Mousehole(Command, frozen=True, kw_only=True):
+    hexes: tuple[str, ...]
+    side: str
+    roll: int = 0
+
+
+class LoadRules(Command, frozen=True, kw_only=True):
+    source: str
+    text: str
+
+
+class ProposeUndo(Command, frozen=True, kw_only=True):
+    reason: str = ""
+
+
+class ProposeRewind(Command, frozen=True, kw_only=True):
+    cg_date: str
+    reason: str = ""
+
+
+class RegisterKey(Command, frozen=True, kw_only=True):
+    side: str
+    salt: str
+    check: str
+    public: str = ""
+
+
+class SealChit(Command, frozen=True, kw_only=True):
+    side: str
+    commitment: str
+    sealed: str
+
+
+class RevealChit(Command, frozen=True, kw_only=True):
+    side: str
+    chit: str
+    salt: str
+
+
+class ChooseDiceMode(Command, frozen=True, kw_only=True):
+    mode: str
+
+
+class CommitDice(Command, frozen=True, kw_only=True):
+    side: str
+    roll_head: str
+    answer_head: str
+    length: int
+    sealed: str = ""
+
+
+class DeclareRoll(Command, frozen=True, kw_only=True):
+    roll: rolls.RollCommand
+    value: str = ""  # the roll chain's value, published now unless the roll is Secret
+
+
+class AnswerRoll(Command, frozen=True, kw_only=True):
+    declared: int
+    value: str
+
+
+class PublishValue(Command, frozen=True, kw_only=True):
+    side: str
+    n: int
+    value: str
+
+
+class Witness(Command, frozen=True, kw_only=True):
+    side: str
+    rolls: tuple[int, ...]
+    disputed: str = ""
+    log_digest: str = ""
+
+
+class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol (issue 13), still read
+    side: str
+    commitment: str
+    shares: tuple[str, ...] = ()
+
+
+class RevealFairSeed(Command, frozen=True, kw_only=True):
+    side: str
+    seed: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a decision needs besides the state: who records it (`by`), the log before it (the map's decisions read
+    it), and what the deciding ledger knows of a side's own secrets (its sealed CPP and FPP; the audit, which cannot
+    open them, passes an upper bound)."""
+
+    by: str = ""
+    log: Any = ()
+    sealed_cpp: int = 0
+    sealed_fpp: float = 0
+    extra: dict = field(default_factory=dict)
+
+
+def _list(fact) -> list:
+    return [fact]
+
+
+DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
+    Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
+    EndScenario: lambda s, r, c, x: _list(steps.scenario_end(s, r, dict(c.lvp), c.winner, c.from_map,
+                                                             list(x.log) if c.from_map else None)),
+    Initiative: lambda s, r, c, x: _list(chits.initiative(s, r, dict(c.chits), c.us_has_no_units)),
+    Buy: lambda s, r, c, x: _list(purchases.buy(s, r, c.rg, c.side, c.map_group, c.objective, c.given, c.on_map,
+                                                c.pre_registered, x.sealed_cpp)),
+    Fortify: lambda s, r, c, x: _list(purchases.fortify(s, r, c.item, c.side, c.setup_area, c.count, c.size,
+                                                        c.squads, c.front_line, c.isolated, x.sealed_fpp)),
+    Control: lambda s, r, c, x: _list(mapd.control(s, r, c.location, c.side, c.strategic)),
+    RecordHQ: lambda s, r, c, x: _list(mapd.hq(s, r, c.side, c.location)),
+    EndFirefight: lambda s, r, c, x: mapd.firefight_end(s, r, c.map, c.fires, c.burning_wrecks, c.in_sewer,
+                                                        c.redeployed),
+    Place: lambda s, r, c, x: _list(fortify.place(s, r, c.item, c.hex, c.side, c.hidden, x.log)),
+    Remove: lambda s, r, c, x: _list(fortify.remove(s, r, c.item, c.hex, c.by, c.side, x.log)),
+    Mousehole: lambda s, r, c, x: _list(fortify.mousehole(s, r, c.hexes, c.side, c.roll, x.log)),
+    LoadRules: lambda s, r, c, x: _list(rights.load_rules(s, x.by, c.source, c.text)),
+    ProposeUndo: lambda s, r, c, x: _list(rights.undo(s, x.by, c.reason)),
+    ProposeRewind: lambda s, r, c, x: _list(rights.rewind(s, r, x.by, c.cg_date, c.reason)),
+    RegisterKey: lambda s, r, c, x: _list(secrets.register_key(s, r, c.side, c.salt, c.check, c.public)),
+    CommitFairSeed: lambda s, r, c, x: _list(secrets.fair_commit(s, r, c.side, c.commitment, c.shares)),
+    RevealFairSeed: lambda s, r, c, x: _list(secrets.fair_reveal(s, r, c.side, c.seed)),
+    SealChit: lambda s, r, c, x: _list(chits.seal(s, r, c.side, c.commitment, c.sealed)),
+    RevealChit: lambda s, r, c, x: _list(chits.reveal(s, r, c.side, c.chit, c.salt)),
+    ChooseDiceMode: lambda s, r, c, x: _list(fair.choose_mode(s, r, c.mode)),
+    CommitDice: lambda s, r, c, x: _list(fair.commit(s, r, c.side, c.roll_head, c.answer_head, c.length, c.sealed)),
+    DeclareRoll: lambda s, r, c, x: _list(fair.declare(s, r, c.roll, c.value, x.sealed_cpp)),
+    AnswerRoll: lambda s, r, c, x: _list(fair.answer(s, r, x.by, c.declared, c.value)),
+    PublishValue: lambda s, r, c, x: _list(fair.publish(s, r, c.side, c.n, c.value)),
+    Witness: lambda s, r, c, x: _list(witness.witness(s, r, c.side, c.rolls, c.disputed, c.log_digest)),
+}
+
+
+def decide(state: CampaignState, rules, command: Command, context: Context = Context()) -> list:
+    """The facts the rules give for `command` on `state`, or a LedgerError citing the rule."""
+    return DECISIONS[type(command)](state, rules, command, context)
+
+
+# ---- the command a stored fact records -----------------------------------------------------------------------------
+COMMANDS: dict[type, Callable[[Any], Command]] = {
+    ScenarioEnded: lambda f: EndScenario(lvp=dict(f.lvp), winner=f.winner if f.declared else None,
+                                         from_map=f.from_map),
+    InitiativeChosen: lambda f: Initiative(chits=dict(f.chits), us_has_no_units=f.us_has_no_units),
+    RGPurchased: lambda f: Buy(rg=f.rg, side=f.side, map_group=f.map_group, objective=f.objective, given=f.given,
+                               on_map=f.on_map, pre_registered=f.pre_registered),
+    FortificationsPurchased: lambda f: Fortify(item=f.item, side=f.side, setup_area=f.setup_area, count=f.count,
+                                               size=f.size, squads=f.squads or None, front_line=f.front_line,
+                                               isolated=f.isolated),
+    LocationControlled: lambda f: Control(location=f.location, side=f.side, strategic=f.strategic or mapd.CLEAR),
+    HQRecorded: lambda f: RecordHQ(side=f.side, location=f.location),
+    FirefightEnded: lambda f: EndFirefight(map=f.map, fires=tuple(f.fires), burning_wrecks=tuple(f.burning_wrecks),
+                                           in_sewer=tuple(f.in_sewer), redeployed=tuple(f.redeployed)),
+    FortificationPlaced: lambda f: Place(item=f.item, hex=f.hex, side=f.side, hidden=f.hidden),
+    FortificationRemoved: lambda f: Remove(item=f.item, hex=f.hex, by=f.by, side=f.side),
+    MouseholeMade: lambda f: Mousehole(hexes=tuple(f.hexes), side=f.side, roll=f.roll),
+    RulesProposed: lambda f: LoadRules(source=f.source, text=f.text),
+    TakeBackProposed: lambda f: ProposeUndo(reason=f.reason) if f.kind == "undo" else ProposeRewind(
+        cg_date=f.cg_date, reason=f.reason),
+    SideKeyRegistered: lambda f: RegisterKey(side=f.side, salt=f.salt, check=f.check, public=f.public),
+    FairDiceCommitted: lambda f: CommitFairSeed(side=f.side, commitment=f.commitment, shares=tuple(f.shares)),
+    FairSeedRevealed: lambda f: RevealFairSeed(side=f.side, seed=f.seed),
+    ChitSealed: lambda f: SealChit(side=f.side, commitment=f.commitment, sealed=f.sealed),
+    ChitRevealed: lambda f: RevealChit(side=f.side, chit=f.chit, salt=f.salt),
+    DiceModeChosen: lambda f: ChooseDiceMode(mode=f.mode),
+    DiceCommitted: lambda f: CommitDice(side=f.side, roll_head=f.roll_head, answer_head=f.answer_head,
+                                        length=f.length, sealed=f.sealed),
+    RollDeclared: lambda f: DeclareRoll(roll=rolls.RollCommand(
+        table=f.table, side=f.side, drms=tuple(tuple(d) for d in f.drms), faces=(), source="fair", secret=f.secret,
+        purpose=f.purpose, rg=f.rg), value=f.value),
+    RollAnswered: lambda f: AnswerRoll(declared=f.declared, value=f.value),
+    RollValuePublished: lambda f: PublishValue(side=f.side, n=f.n, value=f.value),
+    DiceWitnessed: lambda f: Witness(side=f.side, rolls=tuple(f.rolls), disputed=f.disputed,
+                                     log_digest=f.log_digest),
+}
+
+
+def command_of(fact) -> Command | None:
+    """The command a stored fact records (None: a fact decided with another, or checked apart: rolls, reveals)."""
+    made = COMMANDS.get(type(fact))
+    return made(fact) if made is not None else None
