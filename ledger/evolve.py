@@ -96,14 +96,15 @@ class CampaignState:
     frames: list[dict[str, Any]] = []
     lapsed: dict[str, Any] = {}  # the last proposal that lapsed, with the event that made it lapse and why
     last_by: dict[str, int] = {}  # side -> the last action of an event it authored (undo included)
-    # witnessed dice (ledger/decide/witness.py): roll event -> [claimant, roller, table, dice, source, action] for dice typed or taken
-    # from VASL once both sides hold keys (an undo takes the claim out with its roll); roll event -> [witness side,
-    # its DiceWitnessed event, the dispute's reason or ''] (a statement on record: never taken back)
     # RR 2.521: CG Date -> the sides Attacked in its CG scenario (the other side's chit was Attack; none in the
     # Initial Scenario, for which no side selects an Attack Chit, 2.5221)
     attacked: dict[str, list[str]] = {}
+    # witnessed dice (ledger/decide/witness.py): roll event -> [claimant, roller, table, dice, source, action] for dice
+    # not rolled fairly once both sides hold keys, until the other side witnesses them (an undo takes the claim out
+    # with its roll; a witness takes it out for good, so the state does not grow with the log); roll event ->
+    # [disputing side, its DiceWitnessed event, the reason] while disputed (a statement on record: never taken back)
     claims: dict[str, list[Any]] = {}
-    witnessed: dict[str, list[Any]] = {}
+    disputes: dict[str, list[Any]] = {}
 
     RECENT_COMMANDS = 64
     FRAMES = 32
@@ -136,7 +137,13 @@ class CampaignState:
         if author:
             self.last_by = {**self.last_by, author: fact.action}  # type: ignore[attr-defined]
         if isinstance(fact, DiceWitnessed):  # a statement on record: no action in force, no proposal lapses
-            self.witnessed = {**self.witnessed, **{str(r): [fact.side, version, fact.disputed] for r in fact.rolls}}
+            named = {str(r) for r in fact.rolls}
+            if fact.disputed:
+                self.disputes = {**self.disputes, **{r: [fact.side, version, fact.disputed] for r in named}}
+            else:
+                self.claims = {k: v for k, v in self.claims.items() if k not in named}
+                if named & set(self.disputes):
+                    self.disputes = {k: v for k, v in self.disputes.items() if k not in named}
         elif isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
                              "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,

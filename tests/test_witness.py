@@ -53,16 +53,16 @@ def test_the_witness_is_the_other_side_and_wrong_ones_write_nothing(table):
     event = typed(german)
     german.refused("witness", str(event), contains="the other side witnesses them")
     anyone.refused("witness", "--all", contains="needs your side's passphrase")
-    us.refused("witness", "3", contains="no dice to witness")
+    us.refused("witness", "3", contains="holds no dice waiting for a witness")
     us.refused("witness", str(event), str(event), contains="named twice")
     us.refused("witness", contains="name the rolls")
     us.refused("witness", str(event), "--dispute", "  ", contains="say why")
     german.ok("roll", "8.610", "--side", "german", "--for", "B")  # a fair roll: declared, nothing to witness
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [event]
     us.ok("witness", str(event))
-    us.refused("witness", str(event), contains="witnessed already")
+    us.refused("witness", str(event), contains="witnessed already, taken back")
     us.refused("witness", "--all", contains="no dice of the other side wait")
-    us.refused("witness", str(event), "--dispute", "late", contains="witnessed already")
+    us.refused("witness", str(event), "--dispute", "late", contains="witnessed already, taken back")
 
 
 def test_a_dispute_stays_on_record_and_may_be_settled_later(table):
@@ -92,7 +92,7 @@ def test_no_undo_takes_a_witness_back_and_an_undone_roll_is_no_claim(table):
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [again]
     german.ok("undo")
     assert anyone.json("status")["unwitnessed"] == []  # undone: nothing to witness
-    us.refused("witness", str(again), contains="no dice to witness")
+    us.refused("witness", str(again), contains="taken back")
     assert anyone("audit", "--final").exit_code == 0
 
 

@@ -4,7 +4,7 @@ that recorded them; the other side's
 word settles it: witnessed (by hand, or by its own copy of the VASL log where the same reports stand), or
 disputed with a reason. Both stay on record; nothing takes them back.
 
-The claims themselves are kept by the fold (`CampaignState.claims`, `CampaignState.witnessed`); this module
+The claims themselves are kept by the fold (`CampaignState.claims`, `CampaignState.disputes`); this module
 decides the witness's act, for the command, the audit and `import` alike."""
 
 from __future__ import annotations
@@ -19,14 +19,7 @@ RULE = "cgledger witness"  # no ASL rule covers dice seen by email: the ledger's
 def open_claims(state: CampaignState, by: str | None = None) -> list[tuple[int, list]]:
     """(roll event, [claimant, roller, table, dice, source, action]) of the claims in force not yet witnessed (disputed ones
     included), oldest first; `by`: only those of that claimant."""
-    out = []
-    for version, claim in state.claims.items():
-        word = state.witnessed.get(version)
-        if word is not None and not word[2]:
-            continue  # witnessed
-        if by is None or claim[0] == by:
-            out.append((int(version), claim))
-    return sorted(out)
+    return sorted((int(version), claim) for version, claim in state.claims.items() if by is None or claim[0] == by)
 
 
 def unwitnessed_events(state: CampaignState | None) -> frozenset[int]:
@@ -36,7 +29,7 @@ def unwitnessed_events(state: CampaignState | None) -> frozenset[int]:
 
 def to_witness(state: CampaignState, side: str) -> list[int]:
     """The claims the given side may witness: the other side's, not disputed by it."""
-    return [v for v, claim in open_claims(state) if claim[0] != side and not state.witnessed.get(str(v))]
+    return [v for v, claim in open_claims(state) if claim[0] != side and str(v) not in state.disputes]
 
 
 def witness(state: CampaignState, rules, side: str, rolls: tuple[int, ...], disputed: str = "",
@@ -58,18 +51,16 @@ def witness(state: CampaignState, rules, side: str, rolls: tuple[int, ...], disp
     for version in rolls:
         key = str(version)
         claim = state.claims.get(key)
-        word = state.witnessed.get(key)
+        word = state.disputes.get(key)
         if claim is None:
             if key in state.sealed:
                 raise BadInput(f"event {version} is a Secret roll not revealed yet: its dice are witnessed once "
                                "revealed", RULE)
-            raise BadInput(f"event {version} is no dice to witness: only dice typed or taken from VASL once both "
-                           "sides hold keys, and still in force, are witnessed", RULE)
+            raise BadInput(f"event {version} holds no dice waiting for a witness: witnessed already, taken back, or "
+                           "dice nobody witnesses (fair dice, or recorded before both sides held keys)", RULE)
         if claim[0] == side:
             raise BadInput(f"the dice of event {version} were recorded by the {name} side itself: the other side "
                            "witnesses them", RULE)
-        if word is not None and not word[2]:
-            raise BadInput(f"the dice of event {version} were witnessed already (event {word[1]})", RULE)
         if word is not None and disputed:
             raise BadInput(f"the dice of event {version} are disputed already (event {word[1]}: {word[2]})", RULE)
     return DiceWitnessed(action=state.next_action, side=side, rolls=tuple(rolls), disputed=disputed.strip(),
@@ -80,7 +71,7 @@ def view(state: CampaignState, rules) -> list[dict]:
     """The claims not witnessed, for `status`: whose dice, on which table, recorded by whom, disputed or not."""
     out = []
     for version, (claimant, roller, table, dice, source, _a) in open_claims(state):
-        word = state.witnessed.get(str(version))
+        word = state.disputes.get(str(version))
         out.append({"event": version, "table": table, "side": roller, "dice": list(dice), "source": source,
                     "claimed_by": claimant, "witness": next((s for s in rules.system.sides if s != claimant), ""),
                     "disputed": word[2] if word else None, "disputed_at": word[1] if word else None})
