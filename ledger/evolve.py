@@ -19,6 +19,10 @@ from .events import AnyFact
 from .authorship import owner
 from .inforce import voided_by
 
+# dice a side claims once both hold keys (ledger/decide/witness.py): typed or from VASL. Fair dice are nobody's
+# claim; the ledger's own (rng, seeded) are refused once fair dice are in force, and are what both players agreed to
+# at the start when they chose immediate dice instead
+CLAIMED = ("entered", "vasl")
 SCENARIO = "scenario"  # the step value while a CG scenario is played
 INITIAL_SCENARIO = "Initial Scenario"
 IDLE_DAY = "Idle Day"
@@ -163,7 +167,7 @@ class CampaignState:
             self._mark_live(fact.action)  # type: ignore[attr-defined]
             self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
             self._apply(fact, version)
-            if isinstance(fact, DiceRolled) and fact.source != "fair" and self.both_keyed():
+            if isinstance(fact, DiceRolled) and fact.source in CLAIMED and self.both_keyed():
                 self._add_key(fact.action, "claims", str(version), claim(author or fact.side, fact))
             self._track(fact, version, automatic, completes)
             player = not automatic or not self.frames or self.frames[-1]["action"] == fact.action  # type: ignore
@@ -382,7 +386,7 @@ class CampaignState:
         elif isinstance(fact, SecretRollRevealed):
             self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
             self._outcome(a, fact.fact)
-            if fact.fact.source != "fair" and self.both_keyed():  # dice not fair, sealed until now: its side's claim
+            if fact.fact.source in CLAIMED and self.both_keyed():  # typed dice, sealed until now: its side's claim
                 self._add_key(a, "claims", str(fact.roll), claim(fact.fact.side, fact.fact, a))
             key = f"{fact.fact.side}:{fact.fact.fair}"
             if key in self.declared and self.declared[key]["made"] == fact.roll:

@@ -119,16 +119,16 @@ def test_a_forged_witness_is_named_and_refused_by_import(table, make_db, tmp_pat
     fresh.refused("import", str(bundle), contains="forged or that the rules do not bear out")  # nothing written
 
 
-def test_dice_the_ledger_made_itself_are_a_claim_too_when_fair_dice_are_not_chosen(at):
+def test_immediate_dice_both_players_chose_are_no_claim_but_typed_ones_are(at):
     cli = at("8.610")
-    cli.ok("fair-dice", "mode", "immediate")  # chosen at the start: the roller's own ledger rolls
+    cli.ok("fair-dice", "mode", "immediate")  # chosen by both at the start: each side's ledger rolls at once
     german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     german.ok("roll", "8.610", "--side", "german", "--for", "A")
-    claim = anyone.json("status")["unwitnessed"][0]
-    assert (claim["source"], claim["claimed_by"]) == ("rng", "german")
-    assert "made by its own ledger by the German side" in us.ok("status").stdout
+    assert anyone.json("status")["unwitnessed"] == []
+    german.ok("roll", "8.610", "--side", "german", "--for", "B", "--dice", "2")
+    assert [c["source"] for c in anyone.json("status")["unwitnessed"]] == ["entered"]
 
 
 def test_dice_stats_keep_witnessed_and_unwitnessed_apart(table):

@@ -1,6 +1,5 @@
 """Witnessed dice (issue 22). Once both sides hold keys, dice the ledger did not see made fairly (typed with
---dice, taken from VASL with --vasl or vasl-import, or any other source but the fair dice) are a claim by the side
-that recorded them; the other side's
+--dice, taken from VASL with --vasl or vasl-import: `CLAIMED`) are a claim by the side that recorded them; the other side's
 word settles it: witnessed (by hand, or by its own copy of the VASL log where the same reports stand), or
 disputed with a reason. Both stay on record; nothing takes them back.
 
@@ -80,7 +79,7 @@ def view(state: CampaignState, rules) -> list[dict]:
 
 def describe(claim: dict, sides: dict[str, str]) -> str:
     """One claim in words: 'event 57: the German 8.616 roll, dice 4,3 typed by the German side'."""
-    how = {"vasl": "taken from VASL", "entered": "typed"}.get(claim["source"], "made by its own ledger")
+    how = "taken from VASL" if claim["source"] == "vasl" else "typed"
     text = (f"event {claim['event']}: the {sides.get(claim['side'], claim['side'])} roll on {claim['table']}, dice "
             f"{','.join(map(str, claim['dice']))} {how} by the {sides.get(claim['claimed_by'], claim['claimed_by'])} "
             "side")
