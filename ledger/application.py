@@ -104,6 +104,11 @@ class CampaignLedger(Application):
         except (MapperDeserialisationError, OriginatorVersionError) as e:
             raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
         self._check_seen(campaign, writing)
+        if campaign.irregular:  # a forged take-back (the audit names it): the books can disagree from here on
+            action, voided = campaign.irregular
+            self.notices.append(f"Warning: action #{action} takes back action(s) {', '.join(map(str, voided))} out of "
+                                "order, which no ledger does: from there the totals `status` shows may differ from the "
+                                "roster's; run `cgledger audit`")
         return campaign
 
     where = ""  # this database, as this machine names it (open_ledger): the key of the head it last saw

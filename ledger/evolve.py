@@ -100,6 +100,7 @@ class CampaignState:
     frames: list[dict[str, Any]] = []
     lapsed: dict[str, Any] = {}  # the last proposal that lapsed, with the event that made it lapse and why
     last_by: dict[str, int] = {}  # side -> the last action of an event it authored (undo included)
+    irregular: list[Any] = []  # [action, voided actions] of a take-back out of order, which no ledger writes
     # RR 2.521: CG Date -> the sides Attacked in its CG scenario (the other side's chit was Attack; none in the
     # Initial Scenario, for which no side selects an Attack Chit, 2.5221)
     attacked: dict[str, list[str]] = {}
@@ -285,6 +286,9 @@ class CampaignState:
             self._void(action)
         if not suffix:
             self.frames = []  # not a take-back the ledger makes (the audit names it): the frames are not known
+            # its values are put back as they stood before the voided action, later actions' changes with them, so
+            # the state's totals can differ from the projections' (which replay what is in force): said on every read
+            self.irregular = [self.next_action, sorted(voided)]
             return
         frames = [f for f in frames if f["action"] not in voided]
         if frames:

@@ -172,6 +172,23 @@ def test_a_forged_undo_of_the_other_sides_action_is_named_and_refused_on_import(
     fresh.refused("import", str(path), contains="need its acceptance")
 
 
+def test_a_forged_undo_of_an_action_not_the_last_is_named_and_said_on_every_read(table, make_db, tmp_path):
+    """Issue 22: an undo of an action that is not the last one in force (no ledger writes one) leaves the state's totals
+    as they stood before it, while the roster replays what is in force: the audit names it, import refuses it, and
+    every read of the ledger holding it says so, instead of showing two books that disagree without a word."""
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    target = anyone.json("log")[-1]["action"]
+    german.ok("roll", "8.610", "--side", "german", "--dice", "4", "--for", "B")
+    forge(german.db, lambda c: ActionUndone(action=c.next_action, undone=target), "german", GERMAN)
+    assert "rights" in kinds(anyone)
+    for read in (("status",), ("roster", "--side", "german")):
+        shown = anyone(*read)
+        assert shown.exit_code == 0 and f"takes back action(s) {target} out of order" in shown.stderr, shown.stderr
+    fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
+    fresh.refused("import", str(path), contains="undone recorded")
+
+
 def test_a_re_signed_forged_tail_is_refused(table, make_db, tmp_path):
     """The U.S. player edits the German's roll in a bundle, recomputes the whole chain and signs it with his own
     key: the chain is whole, the signature is not the German's."""
