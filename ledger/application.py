@@ -17,6 +17,7 @@ from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 from . import rules as rulesmod
 from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
+from .evolve import SCENARIO
 from . import chain
 from .decide import fortify
 from .decide import map as mapd
@@ -209,11 +210,14 @@ class CampaignLedger(Application):
         return recorder(campaign, list(rules.system.sides), opened)
 
     def stored_facts(self, campaign: Campaign, versions: list[int]) -> list:
-        found = {e.originator_version: e.fact for e in campaign._pending_events}  # recorded by this command
+        # recorded by this command, not saved yet (a view of the campaign holds none: it is rebuilt from the store)
+        found = {e.originator_version: e.fact for e in getattr(campaign, "_pending_events", ())}
+        found.update(getattr(campaign, "pending_facts", {}))
         wanted = set(versions) - set(found)
         if wanted:
+            cid = campaign_id(campaign.name)
             found.update((stored.originator_version, decode_envelope(self.mapper.decode_state(stored)).fact)
-                         for stored in self.recorder.select_events(campaign.id, gt=min(wanted) - 1, lte=max(wanted))
+                         for stored in self.recorder.select_events(cid, gt=min(wanted) - 1, lte=max(wanted))
                          if stored.originator_version in wanted)
         return [found[v] for v in versions]
 
@@ -251,6 +255,7 @@ class CampaignLedger(Application):
             self.check_new_reports(campaign.name, [report])
         table = rules.table(table_id)
         who = rules.side(side)
+        self._walk_to(campaign, rules, who, tuple(t for t in (table.step, *table.steps) if t))
         view = self.books.own_view(campaign, rules, who)
         rg_version = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
         if rg_version is not None and str(rg_version) in campaign.secret_rgs:
@@ -347,6 +352,39 @@ class CampaignLedger(Application):
         self.append(campaign, fact)
         return fact
 
+    def _walk_to(self, campaign, rules, side: str, targets: tuple[str, ...]) -> None:
+        """A roll, purchase or chit of a step ahead of the one its side stands in walks the side there first, as
+        `step STEP` would (8.6: steps in order; only past steps that need nothing more of it, and never into the
+        scenario, which both sides enter together). If the walk is refused, the act's own refusal says why."""
+        order = [s.id for s in rules.system.steps]
+        by = self.recording_side(campaign, rules)
+        walking = walk.walking(campaign, rules)
+        if walking and by != side:
+            return  # each side walks itself: a roll recorded for the other side (VASL) moves nobody
+        here = walk.position(campaign, side) if walking else campaign.step
+        if here in targets or (here not in order and here != SCENARIO) or steps.campaign_over(rules, campaign):
+            return
+        ahead, at = [], here
+        for _ in range(len(order) + 1):  # the steps that follow in order (an Idle Day repeats from 8.612, 8.6232)
+            at = next_step(rules, campaign, at)
+            if at == SCENARIO:
+                break
+            if at in targets:
+                ahead = [at]
+                break
+        if not ahead:
+            return
+        view = self.books.own_view(campaign, rules, by)
+        try:
+            facts = decide(view, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by))
+        except LedgerError:
+            return
+        self.put(campaign, *facts, command=self.command_id)  # saved with the act itself: a refused act writes nothing
+        move = steps.moved(rules, campaign, facts, guidance.passed)
+        passed = f" (passed {', '.join(p['title'] for p in move.passed)})" if move.passed else ""
+        into = f"; the campaign is now on CG Date {move.new_date}" if move.new_date else ""
+        self.notices.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}")
+
     # ---- steps and scenarios ---------------------------------------------------------------------
     def step(self, name: str | None, target: str | None = None):
         campaign, rules = self._load(name)
@@ -358,6 +396,8 @@ class CampaignLedger(Application):
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
+        self._walk_to(campaign, rules, self.recording_side(campaign, rules), tuple(
+            st.id for st in rules.system.steps if any(n.effect == "scenario_end" for n in st.needs)))
         base = steps.need_step(rules, campaign, "scenario_end")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
         from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
@@ -379,6 +419,8 @@ class CampaignLedger(Application):
                                steps.need_step(rules, campaign, "initiative") + "2")
             (side, chit), = given.items()
             side = rules.side(side)
+            self._walk_to(campaign, rules, side, tuple(
+                st.id for st in rules.system.steps if any(n.effect == "initiative" for n in st.needs)))
             chits.check_chit(campaign, rules, side, chit)
             salt = random.token_hex(16)
             text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
@@ -387,6 +429,8 @@ class CampaignLedger(Application):
             self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
             self._save(campaign)
             return fact
+        self._walk_to(campaign, rules, "", tuple(
+            st.id for st in rules.system.steps if any(n.effect == "initiative" for n in st.needs)))
         fact, = decide(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         self.append(campaign, fact)
         return fact
@@ -487,6 +531,7 @@ class CampaignLedger(Application):
         the other side sees that one RG was bought and a commitment. Returns (the purchase, whether sealed)."""
         campaign, rules = self._load(name)
         who = rules.side(side)
+        self._walk_to(campaign, rules, who, tuple(st.id for st in rules.system.steps if st.purchase == "rg"))
         view = self.books.own_view(campaign, rules, who)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         fact, = decide(view, rules, cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective,
@@ -504,6 +549,8 @@ class CampaignLedger(Application):
     def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         campaign, rules = self._load(name)
+        self._walk_to(campaign, rules, rules.side(side),
+                      tuple(st.id for st in rules.system.steps if st.purchase == "fortifications"))
         view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
         fact, = decide(view, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
                                                 squads=squads, front_line=front_line, isolated=isolated))

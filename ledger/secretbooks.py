@@ -30,6 +30,10 @@ class SecretBooks:
         self.keyring.key(campaign, rules, side, PURCHASES)  # its own secrets need its key
         log = self.app.history(campaign.name)
         view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
+        pending = list(getattr(campaign, "_pending_events", ()))  # recorded by this command, not saved yet (a walk
+        for event in pending:  # on before an act, the answers the ledger owes)
+            view.evolve(event.fact, event.digest, event.originator_version, event.author, event.command)
+        view.pending_facts = {e.originator_version: e.fact for e in pending}  # read by stored_facts
         view.next_action = campaign.next_action
         return view
 

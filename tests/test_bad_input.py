@@ -31,7 +31,7 @@ from conftest import Cli
         ("8.612", ("roll", "8.6122", "--side", "us", "--drm", "san=3"), "out of range 4"),
         ("8.620", ("roll", "8.6206/armor", "--side", "us", "--drm", "depleted"), "--rg"),
         ("8.611", ("roll", "8.6114", "--side", "us", "--drm", "won=-3"), "out of range -2..0"),
-        ("8.610", ("roll", "8.616", "--side", "us"), "rolled in step 8.616"),
+        ("8.616", ("roll", "8.610", "--side", "us"), "rolled in step 8.610"),  # behind: a step ahead walks on
         ("8.610", ("roll", "KGP3", "--side", "us"), "rolled during a CG scenario"),
         ("8.610", ("--campaign", "nope", "roll", "8.610", "--side", "german"), "no campaign 'nope'"),
         ("8.610", ("step", "9.999"), "no RePh step '9.999'"),

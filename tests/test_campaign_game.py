@@ -277,6 +277,7 @@ def test_fortification_refusals(buying, args, contains):
 
 
 def test_fortify_outside_its_step(buying):
+    buying.ok("step", "8.622")  # past it: going back is an undo (a step ahead is walked on to, as `step` would)
     buying.refused("fortify", "dummy", "--side", "german", "--setup-area", "A", contains="purchased in step 8.621")
 
 

@@ -121,7 +121,6 @@ def play_by_email(tmp_path: Path) -> Table:
     u.ok("step", "scenario")
     assert u.me()["status"]["step"] == "scenario"
     u.ok("roll", "KGP3", "--side", "us", "--dice", "3,4")  # at the table, in VASL: the dice of play
-    u.ok("step", "8.603")
     u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
     u.ok("step", "8.616")  # the U.S. walks its part of the RePh up to the new CG Date, which both enter together
     u.send(g)
@@ -130,26 +129,18 @@ def play_by_email(tmp_path: Path) -> Table:
     t.date = "19 PM"
     g.receive()
     g.ok("witness", "--all")  # the KGP3 dice the U.S. typed: the German saw them rolled in VASL (issue 22)
-    g.ok("step", "8.616")  # enters 19 PM with the U.S.; the German walks on alone
     g.ok("roll", "8.616", "--side", "german")  # Secret: declared, the U.S. ledger answers
-    g.ok("step", "8.619")
     g.ok("buy", "V1", "--side", "german", "--map-group", "St", "--objective", "StJ19")  # sealed
-    g.ok("step", "8.620")
     g.ok("roll", "8.6201", "--side", "german", "--rg", "V1#1")
     g.ok("roll", "8.6206/armor", "--side", "german", "--rg", "V1#1")
-    g.ok("step", "8.623")
     g.ok("initiative", "--chit", "german=attack")
     g.send(u)
 
     u.receive()
-    u.ok("step", "8.616")
     u.ok("roll", "8.616", "--side", "us")
-    u.ok("step", "8.619")
     u.ok("buy", "I1", "--side", "us", "--map-group", "St", "--objective", "StK17")
-    u.ok("step", "8.620")
     u.ok("roll", "8.6202", "--side", "us", "--rg", "I1#1")
     u.ok("roll", "8.6206/us", "--side", "us", "--rg", "I1#1")
-    u.ok("step", "8.623")
     u.ok("initiative", "--chit", "us=idle")  # the second chit sealed is revealed at once
     u.send(g)
 
@@ -169,7 +160,6 @@ def play_by_email(tmp_path: Path) -> Table:
     undone = u.json("undo", "--reason", "typo: StJ19 is still German")  # alone: the German has not received it
     assert "undone" in undone and "proposed" not in undone, undone
     u.ok("control", "StK17", "--side", "us")
-    u.ok("step", "8.603")
     u.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=8")
     u.ok("step", "8.616")
     u.send(g)
@@ -177,15 +167,11 @@ def play_by_email(tmp_path: Path) -> Table:
     # ---- 19 N: an Idle Day (both chits Idle): the RePh repeats from 8.612 (8.6232 note 2) ------------------------
     t.date = "19 N"
     g.receive()
-    g.ok("step", "8.616")
     g.ok("roll", "8.616", "--side", "german")
-    g.ok("step", "8.623")
     g.ok("initiative", "--chit", "german=idle")
     g.send(u)
     u.receive()
-    u.ok("step", "8.616")
     u.ok("roll", "8.616", "--side", "us")
-    u.ok("step", "8.623")
     u.ok("initiative", "--chit", "us=idle")
     u.send(g)
     g.receive()  # his chit revealed: an Idle Day
@@ -196,23 +182,17 @@ def play_by_email(tmp_path: Path) -> Table:
     # ---- 20 AM: a Dual Attack; 8.6233a and 8.625 are rolled at the table, where the scenario is set up ----------
     t.date = "20 AM"
     u.receive()
-    u.ok("step", "8.616")  # enters 20 AM with the German
     u.ok("roll", "8.616", "--side", "us")
-    u.ok("step", "8.623")
     u.ok("initiative", "--chit", "us=attack")
     u.send(g)
     g.receive()
-    g.ok("step", "8.616")
     g.ok("roll", "8.616", "--side", "german")
-    g.ok("step", "8.618")
     g.ok("roll", "8.618", "--side", "german")  # Ammunition Shortage, from 20 AM
-    g.ok("step", "8.623")
     g.ok("initiative", "--chit", "german=attack")
     g.send(u)
     u.receive()  # the U.S. chit revealed: a Dual Attack
     assert u.me()["status"]["scenario"] == "Dual Attack"
     u.ok("roll", "8.6233a", "--side", "us", "--dice", "4")
-    u.ok("step", "8.625")
     u.ok("roll", "8.625", "--side", "us", "--dice", "3")
     u.ok("step", "scenario")  # done up to the scenario: it is entered once the German has made his Secret roll
     u.send(g)
@@ -220,7 +200,6 @@ def play_by_email(tmp_path: Path) -> Table:
     g.ok("witness", "--all")  # the 8.6233a and 8.625 drs the U.S. typed
     g.ok("step", "scenario")
     assert g.me()["status"]["step"] == "scenario"
-    g.ok("step", "8.603")  # the scenario played in VASL, the German records its end
     g.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=10")
     g.ok("step", "8.616")
     g.send(u)

@@ -39,8 +39,8 @@ def test_send_knows_what_the_opponent_holds_and_receive_of_the_same_file_adds_no
     assert json.loads(g.ok("receive", str(tmp_path / "4.json"), "--json").stdout)["imported"] == 0
 
 
-def test_a_secret_roll_result_is_shown_to_its_roller_alone(desks, tmp_path):
-    g, u = desks
+def initial_scenario_played(g, u, tmp_path) -> None:
+    """Both enter the Initial Scenario; the U.S. records its end and waits at the door of 19 PM; the German has it."""
     g.ok("step", "scenario")
     g.ok("send", str(tmp_path / "3.json"))
     u.ok("receive", str(tmp_path / "3.json"))
@@ -50,6 +50,11 @@ def test_a_secret_roll_result_is_shown_to_its_roller_alone(desks, tmp_path):
     u.ok("step", "8.616")
     u.ok("send", str(tmp_path / "4.json"))
     g.ok("receive", str(tmp_path / "4.json"))
+
+
+def test_a_secret_roll_result_is_shown_to_its_roller_alone(desks, tmp_path):
+    g, u = desks
+    initial_scenario_played(g, u, tmp_path)
     g.ok("step", "8.616")
     g.ok("roll", "8.616", "--side", "german")  # Secret, declared: the U.S. ledger answers
     g.ok("send", str(tmp_path / "5.json"))

@@ -1,0 +1,45 @@
+"""Less effort by email (issue 21's targets, pushed further): a roll, purchase or chit of a step ahead of the one its
+side stands in walks the side there first, as `step STEP` would, so a turn needs no `step` line before each act.
+It passes only steps that need nothing more of the side, never enters the scenario, and a refused act writes
+nothing, its walk included."""
+
+from __future__ import annotations
+
+from conftest import count_events
+from test_turn import desks, initial_scenario_played  # noqa: F401 (desks: two machines by email, both with keys)
+
+
+def test_one_table_a_roll_ahead_walks_the_campaign_there(at):
+    cli = at("8.610", "19 PM")
+    got = cli("roll", "8.616", "--side", "german", "--dice", "3,4")
+    assert got.exit_code == 0, got.stderr
+    assert "walked on to 8.616" in got.stderr
+    assert cli.json("status")["step"] == "8.616"
+    assert cli("audit").exit_code == 0
+
+
+def test_a_refused_act_writes_nothing_its_walk_included(at):
+    cli = at("8.610", "19 PM")
+    before = count_events(cli.db)
+    cli.refused("roll", "8.616", "--side", "german", "--dice", "9,9", contains="9")  # the walk alone would pass
+    assert count_events(cli.db) == before and cli.json("status")["step"] == "8.610"
+
+
+def test_a_step_that_needs_something_is_not_passed(at):
+    cli = at("8.616", "19 PM")  # both sides' 8.616 CPP rolls are still needed here
+    before = count_events(cli.db)
+    cli.refused("roll", "8.6201", "--side", "german", "--dice", "3", contains="rolled in step 8.620")
+    assert count_events(cli.db) == before and cli.json("status")["step"] == "8.616"
+
+
+def test_by_email_each_side_walks_itself_on_to_its_act(desks, tmp_path):
+    g, u = desks
+    initial_scenario_played(g, u, tmp_path)
+    got = g("roll", "8.616", "--side", "german")  # no `step 8.616` typed: declared, the U.S. ledger answers
+    assert got.exit_code == 0 and "walked on to 8.616" in got.stderr, got.stderr
+    got = g("initiative", "--chit", "german=attack")  # no `step 8.623` typed: sealed at once
+    assert got.exit_code == 0, got.stderr
+    assert "walked on to 8.623" in got.stderr
+    status = g.json("status")
+    assert status["progress"]["german"]["step"] == "8.623" and status["chits_sealed"] == ["german"]
+    assert g("audit").exit_code == 0
