@@ -201,6 +201,8 @@ def show_notices(ctx: click.Context, echo: bool = True) -> None:
     stderr after the command's own output."""
     obj = ctx.obj
     ledger = getattr(obj, "_ledger", None)
+    for line in getattr(ledger, "said", ()) if echo else ():  # what the command did besides its act
+        click.echo(line, err=True)
     for notice in dict.fromkeys(getattr(ledger, "notices", ())) if echo else ():
         click.echo(f"Warning: {notice}", err=True)
     for version, rolled in getattr(ledger, "made_now", ()) if echo else ():  # the roller sees his Secret roll at once
@@ -211,6 +213,7 @@ def show_notices(ctx: click.Context, echo: bool = True) -> None:
     if ledger is not None:
         ledger.notices.clear()
         getattr(ledger, "made_now", []).clear()
+        getattr(ledger, "said", []).clear()
 
 
 def common(func):

@@ -81,6 +81,7 @@ class CampaignLedger(Application):
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
+        self.said: list[str] = []  # what this command did besides its act, said to the player (a walk on, a witness)
         self.loader = Loader(self.events, self.snapshots, self.recorder, self.mapper)
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
@@ -107,7 +108,7 @@ class CampaignLedger(Application):
         self._check_seen(campaign, writing)
         if campaign.irregular:  # a forged take-back (the audit names it): the books can disagree from here on
             action, voided = campaign.irregular
-            self.notices.append(f"Warning: action #{action} takes back action(s) {', '.join(map(str, voided))} out of "
+            self.notices.append(f"action #{action} takes back action(s) {', '.join(map(str, voided))} out of "
                                 "order, which no ledger does: from there the totals `status` shows may differ from the "
                                 "roster's; run `cgledger audit`")
         return campaign
@@ -381,9 +382,10 @@ class CampaignLedger(Application):
             return
         self.put(campaign, *facts, command=self.command_id)  # saved with the act itself: a refused act writes nothing
         move = steps.moved(rules, campaign, facts, guidance.passed)
-        passed = f" (passed {', '.join(p['title'] for p in move.passed)})" if move.passed else ""
+        ids = [p["step"] for p in move.passed]
+        passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
         into = f"; the campaign is now on CG Date {move.new_date}" if move.new_date else ""
-        self.notices.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}")
+        self.said.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}")
 
     # ---- steps and scenarios ---------------------------------------------------------------------
     def step(self, name: str | None, target: str | None = None):
@@ -734,7 +736,7 @@ class CampaignLedger(Application):
 
             for digest, rolls in witnessed_in(history, imported, set(witnessing.to_witness(campaign, me))):
                 self.append(campaign, witnessing.witness(campaign, rules, me, rolls, log_digest=digest))
-                self.notices.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
+                self.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
                                     "own copy of the VASL log holds the same reports")
         return imported
 
