@@ -324,20 +324,21 @@ class CampaignLedger(Application):
         """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
         fact and the events of the action(s) concerned."""
         campaign, rules = self._load(name)
-        fact = rights.undo(campaign, self.recording_side(campaign, rules), reason)
+        fact, = decide(campaign, rules, cmd.Undo(reason=reason), cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def rewind(self, name: str | None, date: str, reason: str = ""):
         campaign, rules = self._load(name)
-        fact = rights.rewind(campaign, rules, self.recording_side(campaign, rules), date, reason)
+        fact, = decide(campaign, rules, cmd.Rewind(cg_date=date, reason=reason),
+                       cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact
 
     def accept(self, name: str | None):
         """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
         campaign, rules = self._load(name)
-        fact = rights.accept(campaign, rules, self.recording_side(campaign, rules))
+        fact, = decide(campaign, rules, cmd.Accept(), cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 

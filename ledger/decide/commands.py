@@ -107,13 +107,21 @@ class LoadRules(Command, frozen=True, kw_only=True):
     text: str
 
 
-class ProposeUndo(Command, frozen=True, kw_only=True):
+class Undo(Command, frozen=True, kw_only=True):
+    """Takes back the last action in force a player took: alone for one's own, else proposed (rights.py)."""
+
     reason: str = ""
 
 
-class ProposeRewind(Command, frozen=True, kw_only=True):
+class Rewind(Command, frozen=True, kw_only=True):
+    """Back to the end of a CG Date's RePh: alone when every action voided is one's own, else proposed."""
+
     cg_date: str
     reason: str = ""
+
+
+class Accept(Command, frozen=True, kw_only=True):
+    """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
 
 
 class RegisterKey(Command, frozen=True, kw_only=True):
@@ -199,6 +207,7 @@ def _list(fact) -> list:
 
 
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
+    rolls.RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
     Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
     EndScenario: lambda s, r, c, x: _list(steps.scenario_end(s, r, dict(c.lvp), c.winner, c.from_map,
                                                              list(x.log) if c.from_map else None)),
@@ -215,8 +224,9 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     Remove: lambda s, r, c, x: _list(fortify.remove(s, r, c.item, c.hex, c.by, c.side, x.log)),
     Mousehole: lambda s, r, c, x: _list(fortify.mousehole(s, r, c.hexes, c.side, c.roll, x.log)),
     LoadRules: lambda s, r, c, x: _list(rights.load_rules(s, x.by, c.source, c.text)),
-    ProposeUndo: lambda s, r, c, x: _list(rights.undo(s, x.by, c.reason)),
-    ProposeRewind: lambda s, r, c, x: _list(rights.rewind(s, r, x.by, c.cg_date, c.reason)),
+    Undo: lambda s, r, c, x: _list(rights.undo(s, x.by, c.reason)),
+    Rewind: lambda s, r, c, x: _list(rights.rewind(s, r, x.by, c.cg_date, c.reason)),
+    Accept: lambda s, r, c, x: _list(rights.accept(s, r, x.by)),
     RegisterKey: lambda s, r, c, x: _list(secrets.register_key(s, r, c.side, c.salt, c.check, c.public)),
     CommitFairSeed: lambda s, r, c, x: _list(secrets.fair_commit(s, r, c.side, c.commitment, c.shares)),
     RevealFairSeed: lambda s, r, c, x: _list(secrets.fair_reveal(s, r, c.side, c.seed)),
@@ -254,8 +264,8 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
     FortificationRemoved: lambda f: Remove(item=f.item, hex=f.hex, by=f.by, side=f.side),
     MouseholeMade: lambda f: Mousehole(hexes=tuple(f.hexes), side=f.side, roll=f.roll),
     RulesProposed: lambda f: LoadRules(source=f.source, text=f.text),
-    TakeBackProposed: lambda f: ProposeUndo(reason=f.reason) if f.kind == "undo" else ProposeRewind(
-        cg_date=f.cg_date, reason=f.reason),
+    TakeBackProposed: lambda f: Undo(reason=f.reason) if f.kind == "undo" else Rewind(cg_date=f.cg_date,
+                                                                                     reason=f.reason),
     SideKeyRegistered: lambda f: RegisterKey(side=f.side, salt=f.salt, check=f.check, public=f.public),
     FairDiceCommitted: lambda f: CommitFairSeed(side=f.side, commitment=f.commitment, shares=tuple(f.shares)),
     FairSeedRevealed: lambda f: RevealFairSeed(side=f.side, seed=f.seed),

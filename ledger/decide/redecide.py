@@ -196,8 +196,8 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
         problems.append(("original", f"roll on {where}: dice {list(fact.dice)} make an Original {original}, "
                                      f"recorded {fact.original}"))
     try:
-        expected, _resolution = rolls.roll(state, rules, rolls.command_of(fact, entry["version"] if entry else None),
-                                           sealed_cpp(state, fact.side))
+        expected, = commands.decide(state, rules, rolls.command_of(fact, entry["version"] if entry else None),
+                                    commands.Context(sealed_cpp=sealed_cpp(state, fact.side)))
     except LedgerError as e:
         kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
