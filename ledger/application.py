@@ -439,9 +439,9 @@ class CampaignLedger(Application):
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
-        if as_of is None and self.keyring.material is not None:
-            self.answer(name)  # the protocol's duties of the key given come first
-        state, rules = self.state_as_of(name, as_of)
+        state, rules = self.state_as_of(name, as_of)  # loaded once (issue 24: it was loaded twice with a key)
+        if as_of is None and self.keyring.material is not None and self.fair.settle(state, rules):
+            self._save(state)  # the protocol's duties of the key given come first
         nxt = next_step(rules, state)
         cpp = dict(state.cpp)
         own = self.keyring.opens(state) if as_of is None and (state.sealed or state.secret_rgs) else None
