@@ -5,6 +5,7 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import msgspec
@@ -138,6 +139,11 @@ class CampaignLedger(Application):
             return
         key = self._seen_key(campaign.id)
         found = self._seen_problem(campaign.id, campaign.version, key)
+        for pause in (0.05, 0.2):  # another process of this machine may be committing what it has just noted
+            if found is None or not writing:
+                break
+            time.sleep(pause)
+            found = self._seen_problem(campaign.id, campaign.version, key)
         if found is None:
             seen.remember(self.where, key, campaign.version, campaign.head)
         elif writing:

@@ -28,6 +28,7 @@ from .authorship import owner, signing_sides
 from .events import TAGS, SideKeyRegistered
 from .evolve import CampaignState, begin
 from .inforce import voided_by
+from .timeline import kind_words
 from .secrets import fair_faces, seed_commitment, share, verify
 
 KINDS = ("pending", "unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
@@ -100,9 +101,11 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
             find(version, "tampered", f"stored topic {event.topic!r} is not its event's type {TAGS[type(fact)]}: the "
                                       "row was edited")
         if chain.event_digest(campaign_id, event) != event.digest:
-            find(version, "tampered", f"{event.topic} was altered after it was recorded: its content no longer matches its digest")
+            find(version, "tampered", f"event {version} ({kind_words(event.topic)}) was altered after it was recorded: its "
+                                      "content no longer matches its digest")
         if expected_prev is not None and event.prev != expected_prev:
-            find(version, "chain", f"{event.topic} does not follow event {version - 1}: the log was reordered or rewritten")
+            find(version, "chain", f"event {version} ({kind_words(event.topic)}) does not follow event {version - 1}: the "
+                                   "log was reordered or rewritten")
         expected_prev = event.digest
 
         if state is None:
@@ -239,7 +242,8 @@ def check_author(state: CampaignState, fact, event) -> list[tuple[str, str]]:
     sides = _sides(state)
     keyed = signing_sides(state)
     author, mine = event.author, owner(fact)
-    name = event.topic
+    name = kind_words(event.topic)
+    name = name[:1].upper() + name[1:]
     if mine is not None and author and author != mine:
         return [("author", f"{name} is the {mine} side's own act, recorded in the name of the {author} side")]
     if author and author not in sides:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .events import ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, StepOpened
 from .evolve import SCENARIO
 from .inforce import live, voided_actions  # noqa: F401 - the one notion of "in force", re-exported
@@ -73,6 +75,15 @@ def summary(fact, sides: dict[str, str]) -> str:
     import re  # any other fact: its name in words, never the internal one
 
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(fact).__name__).lower()
+
+
+def kind_words(fact_or_name) -> str:
+    """An event's kind in words for findings and refusals ('dice witnessed', 'RG purchase sealed'): never its
+    internal name. Accepts a fact, its type or its stored topic."""
+    name = fact_or_name if isinstance(fact_or_name, str) else (
+        fact_or_name.__name__ if isinstance(fact_or_name, type) else type(fact_or_name).__name__)
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", name).split()
+    return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
 
 
 _WORDS = {  # what players call each record (player-facing text never shows an event's internal name)

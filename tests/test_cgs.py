@@ -298,7 +298,7 @@ def test_a_00_recorded_without_its_removal_fails_audit(fortified):
                       result="\"00\": the mines are eliminated (remove the Mine counter), no other effect")
     record(fortified.db, roll)
     found = findings(fortified)
-    assert [f["kind"] for f in found] == ["decision"] and "FortificationRemoved" in found[0]["message"]
+    assert [f["kind"] for f in found] == ["decision"] and "fortification removed" in found[0]["message"]
 
 
 def test_a_removal_by_command_where_no_rule_allows_it_fails_audit(fortified):
@@ -522,7 +522,7 @@ def _forged(fortified):
         "rubble without its roll": ([RubblePlaced(action=0, hexes=("DTW-U14",), rule="7.3.2")],
                                     "recorded only with what decides it"),
         "more than the 00 does": ([zeros, removal, RubblePlaced(action=0, hexes=("DTW-N22",), rule="7.3.2")],
-                                  "RubblePlaced beyond what the ledger decides"),
+                                  "rubble placed beyond what the ledger decides"),
         "a sewer unit Re-Deployed too far": (
             [FirefightEnded(action=0, map="DTW", firefight="Firefight 1", in_sewer=("4-4-7 in DTW-N32",),
                             redeployed=("4-4-7 to DTW-P35",))], "within three hexes"),

@@ -135,7 +135,7 @@ def test_a_forged_purchase_for_negative_cpp_is_named(at):
                               map_group="St", objective="StJ19", rolls=("8.6201",)))
     found = audit(kgp)
     assert [f["kind"] for f in found] == ["decision"]
-    assert "RGPurchased" in found[0]["message"]
+    assert "RG purchased" in found[0]["message"]
 
 
 def test_a_forged_rg_in_no_chart_is_named(at):

@@ -392,7 +392,7 @@ def test_a_forged_walk_past_the_other_sides_step_is_named_and_refused_on_import(
     forge(us.db, lambda c: StepOpened(action=c.next_action, step="8.611"), "us", US)
     assert kinds(anyone) == ["step"]
     fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
-    fresh.refused("import", str(path), contains="StepOpened")
+    fresh.refused("import", str(path), contains="step opened")
 
 
 def test_a_forged_walk_through_a_new_cg_date_alone_is_named(table):

@@ -16,6 +16,7 @@ from ..events import (
     SideAdvanced, TablesOverridden, TakeBackProposed,
 )
 from ..evolve import CampaignState, fold
+from ..timeline import kind_words
 from . import commands, fair, fortify, purchases, rights, rolls, secrets, steps, walk
 
 # what a roll's result does to the hexes it names, recorded in the roll's action right after it (CGS 7.4.7.2, 7.3.2)
@@ -74,10 +75,14 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
             return []
         expected = _decide(state, rules, facts, log_before, author)
     except LedgerError as e:
-        return [(_kind(fact), f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
+        return [(_kind(fact), f"{_cap(kind_words(fact))}: the ledger refuses it: {e.line()}")]
     if expected is None:
         return []
     return _compare(expected, facts)
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _kind(fact) -> str:
@@ -96,7 +101,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
     else:
         command = commands.command_of(fact)
     if isinstance(fact, FortificationRemoved) and fact.by == "roll" or isinstance(fact, (RubblePlaced, CPPGained)):
-        raise LedgerError(f"{type(fact).__name__} is recorded only with what decides it (a roll's result, a "
+        raise LedgerError(f"{_cap(kind_words(fact))} is recorded only with what decides it (a roll's result, a "
                           "firefight's end), in its action")
     if command is not None:
         side = getattr(fact, "side", "")
@@ -146,17 +151,17 @@ def _compare(expected: list, facts: list) -> list[tuple[str, str]]:
     recorded = list(facts[: len(expected)])
     problems = []
     if len(facts) > len(expected):
-        extra = ", ".join(type(f).__name__ for f in facts[len(expected):])
+        extra = ", ".join(kind_words(f) for f in facts[len(expected):])
         return [(_kind(facts[0]), f"recorded {extra} beyond what the ledger decides")]
     if [type(f) for f in expected] != [type(f) for f in recorded]:
-        return [(_kind(facts[0]), f"recorded {', '.join(type(f).__name__ for f in recorded)}; the ledger decides "
-                                  f"{', '.join(type(f).__name__ for f in expected)}")]
+        return [(_kind(facts[0]), f"recorded {', '.join(kind_words(f) for f in recorded)}; the ledger decides "
+                                  f"{', '.join(kind_words(f) for f in expected)}")]
     for want, got in zip(expected, recorded):
         want = msgspec.structs.replace(want, action=got.action)
         for field in want.__struct_fields__:
             a, b = _plain(getattr(want, field)), _plain(getattr(got, field))
             if a != b:
-                problems.append((_kind(got), f"{type(got).__name__}: {field} recorded {b!r}, the rules give {a!r}"))
+                problems.append((_kind(got), f"{_cap(kind_words(got))}: {field} recorded {b!r}, the rules give {a!r}"))
     return problems
 
 
@@ -237,11 +242,11 @@ def _roll_effects(state: CampaignState, rules, facts: list, log_before) -> list[
     if not expected and len(facts) == 1:
         return []
     if not expected:
-        return [("decision", f"roll on {facts[0].table}: recorded {', '.join(type(f).__name__ for f in facts[1:])}; "
+        return [("decision", f"roll on {facts[0].table}: recorded {', '.join(kind_words(f) for f in facts[1:])}; "
                              "its result changes nothing on the map")]
     if len(facts) == 1:
         return [("decision", f"roll on {facts[0].table} for {', '.join(facts[0].hexes)}: recorded without what its "
-                             f"result does there; the ledger decides {', '.join(type(f).__name__ for f in expected)}")]
+                             f"result does there; the ledger decides {', '.join(kind_words(f) for f in expected)}")]
     return _compare(expected, facts[1:])
 
 
@@ -341,10 +346,10 @@ def _step_as_known(state: CampaignState, fact, after: list, author: str = "") ->
             opened = next((f.step for f in decided if isinstance(f, StepOpened)), state.step)
             other = next((s for s in rules.system.sides if s != author), "")
             owed = walk.may_act(rules, state, other, opened) if other else None
-            return [f"{type(fact).__name__}: the campaign could not move past {opened}"
+            return [f"{_cap(kind_words(fact))}: the campaign could not move past {opened}"
                     + (f": the {rules.system.sides[other]} side still owed {owed} there" if owed else "")]
     except LedgerError as e:
-        return [f"{type(fact).__name__}: the ledger refuses it: {e.line()}"]
+        return [f"{_cap(kind_words(fact))}: the ledger refuses it: {e.line()}"]
     return []
 
 
@@ -361,7 +366,7 @@ def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
                                          fact.squads or None, fact.front_line, fact.isolated,
                                          sealed_fpp(state, fact.side))
     except LedgerError as e:
-        return [("decision", f"{type(fact).__name__}: the ledger refuses it: {e.line()}")]
+        return [("decision", f"{_cap(kind_words(fact))}: the ledger refuses it: {e.line()}")]
     return _compare([expected], [fact])
 
 
