@@ -35,6 +35,10 @@ def render_status(status: dict) -> str:
                      + "; ".join(f"{a['text']} (step {a['title']})" for a in choosing if a["if"] == scenario))
     lines += [f"  ahead: step {a['title']} will need {a['text']} ({status['scenario']})"
               for a in status.get("ahead", []) if not a["if"]]
+    for act in status.get("next_acts", [])[:3]:  # the next act ahead: its line walks the side there itself
+        lines.append(f"  next for {'you' if status.get('you') else 'the campaign'}: {act['text']} (step {act['title']})")
+        if act.get("command"):
+            lines.append(f"      {act['command']}")
     if status.get("may"):
         lines.append("  may:")
         lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")

@@ -483,6 +483,9 @@ class CampaignLedger(Application):
             "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
             "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
             "may": [] if at_door else guidance.options(rules, state, needs, here, me),  # what players may do besides
+            # nothing needed here: the next act ahead and its command, which walks the side there itself
+            "next_acts": [] if needs or at_door or over else guidance.next_acts(rules, view if own is not None else state,
+                                                                               here, me, walking),
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
             "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
             "reminders": reminders(rules, state),

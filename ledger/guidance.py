@@ -9,7 +9,7 @@ import msgspec
 
 from .decide import chits
 from .decide.rolls import admit, per
-from .decide.steps import applies, decide_winner, describe, need_applies, title
+from .decide.steps import applies, decide_winner, describe, need_applies, next_step, title, unmet
 from .errors import LedgerError
 from .evolve import SCENARIO
 
@@ -162,3 +162,25 @@ def passed(rules, skipped: tuple[str, ...]) -> list[dict]:
 def purpose(rules, step: str) -> str | None:
     """What the open step is for (None for the CG scenario)."""
     return rules.steps[step].purpose or None if step != SCENARIO else None
+
+
+def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[dict]:
+    """Where nothing more is needed here: the first step ahead (up to the scenario) that needs something of this
+    side (`side`; at one table, of anyone), with the command lines, which walk the side there themselves
+    (CampaignLedger._walk_to). Guidance only: each act is decided when it is made."""
+    from .decide import walk as walkmod
+
+    at = here
+    for _ in range(len(rules.system.steps) + 1):
+        at = next_step(rules, state, at)
+        if at == SCENARIO:
+            return []
+        if walking and side:
+            owed = walkmod.owed(rules, state, side, at)
+        else:
+            owed = unmet(rules, state, at, done=[])
+        owed = [n for n in owed if n["effect"] not in ("scenario_end", "first_move")]
+        if owed:
+            return [{**need, "step": at, "title": title(rules, at)}
+                    for need in with_commands(rules, state, owed, side)]
+    return []

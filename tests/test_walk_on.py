@@ -43,3 +43,17 @@ def test_by_email_each_side_walks_itself_on_to_its_act(desks, tmp_path):
     status = g.json("status")
     assert status["progress"]["german"]["step"] == "8.623" and status["chits_sealed"] == ["german"]
     assert g("audit").exit_code == 0
+
+
+def test_status_shows_the_next_act_ahead_where_nothing_is_needed_here(desks, tmp_path):
+    g, u = desks
+    initial_scenario_played(g, u, tmp_path)
+    status = g.json("status")  # the German at the door of 19 PM: nothing needed where he stands
+    assert status["needs"] == [] and status["next_acts"], status
+    act = status["next_acts"][0]
+    assert (act["step"], act["side"]) == ("8.616", "german") and act["command"].startswith("cgledger roll 8.616")
+    text = g.ok("status").stdout
+    assert "next for you: " in text and "cgledger roll 8.616 --side german" in text
+    words = act["command"].split()[1:]
+    got = g(*words)  # pasted as shown: it walks him there itself
+    assert got.exit_code == 0 and "walked on to 8.616" in got.stderr, got.stderr
