@@ -405,8 +405,7 @@ class CampaignLedger(Application):
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
-        self._walk_to(campaign, rules, self.recording_side(campaign, rules), tuple(
-            st.id for st in rules.system.steps if any(n.effect == "scenario_end" for n in st.needs)))
+        self._walk_to(campaign, rules, self.recording_side(campaign, rules), steps.steps_of(rules, "scenario_end"))
         base = steps.need_step(rules, campaign, "scenario_end")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
         from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
@@ -428,8 +427,7 @@ class CampaignLedger(Application):
                                steps.need_step(rules, campaign, "initiative") + "2")
             (side, chit), = given.items()
             side = rules.side(side)
-            self._walk_to(campaign, rules, side, tuple(
-                st.id for st in rules.system.steps if any(n.effect == "initiative" for n in st.needs)))
+            self._walk_to(campaign, rules, side, steps.steps_of(rules, "initiative"))
             chits.check_chit(campaign, rules, side, chit)
             salt = random.token_hex(16)
             text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
@@ -438,8 +436,7 @@ class CampaignLedger(Application):
             self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
             self._save(campaign)
             return fact
-        self._walk_to(campaign, rules, "", tuple(
-            st.id for st in rules.system.steps if any(n.effect == "initiative" for n in st.needs)))
+        self._walk_to(campaign, rules, "", steps.steps_of(rules, "initiative"))
         fact, = decide(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         self.append(campaign, fact)
         return fact
@@ -543,7 +540,7 @@ class CampaignLedger(Application):
         the other side sees that one RG was bought and a commitment. Returns (the purchase, whether sealed)."""
         campaign, rules = self._load(name)
         who = rules.side(side)
-        self._walk_to(campaign, rules, who, tuple(st.id for st in rules.system.steps if st.purchase == "rg"))
+        self._walk_to(campaign, rules, who, steps.steps_of(rules, purchase="rg"))
         view = self.books.own_view(campaign, rules, who)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         fact, = decide(view, rules, cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective,
@@ -562,7 +559,7 @@ class CampaignLedger(Application):
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         campaign, rules = self._load(name)
         self._walk_to(campaign, rules, rules.side(side),
-                      tuple(st.id for st in rules.system.steps if st.purchase == "fortifications"))
+                      steps.steps_of(rules, purchase="fortifications"))
         view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
         fact, = decide(view, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
                                                 squads=squads, front_line=front_line, isolated=isolated))

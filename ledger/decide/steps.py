@@ -98,8 +98,15 @@ def article(scenario: str) -> str:
     return f"an {scenario}" if scenario[:1] in "AEIOU" else f"a {scenario}"
 
 
+def steps_of(rules: Rules, effect: str = "", purchase: str = "") -> tuple[str, ...]:
+    """The steps a record belongs to: those that need `effect` (scenario_end, initiative), or in which `purchase`
+    (rg, fortifications) is made."""
+    return tuple(s.id for s in rules.system.steps
+                 if (effect and any(n.effect == effect for n in s.needs)) or (purchase and s.purchase == purchase))
+
+
 def _initiative_step(rules: Rules) -> str:
-    return next((s.id for s in rules.system.steps if any(n.effect == "initiative" for n in s.needs)), "")
+    return next(iter(steps_of(rules, "initiative")), "")
 
 
 def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None = None,
@@ -319,13 +326,13 @@ def need_step(rules: Rules, state: CampaignState, effect: str, side: str | None 
         what = {"scenario_end": "CG-Scenario End", "initiative": "Initiative"}.get(effect, effect)
         raise BadInput(f"{rules.system.id.upper()} records no {what}: its rules print no Refit Phase (a firefight ends "
                        "with `cgledger firefight-end`)")
-    steps = [s for s in rules.system.steps if any(n.effect == effect for n in s.needs)]
+    steps = steps_of(rules, effect)
     at = acting_step(rules, state, side)
-    if steps and at not in {s.id for s in steps}:
+    if steps and at not in steps:
         whose = "the campaign is" if at == state.step else f"the {rules.system.sides.get(side, side)} side is"
-        raise BadInput(f"this is recorded in step {title(rules, steps[0].id)}; {whose} at {title(rules, at)}",
-                       steps[0].id)
-    return steps[0].id if steps else ""
+        raise BadInput(f"this is recorded in step {title(rules, steps[0])}; {whose} at {title(rules, at)}",
+                       steps[0])
+    return steps[0] if steps else ""
 
 
 def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner: str | None = None,
