@@ -56,7 +56,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rewind": ("rewind", "Resume play from the end of DATE's RePh: every later action is voided by one new event."),
     "receive": ("turn", "Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what "
                         "happened."),
+    "rg-chart": ("buy", "The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave "
+                        "(8.6191-8.6197)."),
     "rg-record": ("books", "The side's RG Purchase Record (8.6198)."),
+    "serve": ("serve", "Play in your browser: a page on this machine over the same ledger (127.0.0.1; the URL it "
+                       "prints carries the page's token)."),
     "roll": ("roll", "Roll on TABLE and record it (in the step the table belongs to)."),
     "roster": ("books", "The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, "
                         "Weather, Recon."),

@@ -18,9 +18,10 @@ class LedgerContext:
     """Built once in the group callback; opens the ledger only when a command needs it."""
 
     def __init__(self, db: str | None, campaign: str | None, seed: str | None, key_file: str | None = None,
-                 command_id: str | None = None):
+                 command_id: str | None = None, material: bytes | None = None):
         import uuid
 
+        self.material = material  # a key given in-process (`serve`'s page), never read from a file or the env again
         self.db = db
         self.campaign = campaign
         self.seed = seed
@@ -30,6 +31,8 @@ class LedgerContext:
 
     def key_material(self) -> bytes | None:
         """This player's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file / CGLEDGER_KEY_FILE)."""
+        if self.material is not None:
+            return self.material
         if self.key_file:
             from pathlib import Path
 
@@ -171,6 +174,11 @@ class LedgerGroup(click.Group):
 def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None, key_file: str | None,
          command_id: str | None) -> None:
     """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
+    given = ctx.obj if isinstance(ctx.obj, LedgerContext) else None  # `serve` runs commands in-process (cli/web)
+    if given is not None:
+        ctx.obj = LedgerContext(db or given.db, campaign or given.campaign, seed or given.seed, key_file,
+                                command_id or given.command_id, given.material)
+        return
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
 
 

@@ -59,3 +59,23 @@ def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, s
         return
     size_text = f" ({fact.size})" if fact.size else ""
     click.echo(f"{fact.side}: {fact.count} {fact.name}{size_text} for Setup Area {fact.setup_area}, {fact.fpp:g} FPP")
+
+
+@main.command(name="rg-chart")
+@click.option("--side", shell_complete=complete.sides, required=True)
+@json_option
+@common
+def rg_chart(obj, side: str, as_json: bool) -> None:
+    """The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave (8.6191-8.6197)."""
+    chart = obj.ledger().rg_chart(obj.campaign, side)
+    if as_json:
+        emit_json(chart)
+        return
+    click.echo(f"RG chart, {chart['side_name']}: CG {chart['cg']}, CG Date {chart['cg_date']}, {chart['cpp']} CPP")
+    for rg in chart["rgs"]:
+        left = rg["date_left"]
+        left = ", ".join(f"{g} {n}" for g, n in left.items()) if isinstance(left, dict) else left
+        cost = "no cost in the chart" if rg["cost"] is None else f"{rg['cost']} CPP"
+        click.echo(f"  {rg['id']:<6} {rg['group_type']:<32} {cost}; left this CG Date {left if left is not None else '-'}"
+                   f", this CG {rg['cg_left'] if rg['cg_left'] is not None else '-'}"
+                   + ("" if rg["available"] else f" (from {rg['from_date']})"))

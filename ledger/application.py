@@ -555,6 +555,17 @@ class CampaignLedger(Application):
             self.append(campaign, fact)
         return fact, secret
 
+    def rg_chart(self, name: str | None, side: str) -> dict:
+        """The side's RG chart with what its maxima leave (a read: the buyer's own view when its key is given)."""
+        from projections.rg_chart import rg_chart
+
+        state, rules = self.state_as_of(name)
+        who = rules.side(side)
+        mine = self.keyring.material is not None and self.keyring.opens(state) == who
+        view = self.books.own_view(state, rules, who) if mine else state
+        cpp = view.cpp.get(who, 0) + (self.books.sealed_cpp(view, rules, who) if mine and view.sealed else 0)
+        return rg_chart(view, rules, who, cpp)
+
     def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         campaign, rules = self._load(name)

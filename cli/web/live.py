@@ -1,0 +1,94 @@
+"""Live play: the server watches the log. On a shared PostgreSQL it LISTENs on the channel the event store NOTIFYs
+on every insert, so it wakes the moment the other side records something; on a SQLite file it looks every second (a
+command typed beside the page shows too). On each change it first carries out what the protocol owes the side of
+its key (`answer`: the other side's fair rolls are answered at once, so live play never waits for a turn), then
+tells every open page, which reloads itself (server-sent events)."""
+
+from __future__ import annotations
+
+import threading
+
+from .runner import Runner
+
+
+class Watcher:
+    def __init__(self, runner: Runner, poll: float = 1.0):
+        self.runner, self.poll = runner, poll
+        self.version = 0  # bumped on every change seen: pages compare it
+        self.changed = threading.Condition()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="cgledger-live", daemon=True)
+        self.answered: list[str] = []
+        self.seen = 0  # the log's last position the pages were told of  # what the watcher's own `answer` did, for the page
+
+    def start(self) -> "Watcher":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def position(self) -> int:
+        with self.runner.lock:
+            try:
+                return self.runner.ledger().recorder.max_notification_id() or 0
+            except Exception:  # noqa: BLE001 - a lost connection: looked at again on the next beat
+                return -1
+
+    def _run(self) -> None:
+        self.seen = self.position()
+        listener = self._listener()
+        while not self.stopping.is_set():
+            self._wait(listener)
+            now = self.position()
+            if now == self.seen or now < 0:
+                continue
+            if self.runner.material is not None:  # the duties of this side's key come first
+                outcome = self.runner.run(["answer"])
+                if outcome.ok and outcome.out.strip() and "nothing" not in outcome.out:
+                    self.answered = outcome.out.strip().splitlines()[-3:]
+            self.sync()
+
+    def sync(self) -> None:
+        """The log as it is now is seen: pages rendered from here on are current (after the page's own command, so
+        the page that made it does not reload once more)."""
+        now = self.position()
+        with self.changed:
+            if now != self.seen:
+                self.seen = now
+                self.version += 1
+                self.changed.notify_all()
+
+    def _listener(self):
+        """A LISTEN connection on PostgreSQL (its own, outside the ledger's pool), else None."""
+        from ledger.store import is_postgres
+
+        if not is_postgres(self.runner.db):
+            return None
+        try:
+            import psycopg
+            from psycopg import sql
+
+            with self.runner.lock:
+                channel = self.runner.ledger().recorder.channel_name
+            conn = psycopg.connect(self.runner.db, autocommit=True)
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+            return conn
+        except Exception:  # noqa: BLE001 - no LISTEN: the watcher looks every second instead
+            return None
+
+    def _wait(self, listener) -> None:
+        if listener is None:
+            self.stopping.wait(self.poll)
+            return
+        try:
+            for _ in listener.notifies(timeout=self.poll, stop_after=1):
+                break
+        except Exception:  # noqa: BLE001 - the connection went: look every second from now on
+            self.stopping.wait(self.poll)
+
+    def wait_change(self, since: int, timeout: float) -> int:
+        """The version after `since`, or `since` again after `timeout` seconds."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != since or self.stopping.is_set(), timeout)
+            return self.version

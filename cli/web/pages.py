@@ -1,0 +1,215 @@
+"""The pages: each reads the public JSON of the CLI's own read commands (status, roster, rg-record, rg-chart, history,
+dice-stats, audit, log, tables) through the runner and lays it out; forms post command lines to /do."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import tempfile
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from . import forms
+
+FORTIFICATIONS = ("trench", "foxhole", "ap_mines", "at_mines", "roadblock", "dummy", "hip")  # 8.621 (cli/buy.py)
+
+
+def words_of(form) -> list[str]:
+    """The command a form posts: `line` (an offered command line) with each hole's `value`, or `words` (JSON), with
+    the form's `extra` options (`--drm KEY`, `--dice W,C`, ...) each a field named `opt:--flag`."""
+    if form.get("command"):  # the page's free command line, as the CLI would split it
+        from cli.script import words as split_words
+
+        words = split_words(str(form["command"]).removeprefix("cgledger "))
+    elif form.get("line"):
+        words = forms.fill(forms.template(str(form["line"])), [str(v) for v in form.getlist("value")])
+    elif form.get("words"):
+        try:
+            words = [str(w) for w in json.loads(str(form["words"]))]
+        except (ValueError, TypeError):
+            raise ValueError("the form's command is not readable: reload the page") from None
+    else:
+        raise ValueError("the form gave no command")
+    words += [str(v).strip() for v in form.getlist("arg") if str(v).strip()]  # positional values (an item, a name)
+    for key in form.keys():
+        if not key.startswith("opt:"):
+            continue
+        flag = key[4:]
+        if not re.fullmatch(r"--[a-z][a-z-]*", flag):
+            raise ValueError(f"unknown option {flag}")
+        for value in form.getlist(key):
+            value = str(value).strip()
+            if value == "on":  # a checkbox: the flag alone
+                words.append(flag)
+            elif value:
+                words += [flag, value]
+    return words
+
+
+def bundle_name(runner) -> str:
+    return "turn.json"
+
+
+def handler(page, view):
+    async def route(request: Request) -> Response:
+        context = await asyncio.to_thread(view, page, request)
+        if isinstance(context, Response):
+            return context
+        name = context.pop("template")
+        return page.render(request, name, **context)
+
+    return route
+
+
+# ---- the views: (page, request) -> template context, run in a worker thread ---------------------------------------
+def _basics(page) -> dict:
+    """What every page shows in its header: the campaign's status (None before there is one) and its sides."""
+    status = page.runner.data("status")
+    error = page.runner.last_error
+    sides = status["sides"] if status else {}
+    return {"status": status, "sides": sides, "load_error": error, "you": _you(page, status),
+            "has_key": page.runner.material is not None}
+
+
+def _you(page, status) -> str | None:
+    if not status:
+        return None
+    if status.get("you"):
+        return status["you"]
+    if page.runner.material is None:
+        return None
+    keys = page.runner.data("keys", "show") or []
+    return page.runner.side_of_key(keys)
+
+
+def campaign(page, request) -> dict:
+    base = _basics(page)
+    if base["status"] is None:
+        return {"template": "start.html", **base, "inbox": page.inbox}
+    rows = page.runner.data("log") or []
+    recent = _recent(rows, base["you"])
+    keys = page.runner.data("keys", "show") or []
+    return {"template": "campaign.html", **base, "recent": recent, "keys": keys,
+            "answered": page.watcher.answered if page.watcher else []}
+
+
+def _recent(rows: list[dict], you: str | None) -> list[dict]:
+    """The other side's acts since this side's last one (at one table: the last twelve events), in words."""
+    from cli.log import describe
+
+    start = max(0, len(rows) - 12)
+    if you:
+        mine = [i for i, r in enumerate(rows) if r.get("author") == you]
+        start = mine[-1] + 1 if mine else 0
+        start = max(start, len(rows) - 40)
+    return [{"event": r["version"], "side": r.get("author"), "text": describe(r), "in_force": r.get("in_force", True)}
+            for r in rows[start:] if not you or r.get("author") != you]
+
+
+def roll(page, request) -> dict:
+    base = _basics(page)
+    tables = (page.runner.data("tables") or {}).get("tables", [])
+    chosen = request.query_params.get("table", "")
+    table = page.runner.data("tables", chosen) if chosen else None
+    return {"template": "roll.html", **base, "tables": tables, "table": table, "chosen": chosen,
+            "side": request.query_params.get("side") or base["you"] or "",
+            "rg": request.query_params.get("rg", "")}
+
+
+def buy(page, request) -> dict:
+    base = _basics(page)
+    side = request.query_params.get("side") or base["you"] or next(iter(base["sides"]), "")
+    chart = page.runner.data("rg-chart", "--side", side) if side else None
+    return {"template": "buy.html", **base, "side": side, "chart": chart, "chart_error": page.runner.last_error,
+            "fortifications": FORTIFICATIONS}
+
+
+def map_view(page, request) -> dict:
+    base = _basics(page)
+    groups = page.runner.map_groups()
+    group = request.query_params.get("group") or (groups[0] if groups else "")
+    svg, error = "", None
+    if group:
+        path = Path(tempfile.mkdtemp(dir=page.work)) / "map.svg"
+        outcome = page.runner.run(["map", "--group", group, "--svg", str(path)])
+        svg, error = (path.read_text(encoding="utf-8"), None) if outcome.ok else ("", outcome.error)
+    areas = page.runner.data("areas", "--group", group) if group else None
+    return {"template": "map.html", **base, "groups": groups, "group": group, "svg": svg, "map_error": error,
+            "areas": areas, "hex": request.query_params.get("hex", "")}
+
+
+def roster(page, request) -> dict:
+    base = _basics(page)
+    books = {side: {"roster": page.runner.data("roster", "--side", side) or [],
+                    "record": page.runner.data("rg-record", "--side", side) or []} for side in base["sides"]}
+    return {"template": "roster.html", **base, "books": books}
+
+
+def history(page, request) -> dict:
+    base = _basics(page)
+    story = page.runner.data("history") or {"dates": []}
+    from cli.log import describe
+
+    rows = page.runner.data("log") or []
+    actions = [{"event": r["version"], "action": r.get("action"), "text": describe(r), "in_force": r.get("in_force"),
+                "side": r.get("author"), "date": r.get("cg_date")} for r in rows if r.get("action")]
+    from projections.report import lvp_chart_svg
+
+    chart = lvp_chart_svg(story["dates"], base["sides"]) if story["dates"] else ""
+    return {"template": "history.html", **base, "story": story, "actions": actions[-30:][::-1], "chart": chart}
+
+
+def dice(page, request) -> dict:
+    from projections.report import dice_bars_svg
+
+    base = _basics(page)
+    stats = page.runner.data("dice-stats") or {"groups": [], "undone": [], "vasl": {"scenarios": []}}
+    charts = []
+    for group in stats["groups"]:
+        for die in ("DR", "dr"):
+            if group.get(die):
+                color = "#444" if group["side"] == next(iter(base["sides"]), "") else "#556b2f"
+                label = f"{base['sides'].get(group['side'], group['side'])}, {group['source']}, {die}"
+                charts.append({"label": label, "svg": dice_bars_svg(group[die], color, label), "stats": group[die]})
+    return {"template": "dice.html", **base, "stats": stats, "charts": charts}
+
+
+def audit(page, request) -> dict:
+    base = _basics(page)
+    final = request.query_params.get("final") == "1"
+    outcome = page.runner.run(["audit", "--json", *(["--final"] if final else [])])
+    report = outcome.json() if outcome.out.strip() else None
+    return {"template": "audit.html", **base, "report": report, "final": final, "audit_error": outcome.error,
+            "head": (page.runner.run(["head"]).out or "").strip()}
+
+
+def log(page, request) -> dict:
+    from cli.log import describe
+
+    base = _basics(page)
+    rows = page.runner.data("log") or []
+    return {"template": "log.html", **base,
+            "rows": [{"event": r["version"], "date": r.get("cg_date"), "side": r.get("author"), "text": describe(r),
+                      "in_force": r.get("in_force", True), "signed": r.get("signed")} for r in rows][::-1]}
+
+
+def report(page, request) -> Response:
+    path = Path(tempfile.mkdtemp(dir=page.work)) / "report.html"
+    outcome = page.runner.run(["report", "--html", str(path)])
+    if not outcome.ok:
+        return HTMLResponse(f"<p>{outcome.error}</p>", 400)
+    return HTMLResponse(path.read_text(encoding="utf-8"))
+
+
+def turn(page, request) -> dict:
+    base = _basics(page)
+    outcome = page.outcomes.get(request.query_params.get("said", ""))
+    sent = outcome.json() if outcome and outcome.ok and outcome.words[:1] == ["send"] else None
+    return {"template": "turn.html", **base, "sent": sent, "outbox": page.outbox, "inbox": page.inbox}
+
+
+VIEWS = {"/": campaign, "/roll": roll, "/buy": buy, "/map": map_view, "/roster": roster, "/history": history,
+         "/dice": dice, "/audit": audit, "/log": log, "/report": report, "/turn": turn}
