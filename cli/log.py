@@ -119,6 +119,9 @@ def describe(row: dict) -> str:
         return f"the {row['side']} side publishes the value of its Secret fair roll {row['n']}"
     if kind == "DiceCommitted":
         return f"the {row['side']} side commits to its fair dice ({row['length']} values)"
+    if kind == "DiceChainRenewed":
+        rolls = f"fair rolls {row['first']}-{row['first'] + row['length'] - 1}"
+        return f"the {row['side']} side's ledger commits its next {row['chain']} chain ({rolls})"
     if kind == "DiceModeChosen":
         return f"the campaign's dice are {row['mode']}"
     if kind == "ChitSealed":

@@ -10,14 +10,17 @@ from .events import (
     HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, RGPurchaseRevealed,
     RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered,
 )
-from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceWitnessed, RollAnswered, RollDeclared, RollValuePublished
+from .events import (
+    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, RollAnswered, RollDeclared,
+    RollValuePublished,
+)
 
 # the facts that are one side's own act: the side named in the fact is its only possible author (a removal by a
 # roll's result, Rubble, a firefight's end and the CPP a chart gives are shared)
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
         RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed, SideAdvanced,
-        DiceWitnessed)
+        DiceWitnessed, DiceChainRenewed)
 
 
 def owner(fact: Fact) -> str | None:

@@ -462,6 +462,20 @@ class DiceCommitted(Fact, tag="DiceCommitted", frozen=True, kw_only=True):
     sealed: str  # the seed, sealed (Fernet) with the side's stretched key
 
 
+class DiceChainRenewed(Fact, tag="DiceChainRenewed", frozen=True, kw_only=True):
+    """A side's next chain of one kind, committed by its ledger while the one in use still has values left (issue 22
+    item 5): the same length, from a new random seed sealed with the side's key. It serves fair rolls `first` ..
+    `first` + length - 1 (roll n takes its value n - first + 1), so no roll waits for a chain."""
+
+    action: int
+    side: str
+    chain: str  # 'roll' (the side's own fair rolls) or 'answer' (its answers to the other side's)
+    first: int  # the first fair roll it serves: the one after the last value of the chain before it
+    head: str
+    length: int
+    sealed: str
+
+
 class DiceModeChosen(Fact, tag="DiceModeChosen", frozen=True, kw_only=True):
     """The campaign's dice: 'fair' (the default once both sides hold keys: declared, then answered) or
     'immediate' (the rolling side's ledger rolls at once, or dice entered / from VASL)."""
@@ -544,7 +558,7 @@ FACTS: tuple[type[Fact], ...] = (
     FairSeedRevealed, FirefightEnded, FortificationPlaced, TakeBackProposed, DiceCommitted, DiceModeChosen, RollDeclared,
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
-    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced, DiceWitnessed,
+    RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced, DiceWitnessed, DiceChainRenewed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -553,6 +567,6 @@ AnyFact = (
     | FairSeedRevealed | FirefightEnded | FortificationPlaced | TakeBackProposed | DiceCommitted | DiceModeChosen
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
-    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced | DiceWitnessed
+    | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced | DiceWitnessed | DiceChainRenewed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -14,7 +14,10 @@ from .events import (
     InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
     RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed, LocationControlled, DiceWitnessed,
 )
-from .events import ChitRevealed, ChitSealed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared, RollValuePublished
+from .events import (
+    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared,
+    RollValuePublished,
+)
 from .events import AnyFact
 from .authorship import owner
 from .inforce import voided_by
@@ -78,6 +81,9 @@ class CampaignState:
     # declaration's n is never used again)
     dice_mode: str = "fair"
     chains: dict[str, dict[str, Any]] = {}
+    # the chains each side's ledger committed after its first ('side:roll' / 'side:answer' -> [{first, head, length,
+    # sealed, version}], oldest first): kept whatever is undone, like the values published from them
+    renewed: dict[str, list[dict[str, Any]]] = {}
     declared: dict[str, dict[str, Any]] = {}
     published: dict[str, list[Any]] = {}
     fair_n: dict[str, int] = {}
@@ -188,6 +194,8 @@ class CampaignState:
         revealed), and the event it completes (0: none). Decided before the fact is applied."""
         if isinstance(fact, RollAnswered):
             return True, fact.declared
+        if isinstance(fact, DiceChainRenewed):  # the ledger's own, made when a chain nears its end
+            return True, 0
         if isinstance(fact, DiceRolled) and fact.source == "fair":
             return True, self.declared.get(f"{fact.side}:{fact.fair}", {}).get("version", 0)
         if isinstance(fact, (SecretRollMade, RollValuePublished)):
@@ -310,7 +318,7 @@ class CampaignState:
             if fact.source == "fair" and f"{fact.side}:{fact.fair}" in self.declared:
                 self._settled(a, f"{fact.side}:{fact.fair}")
         elif isinstance(fact, (DiceCommitted, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished,
-                               ChitSealed, ChitRevealed)):
+                               ChitSealed, ChitRevealed, DiceChainRenewed)):
             self._fair(a, fact, version)
         elif isinstance(fact, CGDateChanged):
             self._set(a, "cg_date", fact.cg_date)
@@ -437,6 +445,11 @@ class CampaignState:
             self._set(a, "chains", {**self.chains, fact.side: {"roll_head": fact.roll_head, "answer_head":
                                     fact.answer_head, "length": fact.length, "version": version,
                                     "sealed": fact.sealed}})
+        elif isinstance(fact, DiceChainRenewed):
+            key, known = f"{fact.side}:{fact.chain}", self.renewed.get(f"{fact.side}:{fact.chain}", [])
+            if all(c["first"] != fact.first for c in known):  # an undo applies the ledger's own records again
+                self.renewed = {**self.renewed, key: known + [{"first": fact.first, "head": fact.head, "length":
+                                                               fact.length, "sealed": fact.sealed, "version": version}]}
         elif isinstance(fact, RollDeclared):
             key = f"{fact.side}:{fact.n}"
             self._set(a, "declared", {**self.declared, key: {

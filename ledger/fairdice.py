@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import secrets
 
-LENGTH = 10_000  # values per chain: fair rolls a side can make (and answer) before it commits a new chain
+LENGTH = 10_000  # values per chain: fair rolls a side can make (and answer) before its ledger commits the next one
 CHAINS = ("roll", "answer")
 
 
@@ -52,6 +52,19 @@ def consistent(k: int, text: str, j: int, known: str) -> bool:
     if k >= j:
         return _hash(mine, k - j) == theirs
     return _hash(theirs, j - k) == mine
+
+
+def reaches(text: str, target: str, times: int) -> bool:
+    """Whether `target` is `text` hashed 0 to `times` times: one of the values of text's chain from it to its head."""
+    try:
+        value, goal = bytes.fromhex(text), bytes.fromhex(target)
+    except ValueError:
+        return False
+    for _ in range(times + 1):
+        if value == goal:
+            return True
+        value = hashlib.sha256(value).digest()
+    return False
 
 
 def faces(roll_value: str, answer_value: str, campaign: str, side: str, n: int, die: str) -> tuple[int, ...]:

@@ -44,7 +44,8 @@ class FairPlay:
                                     source="fair", secret=secret, purpose=purpose, rg=rg)
         secret = secret or table.secret
         n = campaign.fair_n.get(who, 0) + 1
-        if all(s in campaign.chains for s in rules.system.sides) and not secret:
+        if all(s in campaign.chains for s in rules.system.sides) and not secret \
+                and fair.chain_for(campaign, who, "roll", n) is not None:
             value = self.keyring.chain_value(campaign, rules, who, "roll", n)
         else:
             value = ""  # refused by the decision when a commitment is missing
@@ -58,15 +59,19 @@ class FairPlay:
     def settle(self, campaign: Campaign, rules) -> list:
         """What the protocol owes the side whose key was given, recorded before its command (not saved here): its
         answers to the other side's declared rolls (an open roll's dice in the same action), its own answered
-        Secret rolls made and sealed, its sealed Initiative chit revealed once both are sealed."""
-        if self.keyring.material is None or not (campaign.declared or campaign.sealed_chits):
+        Secret rolls made and sealed, its sealed Initiative chit revealed once both are sealed, its next chain committed
+        where one nears its end (before anything else: the other side's next roll may need it)."""
+        if self.keyring.material is None:
+            return []
+        renewing = any(fair.to_renew(campaign, rules, s) for s in rules.system.sides)  # cheap: no key opened yet
+        if not (campaign.declared or campaign.sealed_chits or renewing):
             return []
         me = self.keyring.opens(campaign)
         if me is None:
             return []
         from .decide.redecide import sealed_cpp
 
-        facts: list = []
+        facts: list = self.renew(campaign, rules, me) if renewing else []
         for entry in fair.pending(campaign):
             key = f"{entry['side']}:{entry['n']}"
             if entry["side"] != me and not entry["answered"]:
@@ -99,6 +104,17 @@ class FairPlay:
                 facts.append(made)
                 self.app.made_now.append((campaign.version, rolled))  # shown to its roller once saved
         facts += self.settle_chits(campaign, rules, me)
+        return facts
+
+    def renew(self, campaign: Campaign, rules, me: str) -> list:
+        """Issue 22 item 5: this side's chains that near their end, each followed by the next one, committed now (a
+        new random seed each, sealed with its key), so that no roll waits for a chain."""
+        facts = []
+        for chain in fair.to_renew(campaign, rules, me):
+            head, length, sealed = self.keyring.new_chain(campaign.keys[me]["salt"], chain)
+            renewed = fair.renew(campaign, rules, me, chain, head, length, sealed)
+            self.app.put(campaign, renewed)
+            facts.append(renewed)
         return facts
 
     def settle_chits(self, campaign: Campaign, rules, me: str) -> list:

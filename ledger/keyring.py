@@ -83,17 +83,28 @@ class Keyring:
         return (fairdice.head(seed, "roll"), fairdice.head(seed, "answer"), fairdice.LENGTH,
                 seal_bytes(self._derive(salt), seed))
 
-    def chain_value(self, state, rules, side: str, chain: str, k: int) -> str:
-        """Value k of the side's chain, from its sealed seed (its key needed)."""
+    def new_chain(self, salt: str, chain: str) -> tuple[str, int, str]:
+        """(head, length, sealed seed) of the side's next chain of one kind (issue 22 item 5): a new seed from the OS."""
         from . import fairdice
+        from .secrets import seal_bytes
+
+        seed = fairdice.new_seed()
+        return fairdice.head(seed, chain), fairdice.LENGTH, seal_bytes(self._derive(salt), seed)
+
+    def chain_value(self, state, rules, side: str, chain: str, k: int) -> str:
+        """The value of fair roll k from the side's chain that holds it, from its sealed seed (its key needed)."""
+        from . import fairdice
+        from .decide.fair import chain_for
         from .secrets import unseal_bytes
 
-        committed = state.chains[side]
+        committed = chain_for(state, side, chain, k)
+        if committed is None:
+            raise BadInput(f"no {chain} chain of the {rules.system.sides.get(side, side)} side on record holds value {k}")
         key = self.key(state, rules, side, purpose="answers and makes its fair rolls")
         cache = self.__dict__.setdefault("_seeds", {})
         if committed["sealed"] not in cache:
             cache[committed["sealed"]] = unseal_bytes(key, committed["sealed"], "sealed fair-dice seed")
-        return fairdice.value(cache[committed["sealed"]], chain, k, committed["length"])
+        return fairdice.value(cache[committed["sealed"]], chain, k - committed["first"] + 1, committed["length"])
 
     def seal_text(self, state, rules, side: str, text: str) -> str:
         from .secrets import seal_bytes

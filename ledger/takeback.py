@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from .decide.rights import CAUSES
 from .events import (
-    ActionUndone, ChitRevealed, ChitSealed, CGDateChanged, CPPGained, DiceCommitted, DiceModeChosen, DiceRolled,
-    FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced, FortificationRemoved,
+    ActionUndone, ChitRevealed, ChitSealed, CGDateChanged, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen,
+    DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced, FortificationRemoved,
     FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, InitiativeChosen,
     LocationControlled, MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RollAnswered,
     RollDeclared, RollValuePublished, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed,
@@ -75,6 +75,8 @@ def words(fact, sides: dict[str, str]) -> str:
         return f"the rules file {fact.source}"
     if isinstance(fact, (SideKeyRegistered, DiceCommitted, FairDiceCommitted)):
         return f"{side(fact.side)}'s key"
+    if isinstance(fact, DiceChainRenewed):
+        return f"{side(fact.side)}'s next fair-dice {fact.chain} chain"
     if isinstance(fact, FairSeedRevealed):
         return f"{side(fact.side)}'s fair-dice seed revealed"
     if isinstance(fact, DiceModeChosen):

@@ -104,6 +104,7 @@ _WORDS = {  # what players call each record (player-facing text never shows an e
     "TakeBackProposed": "a take-back proposal",
     "SideKeyRegistered": "{side} key set up",
     "DiceCommitted": "{side} fair-dice commitment",
+    "DiceChainRenewed": "{side} next fair-dice {fact.chain} chain",
     "TablesOverridden": "a rules file",
     "RulesProposed": "a rules file proposed",
     "Rewound": "a rewind to {fact.cg_date}",

@@ -51,6 +51,7 @@ INPUTS: dict[str, set[str]] = {
     "RollDeclared": {"table", "side", "drms", "purpose", "rg", "secret"},
     "SecretRollMade": {"table", "side", "purpose", "rg", "commitment", "sealed"},
     "DiceCommitted": {"side", "roll_head", "answer_head", "sealed"},
+    "DiceChainRenewed": {"side", "chain", "head", "sealed"},
     "DiceWitnessed": {"side", "rolls", "disputed", "log_digest"},
     "TakeBackProposed": {"kind", "cg_date", "reason"},
     # a VASL report kept as pasted: its line is the input, the dice, player and category are read from it

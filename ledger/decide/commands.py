@@ -13,8 +13,8 @@ from typing import Any, Callable
 from msgspec import Struct
 
 from ..events import (
-    DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced, FortificationRemoved,
-    FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased,
+    DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced,
+    FortificationRemoved, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased,
     RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
     TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed,
 )
@@ -155,6 +155,14 @@ class CommitDice(Command, frozen=True, kw_only=True):
     sealed: str = ""
 
 
+class RenewChain(Command, frozen=True, kw_only=True):  # issue 22 item 5: a side's ledger, as a chain nears its end
+    side: str
+    chain: str
+    head: str
+    length: int
+    sealed: str = ""
+
+
 class DeclareRoll(Command, frozen=True, kw_only=True):
     roll: rolls.RollCommand
     value: str = ""  # the roll chain's value, published now unless the roll is Secret
@@ -234,6 +242,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RevealChit: lambda s, r, c, x: _list(chits.reveal(s, r, c.side, c.chit, c.salt)),
     ChooseDiceMode: lambda s, r, c, x: _list(fair.choose_mode(s, r, c.mode)),
     CommitDice: lambda s, r, c, x: _list(fair.commit(s, r, c.side, c.roll_head, c.answer_head, c.length, c.sealed)),
+    RenewChain: lambda s, r, c, x: _list(fair.renew(s, r, c.side, c.chain, c.head, c.length, c.sealed)),
     DeclareRoll: lambda s, r, c, x: _list(fair.declare(s, r, c.roll, c.value, x.sealed_cpp)),
     AnswerRoll: lambda s, r, c, x: _list(fair.answer(s, r, x.by, c.declared, c.value)),
     PublishValue: lambda s, r, c, x: _list(fair.publish(s, r, c.side, c.n, c.value)),
@@ -274,6 +283,8 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
     DiceModeChosen: lambda f: ChooseDiceMode(mode=f.mode),
     DiceCommitted: lambda f: CommitDice(side=f.side, roll_head=f.roll_head, answer_head=f.answer_head,
                                         length=f.length, sealed=f.sealed),
+    DiceChainRenewed: lambda f: RenewChain(side=f.side, chain=f.chain, head=f.head, length=f.length,
+                                           sealed=f.sealed),
     RollDeclared: lambda f: DeclareRoll(roll=rolls.RollCommand(
         table=f.table, side=f.side, drms=tuple(tuple(d) for d in f.drms), faces=(), source="fair", secret=f.secret,
         purpose=f.purpose, rg=f.rg), value=f.value),

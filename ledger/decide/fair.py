@@ -1,7 +1,8 @@
 """Fair dice (issue 13): commitments first, a roll declared by its side and answered by the other, its dice from
 both sides' chain values (ledger/fairdice.py). Pure decisions, re-run by the audit: nothing derived from a chain is
 published before both sides' commitments are on record, each value is the next one of its chain, a roll's dice
-are the ones its two values give, and the roll is the one declared."""
+are the ones its two values give, and the roll is the one declared. A chain nearing its end is followed by the next
+one its side's ledger commits (issue 22 item 5: `renew`), on record before any roll needs it."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ import msgspec
 from .. import fairdice
 from ..dice import FACES
 from ..errors import BadInput
-from ..events import DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollValuePublished
+from ..events import (
+    DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollValuePublished,
+)
 from ..evolve import CampaignState
 from ..rules import Rules
 from . import rolls
 
 RULE = "cgledger fair dice"  # no ASL rule says how dice are made fair: the README's protocol does
 MODES = ("fair", "immediate")
+# a side's ledger commits its next chain once fewer values than this are left in the last one: before the other
+# side can declare a roll that needs it (one side's turn by email holds tens to a few hundred rolls), so none waits
+RENEW = fairdice.LENGTH // 10
 
 
 def other(rules: Rules, side: str) -> str:
@@ -46,14 +52,86 @@ def commit(state: CampaignState, rules: Rules, side: str, roll_head: str, answer
         raise BadInput(f"the {who} side has committed its fair-dice chains already (event "
                        f"{state.chains[side]['version']})", RULE)
     for text in (roll_head, answer_head):
-        if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
-            raise BadInput("a fair-dice commitment names two chain heads (64 hex digits each)", RULE)
+        _well_formed(text, length, sealed)
+    return DiceCommitted(action=state.next_action, side=side, roll_head=roll_head, answer_head=answer_head,
+                         length=length, sealed=sealed)
+
+
+def _well_formed(head: str, length: int, sealed: str) -> None:
+    if len(head) != 64 or any(c not in "0123456789abcdef" for c in head):
+        raise BadInput("a fair-dice commitment names its chain heads (64 hex digits each)", RULE)
     if length != fairdice.LENGTH:  # a short chain would leave its owner unable to answer: every roll would wait
         raise BadInput(f"a fair-dice commitment is to chains of {fairdice.LENGTH} values, not {length}", RULE)
     if not sealed:
         raise BadInput("a fair-dice commitment needs its sealed seed", RULE)
-    return DiceCommitted(action=state.next_action, side=side, roll_head=roll_head, answer_head=answer_head,
-                         length=length, sealed=sealed)
+
+
+# ---- the chains in turn (issue 22 item 5) ------------------------------------------------------------------------
+def chains_of(state: CampaignState, side: str, chain: str) -> list[dict]:
+    """The side's chains of one kind on record, oldest first: {first, head, length, sealed, version}."""
+    committed = state.chains.get(side)
+    if committed is None:
+        return []
+    return [{"first": 1, "head": committed[f"{chain}_head"], "length": committed["length"],
+             "sealed": committed["sealed"], "version": committed["version"]}, *state.renewed.get(f"{side}:{chain}", [])]
+
+
+def chain_for(state: CampaignState, side: str, chain: str, n: int) -> dict | None:
+    """The side's chain of this kind that holds the value of fair roll n (None: not on record)."""
+    return next((c for c in chains_of(state, side, chain) if c["first"] <= n < c["first"] + c["length"]), None)
+
+
+def left(state: CampaignState, rules: Rules, side: str, chain: str) -> int:
+    """Values left in the side's last chain of this kind after the last fair roll declared that takes one (its own
+    rolls take its roll chain's, the other side's its answer chain's)."""
+    last = chains_of(state, side, chain)[-1]
+    used = state.fair_n.get(side if chain == "roll" else other(rules, side), 0)
+    return last["first"] + last["length"] - 1 - used
+
+
+def to_renew(state: CampaignState, rules: Rules, side: str) -> list[str]:
+    """The side's chains its ledger commits anew now (fewer than RENEW values left); none before its first."""
+    if side not in state.chains:
+        return []
+    return [chain for chain in fairdice.CHAINS if left(state, rules, side, chain) < RENEW]
+
+
+def renew(state: CampaignState, rules: Rules, side: str, chain: str, head: str, length: int,
+          sealed: str) -> DiceChainRenewed:
+    """A side's next chain of one kind, by its ledger: only once the last one nears its end (every chain is kept in
+    the state: none is committed before play needs it), the same length, values no chain on record holds, serving
+    the rolls right after the last one's (it never replaces a chain: roll n takes its value from the one holding n)."""
+    side = rules.side(side)
+    who = rules.system.sides[side]
+    if chain not in fairdice.CHAINS:
+        raise BadInput(f"a fair-dice chain is a roll or an answer chain, not '{chain}'", RULE)
+    if side not in state.chains:
+        raise BadInput(f"the {who} side commits its first fair-dice chains with its key first", RULE)
+    _well_formed(head, length, sealed)
+    remaining = left(state, rules, side, chain)
+    if remaining >= RENEW:
+        raise BadInput(f"the {who} side's {chain} chain has {remaining} values left: its ledger commits the next one "
+                       f"once fewer than {RENEW} are", RULE)
+    _fresh(state, rules, head)
+    last = chains_of(state, side, chain)[-1]
+    return DiceChainRenewed(action=state.next_action, side=side, chain=chain, first=last["first"] + last["length"],
+                            head=head, length=length, sealed=sealed)
+
+
+def _fresh(state: CampaignState, rules: Rules, head: str) -> None:
+    """A new chain shares no value with the chains on record: its head is none of their heads nor a value published
+    from them (a seed used again, or a chain continued, gives values the other side knows in advance)."""
+    for side in rules.system.sides:
+        for chain in fairdice.CHAINS:
+            committed = chains_of(state, side, chain)
+            if any(c["head"] == head for c in committed):
+                raise BadInput(f"a new fair-dice chain's head is the head of a chain on record: its values are not "
+                               "new", RULE)
+            j, known = state.published.get(f"{side}:{chain}", [0, ""])
+            holding = chain_for(state, side, chain, j) if j else None
+            if holding is not None and fairdice.reaches(known, head, j - holding["first"] + 1):
+                raise BadInput(f"a new fair-dice chain's head is a value published from the "
+                               f"{rules.system.sides[side]} side's {chain} chain: its values are not new", RULE)
 
 
 def _ready(state: CampaignState, rules: Rules) -> None:
@@ -66,15 +144,31 @@ def _ready(state: CampaignState, rules: Rules) -> None:
 
 
 def check_value(state: CampaignState, rules: Rules, side: str, chain: str, k: int, value: str) -> None:
-    """Value k of the side's chain follows its head and the values it published before."""
-    committed = state.chains[side]
-    if not 1 <= k <= committed["length"]:
-        raise BadInput(f"the {rules.system.sides[side]} side's {chain} chain holds {committed['length']} values; "
-                       f"value {k} is beyond it: commit a new chain", RULE)
-    j, known = state.published.get(f"{side}:{chain}", [0, committed[f"{chain}_head"]])
+    """Value k of the side's chains follows the head of the chain that holds it and the values published from that
+    chain before (never a value of another chain: a replaced or earlier one)."""
+    holding = chain_for(state, side, chain, k)
+    if holding is None:
+        raise BadInput(f"no {chain} chain of the {rules.system.sides[side]} side on record holds value {k}: its "
+                       "ledger commits the next chain before a roll needs it", RULE)
+    j, known = state.published.get(f"{side}:{chain}", [0, ""])
+    if not holding["first"] <= j < holding["first"] + holding["length"]:
+        j, known = holding["first"] - 1, holding["head"]  # nothing published from it yet: its head
     if not fairdice.consistent(k, value, j, known):
+        where = "head" if j == holding["first"] - 1 else f"value {j}"
         raise BadInput(f"value {k} of the {rules.system.sides[side]} side's {chain} chain does not hash to its "
-                       f"{'head' if j == 0 else f'value {j}'}: it is not the value committed to", RULE)
+                       f"{where}: it is not the value committed to", RULE)
+
+
+def _covered(state: CampaignState, rules: Rules, side: str, n: int) -> None:
+    """Fair roll n of `side` is declared only once both chains that hold its values are on record (the other side's
+    answer chain before the roll value it answers is published, or it could choose its answer)."""
+    answerer = other(rules, side)
+    for who, chain in ((side, "roll"), (answerer, "answer")):
+        if chain_for(state, who, chain, n) is None:
+            raise BadInput(f"fair roll {n} of the {rules.system.sides[side]} side needs the "
+                           f"{rules.system.sides[who]} side's next {chain} chain, which its ledger commits on that "
+                           "side's next command: nothing derived from a chain is published before it is on record",
+                           RULE)
 
 
 def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: str,
@@ -91,6 +185,7 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
                                    sealed_cpp)
     if secret and value:
         raise BadInput("a Secret fair roll publishes its roll value only when it is revealed", RULE)
+    _covered(state, rules, side, n)
     if not secret:
         check_value(state, rules, side, "roll", n, value)
     return RollDeclared(action=state.next_action, table=fact.table, side=side, n=n, value=value,
