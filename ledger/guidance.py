@@ -171,6 +171,8 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
     from .decide import walk as walkmod
 
     at = here
+    # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
+    skipped = ("first_move",) if here == SCENARIO else ("scenario_end", "first_move")
     for _ in range(len(rules.system.steps) + 1):
         at = next_step(rules, state, at)
         if at == SCENARIO:
@@ -179,7 +181,7 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
             owed = walkmod.owed(rules, state, side, at)
         else:
             owed = unmet(rules, state, at, done=[])
-        owed = [n for n in owed if n["effect"] not in ("scenario_end", "first_move")]
+        owed = [n for n in owed if n["effect"] not in skipped]
         if owed:
             return [{**need, "step": at, "title": title(rules, at)}
                     for need in with_commands(rules, state, owed, side)]

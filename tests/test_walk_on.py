@@ -57,3 +57,21 @@ def test_status_shows_the_next_act_ahead_where_nothing_is_needed_here(desks, tmp
     words = act["command"].split()[1:]
     got = g(*words)  # pasted as shown: it walks him there itself
     assert got.exit_code == 0 and "walked on to 8.616" in got.stderr, got.stderr
+
+
+def test_in_the_scenario_the_next_act_is_its_end_and_its_line_records_it(desks, tmp_path):
+    """Found playing through the page: in the scenario a keyed side was told its next act was the 8.616 roll, and the
+    CG-Scenario End (8.603) was offered nowhere. From the scenario, its end is the next act, and its line (with the
+    LVP filled in) records it; before the scenario, the walk never offers it."""
+    g, u = desks
+    g.ok("step", "scenario")
+    g.ok("send", str(tmp_path / "3.json"))
+    u.ok("receive", str(tmp_path / "3.json"))
+    u.ok("step", "scenario")
+    status = u.json("status")
+    assert [a["effect"] for a in status["next_acts"]] == ["scenario_end"], status["next_acts"]
+    line = status["next_acts"][0]["command"]
+    assert line.startswith("cgledger scenario-end --lvp german=N --lvp us=N")
+    u.ok(*line.replace("german=N", "german=3").replace("us=N", "us=2").replace("german|us", "german").split()[1:])
+    assert u.json("status")["next_acts"][0]["effect"] != "scenario_end"
+    assert "scenario_end" not in [a["effect"] for a in g.json("status")["next_acts"]]  # the German is before it
