@@ -68,9 +68,13 @@ def opened(db: str, create: bool = False):
             forget(next(iter(_OPENED)))
         _OPENED[db] = open_ledger(db, create=create)
     elif create:
-        from ledger.store import check_postgres, check_sqlite, is_postgres
+        from ledger.store import check_postgres, is_postgres
 
-        (check_postgres if is_postgres(db) else check_sqlite)(db, True)
+        # a SQLite file open here was checked when it was opened, and is not checked again: reading its header with
+        # open() and close() would drop every POSIX lock this process holds on it (SQLite's included), and another
+        # process's last close would then delete the WAL this process still writes to (found by `serve`)
+        if is_postgres(db):
+            check_postgres(db, True)
     return _OPENED[db]
 
 

@@ -20,9 +20,10 @@ from .app import common, main
 @click.option("--inbox", type=click.Path(file_okay=False, path_type=Path), envvar="CGLEDGER_INBOX",
               help="Receive reads the new bundles in this folder.")
 @click.option("--no-browser", is_flag=True, help="Do not open the browser; only print the page's URL.")
+@click.option("--no-live", is_flag=True, help="Pages do not reload themselves when the log moves.")
 @click.option("--token", envvar="CGLEDGER_SERVE_TOKEN", hidden=True, help="The page's token (default: a new random one).")
 @common
-def serve(obj, host: str, port: int, outbox: Path | None, inbox: Path | None, no_browser: bool,
+def serve(obj, host: str, port: int, outbox: Path | None, inbox: Path | None, no_browser: bool, no_live: bool,
           token: str | None) -> None:
     """Play in your browser: a page on this machine over the same ledger (127.0.0.1; the URL it prints carries the
     page's token). Your passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file) is read once and stays in this
@@ -48,7 +49,7 @@ def serve(obj, host: str, port: int, outbox: Path | None, inbox: Path | None, no
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/?token={token}"
-    app = create_app(runner, token, host, port, outbox, inbox)
+    app = create_app(runner, token, host, port, outbox, inbox, live=not no_live)
     who = "with your key" if material is not None else "without a key (one table: no side's secrets opened)"
     click.echo(f"cgledger page for {runner.db} {who}:\n  {url}\n(Ctrl-C stops it)", err=False)
     if not no_browser:

@@ -142,12 +142,14 @@ def create_app(runner: Runner, token: str, host: str, port: int, outbox: Path | 
         async def stream():
             nonlocal since
             yield ": connected\n\n"
-            while not await request.is_disconnected():
-                now = await asyncio.to_thread(page.watcher.wait_change, since, 10.0)
-                if now != since:
-                    since = now
-                    yield f"event: changed\ndata: {now}\n\n"
-                else:
+            beat = 0
+            while not await request.is_disconnected():  # no thread held while waiting: pages are many, threads few
+                if page.watcher.version != since:
+                    since = page.watcher.version
+                    yield f"event: changed\ndata: {since}\n\n"
+                await asyncio.sleep(0.25)
+                beat += 1
+                if beat % 60 == 0:
                     yield ": still here\n\n"
 
         if page.watcher is None:

@@ -86,9 +86,3 @@ class Watcher:
                 break
         except Exception:  # noqa: BLE001 - the connection went: look every second from now on
             self.stopping.wait(self.poll)
-
-    def wait_change(self, since: int, timeout: float) -> int:
-        """The version after `since`, or `since` again after `timeout` seconds."""
-        with self.changed:
-            self.changed.wait_for(lambda: self.version != since or self.stopping.is_set(), timeout)
-            return self.version

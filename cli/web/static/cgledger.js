@@ -19,6 +19,8 @@
   if (document.body.dataset.live !== "on" || !window.EventSource) return;
   var since = document.body.dataset.version || "0";
   var source = new EventSource("/events?v=" + encodeURIComponent(since));
+  // a page left (or kept in the back-forward cache) lets its connection go: a browser holds few per server
+  window.addEventListener("pagehide", function () { source.close(); });
   source.addEventListener("changed", function () {
     if (dirty) {
       document.getElementById("changed").hidden = false;

@@ -1,0 +1,135 @@
+"""Issue 23 item 6a: two players, two `cgledger serve` servers, two SQLite files and two browsers play KGP CG I from
+the set-up through 19 PM (the Initial Scenario, then a German Assault with secret purchases, Secret rolls, sealed
+chits, witnessed dice and a take-back) through the pages only, sending and receiving turns, and end with equal heads
+and a clean `audit --final` on both sides. Each step fails on the page's one-line refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from web_play import Player, Server, chrome, needs_browser
+
+GERMAN, US = "Peiper's own words", "Harrison's own words"
+CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
+
+pytestmark = [needs_browser, pytest.mark.sqlite_only]
+
+
+@pytest.fixture
+def desks(tmp_path):
+    mail_g, mail_u = tmp_path / "german-out", tmp_path / "us-out"
+    mail_g.mkdir()
+    mail_u.mkdir()
+    servers = [Server(tmp_path / "german.db", GERMAN, outbox=mail_g, inbox=mail_u),
+               Server(tmp_path / "us.db", US, outbox=mail_u, inbox=mail_g)]
+    drivers = []
+    try:
+        drivers = [chrome(), chrome()]
+        yield Player(servers[0], drivers[0], "German"), Player(servers[1], drivers[1], "U.S."), mail_g
+    finally:
+        for driver in drivers:
+            driver.quit()
+        for server in servers:
+            server.stop()
+
+
+def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
+    g, u, mail_g = desks
+    # ---- set-up: the German starts the campaign on his page, his key, the RG charts ------------------------------
+    g.open("/")
+    form = g.form("form input[name=words][value='[\"new\"]']").find_element("xpath", "..")
+    g.fill(form, {"arg": "CG I", "opt:--system": "kgp", "opt:--cg": "I"})
+    cpp = form.find_elements("css selector", "[name='opt:--start-cpp']")
+    cpp[0].send_keys("german=20")
+    cpp[1].send_keys("us=12")
+    g._submit(form)
+    g.line("cgledger keys init --side german|us", "german")
+    g.upload("rules", CHART, "/buy")
+    g.send()
+
+    # ---- the U.S. uploads the German's first bundle: a new ledger, checked event by event --------------------------
+    first = sorted(mail_g.iterdir())[0]
+    u.upload("receive", first)
+    u.line("cgledger accept")
+    u.line("cgledger keys init --side german|us", "us")
+    u.upload("rules", MAP, "/buy")
+    u.send()
+
+    g.receive()
+    g.line("cgledger accept")
+    g.line("cgledger step scenario")  # 19 AM: he waits at the Initial Scenario's door
+    g.send()
+
+    # ---- 19 AM: the Initial Scenario, played in VASL; its end and the walk to the new CG Date --------------------
+    u.receive()
+    u.line("cgledger step scenario")
+    u.roll("KGP3", "us", dice="3,4")  # the dice of play, typed: the German witnesses them
+    u.line("cgledger scenario-end --lvp german=N --lvp us=N --winner german|us", "10", "8", "german")
+    u.words('["step"]', "/", {"arg": "8.616"})
+    u.send()
+
+    # ---- 19 PM: the German's Secret CPP roll, a sealed purchase, its follow-ups, his chit ------------------------
+    g.receive()
+    assert "Dice not witnessed" in g.text()
+    g.line("cgledger witness --all")
+    g.line("cgledger roll 8.616 --side german")  # offered as due: Secret, declared, the U.S. ledger answers
+    g.words('["buy", "V1", "--side", "german"]', "/buy", {"opt:--map-group": "St", "opt:--objective": "StJ19"})
+    follow_ups = [line for line in g.offered() if line.startswith("cgledger roll 8.620")]  # the sealed RG's, by event
+    assert [line.split()[2] for line in follow_ups] == ["8.6201", "8.6206/armor"], follow_ups
+    for line in follow_ups:
+        g.line(line)
+    g.line("cgledger initiative --chit german=attack|idle", "attack")
+    g.send()
+
+    u.receive()
+    page = u.text()
+    assert "V1" not in u.cli("rg-record", "--side", "german"), "the German purchase is sealed"
+    assert "bought" in page or "RG" in page
+    u.line("cgledger roll 8.616 --side us")
+    u.words('["buy", "I1", "--side", "us"]', "/buy", {"opt:--map-group": "St", "opt:--objective": "StK17"})
+    follow_ups = [line for line in u.offered() if line.startswith("cgledger roll 8.620")]
+    assert [line.split()[2] for line in follow_ups] == ["8.6202", "8.6206/us"], follow_ups
+    for line in follow_ups:
+        u.line(line)
+    u.line("cgledger initiative --chit us=attack|idle", "idle")  # the second chit sealed is revealed at once
+    u.send()
+
+    g.receive()
+    assert g.cli("status", "--json")["scenario"] == "German Assault"
+    g.line("cgledger step scenario")
+    g.send()
+
+    # ---- the Assault: a Control typo clicked on the map, taken back on the history page ---------------------------
+    u.receive()
+    u.line("cgledger step scenario")
+    u.open("/map?group=St")
+    u.driver.find_element("css selector", "#map [data-hex='StJ19'].hex").click()
+    assert u.driver.find_element("id", "control-hex").get_attribute("value") == "StJ19"
+    form = u.driver.find_element("id", "control-form")
+    u.fill(form, {"opt:--side": "us"})
+    u._submit(form)
+    u.words('["undo"]', "/history", {"opt:--reason": "typo: StJ19 is still German", "confirm": "on"})
+    assert "undone action" in u.text()
+    u.words('["control"]', "/map?group=St", {"arg": "StK17", "opt:--side": "us"})
+    u.line("cgledger scenario-end --lvp german=N --lvp us=N", "12", "8")
+    u.line(f"cgledger reveal --all --side us", path="/audit")
+    u.send()
+
+    # ---- the end: both reveal, the final audit is clean on both pages, the heads are equal -------------------------
+    g.receive()
+    g.line("cgledger reveal --all --side german", path="/audit")
+    g.send()
+    u.receive()
+    heads = []
+    for player in (g, u):
+        player.open("/audit?final=1")
+        text = player.done()
+        assert "Clean" in text, (player.name, text)
+        heads.append(player.driver.find_element("css selector", "code.head").text)
+    assert heads[0] == heads[1] and heads[0]
+    for player in (g, u):
+        assert player.cli("audit", "--final", "--json")["clean"]
+    print({p.name: p.clicks for p in (g, u)})
