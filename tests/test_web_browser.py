@@ -15,7 +15,7 @@ GERMAN, US = "Peiper's own words", "Harrison's own words"
 CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
 MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 
-pytestmark = [needs_browser, pytest.mark.sqlite_only]
+pytestmark = [needs_browser]
 
 
 @pytest.fixture
@@ -36,6 +36,7 @@ def desks(tmp_path):
             server.stop()
 
 
+@pytest.mark.sqlite_only
 def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     g, u, mail_g = desks
     # ---- set-up: the German starts the campaign on his page, his key, the RG charts ------------------------------
@@ -133,3 +134,56 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     for player in (g, u):
         assert player.cli("audit", "--final", "--json")["clean"]
     print({p.name: p.clicks for p in (g, u)})
+
+
+def test_live_on_one_postgresql_a_fair_roll_shows_its_result_in_both_pages_unclicked(tmp_path):
+    """Issue 23 item 6b: two servers on one shared PostgreSQL, each with its own player's key. A fair roll declared in
+    the German browser is answered by the U.S. server the moment its LISTEN hears the German's record, and both pages
+    show the result by themselves: nobody clicks anything on the U.S. side after its page first loaded."""
+    import conftest
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from conftest import Player as Desk
+
+    if conftest.BACKEND != "postgres":
+        pytest.skip("live play is on a shared PostgreSQL (pytest --backend postgres)")
+    db = conftest.pg_create()
+    g, u = Desk(db, GERMAN), Desk(db, US)
+    g.ok("new", "Live", "--cg", "I")
+    g.ok("keys", "init", "--side", "german")
+    u.ok("keys", "init", "--side", "us")
+    g.ok("step", "scenario")
+    u.ok("step", "scenario")  # the Initial Scenario, both at the table
+    servers = [Server(db, GERMAN), Server(db, US)]
+    drivers = []
+    try:
+        drivers = [chrome(), chrome()]
+        german, us = Player(servers[0], drivers[0], "German"), Player(servers[1], drivers[1], "U.S.")
+        us.open("/")
+        assert "KGP3 german DR" not in us.text()
+        footer = us.driver.find_element("tag name", "footer").text
+        assert "the shared database says when the other side records" in footer, footer  # LISTEN, not polling
+        marker = us.driver.find_element("tag name", "html")
+        german.roll("KGP3", "german")  # no dice given: fair, declared; the U.S. server answers it
+        assert "waiting for its dice" in german.text() or "declared" in german.text()
+        german.open("/")
+
+        def shows_result(player):
+            return lambda _d: "KGP3 german DR" in player.driver.find_element("tag name", "main").text
+
+        WebDriverWait(us.driver, 30, poll_frequency=0.2).until(shows_result(us))
+        WebDriverWait(german.driver, 30, poll_frequency=0.2).until(shows_result(german))
+        rolled = [r for r in g.json("log") if r["type"] == "DiceRolled" and r["table"] == "KGP3"]
+        assert rolled and rolled[-1]["source"] == "fair" and rolled[-1]["final"] is not None
+        line = next(x for x in us.text().splitlines() if "KGP3 german DR" in x)
+        assert f"Final {rolled[-1]['final']}" in line and "(fair)" in line
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        with pytest.raises(StaleElementReferenceException):
+            marker.tag_name  # the U.S. page reloaded itself: the element of its first load is gone
+    finally:
+        for driver in drivers:
+            driver.quit()
+        for server in servers:
+            server.stop()
+        conftest.pg_drop([db])

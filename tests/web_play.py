@@ -32,7 +32,9 @@ class Server:
         args += ["--outbox", str(outbox)] if outbox else []
         args += ["--inbox", str(inbox)] if inbox else []
         args += ["--no-live"] if os.environ.get("NOLIVE") else []
-        self.log = Path(str(db) + ".serve.log")  # the server's stderr, shown when a step fails
+        import tempfile
+
+        self.log = Path(tempfile.mkstemp(prefix="serve-", suffix=".log")[1])  # its stderr, shown when a step fails
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log.open("w"), text=True, env=env,
                                         cwd=Path(__file__).resolve().parent.parent)
         self.url = ""

@@ -50,6 +50,7 @@ class Page:
         return self.templates.TemplateResponse(request, name, {
             "csrf": request.scope["state"]["csrf"], "outcome": outcome, "path": request.url.path,
             "version": self.watcher.version if self.watcher else 0, "live": self.watcher is not None,
+            "listening": bool(self.watcher and self.watcher.listening),
             "campaign": self.runner.campaign, **context})
 
     def after(self, request: Request, outcome: Outcome, back: str) -> Response:

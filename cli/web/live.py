@@ -19,14 +19,23 @@ class Watcher:
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="cgledger-live", daemon=True)
         self.answered: list[str] = []
-        self.seen = 0  # the log's last position the pages were told of  # what the watcher's own `answer` did, for the page
+        self.seen = 0  # the log's last position the pages were told of
+        self.listener = None
+        self.listening = False  # woken by PostgreSQL's NOTIFY (else it looks every `poll` seconds)  # what the watcher's own `answer` did, for the page
 
     def start(self) -> "Watcher":
+        self.listener = self._listener()  # before the first page is served, which says whether it listens
+        self.listening = self.listener is not None
         self.thread.start()
         return self
 
     def stop(self) -> None:
         self.stopping.set()
+        if self.listener is not None:
+            try:
+                self.listener.close()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
 
     def position(self) -> int:
         with self.runner.lock:
@@ -37,17 +46,24 @@ class Watcher:
 
     def _run(self) -> None:
         self.seen = self.position()
-        listener = self._listener()
+        listener = self.listener
+        self._duties()  # what was owed before the server started
         while not self.stopping.is_set():
             self._wait(listener)
             now = self.position()
             if now == self.seen or now < 0:
                 continue
-            if self.runner.material is not None:  # the duties of this side's key come first
-                outcome = self.runner.run(["answer"])
-                if outcome.ok and outcome.out.strip() and "nothing" not in outcome.out:
-                    self.answered = outcome.out.strip().splitlines()[-3:]
+            self._duties()
             self.sync()
+
+    def _duties(self) -> None:
+        """The duties of this side's key first: the other side's fair rolls answered, this side's answered Secret
+        rolls made (`answer`)."""
+        if self.runner.material is None:
+            return
+        outcome = self.runner.run(["answer"])
+        if outcome.ok and outcome.out.strip() and "nothing" not in outcome.out:
+            self.answered = outcome.out.strip().splitlines()[-3:]
 
     def sync(self) -> None:
         """The log as it is now is seen: pages rendered from here on are current (after the page's own command, so

@@ -97,16 +97,20 @@ def campaign(page, request) -> dict:
 
 
 def _recent(rows: list[dict], you: str | None) -> list[dict]:
-    """The other side's acts since this side's last one (at one table: the last twelve events), in words."""
+    """The other side's acts since this side's last one (at one table: the last twelve events), in words. A record
+    this side's ledger made for the other side (its roll's result, resolved by this side's answer) is the other
+    side's news, and shown."""
     from cli.log import describe
+
+    def mine(row: dict) -> bool:
+        return row.get("author") == you and row.get("side") in (None, you)
 
     start = max(0, len(rows) - 12)
     if you:
-        mine = [i for i, r in enumerate(rows) if r.get("author") == you]
-        start = mine[-1] + 1 if mine else 0
-        start = max(start, len(rows) - 40)
-    return [{"event": r["version"], "side": r.get("author"), "text": describe(r), "in_force": r.get("in_force", True)}
-            for r in rows[start:] if not you or r.get("author") != you]
+        own = [i for i, r in enumerate(rows) if mine(r)]
+        start = max(own[-1] + 1 if own else 0, len(rows) - 40)
+    return [{"event": r["version"], "side": r.get("side") or r.get("author"), "text": describe(r),
+             "in_force": r.get("in_force", True)} for r in rows[start:] if not you or not mine(r)]
 
 
 def roll(page, request) -> dict:
