@@ -101,6 +101,11 @@ def test_a_refused_form_says_the_clis_one_line_and_writes_nothing(sample):
     for words in (["demo"], ["script", "x.cgl"], ["serve"], ["report", "--html", "/tmp/x.html"], ["import", "x"]):
         error, _ = post(client, words)  # the page runs no command that runs others or names a file
         assert error == f"'{words[0]}' is not a command the page runs"
+    for words in (["new", "Other", "--db", str(sample.db) + "-other"], ["status", "--db=/tmp/x.db"],
+                  ["keys", "init", "--side", "us", "--key-file", "/etc/hostname"]):
+        error, _ = post(client, words)  # nor on another file: only its own database and key
+        assert error.startswith("the page runs commands on its own database and key"), error
+    assert not Path(str(sample.db) + "-other").exists()
     error, _ = post(client, line="cgledger scenario-end --lvp german=N --lvp us=N --winner german|us",
                     value=["3", "2", "nobody"])
     assert error == "'nobody' is not one of german, us"

@@ -34,7 +34,8 @@ class Page:
         self.work = Path(tempfile.mkdtemp(prefix="cgledger-serve-"))  # bundles to download, uploads, maps
         self.outcomes: OrderedDict[str, Outcome] = OrderedDict()
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
-        self.templates.env.globals.update(template=forms.template, fixed=forms.fixed, new_id=lambda: str(uuid.uuid4()))
+        self.templates.env.globals.update(template=forms.template, fixed=forms.fixed, button_label=forms.label,
+                                          new_id=lambda: str(uuid.uuid4()))
         self.watcher: Watcher | None = None
 
     def said(self, outcome: Outcome) -> str:

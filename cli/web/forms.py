@@ -81,3 +81,14 @@ def fill(parts: list[Part], values: list[str]) -> list[str]:
 def fixed(parts: list[Part]) -> bool:
     """A line with nothing to fill in: the page offers it as one button."""
     return not any(p.hole for p in parts)
+
+
+def label(parts: list[Part], sides: dict[str, str]) -> str:
+    """A button's words for a line with nothing to fill in: a roll says its table and side, anything else its
+    command."""
+    words = [p.word for p in parts]
+    if words[:1] == ["roll"] and len(words) > 1:
+        side = words[words.index("--side") + 1] if "--side" in words[:-1] else ""
+        rg = f", RG {words[words.index('--rg') + 1]}" if "--rg" in words[:-1] else ""
+        return f"Roll {words[1]}" + (f" for the {sides.get(side, side)} side" if side else "") + rg
+    return " ".join(words)

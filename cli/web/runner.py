@@ -57,6 +57,9 @@ class Runner:
         if not words or (posted and words[0] not in VERBS):
             verb = words[0] if words else ""
             return Outcome(words, error=f"'{verb}' is not a command the page runs" if verb else "no command given")
+        if posted and any(w.split("=", 1)[0] in ("--db", "--key-file") for w in words):  # this server's own only
+            return Outcome(words, error="the page runs commands on its own database and key: leave out --db and "
+                                        "--key-file")
         outcome = Outcome(words)
         out, err = io.StringIO(), io.StringIO()
         context = LedgerContext(self.db, self.campaign, self.seed, None, command_id or str(uuid.uuid4()),
