@@ -29,3 +29,16 @@ def test_cli_bench_runs_on_a_small_campaign():
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "x click" in done.stdout and "x floor" in done.stdout and "audit / typed-decode floor" in done.stdout
+
+
+def test_web_bench_runs_on_a_small_campaign():
+    from cli.web.pages import VIEWS
+
+    script = Path(__file__).parent.parent / "bench" / "bench_web.py"
+    done = subprocess.run([sys.executable, str(script), "--events", "200", "--repeat", "1"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    for path in [*VIEWS, "/roll?table=8.616", "FLOOR status --json"]:
+        assert any(line.split()[:1] == [path] or line.startswith(path + " ") for line in lines), path
+    assert "x 150 ms" in done.stdout and "over 150 ms at " in done.stdout
