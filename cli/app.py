@@ -269,4 +269,7 @@ def emit_json(data: Any) -> None:
     if first and not chunk:
         click.echo("[]")
         return
+    if not chunk:  # a multiple of 500 rows: all written, only the bracket left (a comma here was invalid JSON)
+        click.echo("\n]")
+        return
     click.echo(("[" if first else ",") + b",".join(chunk).decode() + "\n]")

@@ -152,12 +152,18 @@ def render(row: dict) -> str:
 
 @main.command()
 @as_of_option
+@click.option("--last", type=click.IntRange(1), metavar="N", help="Only the last N events (each still marked as in "
+              "force or not by the whole log).")
 @json_option
 @common
-def log(obj, as_of: str | None, as_json: bool) -> None:
+def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
     logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
     rows = iter_log_rows(logged)  # written as they come: the log never stands in memory as text
+    if last is not None:
+        from collections import deque
+
+        rows = list(deque(rows, maxlen=last))
     if as_json:
         emit_json(rows)
         return

@@ -98,7 +98,8 @@ class CampaignLedger(Application):
 
     @key_material.setter
     def key_material(self, material: bytes | None) -> None:
-        self.keyring = Keyring(material)
+        if material != self.keyring.material:  # the same key again (a server, a script): stretched once per process
+            self.keyring = Keyring(material)
 
     # ---- loading and appending ----------------------------------------------------------------
     def campaign(self, name: str | None, writing: bool = False) -> Campaign:

@@ -271,3 +271,64 @@ def test_a_served_ledger_loses_nothing_when_the_cli_reads_the_same_file(sample, 
     seen = json.loads(subprocess.run([cgledger, "--db", str(sample.db), "log", "--json"], check=True,
                                      capture_output=True, text=True).stdout)
     assert len(seen) == len(written) and seen[-1]["digest"] == written[-1]["digest"]
+
+
+def test_the_other_sides_acts_show_after_this_sides_ledger_answered_them(tmp_path):
+    """The U.S. receives the German turn (his ledger answers the German fair roll as it does): the U.S. page lists the
+    German acts since the U.S. player's own last act; the answer his ledger made is not his act (it once hid them)."""
+    from conftest import Player
+    from test_turn import GERMAN, US, initial_scenario_played
+
+    g, u = _desks(tmp_path, Player, GERMAN, US)
+    initial_scenario_played(g, u, tmp_path)
+    g.ok("roll", "8.616", "--side", "german")  # Secret, fair: the U.S. ledger answers it
+    g.ok("send", str(tmp_path / "5.json"))
+    u.ok("receive", str(tmp_path / "5.json"))
+    recent = page(u.db, US.encode()).get("/").text
+    section = recent[recent.index("The other side since your last act"):recent.index("<h2>Keys")]
+    assert "declares Secret fair roll 1 on 8.616" in section, section  # not hidden behind the answer, which
+    assert "answers the fair roll" in section  # the U.S. ledger made after it, and which is no act of its player
+
+
+def _desks(tmp_path, player, german, us):
+    g, u = player(tmp_path / "german.db", german), player(tmp_path / "us.db", us)
+    g.ok("new", "CG I", "--cg", "I")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("send", str(tmp_path / "1.json"))
+    u.ok("receive", str(tmp_path / "1.json"))
+    u.ok("keys", "init", "--side", "us")
+    u.ok("send", str(tmp_path / "2.json"))
+    g.ok("receive", str(tmp_path / "2.json"))
+    return g, u
+
+
+def test_the_served_key_is_stretched_once(sample):
+    """A server (or a script) runs many commands with one key: scrypt runs once per salt, not once per command."""
+    runner = Runner(str(sample.db), None, b"Peiper kept his own counsel")
+    assert runner.run(["keys", "init", "--side", "german"]).ok
+    assert runner.side_of_key() == "german"  # the page asks whose key it holds: the key is stretched here
+    keyring = runner.ledger().keyring
+    derived = dict(keyring._derived)
+    assert derived
+    for words in (["status"], ["roster", "--side", "german"], ["audit"]):
+        runner.run(words)
+    assert runner.side_of_key() == "german"
+    assert runner.ledger().keyring is keyring and keyring._derived == derived  # kept, not stretched again
+
+
+def test_log_json_is_json_at_any_length_and_last_n_is_its_tail(sample):
+    rows = sample.json("log")
+    assert len(rows) == 114
+    tail = sample.json("log", "--last", "5")
+    assert tail == rows[-5:]
+    from cli.app import emit_json
+    from click.testing import CliRunner
+    import click
+
+    @click.command()
+    @click.argument("n", type=int)
+    def emit(n):
+        emit_json(iter({"i": i} for i in range(n)))
+
+    for n in (0, 1, 499, 500, 501, 1000):  # a multiple of 500 once ended in a comma before ']'
+        assert json.loads(CliRunner().invoke(emit, [str(n)]).stdout) == [{"i": i} for i in range(n)]

@@ -37,6 +37,7 @@ class Page:
         self.templates.env.globals.update(template=forms.template, fixed=forms.fixed, button_label=forms.label,
                                           new_id=lambda: str(uuid.uuid4()))
         self.watcher: Watcher | None = None
+        self.audits: dict = {}  # (head, final) -> the audit's report of the log at that head
 
     def said(self, outcome: Outcome) -> str:
         key = secrets.token_urlsafe(8)

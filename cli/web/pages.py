@@ -14,6 +14,9 @@ from starlette.responses import HTMLResponse, Response
 
 from . import forms
 
+# records a side's ledger makes by itself (answers, Secret rolls made, values published, chits revealed, chains
+# renewed): the other side's news, not this side's acts (ledger/evolve.py `_automatic` says which a take-back skips)
+LEDGER_RECORDS = frozenset({"RollAnswered", "DiceChainRenewed", "SecretRollMade", "RollValuePublished", "ChitRevealed"})
 FORTIFICATIONS = ("trench", "foxhole", "ap_mines", "at_mines", "roadblock", "dummy", "hip")  # 8.621 (cli/buy.py)
 
 
@@ -89,7 +92,7 @@ def campaign(page, request) -> dict:
     base = _basics(page)
     if base["status"] is None:
         return {"template": "start.html", **base, "inbox": page.inbox}
-    rows = page.runner.data("log") or []
+    rows = page.runner.data("log", "--last", "40") or []  # what the page shows at most
     recent = _recent(rows, base["you"])
     keys = page.runner.data("keys", "show") or []
     return {"template": "campaign.html", **base, "recent": recent, "keys": keys,
@@ -102,13 +105,14 @@ def _recent(rows: list[dict], you: str | None) -> list[dict]:
     side's news, and shown."""
     from cli.log import describe
 
-    def mine(row: dict) -> bool:
-        return row.get("author") == you and row.get("side") in (None, you)
+    def mine(row: dict) -> bool:  # an act of this side's player, not a record its ledger made for the protocol
+        return row.get("author") == you and row.get("side") in (None, you) and row["type"] not in LEDGER_RECORDS \
+            and not (row["type"] == "DiceRolled" and row.get("source") == "fair")
 
     start = max(0, len(rows) - 12)
     if you:
         own = [i for i, r in enumerate(rows) if mine(r)]
-        start = max(own[-1] + 1 if own else 0, len(rows) - 40)
+        start = own[-1] + 1 if own else 0
     return [{"event": r["version"], "side": r.get("side") or r.get("author"), "text": describe(r),
              "in_force": r.get("in_force", True)} for r in rows[start:] if not you or not mine(r)]
 
@@ -157,7 +161,7 @@ def history(page, request) -> dict:
     story = page.runner.data("history") or {"dates": []}
     from cli.log import describe
 
-    rows = page.runner.data("log") or []
+    rows = page.runner.data("log", "--last", "120") or []
     actions = [{"event": r["version"], "action": r.get("action"), "text": describe(r), "in_force": r.get("in_force"),
                 "side": r.get("author"), "date": r.get("cg_date")} for r in rows if r.get("action")]
     from projections.report import lvp_chart_svg
@@ -182,20 +186,28 @@ def dice(page, request) -> dict:
 
 
 def audit(page, request) -> dict:
+    """The audit of the log as it stands: run again only when the log moved (its head), else the last report."""
     base = _basics(page)
     final = request.query_params.get("final") == "1"
-    outcome = page.runner.run(["audit", "--json", *(["--final"] if final else [])])
-    report = outcome.json() if outcome.out.strip() else None
-    return {"template": "audit.html", **base, "report": report, "final": final, "audit_error": outcome.error,
-            "head": (page.runner.run(["head"]).out or "").strip()}
+    head = (page.runner.run(["head"]).out or "").strip()
+    key = (head, final)
+    if key not in page.audits:
+        outcome = page.runner.run(["audit", "--json", *(["--final"] if final else [])])
+        page.audits = {k: v for k, v in page.audits.items() if k[0] == head}
+        page.audits[key] = (outcome.json() if outcome.out.strip() else None, outcome.error)
+    report, error = page.audits[key]
+    return {"template": "audit.html", **base, "report": report, "final": final, "audit_error": error, "head": head}
+
+
+LOG_ROWS = 200  # the log page's newest rows (`cgledger log` prints them all)
 
 
 def log(page, request) -> dict:
     from cli.log import describe
 
     base = _basics(page)
-    rows = page.runner.data("log") or []
-    return {"template": "log.html", **base,
+    rows = page.runner.data("log", "--last", str(LOG_ROWS)) or []
+    return {"template": "log.html", **base, "shown": LOG_ROWS,
             "rows": [{"event": r["version"], "date": r.get("cg_date"), "side": r.get("author"), "text": describe(r),
                       "in_force": r.get("in_force", True), "signed": r.get("signed")} for r in rows][::-1]}
 
