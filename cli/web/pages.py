@@ -140,11 +140,15 @@ def map_view(page, request) -> dict:
     groups = page.runner.map_groups()
     group = request.query_params.get("group") or (groups[0] if groups else "")
     svg, error = "", None
-    if group:
+    areas = page.runner.data("areas", "--group", group) if group else None
+    if areas is not None:  # drawn from the same document `map --svg` draws (projections/mapsvg.py): areas once
+        from projections.mapsvg import map_svg
+
+        svg = map_svg(areas, f"{group} Map Group")
+    elif group:  # a map with no Setup Areas (CGS): the terrain the firefights left, as `map --svg` draws it
         path = Path(tempfile.mkdtemp(dir=page.work)) / "map.svg"
         outcome = page.runner.run(["map", "--group", group, "--svg", str(path)])
         svg, error = (path.read_text(encoding="utf-8"), None) if outcome.ok else ("", outcome.error)
-    areas = page.runner.data("areas", "--group", group) if group else None
     return {"template": "map.html", **base, "groups": groups, "group": group, "svg": svg, "map_error": error,
             "areas": areas, "hex": request.query_params.get("hex", "")}
 
