@@ -332,3 +332,24 @@ def test_log_json_is_json_at_any_length_and_last_n_is_its_tail(sample):
 
     for n in (0, 1, 499, 500, 501, 1000):  # a multiple of 500 once ended in a comma before ']'
         assert json.loads(CliRunner().invoke(emit, [str(n)]).stdout) == [{"i": i} for i in range(n)]
+
+
+def test_send_leaves_the_turn_to_download_and_receive_takes_it_uploaded(tmp_path):
+    from conftest import Player
+    from test_turn import GERMAN, US
+
+    g, u = _desks(tmp_path, Player, GERMAN, US)
+    g.ok("step", "scenario")
+    german = page(g.db, GERMAN.encode())
+    sent = german.post("/send", data={"csrf": csrf(german)})
+    shown = html.unescape(german.get(sent.headers["location"]).text)
+    link = re.search(r'href="(/bundle\?file=[^"]+)"', shown)
+    assert "Refused" not in shown and link, shown[:2000]
+    bundle = german.get(html.unescape(link[1]))
+    assert bundle.status_code == 200 and json.loads(bundle.content)["campaign"] == "CG I"
+    us = page(u.db, US.encode())
+    received = us.post("/upload", data={"csrf": csrf(us), "verb": "receive", "back": "/"},
+                       files={"file": ("turn.json", bundle.content, "application/json")})
+    shown = html.unescape(us.get(received.headers["location"]).text)
+    assert "Refused" not in shown and "events received" in shown
+    assert u.ok("head").stdout == g.ok("head").stdout

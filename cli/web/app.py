@@ -120,18 +120,18 @@ def create_app(runner: Runner, token: str, host: str, port: int, outbox: Path | 
         form = await checked_form(request)
         if form is None:
             return HTMLResponse("the form's token is missing or stale: reload the page", 403)
-        if page.outbox is not None and form.get("outbox"):
-            words = ["send", "--outbox", str(page.outbox), "--json"]
-        else:
-            folder = Path(tempfile.mkdtemp(dir=page.work))
-            words = ["send", str(folder / pages.bundle_name(runner)), "--json"]
+        use_outbox = page.outbox is not None and form.get("outbox")
+        folder = page.outbox if use_outbox else Path(tempfile.mkdtemp(dir=page.work))  # else kept here to download
+        words = ["send", "--outbox", str(folder), "--json"]  # named as the outbox names turns: they sort in order
         outcome = await asyncio.to_thread(runner.run, words)
         return page.after(request, outcome, "/turn")
 
     async def bundle(request: Request) -> Response:
         path = Path(request.query_params.get("file", ""))
+        folders = [page.work] + ([page.outbox] if page.outbox is not None else [])  # the bundles this server wrote
         try:
-            inside = path.resolve().is_relative_to(page.work.resolve()) and path.is_file()
+            inside = any(path.resolve().is_relative_to(f.resolve()) for f in folders) and path.is_file() \
+                and path.name.endswith(".json")
         except OSError:
             inside = False
         if not inside:

@@ -52,10 +52,6 @@ def words_of(form) -> list[str]:
     return words
 
 
-def bundle_name(runner) -> str:
-    return "turn.json"
-
-
 def handler(page, view):
     async def route(request: Request) -> Response:
         context = await asyncio.to_thread(view, page, request)
