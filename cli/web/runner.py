@@ -48,6 +48,11 @@ class Runner:
     def __init__(self, db: str, campaign: str | None = None, material: bytes | None = None, seed: str | None = None):
         self.db, self.campaign, self.material, self.seed = db, campaign, material, seed
         self.lock = threading.RLock()
+        self._local = threading.local()  # each request's thread its own last refusal
+
+    @property
+    def last_error(self) -> str | None:
+        return getattr(self._local, "error", None)
 
     def run(self, words: list[str], command_id: str | None = None, posted: bool = False) -> Outcome:
         """`posted`: the words came from a form, so only VERBS run."""
@@ -82,7 +87,7 @@ class Runner:
     def data(self, *words: str):
         """A read command's --json, parsed; None when it was refused (its refusal is then in `last_error`)."""
         outcome = self.run([*words, "--json"])
-        self.last_error = outcome.error
+        self._local.error = outcome.error
         return outcome.json() if outcome.ok else None
 
     def ledger(self):
