@@ -19,6 +19,7 @@ from cli.web import forms
 from cli.web.app import create_app
 from cli.web.runner import Runner
 from conftest import Cli, count_events
+from test_turn import GERMAN, US, desks, initial_scenario_played  # noqa: F401 (desks: two machines, both keyed)
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 TOKEN = "a-test-token"
@@ -273,13 +274,10 @@ def test_a_served_ledger_loses_nothing_when_the_cli_reads_the_same_file(sample, 
     assert len(seen) == len(written) and seen[-1]["digest"] == written[-1]["digest"]
 
 
-def test_the_other_sides_acts_show_after_this_sides_ledger_answered_them(tmp_path):
+def test_the_other_sides_acts_show_after_this_sides_ledger_answered_them(desks, tmp_path):
     """The U.S. receives the German turn (his ledger answers the German fair roll as it does): the U.S. page lists the
     German acts since the U.S. player's own last act; the answer his ledger made is not his act (it once hid them)."""
-    from conftest import Player
-    from test_turn import GERMAN, US, initial_scenario_played
-
-    g, u = _desks(tmp_path, Player, GERMAN, US)
+    g, u = desks
     initial_scenario_played(g, u, tmp_path)
     g.ok("roll", "8.616", "--side", "german")  # Secret, fair: the U.S. ledger answers it
     g.ok("send", str(tmp_path / "5.json"))
@@ -288,18 +286,6 @@ def test_the_other_sides_acts_show_after_this_sides_ledger_answered_them(tmp_pat
     section = recent[recent.index("The other side since your last act"):recent.index("<h2>Keys")]
     assert "declares Secret fair roll 1 on 8.616" in section, section  # not hidden behind the answer, which
     assert "answers the fair roll" in section  # the U.S. ledger made after it, and which is no act of its player
-
-
-def _desks(tmp_path, player, german, us):
-    g, u = player(tmp_path / "german.db", german), player(tmp_path / "us.db", us)
-    g.ok("new", "CG I", "--cg", "I")
-    g.ok("keys", "init", "--side", "german")
-    g.ok("send", str(tmp_path / "1.json"))
-    u.ok("receive", str(tmp_path / "1.json"))
-    u.ok("keys", "init", "--side", "us")
-    u.ok("send", str(tmp_path / "2.json"))
-    g.ok("receive", str(tmp_path / "2.json"))
-    return g, u
 
 
 def test_the_served_key_is_stretched_once(sample):
@@ -334,11 +320,8 @@ def test_log_json_is_json_at_any_length_and_last_n_is_its_tail(sample):
         assert json.loads(CliRunner().invoke(emit, [str(n)]).stdout) == [{"i": i} for i in range(n)]
 
 
-def test_send_leaves_the_turn_to_download_and_receive_takes_it_uploaded(tmp_path):
-    from conftest import Player
-    from test_turn import GERMAN, US
-
-    g, u = _desks(tmp_path, Player, GERMAN, US)
+def test_send_leaves_the_turn_to_download_and_receive_takes_it_uploaded(desks):
+    g, u = desks
     g.ok("step", "scenario")
     german = page(g.db, GERMAN.encode())
     sent = german.post("/send", data={"csrf": csrf(german)})
