@@ -86,13 +86,28 @@ class Player:
         self.driver.get(self.server.base + path)
 
     def text(self) -> str:
+        """The page's text; a live page may reload itself while it is read (the other side recorded): read again."""
+        from selenium.common.exceptions import WebDriverException
+
+        for _ in range(50):
+            try:
+                return self.driver.find_element("tag name", "main").text
+            except WebDriverException:  # stale, or a node of the page that was just replaced
+                time.sleep(0.1)
         return self.driver.find_element("tag name", "main").text
 
     def refused(self) -> str | None:
         from selenium.webdriver.common.by import By
 
-        found = self.driver.find_elements(By.CSS_SELECTOR, "p.error[role=alert]")
-        return found[0].text if found else None
+        from selenium.common.exceptions import WebDriverException
+
+        for _ in range(50):  # a live page may reload itself while it is read
+            try:
+                found = self.driver.find_elements(By.CSS_SELECTOR, "p.error[role=alert]")
+                return found[0].text if found else None
+            except WebDriverException:
+                time.sleep(0.1)
+        return None
 
     def done(self) -> str:
         problem = self.refused()

@@ -18,10 +18,10 @@ class Watcher:
         self.changed = threading.Condition()
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="cgledger-live", daemon=True)
-        self.answered: list[str] = []
+        self.answered: tuple[int, list[str]] = (-1, [])  # what its own `answer` did, and at which version
         self.seen = 0  # the log's last position the pages were told of
         self.listener = None
-        self.listening = False  # woken by PostgreSQL's NOTIFY (else it looks every `poll` seconds)  # what the watcher's own `answer` did, for the page
+        self.listening = False  # woken by PostgreSQL's NOTIFY (else it looks every `poll` seconds)
 
     def start(self) -> "Watcher":
         self.listener = self._listener()  # before the first page is served, which says whether it listens
@@ -48,6 +48,7 @@ class Watcher:
         self.seen = self.position()
         listener = self.listener
         self._duties()  # what was owed before the server started
+        self.sync()
         while not self.stopping.is_set():
             self._wait(listener)
             now = self.position()
@@ -63,7 +64,12 @@ class Watcher:
             return
         outcome = self.runner.run(["answer"])
         if outcome.ok and outcome.out.strip() and "nothing" not in outcome.out:
-            self.answered = outcome.out.strip().splitlines()[-3:]
+            self.answered = (self.version + 1, outcome.out.strip().splitlines()[-3:])  # shown until the log moves on
+
+    def latest_answers(self) -> list[str]:
+        """What this server answered for its side on the log's last move (nothing once the log moved on)."""
+        at, lines = self.answered
+        return lines if at == self.version else []
 
     def sync(self) -> None:
         """The log as it is now is seen: pages rendered from here on are current (after the page's own command, so

@@ -78,10 +78,7 @@ def _you(page, status) -> str | None:
         return None
     if status.get("you"):
         return status["you"]
-    if page.runner.material is None:
-        return None
-    keys = page.runner.data("keys", "show") or []
-    return page.runner.side_of_key(keys)
+    return page.runner.side_of_key()
 
 
 def campaign(page, request) -> dict:
@@ -92,7 +89,7 @@ def campaign(page, request) -> dict:
     recent = _recent(rows, base["you"])
     keys = page.runner.data("keys", "show") or []
     return {"template": "campaign.html", **base, "recent": recent, "keys": keys,
-            "answered": page.watcher.answered if page.watcher else []}
+            "answered": page.watcher.latest_answers() if page.watcher else []}
 
 
 def _recent(rows: list[dict], you: str | None) -> list[dict]:

@@ -96,7 +96,7 @@ class Runner:
 
         return opened(self.db)
 
-    def side_of_key(self, keys: list[dict] | None = None) -> str | None:
+    def side_of_key(self) -> str | None:
         """The side whose key this server was given (None without one, or before that side's key is set up)."""
         if self.material is None:
             return None
