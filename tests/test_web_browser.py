@@ -106,12 +106,7 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     # ---- the Assault: a Control typo clicked on the map, taken back on the history page ---------------------------
     u.receive()
     u.line("cgledger step scenario")
-    u.open("/map?group=St")
-    u.driver.find_element("css selector", "#map [data-hex='StJ19'].hex").click()
-    assert u.driver.find_element("id", "control-hex").get_attribute("value") == "StJ19"
-    form = u.driver.find_element("id", "control-form")
-    u.fill(form, {"opt:--side": "us"})
-    u._submit(form)
+    u.click_hex("St", "StJ19", "us")
     u.words('["undo"]', "/history", {"opt:--reason": "typo: StJ19 is still German", "confirm": "on"})
     assert "undone action" in u.text()
     u.words('["control"]', "/map?group=St", {"arg": "StK17", "opt:--side": "us"})

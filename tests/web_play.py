@@ -73,6 +73,27 @@ def chrome(width: int = 1400, height: int = 1000):
     return webdriver.Chrome(service=Service(DRIVER), options=options)
 
 
+def again(act):
+    """A live page reloads itself when the log moves (the server's own watcher may see the player's last record a beat
+    after the page was drawn): an act whose form went stale before it was sent is done again on the fresh page."""
+    import functools
+
+    @functools.wraps(act)
+    def wrapper(self, *args, **kwargs):
+        from selenium.common.exceptions import WebDriverException
+
+        for attempt in range(3):
+            self.sent = False
+            try:
+                return act(self, *args, **kwargs)
+            except WebDriverException:
+                if self.sent or attempt == 2:
+                    raise
+                time.sleep(0.3)
+
+    return wrapper
+
+
 class Player:
     """One player at his page: clicks the forms the page offers, and nothing else."""
 
@@ -119,10 +140,11 @@ class Player:
         from selenium.webdriver.support import expected_conditions
         from selenium.webdriver.support.ui import WebDriverWait
 
-        self.clicks += 1
         started = time.monotonic()
         old = self.driver.find_element("tag name", "html")
         form.find_element("css selector", "button").click()
+        self.sent = True
+        self.clicks += 1
         WebDriverWait(self.driver, 60).until(expected_conditions.staleness_of(old))  # the next page is there
         WebDriverWait(self.driver, 60).until(lambda d: d.execute_script("return document.readyState") == "complete")
         print(f"{self.name}: {time.monotonic() - started:.2f}s {self.driver.current_url}")
@@ -133,6 +155,7 @@ class Player:
             self.open(path)
         return self.driver.find_element("css selector", css)
 
+    @again
     def line(self, line: str, *values: str, path: str = "/") -> str:
         """The form of a command line the page offers (`status`'s needs, next acts, options), its holes filled."""
         form = self.form(f'form input[name=line][value="{line}"]', path).find_element("xpath", "..")
@@ -168,6 +191,7 @@ class Player:
                 field.send_keys(value)
         return form
 
+    @again
     def words(self, words: str, path: str, fields: dict[str, str] | None = None) -> str:
         """A page's own form for a verb (`words` is its hidden JSON, e.g. '["buy", "V1", "--side", "german"]')."""
         self.open(path)
@@ -175,12 +199,14 @@ class Player:
             .find_element("xpath", "..")
         return self._submit(self.fill(form, fields or {}))
 
+    @again
     def roll(self, table: str, side: str, dice: str = "", rg: str = "") -> str:
         self.open(f"/roll?table={table}")
         form = self.driver.find_element("css selector", f"form input[name=words][value='[\"roll\", \"{table}\"]']") \
             .find_element("xpath", "..")
         return self._submit(self.fill(form, {"opt:--side": side, "opt:--dice": dice, "opt:--rg": rg}))
 
+    @again
     def upload(self, verb: str, path: Path | None, path_of_page: str = "/turn", inbox: bool = False) -> str:
         self.open(path_of_page)
         form = self.driver.find_element("css selector", f"form input[name=verb][value='{verb}']") \
@@ -191,6 +217,15 @@ class Player:
             self.fill(form, {"inbox": "on"})
         return self._submit(form)
 
+    @again
+    def click_hex(self, group: str, hex_name: str, side: str) -> str:
+        """A click on a hex of the map fills the Control form's Location; the side chosen, it is recorded."""
+        self.open(f"/map?group={group}")
+        self.driver.find_element("css selector", f"#map [data-hex='{hex_name}'].hex").click()
+        assert self.driver.find_element("id", "control-hex").get_attribute("value") == hex_name
+        return self._submit(self.fill(self.driver.find_element("id", "control-form"), {"opt:--side": side}))
+
+    @again
     def send(self) -> str:
         self.open("/turn")
         form = self.driver.find_element("css selector", "form[action='/send']")
