@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ledger import rules as rulesmod  # noqa: E402
-from ledger.hexmap import Location, column_label  # noqa: E402
-from projections.areas import determine  # noqa: E402
+from cgledger.ledger import rules as rulesmod  # noqa: E402
+from cgledger.ledger.hexmap import Location, column_label  # noqa: E402
+from cgledger.projections.areas import determine  # noqa: E402
 
 
 def grid_file(size: int) -> str:

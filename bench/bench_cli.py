@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import PASSPHRASE, roll_batched  # noqa: E402
-from ledger.application import open_ledger  # noqa: E402
-from ledger.dice import SeededDice  # noqa: E402
-from ledger.envelope import decode_envelope  # noqa: E402
+from cgledger.ledger.application import open_ledger  # noqa: E402
+from cgledger.ledger.dice import SeededDice  # noqa: E402
+from cgledger.ledger.envelope import decode_envelope  # noqa: E402
 
 # The entry point, reporting its peak RSS on exit: VmHWM of its own memory (ru_maxrss would count the bench's
 # memory too, inherited through fork).
@@ -44,7 +44,7 @@ HWM = ("import atexit, os\n"
        "    kb = next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
        "    os.write(2, f'\\nHWM {kb}\\n'.encode())\n"
        "atexit.register(_hwm)\n")
-CGLEDGER = [sys.executable, "-c", HWM + "from cli import main; main(prog_name='cgledger')"]
+CGLEDGER = [sys.executable, "-c", HWM + "from cgledger.cli import main; main(prog_name='cgledger')"]
 CLICK = [sys.executable, "-c", HWM + "import click"]
 READS = [  # (label, arguments): every command that reads the whole log, or a part of it
     ("status", ["status"]),
@@ -126,7 +126,7 @@ def floor_typed(db: Path) -> tuple[float, int]:
 
 def floor_verify(db: Path) -> float:
     """The typed-decode floor plus the Ed25519 check of every signed event against its side's key."""
-    from ledger.secrets import verify
+    from cgledger.ledger.secrets import verify
 
     ledger = open_ledger(str(db))
     keys = {side: key["public"] for side, key in ledger.campaign(None).keys.items()}

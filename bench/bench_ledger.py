@@ -26,13 +26,13 @@ from uuid import UUID
 import msgspec
 from eventsourcing.persistence import JSONTranscoder, Mapper
 
-from ledger.application import CampaignLedger, open_ledger
-from ledger.campaign import campaign_id
-from ledger.dice import SeededDice
-from ledger.decide import rolls
-from ledger.persistence import decode_envelope
-from ledger.rules import parse_declared
-from projections.log import log_rows
+from cgledger.ledger.application import CampaignLedger, open_ledger
+from cgledger.ledger.campaign import campaign_id
+from cgledger.ledger.dice import SeededDice
+from cgledger.ledger.decide import rolls
+from cgledger.ledger.persistence import decode_envelope
+from cgledger.ledger.rules import parse_declared
+from cgledger.projections.log import log_rows
 
 # The rolls cycled over: (table, side, declared DRMs), all of RePh step 8.614 (a roll belongs to
 # its step), where the benchmark campaign is parked on 19 PM.
@@ -96,7 +96,7 @@ def roll_batched(ledger: CampaignLedger, count: int, start: int) -> None:
 
 def verify_all(ledger: CampaignLedger) -> int:
     """The signature checks the audit makes, alone: every signed event's Ed25519 signature of its digest."""
-    from ledger.secrets import verify
+    from cgledger.ledger.secrets import verify
 
     state = ledger.campaign(None)
     keys = {side: key["public"] for side, key in state.keys.items()}

@@ -38,13 +38,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_ledger import BATCH, PLAN  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from cli.web.app import create_app  # noqa: E402
-from cli.web.pages import VIEWS  # noqa: E402
-from cli.web.runner import Runner  # noqa: E402
-from ledger.application import open_ledger  # noqa: E402
-from ledger.decide import rolls  # noqa: E402
-from ledger.dice import SeededDice  # noqa: E402
-from ledger.rules import parse_declared  # noqa: E402
+from cgledger.cli.web.app import create_app  # noqa: E402
+from cgledger.cli.web.pages import VIEWS  # noqa: E402
+from cgledger.cli.web.runner import Runner  # noqa: E402
+from cgledger.ledger.application import open_ledger  # noqa: E402
+from cgledger.ledger.decide import rolls  # noqa: E402
+from cgledger.ledger.dice import SeededDice  # noqa: E402
+from cgledger.ledger.rules import parse_declared  # noqa: E402
 
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
 KEYS = {"german": b"bench web: the German side's own key", "us": b"bench web: the U.S. side's key, another one"}

@@ -11,7 +11,7 @@ import click
 
 from . import complete
 
-from ledger.errors import LedgerError
+from cgledger.ledger.errors import LedgerError
 
 
 class LedgerContext:
@@ -44,8 +44,8 @@ class LedgerContext:
         return passphrase.encode() if passphrase else None
 
     def ledger(self, create: bool = False):
-        from ledger.dice import SeededDice, SystemDice
-        from ledger.store import resolve_db
+        from cgledger.ledger.dice import SeededDice, SystemDice
+        from cgledger.ledger.store import resolve_db
 
         if self._ledger is None:
             self._ledger = opened(resolve_db(self.db), create)
@@ -61,14 +61,14 @@ _OPENED: dict[str, Any] = {}  # db -> ledger: commands run in one process (scrip
 def opened(db: str, create: bool = False):
     """The ledger of a database, opened (and checked) once per process. The application keeps no
     campaign state between commands (each loads its aggregate), only its connections."""
-    from ledger.application import open_ledger
+    from cgledger.ledger.application import open_ledger
 
     if db not in _OPENED:
         if len(_OPENED) >= 8:
             forget(next(iter(_OPENED)))
         _OPENED[db] = open_ledger(db, create=create)
     elif create:
-        from ledger.store import check_postgres, is_postgres
+        from cgledger.ledger.store import check_postgres, is_postgres
 
         # a SQLite file open here was checked when it was opened, and is not checked again: reading its header with
         # open() and close() would drop every POSIX lock this process holds on it (SQLite's included), and another
@@ -133,8 +133,8 @@ class LedgerGroup(click.Group):
             formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
-        from ledger.errors import AlreadyRecorded
-        from ledger.reading import collector_paused
+        from cgledger.ledger.errors import AlreadyRecorded
+        from cgledger.ledger.reading import collector_paused
 
         try:
             with collector_paused():  # a command reads a log and exits: the cyclic collector only slows it
@@ -148,7 +148,7 @@ class LedgerGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as e:  # noqa: BLE001 - a lost connection, anywhere in any command: one line, not a traceback
-            from ledger.store import lost_connection, resolve_db
+            from cgledger.ledger.store import lost_connection, resolve_db
 
             if isinstance(e, BrokenPipeError):  # `cgledger log | head -1`: the reader has all it wanted
                 quiet_pipe()

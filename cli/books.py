@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from ledger.decide import witness as witnessing
-from projections.rg_record import rg_records
-from projections.roster import public, rosters
+from cgledger.ledger.decide import witness as witnessing
+from cgledger.projections.rg_record import rg_records
+from cgledger.projections.roster import public, rosters
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
@@ -106,7 +106,7 @@ def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) ->
 @common
 def history(obj, as_of: str | None, as_json: bool) -> None:
     """The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls, undos."""
-    from projections.history import history as history_of  # the areas of every CG Date: loaded for this alone
+    from cgledger.projections.history import history as history_of  # the areas of every CG Date: loaded for this alone
 
     logged, rules, state = obj.ledger().read(obj.campaign, as_of)
     story = history_of(logged, rules, state)
@@ -133,8 +133,8 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
 @common
 def report(obj, html_file: Path, as_of: str | None) -> None:
     """Write the campaign's story as one self-contained HTML page (history, rosters, RG records, LVP chart)."""
-    from projections.history import history as history_of
-    from projections.report import render_html
+    from cgledger.projections.history import history as history_of
+    from cgledger.projections.report import render_html
 
     logged, rules, state = obj.ledger().read(obj.campaign, as_of)
     html_file.write_text(render_html(history_of(logged, rules, state)), encoding="utf-8")
@@ -147,8 +147,8 @@ def report(obj, html_file: Path, as_of: str | None) -> None:
 def final(obj, as_json: bool) -> None:
     """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: the result
     so far)."""
-    from ledger.decide.steps import campaign_over
-    from projections.final import final_lines, final_result
+    from cgledger.ledger.decide.steps import campaign_over
+    from cgledger.projections.final import final_lines, final_result
 
     logged, rules, state = obj.ledger().read(obj.campaign)
     result = final_result(logged, rules, state, campaign_over(rules, state))

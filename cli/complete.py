@@ -28,12 +28,12 @@ def _db_and_campaign(ctx) -> tuple[str | None, str | None]:
 
 def _rules(ctx) -> list:
     """The rules of the campaign named, or of every shipped system."""
-    from ledger import rules as rulesmod
+    from cgledger.ledger import rules as rulesmod
 
     db, campaign = _db_and_campaign(ctx)
     try:
-        from ledger.application import open_ledger
-        from ledger.store import holds_ledger, resolve_db
+        from cgledger.ledger.application import open_ledger
+        from cgledger.ledger.store import holds_ledger, resolve_db
 
         if holds_ledger(resolve_db(db)):
             ledger = open_ledger(resolve_db(db))
@@ -64,8 +64,8 @@ def steps(ctx, param, incomplete: str) -> list[CompletionItem]:
 def campaigns(ctx, param, incomplete: str) -> list[CompletionItem]:
     db, _campaign = _db_and_campaign(ctx)
     try:
-        from ledger.application import open_ledger
-        from ledger.store import holds_ledger, resolve_db
+        from cgledger.ledger.application import open_ledger
+        from cgledger.ledger.store import holds_ledger, resolve_db
 
         names = open_ledger(resolve_db(db)).campaign_names() if holds_ledger(resolve_db(db)) else []
     except Exception:  # noqa: BLE001 - nothing to offer from a database that cannot be read

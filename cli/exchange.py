@@ -32,8 +32,8 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
 @common
 def import_command(obj, path: Path, as_json: bool) -> None:
     """Append your opponent's bundle, after checking it continues this log's hash chain."""
-    from ledger.exchange import plan_import, read_bundle
-    from ledger.store import holds_ledger, resolve_db
+    from cgledger.ledger.exchange import plan_import, read_bundle
+    from cgledger.ledger.store import holds_ledger, resolve_db
 
     checked = None
     if not holds_ledger(resolve_db(obj.db)):  # check the whole bundle before a new ledger is made for it (once)

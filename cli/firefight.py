@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from ledger.events import CPPGained
-from ledger.terrain import parse_redeployed, parse_sewer
-from projections.terrain import changed, public
-from projections.terrainsvg import terrain_svg
+from cgledger.ledger.events import CPPGained
+from cgledger.ledger.terrain import parse_redeployed, parse_sewer
+from cgledger.projections.terrain import changed, public
+from cgledger.projections.terrainsvg import terrain_svg
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main

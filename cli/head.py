@@ -11,8 +11,8 @@ from .app import as_of_option, common, emit_json, json_option, main
 @common
 def head(obj, as_of: str | None, as_json: bool) -> None:
     """Print a short fingerprint of the whole log: equal fingerprints, same history."""
-    from ledger.reading import sqlite_head
-    from ledger.store import resolve_db
+    from cgledger.ledger.reading import sqlite_head
+    from cgledger.ledger.store import resolve_db
 
     fingerprint = (sqlite_head(resolve_db(obj.db), obj.campaign) if as_of is None else None) \
         or obj.ledger().head(obj.campaign, as_of)

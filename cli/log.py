@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from projections.log import iter_log_rows
+from cgledger.projections.log import iter_log_rows
 
 from .app import as_of_option, common, emit_json, json_option, main
 

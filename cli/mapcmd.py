@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from projections.areas import areas_as_of, document
+from cgledger.projections.areas import areas_as_of, document
 
-from ledger.errors import LedgerError
+from cgledger.ledger.errors import LedgerError
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
@@ -93,11 +93,11 @@ def areas(obj, group: str, as_of: str | None, as_json: bool) -> None:
 def map_command(obj, group: str, svg_file: Path, as_of: str | None) -> None:
     """Draw the Map Group as hexes: Strategic Locations outlined, No Man's Land yellow, Setup Areas, Isolated (a CGS
     map: its terrain, fortifications and Mouseholes, as `terrain --svg` draws it for the side of the key given)."""
-    from projections.mapsvg import map_svg
+    from cgledger.projections.mapsvg import map_svg
 
     result, rules = obj.ledger().terrain(obj.campaign, group, as_of) if _is_terrain_map(obj) else (None, None)
     if result is not None:
-        from projections.terrainsvg import terrain_svg
+        from cgledger.projections.terrainsvg import terrain_svg
 
         svg_file.write_text(terrain_svg(result, f"{group} map" + (f" as of {as_of}" if as_of else ""),
                                         rules.system.sides), encoding="utf-8")

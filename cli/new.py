@@ -7,7 +7,7 @@ from .app import common, emit_json, json_option, main
 
 def _systems() -> str:
     """Each shipped rule system and its campaign games, from the rules data (e.g. 'kgp (CG I|II|III)')."""
-    from ledger.rules import _system_file, systems
+    from cgledger.ledger.rules import _system_file, systems
 
     return ", ".join(f"{s} (CG {'|'.join(c.id for c in _system_file(s).cg)})" for s in systems())
 
@@ -22,7 +22,7 @@ def _systems() -> str:
 @common
 def new(obj, name: str, system: str, cg: str, start_cpp, random_weather: bool, as_json: bool) -> None:
     """Start a campaign NAME (8.5x): its CG and starting CG Date."""
-    from ledger.application import decide_start
+    from cgledger.ledger.application import decide_start
 
     decide_start(name, system.lower(), cg, tuple(start_cpp), random_weather)  # a refused one creates no database
     campaign = obj.ledger(create=True).new_campaign(name, system.lower(), cg, tuple(start_cpp), random_weather)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from ledger.dice import DIE_NAMES
+from cgledger.ledger.dice import DIE_NAMES
 
 from . import complete
 from .app import common, emit_json, json_option, main
@@ -90,7 +90,7 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
     for effect in rolled.effects:
         click.echo(f"  map: {describe({**map_effect(effect), 'type': type(effect).__name__})}")
     if table.map is not None and not fact.hexes:
-        from ledger.decide.fortify import row_of
+        from cgledger.ledger.decide.fortify import row_of
 
         row = row_of(table, fact)
         if row is not None and (row.removes or row.rubble or row.mousehole):

@@ -7,7 +7,16 @@ import click
 
 from .app import LedgerContext, common, forget, main
 
-SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "kgp-cg1-sample.cgl"
+
+def _fixtures() -> Path:
+    """fixtures/: beside the package when installed (cgledger/fixtures), else the checkout's own folder."""
+    import cgledger
+
+    found = [Path(base) / "fixtures" for base in cgledger.__path__]
+    return next((path for path in found if path.is_dir()), found[0])
+
+
+SAMPLE = _fixtures() / "kgp-cg1-sample.cgl"
 SAMPLE_NAME = "KGP CG I sample"
 
 
@@ -70,7 +79,7 @@ def script(obj, path: Path, quiet: bool) -> None:
 @common
 def demo(obj, sample: Path, report_file: Path) -> None:
     """Replay the shipped sample campaign into a fresh ledger, print both rosters, write the report."""
-    from ledger.store import is_postgres, resolve_db
+    from cgledger.ledger.store import is_postgres, resolve_db
 
     if obj.db and is_postgres(obj.db):
         raise click.ClickException("demo builds its sample ledger in a SQLite file: pass --db FILE")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ledger.errors import LedgerError
-from ledger.events import HiddenFortificationRevealed, SecretRollRevealed
+from cgledger.ledger.errors import LedgerError
+from cgledger.ledger.events import HiddenFortificationRevealed, SecretRollRevealed
 
 from . import complete
 from .app import common, emit_json, json_option, main
@@ -29,7 +29,7 @@ def keys_init(obj, side: str) -> None:
             raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
         material = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
     fact = obj.ledger().register_key(obj.campaign, side, material)
-    from ledger.chain import key_fingerprint
+    from cgledger.ledger.chain import key_fingerprint
 
     click.echo(f"the {fact.side} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
                f"its fingerprint is {key_fingerprint(fact.public)} (read it out to your opponent)")
@@ -127,7 +127,7 @@ def fair_reveal(obj, side: str) -> None:
 def answer(obj, as_json: bool) -> None:
     """Answer the other side's fair rolls waiting for your side's value, and make your own answered Secret rolls
     (any command run with your key does this first)."""
-    from ledger.events import DiceRolled, RollAnswered, SecretRollMade
+    from cgledger.ledger.events import DiceRolled, RollAnswered, SecretRollMade
 
     facts = obj.ledger().answer(obj.campaign)
     rows = []

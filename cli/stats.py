@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from ledger.decide.witness import unwitnessed_events
-from projections.dice_stats import dice_stats
+from cgledger.ledger.decide.witness import unwitnessed_events
+from cgledger.projections.dice_stats import dice_stats
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main

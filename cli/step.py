@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from ledger import takeback
-from ledger.decide import witness as witnessing
+from cgledger.ledger import takeback
+from cgledger.ledger.decide import witness as witnessing
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main

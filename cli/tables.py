@@ -5,10 +5,10 @@ from pathlib import Path
 
 import click
 
-from ledger import rules as rulesmod
-from ledger.dice import DIE_NAMES
-from ledger.errors import DatabaseError
-from ledger.store import is_postgres, resolve_db
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.dice import DIE_NAMES
+from cgledger.ledger.errors import DatabaseError
+from cgledger.ledger.store import is_postgres, resolve_db
 
 from . import complete
 from .app import common, emit_json, json_option, main

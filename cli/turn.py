@@ -32,7 +32,7 @@ def _result_line(version: int, fact) -> str:
 @common
 def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json: bool) -> None:
     """Write everything your opponent has not yet received to FILE, to mail him: no fingerprint to type."""
-    from projections.log import log_rows
+    from cgledger.projections.log import log_rows
     from .log import describe
 
     ledger = obj.ledger()
@@ -69,11 +69,11 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
 @common
 def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     """Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what happened."""
-    from ledger.errors import BadInput
-    from ledger.exchange import plan_import, read_bundle
-    from ledger.store import holds_ledger, resolve_db
-    from ledger.turn import RULE, inbox_files
-    from projections.log import log_rows
+    from cgledger.ledger.errors import BadInput
+    from cgledger.ledger.exchange import plan_import, read_bundle
+    from cgledger.ledger.store import holds_ledger, resolve_db
+    from cgledger.ledger.turn import RULE, inbox_files
+    from cgledger.projections.log import log_rows
     from .log import describe
 
     if path is None and inbox is None:

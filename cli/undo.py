@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import click
 
-from ledger.events import TablesOverridden, TakeBackProposed
-from projections.log import log_rows
+from cgledger.ledger.events import TablesOverridden, TakeBackProposed
+from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
 from .log import describe

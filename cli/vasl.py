@@ -4,9 +4,9 @@ from pathlib import Path
 
 import click
 
-from ledger.dice import DIE_NAMES
-from ledger.errors import BadInput
-from ledger.vaslimport import Attachment, read_map
+from cgledger.ledger.dice import DIE_NAMES
+from cgledger.ledger.errors import BadInput
+from cgledger.ledger.vaslimport import Attachment, read_map
 
 from .app import common, emit_json, json_option, main
 

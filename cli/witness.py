@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ledger.timeline import effective
-from projections.log import log_rows
+from cgledger.ledger.timeline import effective
+from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
 from .log import describe

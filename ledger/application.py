@@ -74,7 +74,7 @@ class CampaignLedger(Application):
     name = "cgledger"  # pinned: test subclasses must not get other table names
     snapshotting_intervals = {Campaign: 100}
     snapshotting_projectors = {Campaign: replay}
-    env = {"MAPPER_TOPIC": "ledger.persistence:MsgspecMapper"}
+    env = {"MAPPER_TOPIC": "cgledger.ledger.persistence:MsgspecMapper"}
 
     def __init__(self, env=None, dice: DiceSource | None = None):
         super().__init__(env)
@@ -558,7 +558,7 @@ class CampaignLedger(Application):
 
     def rg_chart(self, name: str | None, side: str) -> dict:
         """The side's RG chart with what its maxima leave (a read: the buyer's own view when its key is given)."""
-        from projections.rg_chart import rg_chart
+        from cgledger.projections.rg_chart import rg_chart
 
         state, rules = self.state_as_of(name)
         who = rules.side(side)

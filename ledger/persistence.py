@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Mapper, MapperDeserialisationError, StoredEvent
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, register_topic
 
 from .chain import iso_utc
 from .envelope import Envelope, SnapshotState, _envelope, _snapshot, decode_envelope, read_snapshot, snapshot_seal
@@ -23,6 +23,7 @@ from .events import FACTS, TAGS, CampaignStarted
 
 def snapshot_event(stored: StoredEvent, snap: SnapshotState) -> Snapshot:
     """The eventsourcing Snapshot of a stored one (its state parsed once, here)."""
+    _campaign_classes()  # the aggregate's old topic is known before the snapshot names it
     state = msgspec.json.decode(snap.state)
     for key in _DATETIME_KEYS:
         if isinstance(state.get(key), str):
@@ -52,6 +53,8 @@ _encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
 def _campaign_classes() -> tuple[type, type, str]:
     from .campaign import Campaign  # imported late: campaign.py imports this module's peers
 
+    # snapshots stored before the package was named cgledger (issue 24 item 5) name the aggregate by its old path
+    register_topic("ledger.campaign:Campaign", Campaign)
     return Campaign.Started, Campaign.Recorded, get_topic(Campaign)
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.hexmap import Hex, Location, parse_location
-from ledger.mapping import control_of, controls_at
-from ledger.timeline import reph_ends
+from cgledger.ledger.hexmap import Hex, Location, parse_location
+from cgledger.ledger.mapping import control_of, controls_at
+from cgledger.ledger.timeline import reph_ends
 
 SETUP, ENEMY, NML, UNCONTROLLED = "setup", "enemy", "nml", "uncontrolled"
 LETTERS = [chr(ord("A") + i) for i in range(26)]

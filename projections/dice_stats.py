@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ledger.events import CampaignStarted, CGDateChanged, DiceReported, DiceRolled, VaslLogImported
-from ledger.timeline import voided_actions
+from cgledger.ledger.events import CampaignStarted, CGDateChanged, DiceReported, DiceRolled, VaslLogImported
+from cgledger.ledger.timeline import voided_actions
 
 SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded", "fair": "fair"}
 # P(total) of two d6 and of one d6

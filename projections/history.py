@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.decide import witness
-from ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
-from ledger.timeline import IDLE_DAY, summary, voided_actions
+from cgledger.ledger.decide import witness
+from cgledger.ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
+from cgledger.ledger.timeline import IDLE_DAY, summary, voided_actions
 
 from .areas import areas_by_date, document
 from .dice_stats import dice_stats
@@ -93,8 +93,8 @@ def scenario_maps(logged, rules, dates: list[dict[str, Any]]) -> list[dict[str, 
 def terrain_by_date(logged, rules) -> list[dict[str, Any]]:
     """A system without Setup Areas (CGS): each map as each firefight left it, as both sides see it (hidden
     fortifications only counted, 7.4.4)."""
-    from ledger.terrain import terrain
-    from ledger.timeline import reph_ends
+    from cgledger.ledger.terrain import terrain
+    from cgledger.ledger.timeline import reph_ends
 
     ends = sorted(reph_ends(logged).items(), key=lambda kv: kv[1])
     return [{"group": group, "date": date, "terrain": terrain([e for e in logged if e.version <= version], rules, group)}
@@ -106,7 +106,7 @@ def _per_side(roster, index: int, key: str) -> dict[str, Any]:
 
 
 def _final(logged, rules, state) -> dict[str, Any] | None:
-    from ledger.decide.steps import campaign_over
+    from cgledger.ledger.decide.steps import campaign_over
 
     from .final import final_result
 

@@ -7,9 +7,9 @@ from typing import Any, Iterator
 
 import msgspec
 
-from ledger.campaign import CampaignState, first_step
-from ledger.events import CampaignStarted
-from ledger.timeline import voided_actions
+from cgledger.ledger.campaign import CampaignState, first_step
+from cgledger.ledger.events import CampaignStarted
+from cgledger.ledger.timeline import voided_actions
 
 
 def log_rows(logged: list) -> list[dict[str, Any]]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.events import (
+from cgledger.ledger.events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased,
     RGPurchaseSealed,
     ScenarioEnded,
 )
-from ledger.timeline import IDLE_DAY, live
+from cgledger.ledger.timeline import IDLE_DAY, live
 
 
 def _row(date: str, start: int | None) -> dict[str, Any]:

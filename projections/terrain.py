@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.terrain import changed, terrain
+from cgledger.ledger.terrain import changed, terrain
 
 __all__ = ["changed", "terrain", "public"]
 

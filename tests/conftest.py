@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli import main
+from cgledger.cli import main
 
 
 # ---- the backend the suite runs on: SQLite files (default) or a real PostgreSQL (--backend postgres)

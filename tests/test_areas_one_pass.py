@@ -3,13 +3,13 @@ as reading the events up to each CG Date's end on their own."""
 
 from __future__ import annotations
 
-from ledger.mapping import control_of, controls_at
-from ledger.timeline import reph_ends
+from cgledger.ledger.mapping import control_of, controls_at
+from cgledger.ledger.timeline import reph_ends
 
 
 def test_control_at_every_version_is_control_of_the_log_up_to_it(cli):
-    from cli.script import SAMPLE
-    from ledger.application import open_ledger
+    from cgledger.cli.script import SAMPLE
+    from cgledger.ledger.application import open_ledger
 
     cli.ok("script", str(SAMPLE), "--quiet")
     logged = open_ledger(str(cli.db)).history(None)

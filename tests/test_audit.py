@@ -6,9 +6,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from ledger.application import open_ledger
+from cgledger.ledger.application import open_ledger
 from conftest import sql
-from ledger.events import AppliedDRM, DiceRolled
+from cgledger.ledger.events import AppliedDRM, DiceRolled
 
 
 def roll_fact(campaign, **changes) -> DiceRolled:

@@ -32,7 +32,7 @@ def test_cli_bench_runs_on_a_small_campaign():
 
 
 def test_web_bench_runs_on_a_small_campaign():
-    from cli.web.pages import VIEWS
+    from cgledger.cli.web.pages import VIEWS
 
     script = Path(__file__).parent.parent / "bench" / "bench_web.py"
     done = subprocess.run([sys.executable, str(script), "--events", "200", "--repeat", "1"], capture_output=True,

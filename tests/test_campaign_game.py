@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.script import words
+from cgledger.cli.script import words
 from conftest import Cli
-from ledger import rules as rulesmod
-from ledger.decide.steps import decide_winner
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.decide.steps import decide_winner
 
 KGP = rulesmod.load("kgp")
 

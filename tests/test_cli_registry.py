@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-import cli
-from cli import COMMANDS, main
+from cgledger import cli
+from cgledger.cli import COMMANDS, main
 
 ROOT = Path(__file__).parent.parent
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).parent.parent
 def all_commands() -> dict[str, click.Command]:
     """Every command, found by importing every module of cli/ (not through the registry)."""
     for module in pkgutil.iter_modules(cli.__path__):
-        importlib.import_module(f"cli.{module.name}")
+        importlib.import_module(f"cgledger.cli.{module.name}")
     return dict(main.commands)
 
 
@@ -31,15 +31,15 @@ def test_every_command_is_registered_with_its_module_and_its_own_short_help():
     assert sorted(COMMANDS) == sorted(commands)
     for name, command in commands.items():
         module, short_help = COMMANDS[name]
-        assert command.callback.__module__ == f"cli.{module}", name
+        assert command.callback.__module__ == f"cgledger.cli.{module}", name
         assert short_help == command.get_short_help_str(limit=10**6), f"{name}: update cli/__init__.py COMMANDS"
 
 
 def test_help_lists_every_command_without_importing_any_command_module():
-    code = ("import sys; from cli import main\n"
+    code = ("import sys; from cgledger.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "loaded = sorted(m for m in sys.modules if m.startswith(('cli.', 'ledger.', 'projections.', 'eventsourcing')) "
-            "and m not in ('cli.app', 'cli.complete', 'ledger.errors'))\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith(('cgledger.cli.', 'cgledger.ledger.', 'cgledger.projections.', 'eventsourcing')) "
+            "and m not in ('cgledger.cli.app', 'cgledger.cli.complete', 'cgledger.ledger.errors'))\n"
             "print('LOADED', loaded)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "COLUMNS": "80"}, timeout=60)
@@ -65,7 +65,7 @@ def test_help_lists_the_whole_first_sentence_of_each_command_at_any_width():
 
 
 def test_shell_completion_offers_the_commands_with_their_help():
-    done = subprocess.run([sys.executable, "-c", "from cli import main; main(prog_name='cgledger')"],
+    done = subprocess.run([sys.executable, "-c", "from cgledger.cli import main; main(prog_name='cgledger')"],
                           capture_output=True, text=True,
                           cwd=ROOT, env={**os.environ, "_CGLEDGER_COMPLETE": "zsh_complete", "COMP_WORDS": "cgledger ro",
                                          "COMP_CWORD": "1"}, timeout=60)
@@ -80,12 +80,12 @@ def test_head_of_a_sqlite_file_is_read_without_the_event_sourcing_library(tmp_pa
     db = str(tmp_path / "c.db")
     made = CliRunner().invoke(main, ["--db", db, "new", "Quick", "--system", "kgp", "--cg", "I"])
     assert made.exit_code == 0, made.output
-    from ledger.application import open_ledger
+    from cgledger.ledger.application import open_ledger
 
     expected = open_ledger(db).head(None)
-    code = ("import sys; from cli import main\n"
+    code = ("import sys; from cgledger.cli import main\n"
             f"main(['--db', {db!r}, 'head'], standalone_mode=False)\n"
-            "print('LOADED', sorted(m for m in sys.modules if m.startswith(('eventsourcing', 'ledger.rules'))))")
+            "print('LOADED', sorted(m for m in sys.modules if m.startswith(('eventsourcing', 'cgledger.ledger.rules'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [expected, "LOADED []"]

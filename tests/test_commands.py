@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from ledger import rules as rulesmod
-from ledger.decide import commands
-from ledger.decide.commands import Context, decide
-from ledger.errors import LedgerError
-from ledger.events import (
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.decide import commands
+from cgledger.ledger.decide.commands import Context, decide
+from cgledger.ledger.errors import LedgerError
+from cgledger.ledger.events import (
     FACTS, ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceReported, DiceRolled,
     HiddenFortificationPlaced, HiddenFortificationRevealed, LocationControlled, Rewound, RGPurchaseRevealed,
     RGPurchaseSealed, RubblePlaced, SecretRollMade, SecretRollRevealed, SideAdvanced, StepOpened, TablesOverridden,
     VaslLogImported,
 )
-from ledger.evolve import fold
-from ledger.logged import Logged
+from cgledger.ledger.evolve import fold
+from cgledger.ledger.logged import Logged
 
 # checked by the audit without a command of their own, and why
 CHECKED_APART = {

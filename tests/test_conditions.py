@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import Cli, named_and_refused
-from ledger.application import open_ledger
-from ledger.events import DiceRolled
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.events import DiceRolled
 
 
 def offered(cli: Cli) -> list[str]:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from ledger import dice
-from ledger.errors import BadInput
+from cgledger.ledger import dice
+from cgledger.ledger.errors import BadInput
 
 
 def test_dr_keeps_white_and_colored():

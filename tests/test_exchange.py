@@ -107,9 +107,9 @@ def test_a_forged_roll_with_recomputed_digests_is_refused(pair, tmp_path):
 
     import msgspec
 
-    from ledger import chain
-    from ledger.campaign import campaign_id
-    from ledger.events import AnyFact
+    from cgledger.ledger import chain
+    from cgledger.ledger.campaign import campaign_id
+    from cgledger.ledger.events import AnyFact
 
     german, us = pair
     german.ok("roll", "8.610", "--side", "german", "--dice", "6")

@@ -12,20 +12,20 @@ from datetime import datetime, timezone
 import pytest
 
 from conftest import Cli, Player, named_and_refused
-from ledger import fairdice
-from ledger import rules as rulesmod
-from ledger.application import open_ledger
-from ledger.decide import fair, rolls
-from ledger.decide.commands import AnswerRoll, Context, DeclareRoll, RenewChain, decide
-from ledger.errors import LedgerError
-from ledger.events import (
+from cgledger.ledger import fairdice
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.decide import fair, rolls
+from cgledger.ledger.decide.commands import AnswerRoll, Context, DeclareRoll, RenewChain, decide
+from cgledger.ledger.errors import LedgerError
+from cgledger.ledger.events import (
     ActionUndone, CampaignStarted, DiceChainRenewed, DiceCommitted, DiceRolled, RollAnswered, RollDeclared,
     SideKeyRegistered, StepOpened,
 )
-from ledger.evolve import fold
-from ledger.keyring import Keyring
-from ledger.logged import Logged
-from ledger.secrets import derive_key, unseal_bytes
+from cgledger.ledger.evolve import fold
+from cgledger.ledger.keyring import Keyring
+from cgledger.ledger.logged import Logged
+from cgledger.ledger.secrets import derive_key, unseal_bytes
 from test_fair_dice import GERMAN, US, forge, keyed
 
 N, RENEW = fairdice.LENGTH, fair.RENEW

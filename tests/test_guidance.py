@@ -121,7 +121,7 @@ def complete(cli: Cli, line: str, tmp_path) -> list[str]:
     import sys
 
     words = line.split() + ([""] if line.endswith(" ") else [])
-    done = subprocess.run([sys.executable, "-c", "from cli import main; main(prog_name='cgledger')"],
+    done = subprocess.run([sys.executable, "-c", "from cgledger.cli import main; main(prog_name='cgledger')"],
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "_CGLEDGER_COMPLETE": "bash_complete", "COMP_WORDS": " ".join(words),
                                "COMP_CWORD": str(len(words) - 1), "CGLEDGER_DB": str(cli.db),
@@ -142,7 +142,7 @@ def test_completion_offers_tables_sides_steps_and_campaigns(rr, tmp_path):
 
 
 def test_every_step_says_what_it_is_for_and_a_new_cg_date_cites_its_own_system():
-    from ledger import rules as rulesmod
+    from cgledger.ledger import rules as rulesmod
 
     for system in ("kgp", "rr"):
         steps = rulesmod.load(system).system.steps

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger import rules as rulesmod
-from ledger.hexmap import Grid, column_index, parse_location
-from projections.areas import NML, SETUP, UNCONTROLLED, determine
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.hexmap import Grid, column_index, parse_location
+from cgledger.projections.areas import NML, SETUP, UNCONTROLLED, determine
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 
@@ -181,8 +181,8 @@ def test_lvp_read_off_the_map_are_decided_again_by_the_audit(mapped, make_db, tm
     """Issue 22 item 3: reading the Current-LVP off the map is a decision, not the service's: a scenario end that says
     it read the map but records other LVP is named by the audit and refused by import."""
     from conftest import Cli, named_and_refused
-    from ledger.application import open_ledger
-    from ledger.decide import steps
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide import steps
 
     mapped.ok("step", "8.603")
     ledger = open_ledger(str(mapped.db))

@@ -51,8 +51,8 @@ def test_a_change_that_leaves_a_side_no_strategic_location_is_named_when_made(sc
 def test_an_older_record_without_a_kind_still_audits_clean(scenario):
     """A LocationControlled stored with no kind over a Strategic Location (the old behaviour) is read as the
     players' clearing it: the audit re-decides it as recorded."""
-    from ledger.application import open_ledger
-    from ledger.events import LocationControlled
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.events import LocationControlled
 
     cli = scenario
     cli.ok("control", "StJ19", "--side", "us", "--strategic", "B")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from projections.mapsvg import (H, NML_COLOR, R, SIDE_COLORS, column_index, column_label, hex_center, map_svg,
+from cgledger.projections.mapsvg import (H, NML_COLOR, R, SIDE_COLORS, column_index, column_label, hex_center, map_svg,
                                 neighbour, parse_hex)
 
 NS = "{http://www.w3.org/2000/svg}"

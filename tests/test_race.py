@@ -13,8 +13,8 @@ from pathlib import Path
 WORKER = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-from ledger.application import open_ledger
-from ledger.errors import CampaignMovedOn
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.errors import CampaignMovedOn
 db, worker, count, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 ledger = open_ledger(db)
 while time.time() < start:

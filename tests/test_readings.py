@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ledger import rules as rulesmod
+from cgledger.ledger import rules as rulesmod
 
 README = Path(__file__).parent.parent / "README.md"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cli.script import words as script_words
+from cgledger.cli.script import words as script_words
 from conftest import Cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from projections.report import SIDE_COLORS, lvp_chart_svg, render_html
+from cgledger.projections.report import SIDE_COLORS, lvp_chart_svg, render_html
 
 SIDES = {"german": "German", "us": "U.S."}
 
@@ -429,7 +429,7 @@ def test_the_sample_report_prints_to_pdf_page_by_page(make_db, tmp_path):
 
 
 def test_dice_bars_have_axes_and_counts():
-    from projections.report import dice_bars_svg
+    from cgledger.projections.report import dice_bars_svg
 
     stats = {"distribution": {str(t): n for t, n in zip(range(2, 13), (0, 1, 1, 1, 2, 3, 2, 1, 2, 1, 1))},
              "expected": {str(t): round(15 * w / 36, 2) for t, w in zip(range(2, 13), (1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1))}}

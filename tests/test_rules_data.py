@@ -9,9 +9,9 @@ from itertools import product
 
 import pytest
 
-from ledger import dice
-from ledger import rules as rulesmod
-from ledger.errors import RulesDataError
+from cgledger.ledger import dice
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.errors import RulesDataError
 
 RULES = rulesmod.load("kgp")
 RULE_NUMBER = re.compile(r"^(KGP\d{1,2}|8\.6\d{1,4})$")

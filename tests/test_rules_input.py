@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.rules import MAX_RULES_FILE
+from cgledger.ledger.rules import MAX_RULES_FILE
 
 RG = 'side = "german"\nid = "I2"\ngroup_type = "SS Inf Pltn"\n'
 DR_ROWS = 'rows = [ { max = 6, result = "low" }, { min = 7, result = "high" } ]\n'

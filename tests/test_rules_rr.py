@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from ledger import rules as rulesmod
-from ledger.campaign import first_step
-from ledger.errors import BadInput, UnknownTable
-from ledger.rules import Situation
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.campaign import first_step
+from cgledger.ledger.errors import BadInput, UnknownTable
+from cgledger.ledger.rules import Situation
 
 R = rulesmod.load("rr")
 RULE_NUMBER = re.compile(r"^2\.5\d{2,4}$")

@@ -10,9 +10,9 @@ import msgspec
 import pytest
 
 from conftest import Player
-from ledger.application import open_ledger
-from ledger.errors import BadInput
-from ledger.secrets import derive_key, unseal
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.errors import BadInput
+from cgledger.ledger.secrets import derive_key, unseal
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 

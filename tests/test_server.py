@@ -267,7 +267,7 @@ def test_a_lost_commit_reply_retried_by_the_library_is_not_the_other_side(at, cu
 
 def test_a_lost_connection_while_reading_is_one_line_and_the_next_command_reconnects(at, cutter):
     needs_postgres()
-    from cli import app
+    from cgledger.cli import app
 
     target = at("8.610")
     cli = Cli(cutter.url(target.db))
@@ -373,11 +373,11 @@ PLAN = [("8.6141b", "german", ("front_line", "armor_leader=-1")), ("8.6142", "us
 def big_bundle(folder: Path, rolls: int) -> Path:
     """A campaign of `rolls` rolls as a bundle, made the way bench/bench_ledger.py makes its log (each roll the
     ledger's own decision, seeded dice), but recorded in memory: only the first few events are stored."""
-    from ledger.application import open_ledger
-    from ledger.decide import rolls as decide
-    from ledger.dice import SeededDice
-    from ledger.exchange import FORMAT, Bundle, BundleEvent
-    from ledger.rules import parse_declared
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide import rolls as decide
+    from cgledger.ledger.dice import SeededDice
+    from cgledger.ledger.exchange import FORMAT, Bundle, BundleEvent
+    from cgledger.ledger.rules import parse_declared
 
     ledger = open_ledger(str(folder / "big.db"), create=True, dice=SeededDice(1))
     ledger.new_campaign("Big", "kgp", "I")

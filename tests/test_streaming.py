@@ -7,8 +7,8 @@ import json
 
 import msgspec
 
-from cli.app import emit_json
-from ledger.exchange import Bundle, read_bundle, write_bundle
+from cgledger.cli.app import emit_json
+from cgledger.ledger.exchange import Bundle, read_bundle, write_bundle
 
 
 def test_a_long_list_is_written_in_chunks_as_one_json_document(capsys):
@@ -43,7 +43,7 @@ def test_log_json_is_the_rows_of_the_log(at):
 
 def test_an_import_into_a_new_sqlite_file_leaves_a_snapshot_at_its_last_event(tmp_path):
     """The next command after an import starts from a snapshot, not from event 1 (PostgreSQL: test_server.py)."""
-    from cli.script import SAMPLE
+    from cgledger.cli.script import SAMPLE
     from conftest import Cli, sql
 
     german, us = Cli(tmp_path / "german.db"), Cli(tmp_path / "us.db")

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli, Player, named_and_refused
-from ledger.application import open_ledger
-from ledger.events import (
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.events import (
     ActionUndone, CampaignStarted, DiceRolled, RollAnswered, RollDeclared,
 )
-from ledger.evolve import begin
-from ledger.keyring import Keyring
+from cgledger.ledger.evolve import begin
+from cgledger.ledger.keyring import Keyring
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"

@@ -11,9 +11,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from ledger.errors import BadInput
-from ledger.vasl import parse
-from projections.dice_stats import chi_square_sf
+from cgledger.ledger.errors import BadInput
+from cgledger.ledger.vasl import parse
+from cgledger.projections.dice_stats import chi_square_sf
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DR_LINE = "*** (Other DR) 4,2 ***   <Player1>      Allied SAN    [1 / 8   avg   6,62 (6,62)]    (01.51 - by random.org)"
@@ -171,7 +171,7 @@ def test_import_with_a_map_file(at):
 
 
 def test_a_vasl_roll_whose_dice_were_changed_fails_audit(at):
-    from ledger.application import open_ledger
+    from cgledger.ledger.application import open_ledger
 
     cli = at("scenario")
     rolled = cli.json("roll", "KGP3", "--side", "us", "--vasl", DR_LINE)
@@ -190,7 +190,7 @@ def test_a_vasl_roll_whose_dice_were_changed_fails_audit(at):
 
 def test_a_forged_import_fails_audit(at, tmp_path):
     """An import event whose report was changed after reading, or a report recorded twice: the audit names it."""
-    from ledger.application import open_ledger
+    from cgledger.ledger.application import open_ledger
 
     cli = at("scenario")
     cli.ok("vasl-import", str(chat(tmp_path, [DR_LINE, DR_SMALL])))

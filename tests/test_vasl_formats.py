@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.errors import BadInput
-from ledger.vasl import parse, read
-from ledger.vaslchat import parse_chat
-from ledger.vassalfile import (ESC, commands, deobfuscate, encode, is_saved_game, obfuscate, read_game,
+from cgledger.ledger.errors import BadInput
+from cgledger.ledger.vasl import parse, read
+from cgledger.ledger.vaslchat import parse_chat
+from cgledger.ledger.vassalfile import (ESC, commands, deobfuscate, encode, is_saved_game, obfuscate, read_game,
                                read_saved_game, tokens)
 from vasl_game import (FIXTURES, Command, chat, chat_window, dicebot_64, dicebot_66, fixture_body, play,
                        write_vlog)

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from cli.web import forms
-from cli.web.app import create_app
-from cli.web.runner import Runner
+from cgledger.cli.web import forms
+from cgledger.cli.web.app import create_app
+from cgledger.cli.web.runner import Runner
 from conftest import Cli, count_events
 from test_turn import GERMAN, US, desks, initial_scenario_played  # noqa: F401 (desks: two machines, both keyed)
 
@@ -148,7 +148,7 @@ def test_the_audit_cannot_tell_the_page_from_the_cli(make_db):
 # ---- the pages -----------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("script", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl"])
 def test_every_page_shows_each_shipped_sample(make_db, script):
-    from ledger.events import TAGS
+    from cgledger.ledger.events import TAGS
 
     cli = Cli(make_db())
     cli.ok("script", str(FIXTURES / script))
@@ -248,7 +248,7 @@ def test_a_served_ledger_loses_nothing_when_the_cli_reads_the_same_file(sample, 
     the server still wrote to. This test has not made that happen on its own; the browser test did, every time.)"""
     from concurrent.futures import ThreadPoolExecutor
 
-    from cli.web.live import Watcher
+    from cgledger.cli.web.live import Watcher
 
     runner = Runner(str(sample.db))
     pool = ThreadPoolExecutor(4)  # as the server runs them: each command in a worker thread
@@ -307,7 +307,7 @@ def test_log_json_is_json_at_any_length_and_last_n_is_its_tail(sample):
     assert len(rows) == 114
     tail = sample.json("log", "--last", "5")
     assert tail == rows[-5:]
-    from cli.app import emit_json
+    from cgledger.cli.app import emit_json
     from click.testing import CliRunner
     import click
 

@@ -10,10 +10,10 @@ import msgspec
 import pytest
 
 from conftest import Player, named_and_refused
-from ledger.application import open_ledger
-from ledger.decide import rolls
-from ledger.events import AppliedDRM
-from ledger.keyring import Keyring
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.decide import rolls
+from cgledger.ledger.events import AppliedDRM
+from cgledger.ledger.keyring import Keyring
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 

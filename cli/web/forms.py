@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cli.script import words as split_words
+from cgledger.cli.script import words as split_words
 
 # Placeholders the guidance writes (ledger/guidance.py), with what the input asks for.
 LABELS = {"N": "number", "RG_ID": "RG", "ITEM": "fortification", "ID": "Setup Area", "LOCATION": "Location (hex)",

@@ -24,7 +24,7 @@ def words_of(form) -> list[str]:
     """The command a form posts: `line` (an offered command line) with each hole's `value`, or `words` (JSON), with
     the form's `extra` options (`--drm KEY`, `--dice W,C`, ...) each a field named `opt:--flag`."""
     if form.get("command"):  # the page's free command line, as the CLI would split it
-        from cli.script import words as split_words
+        from cgledger.cli.script import words as split_words
 
         words = split_words(str(form["command"]).removeprefix("cgledger "))
     elif form.get("line"):
@@ -96,7 +96,7 @@ def _recent(rows: list[dict], you: str | None) -> list[dict]:
     """The other side's acts since this side's last one (at one table: the last twelve events), in words. A record
     this side's ledger made for the other side (its roll's result, resolved by this side's answer) is the other
     side's news, and shown."""
-    from cli.log import describe
+    from cgledger.cli.log import describe
 
     def mine(row: dict) -> bool:  # an act of this side's player, not a record its ledger made for the protocol
         return row.get("author") == you and row.get("side") in (None, you) and row["type"] not in LEDGER_RECORDS \
@@ -135,7 +135,7 @@ def map_view(page, request) -> dict:
     svg, error = "", None
     areas = page.runner.data("areas", "--group", group) if group else None
     if areas is not None:  # drawn from the same document `map --svg` draws (projections/mapsvg.py): areas once
-        from projections.mapsvg import map_svg
+        from cgledger.projections.mapsvg import map_svg
 
         svg = map_svg(areas, f"{group} Map Group")
     elif group:  # a map with no Setup Areas (CGS): the terrain the firefights left, as `map --svg` draws it
@@ -156,19 +156,19 @@ def roster(page, request) -> dict:
 def history(page, request) -> dict:
     base = _basics(page)
     story = page.runner.data("history") or {"dates": []}
-    from cli.log import describe
+    from cgledger.cli.log import describe
 
     rows = page.runner.data("log", "--last", "120") or []
     actions = [{"event": r["version"], "action": r.get("action"), "text": describe(r), "in_force": r.get("in_force"),
                 "side": r.get("author"), "date": r.get("cg_date")} for r in rows if r.get("action")]
-    from projections.report import lvp_chart_svg
+    from cgledger.projections.report import lvp_chart_svg
 
     chart = lvp_chart_svg(story["dates"], base["sides"]) if story["dates"] else ""
     return {"template": "history.html", **base, "story": story, "actions": actions[-30:][::-1], "chart": chart}
 
 
 def dice(page, request) -> dict:
-    from projections.report import dice_bars_svg
+    from cgledger.projections.report import dice_bars_svg
 
     base = _basics(page)
     stats = page.runner.data("dice-stats") or {"groups": [], "undone": [], "vasl": {"scenarios": []}}
@@ -200,7 +200,7 @@ LOG_ROWS = 200  # the log page's newest rows (`cgledger log` prints them all)
 
 
 def log(page, request) -> dict:
-    from cli.log import describe
+    from cgledger.cli.log import describe
 
     base = _basics(page)
     rows = page.runner.data("log", "--last", str(LOG_ROWS)) or []

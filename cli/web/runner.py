@@ -56,8 +56,8 @@ class Runner:
 
     def run(self, words: list[str], command_id: str | None = None, posted: bool = False) -> Outcome:
         """`posted`: the words came from a form, so only VERBS run."""
-        from cli import main
-        from cli.app import LedgerContext
+        from cgledger.cli import main
+        from cgledger.cli.app import LedgerContext
 
         if not words or (posted and words[0] not in VERBS):
             verb = words[0] if words else ""
@@ -92,7 +92,7 @@ class Runner:
 
     def ledger(self):
         """The open ledger of this database (for the live watcher's cheap look at the log's last position)."""
-        from cli.app import opened
+        from cgledger.cli.app import opened
 
         return opened(self.db)
 
