@@ -38,7 +38,7 @@ from .logged import Logged
 from .loading import Loader
 from .fairplay import FairPlay
 from . import guidance
-from . import seen, turn
+from . import mark, seen, turn
 from . import takeback
 from .secretbooks import SecretBooks
 from .reading import collector_paused
@@ -153,7 +153,15 @@ class CampaignLedger(Application):
             self.notices.append(found)
 
     def _rebuild(self, cid, version: int | None = None) -> Campaign:
-        return self.loader.campaign(cid, version)
+        """Loaded past this machine's mark of what it verified (ledger/mark.py), which then moves up to what this
+        load verified."""
+        if not mark.kept(self.where):
+            return self.loader.campaign(cid, version)
+        key = self._seen_key(cid)
+        campaign = self.loader.campaign(cid, version, mark.read(self.where, key))
+        if self.loader.checked is not None:
+            mark.advance(self.where, key, *self.loader.checked)
+        return campaign
 
     def take_snapshot(self, aggregate_id, version: int | None = None, projector_func=None) -> None:
         """A snapshot built the way reads build the campaign: never on top of a snapshot that does not check out."""
@@ -836,6 +844,10 @@ class CampaignLedger(Application):
             return bundle.campaign, 0
         cid = campaign_id(bundle.campaign)
         self._save_events([domain_event(cid, e) for e in new])
+        if self.where:  # plan_import checked every new event on top of the local log: marked, if that was verified
+            key = self._seen_key(cid)
+            if mark.read(self.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
+                mark.advance(self.where, key, new[-1].version, new[-1].digest)
         interval = self.snapshotting_intervals[Campaign]
         if new[-1].version // interval > (new[0].version - 1) // interval:
             self.take_snapshot(cid, projector_func=replay)
@@ -846,10 +858,14 @@ class CampaignLedger(Application):
         the one line says what the other side recorded."""
         pending = [event.digest for event in campaign._pending_events]
         base = campaign.version - len(pending)
+        based_on = campaign._pending_events[0].prev if pending else campaign.head  # the head the decision saw
         try:
             self.save(campaign)
             if self.where:
-                seen.remember(self.where, self._seen_key(campaign.id), campaign.version, campaign.head)
+                key = self._seen_key(campaign.id)
+                seen.remember(self.where, key, campaign.version, campaign.head)
+                if mark.read(self.where, key) == (base, based_on):  # our own events, decided here
+                    mark.advance(self.where, key, campaign.version, campaign.head)
         except IntegrityError:
             # PostgreSQL: the library retries a write whose connection was lost; if the lost one had committed,
             # the retry (of the events or of the snapshot after them) meets our own events: they are recorded
@@ -962,6 +978,8 @@ class CampaignLedger(Application):
             report = audit(campaign_id(name), logged, self.snapshots_of(name), final)
         lost = self._seen_problem(campaign_id(name), logged[-1].version if logged else 0) \
             if self.where and as_of is None else None
+        if as_of is None and logged and not lost and not any(f.kind in UNVERIFIED for f in report.findings):
+            mark.advance(self.where, self._seen_key(campaign_id(name)), logged[-1].version, logged[-1].digest)
         last = (seen.last_seen(self.where, self._seen_key(campaign_id(name))) or (0, ""))[0] if lost else 0
         if lost and not any(f.version >= min(last, logged[-1].version if logged else 0) for f in report.findings):  # what the chain cannot show: events deleted since this machine last read the log
             from .audit import Finding
@@ -971,6 +989,27 @@ class CampaignLedger(Application):
             report = replace(report, findings=(*report.findings, Finding(logged[-1].version if logged else 0,
                                                                           "missing", lost)))
         return report
+
+    def audit_fast(self, name: str | None) -> "Verified":
+        """`audit --fast`: trusts this machine's mark of what it verified (ledger/mark.py). Checks that the log
+        still extends the mark (else every event is checked again), then the digest, chain, author and signature of
+        each event past it, and that no event this machine saw is gone; decisions are not re-run (`audit` does)."""
+        from .audit import Finding
+
+        name = self.resolve_name(name)
+        cid = campaign_id(name)
+        key = self._seen_key(cid)
+        kept = mark.kept(self.where)
+        before = mark.read(self.where, key) if kept else (0, "")
+        campaign = self.loader.campaign(cid, None, before)
+        trusted = 0 if self.loader.broken else before[0]
+        findings = [Finding(version, kind, message) for version, kind, message in self.loader.problems]
+        lost = self._seen_problem(cid, campaign.version, key) if self.where else None
+        if lost:
+            findings.append(Finding(campaign.version, "missing", lost))
+        if kept and self.loader.checked is not None and not lost:
+            mark.advance(self.where, key, *self.loader.checked)
+        return Verified(campaign.version, trusted, self.loader.broken, tuple(findings))
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
@@ -982,6 +1021,24 @@ class CampaignLedger(Application):
             last = self.loader.logged(self.recorder.select_events(cid, desc=True, limit=1)[0])
         return chain.checked_fingerprint(cid, last)
 
+
+
+# what the whole audit finds wrong with an event's envelope: after a clean one, this machine marks the log verified
+UNVERIFIED = frozenset({"missing", "unreadable", "tampered", "chain", "author", "signature"})
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What `audit --fast` found: the log's length, the event up to which this machine had verified it before (0:
+    none, or the log no longer extends its mark: `broken`), and the problems of the events checked now."""
+    events: int
+    trusted: int
+    broken: bool
+    findings: tuple
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
 
 
 def _on_postgres(recorder) -> bool:

@@ -18,36 +18,73 @@ from .persistence import snapshot_event
 from .reading import collector_paused
 
 
+class _MarkBroken(Exception):
+    """The log no longer extends the mark: its event N is another, or gone."""
+
+
 class Loader:
     def __init__(self, events, snapshots, recorder, mapper):
         self.events, self.snapshot_store, self.recorder, self.mapper = events, snapshots, recorder, mapper
         self.notices: list[str] = []
+        self.checked: tuple[int, str] | None = None  # (version, head) the last load verified up to (with a mark)
+        self.broken = False  # the last load found that the log no longer extends the mark
+        self.problems: list[tuple[int, str, str]] = []  # what the last load found: (event, kind, message)
 
-    def campaign(self, cid, version: int | None = None) -> Campaign:
+    def campaign(self, cid, version: int | None = None, mark: tuple[int, str] | None = None) -> Campaign:
         """The aggregate from its latest snapshot (at or before `version`) if that snapshot checks out, then the
-        events after it, each checked."""
+        events after it, each checked. `mark` (ledger/mark.py): (N, digest of event N) this machine verified up to,
+        (0, "") for none: then the snapshot is taken at or before N and only the events past N are checked, so
+        without a mark every event is checked once; None: no marks are kept (the snapshot is trusted as before).
+        `checked` is then (version, head) when every event is verified, else None."""
+        self.checked, self.broken, self.problems = None, False, []
+        if mark is not None:
+            try:
+                return self._load(cid, version, mark)
+            except _MarkBroken:  # the log does not extend what this machine verified: check it all again
+                self.broken, self.problems = True, []
+                return self._load(cid, version, (0, ""))
+        return self._load(cid, version, None)
+
+    def _load(self, cid, version: int | None, mark: tuple[int, str] | None) -> Campaign:
         start = None
-        rows = self.snapshot_store.recorder.select_events(cid, desc=True, limit=1, lte=version) \
-            if self.snapshot_store else []
+        upto = version if mark is None else mark[0] if version is None else min(version, mark[0])
+        rows = self.snapshot_store.recorder.select_events(cid, desc=True, limit=1, lte=upto) \
+            if self.snapshot_store and (mark is None or upto > 0) else []
         if rows:
             snap, problem = self.snapshot_problem(cid, rows[0])
             if problem is None:
                 start = snapshot_event(rows[0], snap).mutate(None)
+                if mark is not None and start.version == mark[0] and start.head != mark[1]:
+                    raise _MarkBroken
             else:
+                self.problems.append((rows[0].originator_version, "snapshot", problem))
                 self.notices.append(f"{problem}: read from the log instead (`cgledger audit` names it)")
+        trusted = (start.version if start else 0) if mark is None else mark[0]
+        noticed = len(self.notices)
         with collector_paused():
-            return self._replay(cid, start, version)
+            campaign = self._replay(cid, start, version, trusted, mark)
+        if mark is not None and version is None and campaign.version >= mark[0] and len(self.notices) == noticed:
+            self.checked = (campaign.version, campaign.head)
+        return campaign
 
-    def _replay(self, cid, start, version: int | None) -> Campaign:
+    def _replay(self, cid, start, version: int | None, trusted: int = 0, mark: tuple[int, str] | None = None
+                ) -> Campaign:
+        """`trusted`: events up to it are not checked again (the snapshot's, or the machine's mark)."""
         campaign = start
         for event in self.events.get(cid, gt=start.version if start else None, lte=version):
-            if campaign is not None:
+            number = event.originator_version
+            if campaign is not None and number > trusted:
                 problem = envelope_problem(cid, campaign, event)
                 if problem:
-                    self.notices.append(f"event {event.originator_version}: {problem} (run `cgledger audit`)")
+                    self.problems.append((number, *problem))
+                    self.notices.append(f"event {number}: {problem[1]} (run `cgledger audit`)")
+            elif mark is not None and number == mark[0] and event.digest != mark[1]:
+                raise _MarkBroken
             campaign = event.mutate(campaign)
         if campaign is None:
             raise CampaignNotFound("the campaign has no events")
+        if mark is not None and version is None and campaign.version < mark[0]:
+            raise _MarkBroken  # events this machine verified are gone (ledger/seen.py names them)
         return campaign
 
     def snapshot_problem(self, cid, stored):
@@ -97,16 +134,17 @@ class Loader:
         return read_logged(stored.originator_version, stored.topic, state)
 
 
-def envelope_problem(cid, state: CampaignState, event) -> str | None:
-    """What every load checks of each event it replays after the snapshot: it follows the one before, its digest
-    covers its content, its author and signature are right."""
+def envelope_problem(cid, state: CampaignState, event) -> tuple[str, str] | None:
+    """What every load checks of each event it replays past what this machine checked before: it follows the one
+    before, its digest covers its content, its author and signature are right. (kind, message) as the audit names
+    it, or None."""
     from .audit import check_author
 
     logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
                     event.fact, "", event.author, event.signature, event.command, event.form)
     if event.prev != state.head:
-        return "it does not follow the event before it: the log was rewritten"
+        return "chain", "it does not follow the event before it: the log was rewritten"
     if chain.event_digest(cid, logged) != event.digest:
-        return "it was altered after it was recorded"
+        return "tampered", "it was altered after it was recorded"
     found = check_author(state, event.fact, logged)
-    return found[0][1] if found else None
+    return found[0] if found else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import secrets
 from functools import cache
@@ -65,3 +66,23 @@ def sealed(value, *parts) -> bool:
     """Whether `value` is this machine's seal of the parts."""
     expected = seal(*parts)
     return bool(expected) and isinstance(value, str) and hmac.compare_digest(value, expected)
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object this machine keeps ({} if missing or unreadable: what it kept is then simply not known)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Whole or not at all (a scratch file, then a rename); a home it cannot write to keeps nothing."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_name(f"{path.name}.{os.getpid()}")
+        scratch.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(scratch, path)
+    except OSError:
+        pass

@@ -6,22 +6,17 @@ it. A copied or shared file does not carry the record, so a copy cannot vouch fo
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
+
+from . import machine
 
 
 def state_file() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "cgledger" / "heads.json"
+    return machine.state_dir() / "heads.json"
 
 
 def _read() -> dict:
-    try:
-        data = json.loads(state_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return machine.read_json(state_file())
 
 
 def last_seen(where: str, cid) -> tuple[int, str] | None:
@@ -42,14 +37,7 @@ def remember(where: str, cid, version: int, digest: str) -> None:
                                        and before[0] > version):
         return  # never back: another process of this machine may have seen more meanwhile
     data[key] = [version, digest]
-    path = state_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f"{path.name}.{os.getpid()}")
-        scratch.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-        os.replace(scratch, path)  # whole or not at all
-    except OSError:
-        pass
+    machine.write_json(state_file(), data)
 
 
 def problem(where: str, cid, version: int, digest_at) -> str | None:
