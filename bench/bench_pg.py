@@ -1,0 +1,84 @@
+"""PostgreSQL reads against SQLite's, side by side in one run (issue 24: "PostgreSQL reads within 1.3x SQLite's at
+5,000 events").
+
+    .venv/bin/python bench/bench_pg.py --pg-url postgresql://USER:PASS@127.0.0.1:54329/postgres [--events 5000]
+
+Builds the campaign of bench_cli.py (the shipped sample, then both sides' keys and signed rolls) in a SQLite file,
+exports it whole and imports the bundle into a new PostgreSQL database (dropped afterwards). Then every read
+command of bench_cli.py runs as a subprocess against each, alternately, best of --runs: wall time and the ratio.
+Each backend's log is checked once by a first `status` (this machine's mark, ledger/mark.py) before the timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_cli  # noqa: E402
+from bench_cli import CGLEDGER, READS, build, run  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pg-url", required=True, help="an admin URL of a PostgreSQL server (a database is made)")
+    parser.add_argument("--events", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    import psycopg
+
+    tmp = Path(tempfile.mkdtemp(prefix="cgledger-bench-pg-"))
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    env["XDG_STATE_HOME"] = str(tmp / "state")
+    bench_cli.ENV.clear()
+    bench_cli.ENV.update(env)
+    name = f"cgledger_bench_{uuid.uuid4().hex[:8]}"
+    base = args.pg_url.rsplit("/", 1)[0]
+    try:
+        t0 = time.perf_counter()
+        sqlite_db = build(tmp, [args.events])[args.events]
+        bundle = tmp / "bundle.json"
+        subprocess.run([*CGLEDGER, "--db", str(sqlite_db), "export", "--since", "0", str(bundle)], env=env,
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with psycopg.connect(args.pg_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        pg_db = f"{base}/{name}"
+        subprocess.run([*CGLEDGER, "--db", pg_db, "import", str(bundle)], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        print(f"built {args.events:,} events in SQLite and PostgreSQL in {time.perf_counter() - t0:.0f} s", flush=True)
+        dbs = {"SQLite": str(sqlite_db), "PostgreSQL": pg_db}
+        for db in dbs.values():
+            run([*CGLEDGER, "--db", db, "status"], 1, env)
+        rows = []
+        for label, argv in READS:
+            argv = [a.replace("{tmp}", str(tmp)) for a in argv]
+            walls = {}
+            for backend, db in dbs.items():
+                walls[backend] = run([*CGLEDGER, "--db", db, *argv], args.runs, env)[0]
+            rows.append((label, walls["SQLite"], walls["PostgreSQL"]))
+    finally:
+        with psycopg.connect(args.pg_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nPostgreSQL (loopback) against SQLite at {args.events:,} events: wall time of each command as a subprocess, "
+          f"best of {args.runs}\n")
+    print(f"{'read command':<16}{'SQLite ms':>11}{'PG ms':>9}{'PG/SQLite':>11}")
+    for label, lite, pg in rows:
+        print(f"{label:<16}{lite * 1000:>11.0f}{pg * 1000:>9.0f}{pg / lite:>10.2f}x")
+    worst = max(rows, key=lambda r: r[2] / r[1])
+    print(f"highest ratio: {worst[0]} {worst[2] / worst[1]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
