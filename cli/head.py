@@ -11,10 +11,11 @@ from .app import as_of_option, common, emit_json, json_option, main
 @common
 def head(obj, as_of: str | None, as_json: bool) -> None:
     """Print a short fingerprint of the whole log: equal fingerprints, same history."""
-    from cgledger.ledger.reading import sqlite_head
+    from cgledger.ledger.reading import postgres_head, sqlite_head
     from cgledger.ledger.store import resolve_db
 
-    fingerprint = (sqlite_head(resolve_db(obj.db), obj.campaign) if as_of is None else None) \
+    db = resolve_db(obj.db)
+    fingerprint = ((sqlite_head(db, obj.campaign) or postgres_head(db, obj.campaign)) if as_of is None else None) \
         or obj.ledger().head(obj.campaign, as_of)
     if as_json:
         version, short = fingerprint.split(":")

@@ -69,6 +69,33 @@ def sqlite_head(db: str, name: str | None) -> str | None:
     return checked_fingerprint(cid, read_logged(*row))
 
 
+def postgres_head(db: str, name: str | None) -> str | None:
+    """`sqlite_head` for a PostgreSQL database: one query with psycopg, without the event-sourcing library (None when
+    a cipher or compressor is set, or the tables are not there: then the application reads it)."""
+    if not is_postgres(db) or not _plain_store():
+        return None
+    import psycopg
+
+    from .store import check_postgres, postgres_env
+
+    check_postgres(db, create=False)
+    env = postgres_env(db)
+    try:
+        with psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]), dbname=env["POSTGRES_DBNAME"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=10) as conn:
+            cid = campaign_id(name) if name is not None else None
+            if cid is None or not conn.execute("SELECT 1 FROM cgledger_events WHERE originator_id = %s LIMIT 1",
+                                               (cid,)).fetchone():
+                cid = campaign_id(pick_name(name, started_names(conn.execute(
+                    "SELECT originator_id, originator_version, state FROM cgledger_events "
+                    "WHERE topic = 'CampaignStarted' ORDER BY notification_id LIMIT 10000"))))
+            row = conn.execute("SELECT originator_version, topic, state FROM cgledger_events WHERE originator_id = %s "
+                               "ORDER BY originator_version DESC LIMIT 1", (cid,)).fetchone()
+    except psycopg.Error:
+        return None
+    return checked_fingerprint(cid, read_logged(*row)) if row else None
+
+
 @contextmanager
 def collector_paused():
     """The cyclic garbage collector switched off while a log is read: a replay keeps every object it makes, so

@@ -89,3 +89,22 @@ def test_head_of_a_sqlite_file_is_read_without_the_event_sourcing_library(tmp_pa
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [expected, "LOADED []"]
+
+
+def test_head_reads_one_row_without_the_event_sourcing_library_on_either_backend(make_db):
+    """On PostgreSQL too (issue 24: its reads within 1.3x SQLite's): one query with psycopg, same fingerprint."""
+    db = str(make_db())
+    made = CliRunner().invoke(main, ["--db", db, "new", "Quick", "--system", "kgp", "--cg", "I"])
+    assert made.exit_code == 0, made.output
+    from cgledger.ledger.application import open_ledger
+
+    expected = open_ledger(db).head(None)
+    code = ("import sys; from cgledger.cli import main\n"
+            f"main(['--db', {db!r}, 'head'], standalone_mode=False)\n"
+            f"main(['--db', {db!r}, '--campaign', 'Quick', 'head'], standalone_mode=False)\n"
+            "print('LOADED', sorted(m for m in sys.modules if m.startswith(('eventsourcing', 'cgledger.ledger.rules'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [expected, expected, "LOADED []"]
+    wrong = CliRunner().invoke(main, ["--db", db, "--campaign", "Slow", "head"])
+    assert wrong.exit_code == 1 and "no campaign 'Slow' in this database" in wrong.output
