@@ -9,7 +9,8 @@ depends on (schema.py's own source, msgspec's and Python's versions, this file's
 across edits: one changed byte anywhere gives another key, and so a fresh parse. The key is also stored inside the
 file and checked. A file that does not decode (truncated, corrupt, another format) is ignored and written again; a
 cache folder that cannot be written to (read-only home, no home) changes nothing: the rules are parsed as without
-the cache. Only a parse that went through whole (every file decoded, the Rules built and checked) is stored, so
+the cache. Each file starts with the SHA-256 of the rest, so a byte changed in the file itself is caught too, even
+where it would still decode. Only a parse that went through whole (every file decoded, the Rules built and checked) is stored, so
 a refusal is always the parse's own. At most KEEP files are kept: the oldest go when a new one is written.
 """
 
@@ -65,9 +66,11 @@ def read(key: str) -> Parsed | None:
         data = (folder() / f"{key}.msgpack").read_bytes()
     except (OSError, ValueError):
         return None
+    if len(data) < 32 or hashlib.sha256(memoryview(data)[32:]).digest() != data[:32]:
+        return None  # truncated or altered (even where it would still decode): written again by the parse that follows
     try:
-        parsed = _decoder.decode(data)
-    except (msgspec.DecodeError, ValueError, TypeError):  # written again by the parse that follows
+        parsed = _decoder.decode(memoryview(data)[32:])
+    except (msgspec.DecodeError, ValueError, TypeError):
         return None
     return parsed if parsed.key == key else None
 
@@ -78,7 +81,8 @@ def write(parsed: Parsed) -> None:
     partial = where / f".{parsed.key}.{os.getpid()}.tmp"
     try:
         where.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(msgspec.msgpack.encode(parsed))
+        body = msgspec.msgpack.encode(parsed)
+        partial.write_bytes(hashlib.sha256(body).digest() + body)
         os.replace(partial, where / f"{parsed.key}.msgpack")
         _prune(where)
     except (OSError, ValueError):  # an unwritable or missing cache folder: parsed every time, as without it
