@@ -89,6 +89,8 @@ def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
     env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
     subprocess.run([*CGLEDGER, "script", str(ROOT / "fixtures" / "kgp-cg1-sample.cgl"), "--quiet"], env=env,
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    copies = {0: folder / "sample.db"}  # the shipped sample alone (114 events): the start-up table's campaign
+    shutil.copy(db, copies[0])
     ledger = open_ledger(str(db), dice=SeededDice(1))
     ledger.step(None, None)  # 21 AM: a new CG Date, then on to step 8.614, whose rolls fill the log
     ledger.step(None, "8.614")
@@ -96,7 +98,6 @@ def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
     for side in ("german", "us"):
         ledger.register_key(None, side, PASSPHRASE)
     ledger.key_material = PASSPHRASE
-    copies = {}
     for size in sorted(sizes):
         have = len(ledger.history(None))
         if size > have:
@@ -171,6 +172,8 @@ def main() -> None:
     ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     ENV["XDG_STATE_HOME"] = str(tmp / "state")  # this machine's marks and heads, not the user's
+    ENV["XDG_CACHE_HOME"] = str(tmp / "cache")  # the parsed rules' cache (ledger/rules/cachefile.py), filled once
+    (tmp / "no-cache").write_text("")  # XDG_CACHE_HOME naming a file: no rules cache, parsed as before it
     try:
         t0 = time.perf_counter()
         dbs = build(tmp, sizes)
@@ -181,10 +184,21 @@ def main() -> None:
         run([*CGLEDGER, "--help"], 1, small)  # the bytecode cache filled
         click_s, click_mb = run(CLICK, runs)
         startup = [("python -c 'import click'", click_s, click_mb)]
-        for label, argv in (("--help", ["--help"]), (f"head ({sizes[0]} events)", ["head"]),
-                            ("tables", ["tables", "--system", "kgp"]),
-                            (f"tables ({sizes[0]} events)", ["tables"])):
-            startup.append((label, *run([*CGLEDGER, *argv], runs, small)))
+        sample = {**ENV, "CGLEDGER_DB": str(dbs[0])}
+        uncached = {**sample, "XDG_CACHE_HOME": str(tmp / "no-cache")}
+        for label, argv, env in (("--help", ["--help"], small), (f"head ({sizes[0]} events)", ["head"], small),
+                                 ("head (sample, 114 events)", ["head"], sample),
+                                 ("status (sample)", ["status"], sample),
+                                 ("status (sample), no rules cache", ["status"], uncached),
+                                 ("roster (sample)", ["roster", "--side", "german"], sample),
+                                 ("rg-record (sample)", ["rg-record", "--side", "german"], sample),
+                                 ("history (sample)", ["history"], sample),
+                                 ("log (sample)", ["log"], sample),
+                                 ("dice-stats (sample)", ["dice-stats"], sample),
+                                 ("areas (sample)", ["areas", "--group", "St", "--json"], sample),
+                                 ("tables", ["tables", "--system", "kgp"], small),
+                                 (f"tables ({sizes[0]} events)", ["tables"], small)):
+            startup.append((label, *run([*CGLEDGER, *argv], runs, env)))
         results: dict[tuple[str, int], tuple[float, float]] = {}
         floors: dict[int, tuple[float, float, float, int]] = {}
         for size in sizes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 from pathlib import Path
@@ -16,7 +17,6 @@ from eventsourcing.domain import OriginatorVersionError
 from eventsourcing.persistence import IntegrityError, MapperDeserialisationError, OperationalError
 
 from . import rules as rulesmod
-from .audit import Report, audit
 from .campaign import Campaign, CampaignState, campaign_id, fold
 from .evolve import SCENARIO
 from . import chain
@@ -48,7 +48,9 @@ from .rules import Resolution, parse_declared
 from .store import check_postgres, check_sqlite, index_topics, is_postgres, lost_connection, postgres_env, redact
 from .timeline import as_of as as_of_log
 from .timeline import effective, summary
-from .vasl import parse as parse_vasl
+
+if TYPE_CHECKING:
+    from .audit import Report
 
 
 @dataclass(frozen=True)
@@ -266,6 +268,8 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         if dice is not None and vasl is not None:
             raise BadInput("give the dice once: --dice or --vasl")
+        from .vasl import parse as parse_vasl  # here: only a roll given as a VASL report reads one
+
         report = parse_vasl(vasl) if vasl is not None else None
         if report is not None:
             self.check_new_reports(campaign.name, [report])
@@ -972,6 +976,8 @@ class CampaignLedger(Application):
     def audit(self, name: str | None, as_of: str | None = None, final: bool = False) -> Report:
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged
         log is reported, not fatal. `final`: what is still pending is a problem."""
+        from .audit import audit  # here: the audit's re-decisions are loaded by the audit alone
+
         name = self.resolve_name(name)
         with collector_paused():
             logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]

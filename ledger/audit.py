@@ -16,9 +16,6 @@ from uuid import UUID
 
 from . import chain
 from . import rules as rulesmod
-from .decide.redecide import decided_together, redecide
-from .decide.redecide import revealed as decided_once_revealed
-from .decide.rolls import reroll_key, unit_name
 from .errors import LedgerError
 from .events import (
     CampaignStarted, DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade,
@@ -68,6 +65,10 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
     """Findings over the stored events; `snapshots` (version -> (state, problem)) are compared with the replay.
     `final` (the campaign is over): whatever is still pending (an unrevealed Secret roll, purchase or chit, an
     unanswered fair roll) is a finding."""
+    # here, not at the top: every load checks its events' authors with check_author below, and a read never decides
+    from .decide.redecide import decided_together, redecide
+    from .decide.redecide import revealed as decided_once_revealed
+
     findings: list[Finding] = []
     state: CampaignState | None = None
     expected_prev: str | None = chain.GENESIS
@@ -311,6 +312,8 @@ class Before:
 
 def roll_key(state: CampaignState, fact: DiceRolled) -> str:
     """The item a roll was for, the same key the decision uses (a unit 'x' and 'x ' are one unit)."""
+    from .decide.rolls import reroll_key, unit_name
+
     try:
         table = rulesmod.load(state.system, state.override_sources()).table(fact.table)
     except LedgerError:

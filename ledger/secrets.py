@@ -13,8 +13,6 @@ import hmac
 import secrets
 
 import msgspec
-from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 
 from .errors import BadInput
 from .events import DiceRolled, FortificationPlaced, RGPurchased
@@ -40,6 +38,8 @@ def new_salt() -> str:
 
 def derive_key(material: bytes, salt: str) -> bytes:
     """A Fernet key from a passphrase or key file's bytes (scrypt, n=2**14, r=8, p=1)."""
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # here: reads that open no key never load it
+
     raw = Scrypt(salt=bytes.fromhex(salt), length=32, n=2**14, r=8, p=1).derive(material)
     return base64.urlsafe_b64encode(raw)
 
@@ -134,10 +134,14 @@ def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased, salt: str) 
 
 
 def _encrypt(key: bytes, record: msgspec.Struct) -> str:
+    from cryptography.fernet import Fernet
+
     return Fernet(key).encrypt(msgspec.json.encode(record)).decode()
 
 
 def _decrypt(key: bytes, token: str, kind: type, what: str):
+    from cryptography.fernet import Fernet, InvalidToken
+
     try:
         return msgspec.json.decode(Fernet(key).decrypt(token.encode()), type=kind)
     except InvalidToken:
@@ -150,10 +154,14 @@ def seal(key: bytes, fact: DiceRolled, salt: str) -> str:
 
 def seal_bytes(key: bytes, data: bytes) -> str:
     """Anything only its side may read (a fair-dice seed, an Initiative chit), sealed with the side's key."""
+    from cryptography.fernet import Fernet
+
     return Fernet(key).encrypt(data).decode()
 
 
 def unseal_bytes(key: bytes, token: str, what: str = "sealed record") -> bytes:
+    from cryptography.fernet import Fernet, InvalidToken
+
     try:
         return Fernet(key).decrypt(token.encode())
     except InvalidToken:

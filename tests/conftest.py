@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import atexit
 import gc
 import json
 import os
 import shutil
 import sqlite3
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -12,6 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from cgledger.cli import main
+
+# the parsed rules kept between processes (ledger/rules/cachefile.py): this run's own, not the user's ~/.cache
+_RULES_CACHE = tempfile.mkdtemp(prefix="cgledger-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _RULES_CACHE
+atexit.register(shutil.rmtree, _RULES_CACHE, True)
 
 
 # ---- the backend the suite runs on: SQLite files (default) or a real PostgreSQL (--backend postgres)

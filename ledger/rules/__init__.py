@@ -95,34 +95,61 @@ def decode_tables(data: bytes | str, name: str, system: str | None = None) -> Ta
     return decode_toml(data, TablesFile, name, _purchase_rule(system))
 
 
-@cache
-def _system_file(system: str) -> SystemFile:
+def _known(system: str) -> None:
     if system not in systems():  # a name, never a path: '../x' or an over-long name is just unknown
         shown = system if len(system) <= 40 else f"{system[:30]}… ({len(system)} characters)"
         raise BadInput(f"unknown rule system '{shown}': choose one of {', '.join(systems())}")
+
+
+@cache
+def _system_file(system: str) -> SystemFile:
+    _known(system)
     folder = HERE / system
     return decode_toml((folder / "system.toml").read_bytes(), SystemFile, f"{system}/system.toml")
 
 
 @cache
-def _shipped(system: str) -> tuple[SystemFile, tuple[tuple[str, TablesFile], ...]]:
-    system_file = _system_file(system)
+def _sources(system: str) -> tuple[tuple[str, bytes], ...]:
+    """The bytes of a system's shipped files (system.toml first, then the tables files in load order), read once per
+    process: what _shipped parses is what the cache's key hashes."""
+    _known(system)
     folder = HERE / system
-    files = tuple(
-        (f"{system}/{p.name}", decode_tables(p.read_bytes(), f"{system}/{p.name}", system))
-        for p in sorted(folder.glob("*.toml"))
-        if p.name != "system.toml"
-    )
-    return system_file, files
+    return ((f"{system}/system.toml", (folder / "system.toml").read_bytes()),
+            *((f"{system}/{p.name}", p.read_bytes()) for p in sorted(folder.glob("*.toml")) if p.name != "system.toml"))
+
+
+@cache
+def _shipped(system: str) -> tuple[SystemFile, tuple[tuple[str, TablesFile], ...]]:
+    (name, data), *tables = _sources(system)
+    system_file = decode_toml(data, SystemFile, name)
+    return system_file, tuple((name, decode_tables(data, name, system)) for name, data in tables)
 
 
 @lru_cache(maxsize=32)
 def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
     """The shipped tables of `system`, then each (name, TOML text) override in order.
-    Cached: a Rules object is never changed after it is built."""
+    Cached: a Rules object is never changed after it is built. The parsed files are also kept between processes
+    (rules/cachefile.py), under the SHA-256 of every file and override text that went into them."""
+    from . import cachefile as disk
+
+    try:
+        sources = _sources(system) if system in systems() else None  # an unknown system: refused by the parse
+    except OSError:
+        sources = None
+    key = disk.key(system, list(sources), overrides) if sources else None
+    parsed = disk.read(key) if key else None
+    if parsed is not None:
+        rules = Rules(parsed.system, list(parsed.files))
+        for name, tables_file in parsed.overrides:
+            rules.add(name, tables_file)
+        return rules
     system_file, files = _shipped(system)
     rules = Rules(system_file, list(files))
+    added = []
     for name, text in overrides:
-        rules.add(name, decode_tables(text, name, system))
+        tables_file = decode_tables(text, name, system)
+        rules.add(name, tables_file)
+        added.append((name, tables_file))
+    if key:  # stored only once the whole parse went through: a refusal is always the parse's own
+        disk.write(disk.Parsed(key, system_file, list(files), added))
     return rules
-
