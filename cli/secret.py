@@ -109,7 +109,9 @@ def keys_unlock(obj, duration: str) -> None:
     seconds = seconds_of(duration)
     material = obj.key_material()
     if material is None:
-        if not click.get_text_stream("stdin").isatty():
+        import sys
+
+        if not sys.stdin.isatty():
             raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
         material = click.prompt("Passphrase", hide_input=True).encode()
         obj.material = material
@@ -123,7 +125,8 @@ def keys_unlock(obj, duration: str) -> None:
         raise LedgerError(f"that passphrase or key file is not the key of any side of {campaign.name}: nothing kept")
     path = _agent_folder()
     message = {"op": "unlock", "owner": keyagent.owner(material), "seconds": seconds,
-               "keys": [[keyagent.lookup(material, salt), key.decode()] for salt, key in opened.values()]}
+               "keys": [[keyagent.lookup(material, salt), key.decode()]  # the other sides' salts too: a command
+                        for salt, key in ledger.keyring.stretched().items()]}  # finds its side without stretching
     try:
         answer = keyagent.request(message, timeout=2.0, path=path)
     except (OSError, ValueError, keyagent.Unsafe):  # none runs (or a stale socket): start one

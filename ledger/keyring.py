@@ -66,6 +66,10 @@ class Keyring:
         found = {s: (k["salt"], self._checked(k["salt"], k["check"])) for s, k in state.keys.items()}
         return {s: (salt, key) for s, (salt, key) in found.items() if key is not None}
 
+    def stretched(self) -> dict[str, bytes]:
+        """{salt: key} of every salt stretched (or recalled) with the material given, in this keyring."""
+        return dict(self._derived)
+
     def opens(self, state) -> str | None:
         """The side whose key the material given opens, if any."""
         if self.material is None:

@@ -102,8 +102,13 @@ def test_the_agent_serves_a_key_only_to_the_passphrase_that_unlocked_it(players,
     mine, theirs = registered(german.db, "german"), registered(german.db, "us")
     got = keyagent.request({"op": "get", "lookup": keyagent.lookup(GERMAN.encode(), mine["salt"])})
     assert key_check(got["key"].encode()) == mine["check"]
-    for material, salt in ((US, mine["salt"]), (US, theirs["salt"]), ("", mine["salt"]), (GERMAN, theirs["salt"])):
+    for material, salt in ((US, mine["salt"]), (US, theirs["salt"]), ("", mine["salt"]), ("", theirs["salt"])):
         assert keyagent.request({"op": "get", "lookup": keyagent.lookup(material.encode(), salt)}) == {"key": None}
+    # the German passphrase stretched with the U.S. salt is kept too (a command finds its side without scrypt), and
+    # opens nothing of the U.S. side's
+    got = keyagent.request({"op": "get", "lookup": keyagent.lookup(GERMAN.encode(), theirs["salt"])})
+    assert got["key"].encode() == derive_key(GERMAN.encode(), theirs["salt"])
+    assert key_check(got["key"].encode()) != theirs["check"]
     # another player's command at the same desk leaves nothing in this agent: only the unlocking material's keys
     key = derive_key(US.encode(), theirs["salt"])
     assert keyagent.request({"op": "keep", "owner": keyagent.owner(US.encode()),
@@ -111,7 +116,7 @@ def test_the_agent_serves_a_key_only_to_the_passphrase_that_unlocked_it(players,
         {"kept": False}
     assert run(us, "roll", "8.616", "--side", "us", "--dice", "3,3").returncode == 0
     state = agent_state()
-    assert state["keys"] == 1 and state["kept"] == 0 and state["served"] == 1  # only the lookup above: a hit
+    assert state["keys"] == 2 and state["kept"] == 0 and state["served"] == 2  # only the lookups above
     # the socket and its folder are the user's alone
     path = keyagent.socket_path()
     assert (path.stat().st_mode & 0o777, path.parent.stat().st_mode & 0o777) == (0o600, 0o700)
@@ -161,7 +166,7 @@ def test_lock_forgets_every_key_and_stops_the_agent(players, no_agent_left):
     german, _us = players
     state = unlocked(german, no_agent_left, "--for", "2h")
     shown = german.ok("keys", "agent").stdout
-    assert "the key agent keeps 1 key until" in shown and "1h59m left" in shown or "2h00m left" in shown
+    assert "the key agent keeps 2 keys until" in shown and ("1h59m left" in shown or "2h00m left" in shown)
     assert german.ok("keys", "lock").stdout.strip() == "the key agent forgot every key and stopped"
     deadline = time.monotonic() + 3
     while alive(state["pid"]) and time.monotonic() < deadline:
