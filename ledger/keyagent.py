@@ -264,7 +264,10 @@ class Agent:
                             break
                         data += chunk
                     message = json.loads(data or b"null")
-                    reply = self.answer(message) if isinstance(message, dict) else {"error": "bad request"}
+                    try:
+                        reply = self.answer(message) if isinstance(message, dict) else {"error": "bad request"}
+                    except Exception:  # noqa: BLE001 - a malformed request is answered, never the agent's end
+                        reply = {"error": "bad request"}
                     conn.sendall(json.dumps(reply).encode() + b"\n")
                 except (OSError, ValueError):
                     continue
@@ -319,7 +322,8 @@ def start(path: Path) -> int:
     top = os.path.dirname(os.path.dirname(os.path.abspath(cgledger.__file__)))
     code = f"import sys; sys.path.insert(0, {top!r}); from cgledger.ledger.keyagent import run; run(sys.argv[1])"
     try:
-        done = subprocess.run([sys.executable, "-c", code, str(path)], stdin=subprocess.DEVNULL,
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CGLEDGER_")}  # no passphrase in its /proc
+        done = subprocess.run([sys.executable, "-c", code, str(path)], stdin=subprocess.DEVNULL, env=env,
                               capture_output=True, cwd="/", timeout=20)
     except subprocess.TimeoutExpired:
         raise OSError("the key agent did not start within 20 s") from None

@@ -117,6 +117,17 @@ def test_the_agent_serves_a_key_only_to_the_passphrase_that_unlocked_it(players,
     assert run(us, "roll", "8.616", "--side", "us", "--dice", "3,3").returncode == 0
     state = agent_state()
     assert state["keys"] == 2 and state["kept"] == 0 and state["served"] == 2  # only the lookups above
+    # a malformed request is answered, and the agent goes on
+    assert keyagent.request({"op": "get", "lookup": ["not", "hashable"]}) == {"error": "bad request"}
+    assert keyagent.request({"op": "keep", "owner": {}, "key": 3}) == {"error": "bad request"}
+    assert keyagent.request({"op": "keep", "owner": "x" * 64, "key": 3}) == {"kept": False}
+    # the passphrase is nowhere in the agent's environment or command line
+    pid = state["pid"]
+    for name in ("environ", "cmdline"):
+        try:
+            assert GERMAN.encode() not in Path(f"/proc/{pid}/{name}").read_bytes()
+        except PermissionError:  # not dumpable: only root may read them
+            pass
     # the socket and its folder are the user's alone
     path = keyagent.socket_path()
     assert (path.stat().st_mode & 0o777, path.parent.stat().st_mode & 0o777) == (0o600, 0o700)
