@@ -138,8 +138,10 @@ def keys_unlock(obj, duration: str) -> None:
     if "until" not in answer:
         raise LedgerError(f"the key agent refused: {answer.get('error', 'no reason given')}")
     names = " and ".join(f"the {sides.get(side, side)} side's" for side in opened)
-    click.echo(f"the key agent keeps {names} key {_until(answer['until'])}: your signed commands no longer "
-               "stretch your passphrase; `cgledger keys lock` forgets it now")
+    plural = len(opened) > 1
+    click.echo(f"the key agent keeps {names} key{'s' if plural else ''} {_until(answer['until'])}: your signed "
+               f"commands no longer stretch your passphrase; `cgledger keys lock` forgets {'them' if plural else 'it'} "
+               "now")
 
 
 @keys.command(name="lock")
