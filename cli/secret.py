@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from cgledger.ledger.errors import LedgerError
@@ -107,6 +109,8 @@ def keys_unlock(obj, duration: str) -> None:
     from cgledger.ledger import keyagent
 
     seconds = seconds_of(duration)
+    if os.name != "posix":
+        raise LedgerError("the key agent needs Unix sockets (Linux, macOS): here every command stretches the key")
     material = obj.key_material()
     if material is None:
         import sys
