@@ -50,7 +50,11 @@ class LedgerContext:
         if self._ledger is None:
             self._ledger = opened(resolve_db(self.db), create)
             self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
-            self._ledger.key_material = self.key_material()
+            self._ledger.key_material = material = self.key_material()
+            if material is not None and self._ledger.keyring.agent is None:
+                from cgledger.ledger.keyagent import Client
+
+                self._ledger.keyring.agent = Client()  # `keys unlock`'s agent, if one runs: else stretched as before
             self._ledger.command_id = self.command_id
         return self._ledger
 

@@ -1,6 +1,8 @@
-"""Secret rolls kept secret: `keys init` and `reveal`."""
+"""Secret rolls kept secret: `keys init` (and the key agent: `keys unlock`, `lock`, `agent`) and `reveal`."""
 
 from __future__ import annotations
+
+import os
 
 import click
 
@@ -13,7 +15,8 @@ from .app import common, emit_json, json_option, main
 
 @main.group()
 def keys() -> None:
-    """Your side's key: signs its events and seals its Secret rolls (set up once per side)."""
+    """Your side's key: signs its events and seals its Secret rolls (set up once per side). `keys unlock` keeps it
+    for a session, so signed commands skip stretching your passphrase again."""
 
 
 @keys.command(name="init")
@@ -50,6 +53,151 @@ def keys_show(obj, as_json: bool) -> None:
     for row in rows:
         click.echo(f"{row['side']}: " + (f"signing key {row['fingerprint']}" if row["signs"] else
                                          "Secret-roll key only (no signing key)") + f" (event {row['event']})")
+
+
+# ---- the key agent (issue 24 item 3): a side's stretched key kept for a session -------------------------------
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def seconds_of(text: str) -> int:
+    """'4h', '30m', '1h30m', '45s', '2d' -> seconds (UsageError otherwise)."""
+    import re
+
+    found = re.fullmatch(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?", text.strip().lower())
+    if not text.strip() or found is None:
+        raise click.UsageError(f"--for {text!r}: give a time such as 30m, 4h, 1h30m or 1d")
+    days, hours, minutes, secs = (int(g or 0) for g in found.groups())
+    seconds = ((days * 24 + hours) * 60 + minutes) * 60 + secs
+    if not 0 < seconds <= MAX_SECONDS:
+        raise click.UsageError(f"--for {text!r}: between 1s and 7d")
+    return seconds
+
+
+def _until(wall: float) -> str:
+    import time
+
+    left = max(0, int(wall - time.time() + 0.5))
+    span = f"{left // 3600}h{left % 3600 // 60:02d}m" if left >= 3600 else f"{left // 60}m{left % 60:02d}s"
+    when = time.localtime(wall)
+    day = "" if time.localtime().tm_yday == when.tm_yday else time.strftime("%a ", when)
+    return f"until {day}{time.strftime('%H:%M:%S', when)} ({span} left)"
+
+
+def _agent_folder():
+    """The agent's folder, made private if new; a folder another user could reach is refused (one line)."""
+    from cgledger.ledger import keyagent
+
+    path = keyagent.socket_path()
+    try:
+        keyagent.check_folder(path.parent, make=True)
+    except keyagent.Unsafe as e:
+        raise LedgerError(f"{e}: the key agent is not started there (make it yours, mode 0700, or set "
+                          "XDG_RUNTIME_DIR to a private folder)") from None
+    except OSError as e:
+        raise LedgerError(f"cannot make the key agent's folder {path.parent}: {e.strerror}") from None
+    return path
+
+
+@keys.command(name="unlock")
+@click.option("--for", "duration", default="4h", show_default=True, metavar="TIME",
+              help="How long the key agent keeps your key: 30m, 4h, 1h30m, 1d (at most 7d).")
+@common
+def keys_unlock(obj, duration: str) -> None:
+    """Keep your side's key for a session (ssh-agent style): a small process holds it in memory, so each signed
+    command skips the slow stretching of your passphrase. It serves the key only to a command given the same
+    passphrase or key file, forgets it after --for or at `cgledger keys lock`, and writes nothing secret to disk."""
+    from cgledger.ledger import keyagent
+
+    seconds = seconds_of(duration)
+    if os.name != "posix":
+        raise LedgerError("the key agent needs Unix sockets (Linux, macOS): here every command stretches the key")
+    material = obj.key_material()
+    if material is None:
+        import sys
+
+        if not sys.stdin.isatty():
+            raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
+        material = click.prompt("Passphrase", hide_input=True).encode()
+        obj.material = material
+    ledger = obj.ledger()
+    campaign = ledger.campaign(obj.campaign)
+    sides = ledger.rules_for(campaign).system.sides
+    if not campaign.keys:
+        raise LedgerError("no side has a key yet: set yours up first (`cgledger keys init --side SIDE`)")
+    opened = ledger.keyring.opened_keys(campaign)
+    if not opened:
+        raise LedgerError(f"that passphrase or key file is not the key of any side of {campaign.name}: nothing kept")
+    path = _agent_folder()
+    message = {"op": "unlock", "owner": keyagent.owner(material), "seconds": seconds,
+               "keys": [[keyagent.lookup(material, salt), key.decode()]  # the other sides' salts too: a command
+                        for salt, key in ledger.keyring.stretched().items()]}  # finds its side without stretching
+    try:
+        answer = keyagent.request(message, timeout=2.0, path=path)
+    except (OSError, ValueError, keyagent.Unsafe):  # none runs (or a stale socket): start one
+        try:
+            keyagent.start(path)
+            answer = keyagent.request(message, timeout=2.0, path=path)
+        except (OSError, ValueError, keyagent.Unsafe) as e:
+            raise LedgerError(f"the key agent could not start: {e}") from None
+    if "until" not in answer:
+        raise LedgerError(f"the key agent refused: {answer.get('error', 'no reason given')}")
+    names = " and ".join(f"the {sides.get(side, side)} side's" for side in opened)
+    plural = len(opened) > 1
+    click.echo(f"the key agent keeps {names} key{'s' if plural else ''} {_until(answer['until'])}: your signed "
+               f"commands no longer stretch your passphrase; `cgledger keys lock` forgets {'them' if plural else 'it'} "
+               "now")
+
+
+@keys.command(name="lock")
+def keys_lock() -> None:
+    """Stop the key agent: it forgets every key it kept (`keys unlock` starts it again)."""
+    from cgledger.ledger import keyagent
+
+    path = keyagent.socket_path()
+    try:
+        keyagent.request({"op": "lock"}, timeout=2.0, path=path)
+    except keyagent.Unsafe as e:
+        raise LedgerError(f"{e}: not used") from None
+    except (OSError, ValueError):
+        if path.exists() or path.is_symlink():  # a stale socket (its agent was killed): removed
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        click.echo("no key agent runs: every signed command stretches your passphrase")
+        return
+    click.echo("the key agent forgot every key and stopped")
+
+
+@keys.command(name="agent")
+@json_option
+def keys_agent(as_json: bool) -> None:
+    """Whether the key agent runs (`keys unlock`): until when, how many keys it keeps, how often it served one."""
+    from cgledger.ledger import keyagent
+
+    path = keyagent.socket_path()
+    try:
+        state = keyagent.request({"op": "status"}, timeout=2.0, path=path)
+    except keyagent.Unsafe as e:
+        state = {"running": False, "problem": str(e)}
+    except (OSError, ValueError):
+        state = {"running": False}
+    else:
+        state = {"running": True, **state}
+    state["socket"] = str(path)
+    if as_json:
+        emit_json(state)
+        return
+    if state.get("problem"):
+        click.echo(f"the key agent is not used: {state['problem']}")
+    elif not state["running"]:
+        click.echo("no key agent runs: every signed command stretches your passphrase (`cgledger keys unlock`)")
+    elif not state.get("until"):
+        click.echo(f"the key agent runs (process {state['pid']}) but keeps no key")
+    else:
+        click.echo(f"the key agent keeps {state['keys']} key{'s' if state['keys'] != 1 else ''} "
+                   f"{_until(state['until'])}; it has served a key {state['served']} time"
+                   f"{'s' if state['served'] != 1 else ''} (process {state['pid']}, {state['socket']})")
 
 
 @main.command()

@@ -704,7 +704,7 @@ class CampaignLedger(Application):
         if who not in campaign.keys:
             raise BadInput(f"the {rules.system.sides[who]} side sets up its key first (`cgledger keys init`)", fair.RULE)
         self.keyring.key(campaign, rules, who, purpose="commits its fair-dice chains")
-        fact = fair.commit(campaign, rules, who, *self.keyring.new_chains(campaign.keys[who]["salt"]))
+        fact = fair.commit(campaign, rules, who, *self.keyring.new_chains(campaign.keys[who]["salt"], campaign.keys[who]["check"]))
         self.append(campaign, fact)
         return fact
 

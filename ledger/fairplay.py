@@ -111,7 +111,7 @@ class FairPlay:
         new random seed each, sealed with its key), so that no roll waits for a chain."""
         facts = []
         for chain in fair.to_renew(campaign, rules, me):
-            head, length, sealed = self.keyring.new_chain(campaign.keys[me]["salt"], chain)
+            head, length, sealed = self.keyring.new_chain(campaign.keys[me]["salt"], chain, campaign.keys[me]["check"])
             renewed = fair.renew(campaign, rules, me, chain, head, length, sealed)
             self.app.put(campaign, renewed)
             facts.append(renewed)

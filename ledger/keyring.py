@@ -16,14 +16,36 @@ PURCHASES = "keeps its RG purchases secret"
 
 
 class Keyring:
-    def __init__(self, material: bytes | None = None):
+    stretches = 0  # scrypt runs in this process, all keyrings together (what the key agent saves is seen here)
+
+    def __init__(self, material: bytes | None = None, agent=None):
         self.material = material
+        self.agent = agent  # a key agent (ledger/keyagent.Client) to ask before stretching, or None: stretch
         self._derived: dict[str, bytes] = {}  # salt -> stretched key (scrypt is slow on purpose: once per salt)
+        self._recalled: set[str] = set()  # salts whose key came from the agent
 
     def _derive(self, salt: str) -> bytes:
         if salt not in self._derived:
-            self._derived[salt] = derive_key(self.material, salt)
+            key = self.agent.recall(self.material, salt) if self.agent is not None else None
+            if key is not None:
+                self._recalled.add(salt)
+            else:
+                key = derive_key(self.material, salt)
+                Keyring.stretches += 1
+                if self.agent is not None:
+                    self.agent.keep(self.material, salt, key)  # kept only by an agent this material unlocked
+            self._derived[salt] = key
         return self._derived[salt]
+
+    def _checked(self, salt: str, check: str) -> bytes | None:
+        """The key of `salt` if it is the one whose check value is `check`, else None. A key the agent gave that
+        does not check out is stretched again here (never taken on the agent's word)."""
+        key = self._derive(salt)
+        if key_check(key) != check and salt in self._recalled:
+            self._recalled.discard(salt)
+            key = self._derived[salt] = derive_key(self.material, salt)
+            Keyring.stretches += 1
+        return key if key_check(key) == check else None
 
     def key(self, state, rules, side: str, purpose: str = "seals its Secret rolls") -> bytes:
         """The side's key from the material given (CGLEDGER_PASSPHRASE or --key-file); checked."""
@@ -32,16 +54,27 @@ class Keyring:
         if self.material is None:
             raise BadInput(f"the {who} side {purpose}: give its passphrase (CGLEDGER_PASSPHRASE) "
                            "or key file (--key-file)")
-        key = self._derive(registered["salt"])
-        if key_check(key) != registered["check"]:
+        key = self._checked(registered["salt"], registered["check"])
+        if key is None:
             raise BadInput(f"that passphrase or key file is not the {who} side's")
         return key
+
+    def opened_keys(self, state) -> dict[str, tuple[str, bytes]]:
+        """{side: (salt, key)} of every side whose key the material given opens (`keys unlock` hands them over)."""
+        if self.material is None:
+            return {}
+        found = {s: (k["salt"], self._checked(k["salt"], k["check"])) for s, k in state.keys.items()}
+        return {s: (salt, key) for s, (salt, key) in found.items() if key is not None}
+
+    def stretched(self) -> dict[str, bytes]:
+        """{salt: key} of every salt stretched (or recalled) with the material given, in this keyring."""
+        return dict(self._derived)
 
     def opens(self, state) -> str | None:
         """The side whose key the material given opens, if any."""
         if self.material is None:
             return None
-        return next((s for s, k in state.keys.items() if key_check(self._derive(k["salt"])) == k["check"]), None)
+        return next((s for s, k in state.keys.items() if self._checked(k["salt"], k["check"]) is not None), None)
 
     def new_registration(self, user_inputs: tuple[str, ...] = ()) -> tuple[str, str, str]:
         """(salt, check value, Ed25519 public key) of a new side key; a weak passphrase is refused (`user_inputs`:
@@ -56,8 +89,8 @@ class Keyring:
     def signer(self, state, rules, side: str, registration=None):
         """digest -> signature by the side's key (the one registered, or the one this registration sets up)."""
         if registration is not None:
-            key = self._derive(registration.salt)
-            if key_check(key) != registration.check:
+            key = self._checked(registration.salt, registration.check)
+            if key is None:
                 raise BadInput("that passphrase or key file is not the one being registered")
         else:
             key = self.key(state, rules, side, purpose="signs its events")
@@ -73,7 +106,14 @@ class Keyring:
         return fair_seed(self.key(state, rules, side, purpose="derives its fair dice"), state.name, side)
 
     # ---- fair dice (issue 13) ----------------------------------------------------------------------
-    def new_chains(self, salt: str) -> tuple[str, str, int, str]:
+    def _sealing(self, salt: str, check: str | None) -> bytes:
+        """The key to seal a new seed with: checked against the registered check value when there is one."""
+        key = self._derive(salt) if check is None else self._checked(salt, check)
+        if key is None:
+            raise BadInput("that passphrase or key file is not the side's")
+        return key
+
+    def new_chains(self, salt: str, check: str | None = None) -> tuple[str, str, int, str]:
         """(roll head, answer head, length, sealed seed) of a new commitment: the seed from the OS, sealed with the
         side's key (the one of `salt`: registered, or being registered)."""
         from . import fairdice
@@ -81,15 +121,15 @@ class Keyring:
 
         seed = fairdice.new_seed()
         return (fairdice.head(seed, "roll"), fairdice.head(seed, "answer"), fairdice.LENGTH,
-                seal_bytes(self._derive(salt), seed))
+                seal_bytes(self._sealing(salt, check), seed))
 
-    def new_chain(self, salt: str, chain: str) -> tuple[str, int, str]:
+    def new_chain(self, salt: str, chain: str, check: str | None = None) -> tuple[str, int, str]:
         """(head, length, sealed seed) of the side's next chain of one kind (issue 22 item 5): a new seed from the OS."""
         from . import fairdice
         from .secrets import seal_bytes
 
         seed = fairdice.new_seed()
-        return fairdice.head(seed, chain), fairdice.LENGTH, seal_bytes(self._derive(salt), seed)
+        return fairdice.head(seed, chain), fairdice.LENGTH, seal_bytes(self._sealing(salt, check), seed)
 
     def chain_value(self, state, rules, side: str, chain: str, k: int) -> str:
         """The value of fair roll k from the side's chain that holds it, from its sealed seed (its key needed)."""

@@ -31,6 +31,14 @@ def test_cli_bench_runs_on_a_small_campaign():
     assert "x click" in done.stdout and "x floor" in done.stdout and "audit / typed-decode floor" in done.stdout
 
 
+def test_agent_bench_runs_on_a_small_campaign():
+    script = Path(__file__).parent.parent / "bench" / "bench_agent.py"
+    done = subprocess.run([sys.executable, str(script), "--sizes", "300,400", "--runs", "1"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "agent on ms" in done.stdout and "target: a signed roll at 400 events within 1.2x" in done.stdout
+
+
 def test_web_bench_runs_on_a_small_campaign():
     from cgledger.cli.web.pages import VIEWS
 
