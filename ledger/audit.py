@@ -21,12 +21,12 @@ from .events import (
     CampaignStarted, DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade,
     SecretRollRevealed,
 )
-from .authorship import owner, signing_sides
-from .events import TAGS, SideKeyRegistered
+from .authorship import check_author
+from .events import TAGS
 from .evolve import CampaignState, begin
 from .inforce import voided_by
 from .timeline import kind_words
-from .secrets import fair_faces, seed_commitment, share, verify
+from .secrets import fair_faces, seed_commitment, share
 
 KINDS = ("pending", "unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
          "decision", "original", "drm", "automatic_drm", "final", "result", "reroll", "vasl", "secret", "fair",
@@ -65,7 +65,7 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
     """Findings over the stored events; `snapshots` (version -> (state, problem)) are compared with the replay.
     `final` (the campaign is over): whatever is still pending (an unrevealed Secret roll, purchase or chit, an
     unanswered fair roll) is a finding."""
-    # here, not at the top: every load checks its events' authors with check_author below, and a read never decides
+    # here, not at the top: a read never decides
     from .decide.redecide import decided_together, redecide
     from .decide.redecide import revealed as decided_once_revealed
 
@@ -234,44 +234,6 @@ def sources_of(logged) -> dict[str, int]:
         if isinstance(fact, DiceRolled):
             counts[fact.source] = counts.get(fact.source, 0) + 1
     return counts
-
-
-def check_author(state: CampaignState, fact, event) -> list[tuple[str, str]]:
-    """The envelope's author and signature: a side's own act is authored by that side; from a side's key
-    registration on, its events carry its signature of their digest; once every side has a key, nothing is
-    unsigned."""
-    sides = _sides(state)
-    keyed = signing_sides(state)
-    author, mine = event.author, owner(fact)
-    name = kind_words(event.topic)
-    name = name[:1].upper() + name[1:]
-    if mine is not None and author and author != mine:
-        return [("author", f"{name} is the {mine} side's own act, recorded in the name of the {author} side")]
-    if author and author not in sides:
-        return [("author", f"{name} names an author '{author}' that is no side of this campaign")]
-    signer = author or mine or ""  # an own act recorded without an author stands for its side, unsigned
-    public = fact.public if isinstance(fact, SideKeyRegistered) and fact.public else keyed.get(signer)
-    if public:
-        if not event.signature:
-            return [("signature", f"{name} of the {signer} side is unsigned, though that side signs its events since "
-                                  "its key registration")]
-        if not verify(public, event.digest, event.signature):
-            return [("signature", f"{name}: the {signer} side's signature does not verify: forged, or altered "
-                                  "after it was signed")]
-        return []
-    if event.signature:
-        return [("signature", f"{name} carries a signature, but the {signer or 'unnamed'} side has no signing key")]
-    if keyed and not signer:
-        return [("signature", f"{name} is unsigned and names no side, though {', '.join(sorted(keyed))} sign(s) "
-                              "their events")]
-    return []
-
-
-def _sides(state: CampaignState) -> tuple[str, ...]:
-    try:
-        return tuple(rulesmod.load(state.system).system.sides)
-    except LedgerError:
-        return ()
 
 
 def check_snapshot(state: CampaignState, version: int, stored: dict | None, problem: str | None) -> list[str]:
