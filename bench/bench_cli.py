@@ -64,13 +64,45 @@ READS = [  # (label, arguments): every command that reads the whole log, or a pa
 ]
 
 
-ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX, set in main()
+KEPT = [  # the reads served by the views kept current (issue 24 item 6): cold, current, and one event behind
+    ("roster", ["roster", "--side", "german"]),
+    ("rg-record", ["rg-record", "--side", "german"]),
+    ("history", ["history"]),
+    ("dice-stats", ["dice-stats"]),
+    ("report --html", ["report", "--html", "{tmp}/report.html"]),
+]
+
+ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX and this machine's XDG_STATE_HOME (its kept views), set in main()
 
 
-def run(args: list[str], runs: int, env: dict | None = None) -> tuple[float, float]:
-    """(best wall seconds, peak MB of the child) of a command run `runs` times."""
+def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float, float]]:
+    """Each kept read: (cold: no view on this machine, so folded from the whole log and kept; current: the view is
+    at the log's head; one behind: another machine recorded one roll since, so one event is folded), best of runs."""
+    views = Path(env["XDG_STATE_HOME"]) / "cgledger" / "views"
+    other = {**env, "XDG_STATE_HOME": str(tmp / "other-machine"), "CGLEDGER_PASSPHRASE": PASSPHRASE.decode()}
+    count = iter(range(10**6))
+
+    def one_more() -> None:  # recorded by another machine: this machine's views are not advanced by it
+        i = next(count)
+        subprocess.run([*CGLEDGER, "roll", "8.6142", "--side", "us", "--drm", "vehicular", "--for", f"bench {i}"], env=other,
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    out = {}
+    for label, argv in KEPT:
+        argv = [*CGLEDGER, *[a.replace("{tmp}", str(tmp)) for a in argv]]
+        cold = run(argv, runs, env, before=lambda: shutil.rmtree(views, ignore_errors=True))[0]
+        current = run(argv, runs, env)[0]
+        behind = run(argv, runs, env, before=one_more)[0]
+        out[label] = (cold, current, behind)
+    return out
+
+
+def run(args: list[str], runs: int, env: dict | None = None, before=None) -> tuple[float, float]:
+    """(best wall seconds, peak MB of the child) of a command run `runs` times (`before()` ahead of each, untimed)."""
     best, peak = float("inf"), 0.0
     for _ in range(runs):
+        if before is not None:
+            before()
         t0 = time.perf_counter()
         done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env or ENV)
         wall = time.perf_counter() - t0
@@ -201,11 +233,13 @@ def main() -> None:
             startup.append((label, *run([*CGLEDGER, *argv], runs, env)))
         results: dict[tuple[str, int], tuple[float, float]] = {}
         floors: dict[int, tuple[float, float, float, int]] = {}
+        kept: dict[int, dict] = {}
         for size in sizes:
             env = {**ENV, "CGLEDGER_DB": str(dbs[size])}
             run([*CGLEDGER, "status"], 1, env)  # this machine checks a log it has not seen once, then marks it
             typed, count = floor_typed(dbs[size])
             floors[size] = (typed, floor_verify(dbs[size]), audit_in_process(dbs[size]), count)
+            kept[size] = kept_reads(tmp, env, args.runs)
             for label, argv in READS:
                 argv = [a.replace("{tmp}", str(tmp)) for a in argv]
                 results[label, size] = run([*CGLEDGER, *argv], args.runs if size <= 10_000 else 1, env)
@@ -233,6 +267,13 @@ def main() -> None:
     for size in sizes:
         line += f"{(click_s + floors[size][0]) * 1000:>14.0f}{1:>7.1f}x{'':>6}"
     print(line + "   (import click + typed decode of every event)")
+    print()
+    print("kept views (issue 24 item 6), ms: cold = no view on this machine (folded from the whole log, then kept); "
+          "current = the view at the log's head; +1 = another machine recorded one roll since (one event folded)")
+    print(f"{'read command':<16}" + "".join(f"{f'{size:,} cold':>12}{'current':>9}{'+1':>7}" for size in sizes))
+    for label, _argv in KEPT:
+        print(f"{label:<16}" + "".join(f"{kept[size][label][0] * 1000:>12.0f}{kept[size][label][1] * 1000:>9.0f}"
+                                       f"{kept[size][label][2] * 1000:>7.0f}" for size in sizes))
     print()
     print(f"{'in process':<34}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
     for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"), (2, "audit")):

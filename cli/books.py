@@ -9,8 +9,7 @@ from pathlib import Path
 import click
 
 from cgledger.ledger.decide import witness as witnessing
-from cgledger.projections.rg_record import rg_records
-from cgledger.projections.roster import public, rosters
+from cgledger.projections.roster import public
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
@@ -67,8 +66,8 @@ RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("
 @common
 def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, Weather, Recon."""
-    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
-    rows = [public(r) for r in rosters(logged, rules)[rules.side(side)]]
+    books, rules, state = obj.ledger().rosters_of(obj.campaign, as_of)
+    rows = [public(r) for r in books[rules.side(side)]]
     if as_json:
         emit_json(rows)
     elif as_csv:
@@ -89,8 +88,8 @@ def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> No
 @common
 def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's RG Purchase Record (8.6198)."""
-    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
-    rows = rg_records(logged, rules)[rules.side(side)]
+    records, rules, _state = obj.ledger().rg_records_of(obj.campaign, as_of)
+    rows = records[rules.side(side)]
     if as_json:
         emit_json(rows)
     elif as_csv:
@@ -106,10 +105,7 @@ def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) ->
 @common
 def history(obj, as_of: str | None, as_json: bool) -> None:
     """The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls, undos."""
-    from cgledger.projections.history import history as history_of  # the areas of every CG Date: loaded for this alone
-
-    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
-    story = history_of(logged, rules, state)
+    story, _rules, _state = obj.ledger().history_of(obj.campaign, as_of)
     if as_json:
         emit_json(story)
         return
@@ -133,11 +129,10 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
 @common
 def report(obj, html_file: Path, as_of: str | None) -> None:
     """Write the campaign's story as one self-contained HTML page (history, rosters, RG records, LVP chart)."""
-    from cgledger.projections.history import history as history_of
     from cgledger.projections.report import render_html
 
-    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
-    html_file.write_text(render_html(history_of(logged, rules, state)), encoding="utf-8")
+    story, _rules, _state = obj.ledger().history_of(obj.campaign, as_of)
+    html_file.write_text(render_html(story), encoding="utf-8")
     click.echo(f"report written to {html_file}")
 
 
@@ -147,11 +142,9 @@ def report(obj, html_file: Path, as_of: str | None) -> None:
 def final(obj, as_json: bool) -> None:
     """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: the result
     so far)."""
-    from cgledger.ledger.decide.steps import campaign_over
-    from cgledger.projections.final import final_lines, final_result
+    from cgledger.projections.final import final_lines
 
-    logged, rules, state = obj.ledger().read(obj.campaign)
-    result = final_result(logged, rules, state, campaign_over(rules, state))
+    result, rules = obj.ledger().final_of(obj.campaign)
     if as_json:
         emit_json(result)
         return

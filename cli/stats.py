@@ -2,9 +2,6 @@ from __future__ import annotations
 
 import click
 
-from cgledger.ledger.decide.witness import unwitnessed_events
-from cgledger.projections.dice_stats import dice_stats
-
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
 
@@ -28,8 +25,7 @@ def _line(name: str, stats: dict | None) -> str:
 def dice_stats_command(obj, side: str | None, as_of: str | None, as_json: bool) -> None:
     """Each side's dice over the whole campaign, per source (ledger, entered, vasl); undone rolls apart; VASL
     rolls per scenario (each imported file), per player and per category."""
-    logged, rules, state = obj.ledger().read(obj.campaign, as_of)
-    stats = dice_stats(logged, rules.side(side) if side else None, unwitnessed_events(state))
+    stats, rules, _state = obj.ledger().dice_stats_of(obj.campaign, side, as_of)
     if as_json:
         emit_json(stats)
         return

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from cgledger.ledger.events import CampaignStarted, CGDateChanged, DiceReported, DiceRolled, VaslLogImported
+from cgledger.ledger.evolve import CLAIMED
 from cgledger.ledger.timeline import voided_actions
 
 SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded", "fair": "fair"}
@@ -99,36 +100,80 @@ def rolls_of(logged, unwitnessed: frozenset[int] = frozenset()) -> list[dict[str
     carries its player, category, extra dice and the import (scenario) it came from. An old VASSAL 3d6 counts as
     the DR and the dr VASL reads in it. `unwitnessed`: the events of rolls whose dice the other side has not
     witnessed; their source is named apart ('entered, not witnessed')."""
-    voided = voided_actions(logged)
-    imports = {e.fact.action for e in logged if isinstance(e.fact, VaslLogImported)}
-    claimed = {(e.fact.action, e.fact.table, tuple(e.fact.dice)) for e in logged
-               if e.version in unwitnessed and isinstance(e.fact, DiceRolled)}  # an import's attached reports
-    rolls, date = [], None
+    return labelled(fold(logged), unwitnessed)
+
+
+# The dice as a kept view (projections/kept.py): the rolls in log order, each as read from its event alone
+# (whether it is in force by the actions voided so far; which dice were witnessed is the state's, applied by
+# `labelled` when read); `finish` gives what `dice_stats` always gave.
+def init(rules=None) -> dict[str, Any]:
+    return {"rolls": [], "voided": [], "date": None, "imports": {}, "claims": []}
+
+
+def fold(logged) -> dict[str, Any]:
+    view = init()
+    view["voided"] = sorted(voided_actions(logged))
+    voided = set(view["voided"])
     for event in logged:
-        fact = event.fact
-        if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
-            date = fact.cg_date
-        if isinstance(fact, VaslLogImported):
-            for entry in fact.reports:
-                source = "vasl" + (f", {UNWITNESSED}" if (fact.action, entry.table, tuple(entry.dice)) in claimed
-                                   else "")
-                rolls += _split({"version": event.version, "side": entry.side or "unassigned", "die": entry.die,
-                                 "dice": list(entry.dice), "source": source, "table": entry.table or None,
-                                 "in_force": fact.action not in voided, "player": entry.player,
-                                 "category": entry.category, "scenario": event.version, "third": entry.third,
-                                 "rof": entry.rof, "cg_date": date})
-        elif isinstance(fact, (DiceRolled, DiceReported)) and (fact.die in EXPECTED or fact.die == "3d6"):
-            if isinstance(fact, DiceRolled) and fact.vasl and fact.action in imports:
-                continue  # counted from its import
+        _step(view, event.fact, event.version, voided)
+    return view
+
+
+def step(view: dict[str, Any], fact, version: int, rules=None) -> dict[str, Any]:
+    """One event (any: undone rolls are counted apart) folded into the view, in place. An undo or a rewind is no
+    step: it changes rolls before it (the view is folded again, `fold`)."""
+    return _step(view, fact, version, set(view["voided"]))
+
+
+def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[str, Any]:
+    if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
+        view["date"] = fact.cg_date
+    date = view["date"]
+    if isinstance(fact, VaslLogImported):
+        view["imports"][str(version)] = {"action": fact.action, "file": fact.file, "form": fact.form}
+        for entry in fact.reports:
+            view["rolls"].append({"version": version, "side": entry.side or "unassigned", "die": entry.die,
+                                  "dice": list(entry.dice), "source": "vasl", "table": entry.table or None,
+                                  "in_force": fact.action not in voided, "player": entry.player,
+                                  "category": entry.category, "scenario": version, "third": entry.third,
+                                  "rof": entry.rof, "cg_date": date,
+                                  "_claim": [fact.action, entry.table, list(entry.dice)]})
+    elif isinstance(fact, (DiceRolled, DiceReported)):
+        if isinstance(fact, DiceRolled) and fact.source in CLAIMED:  # the dice a witness may not have seen yet
+            view["claims"].append([version, fact.action, fact.table, list(fact.dice)])
+        if fact.die in EXPECTED or fact.die == "3d6":
             vasl = bool(getattr(fact, "vasl", ""))
-            rolls += _split({"version": event.version, "side": fact.side or "unassigned", "die": fact.die,
-                             "dice": list(fact.dice), "source": SOURCES.get(fact.source, fact.source)
-                             + (f", {UNWITNESSED}" if event.version in unwitnessed else ""),
-                             "table": getattr(fact, "table", None), "in_force": fact.action not in voided,
-                             "player": fact.player if vasl else None,
-                             "category": getattr(fact, "category", "") if vasl else None,
-                             "scenario": f"action {fact.action}" if vasl else None, "third": None, "rof": None,
-                             "cg_date": date})
+            view["rolls"].append({"version": version, "side": fact.side or "unassigned", "die": fact.die,
+                                  "dice": list(fact.dice), "source": SOURCES.get(fact.source, fact.source),
+                                  "table": getattr(fact, "table", None), "in_force": fact.action not in voided,
+                                  "player": fact.player if vasl else None,
+                                  "category": getattr(fact, "category", "") if vasl else None,
+                                  "scenario": f"action {fact.action}" if vasl else None, "third": None,
+                                  "rof": None, "cg_date": date,
+                                  "_attached": fact.action if isinstance(fact, DiceRolled) and fact.vasl else None})
+    return view
+
+
+def labelled(view: dict[str, Any], unwitnessed: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
+    """The view's rolls as `rolls_of` gives them: an import's attached rolls counted from the import, the dice not
+    witnessed named apart, a 3d6 split in its DR and dr."""
+    imports = {i["action"] for i in view["imports"].values()}
+    claimed = {(action, table, tuple(dice)) for version, action, table, dice in view["claims"]
+               if version in unwitnessed} if unwitnessed else set()
+    rolls = []
+    for roll in view["rolls"]:
+        roll = dict(roll)
+        if "_claim" in roll:
+            action, table, dice = roll.pop("_claim")
+            if (action, table, tuple(dice)) in claimed:
+                roll["source"] += f", {UNWITNESSED}"
+        else:
+            attached = roll.pop("_attached")
+            if attached is not None and attached in imports:
+                continue  # counted from its import
+            if roll["version"] in unwitnessed:
+                roll["source"] += f", {UNWITNESSED}"
+        rolls += _split(roll)
     return rolls
 
 
@@ -150,16 +195,18 @@ def _by(rolls: list[dict], key: str) -> dict[str, list[dict]]:
     return out
 
 
-def vasl_stats(logged, rolls: list[dict]) -> dict[str, Any]:
+def vasl_stats(logged, rolls: list[dict], imports: dict | None = None) -> dict[str, Any]:
     """The VASL rolls in force: per scenario (each imported file, with its players and categories), per player
     and per category across the campaign, and VASL's extra dice (the Dust die, the ROF die) as drs."""
     vasl = [r for r in rolls if r["in_force"] and r["player"] is not None]
-    imports = {e.version: e.fact for e in logged if isinstance(e.fact, VaslLogImported)}
+    if imports is None:
+        imports = {e.version: {"file": e.fact.file, "form": e.fact.form} for e in logged
+                   if isinstance(e.fact, VaslLogImported)}
     scenarios = []
     for scenario, mine in _by(vasl, "scenario").items():
         fact = imports.get(scenario)
-        scenarios.append({"event": scenario if fact else None, "file": fact.file if fact else scenario,
-                          "form": fact.form if fact else "", "cg_date": mine[0]["cg_date"], "reports": len(mine),
+        scenarios.append({"event": scenario if fact else None, "file": fact["file"] if fact else scenario,
+                          "form": fact["form"] if fact else "", "cg_date": mine[0]["cg_date"], "reports": len(mine),
                           **_both(mine), "players": {p: _both(r) for p, r in sorted(_by(mine, "player").items())},
                           "categories": {c: _both(r) for c, r in sorted(_by(mine, "category").items())}})
     players = {}
@@ -174,7 +221,11 @@ def vasl_stats(logged, rolls: list[dict]) -> dict[str, Any]:
 
 
 def dice_stats(logged, side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
-    rolls = [r for r in rolls_of(logged, unwitnessed) if side is None or r["side"] == side]
+    return finish(fold(logged), side, unwitnessed)
+
+
+def finish(view: dict[str, Any], side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
+    rolls = [r for r in labelled(view, unwitnessed) if side is None or r["side"] == side]
 
     def groups(selected: list[dict]) -> list[dict[str, Any]]:
         keys = sorted({(r["side"], r["source"]) for r in selected})
@@ -193,4 +244,4 @@ def dice_stats(logged, side: str | None = None, unwitnessed: frozenset[int] = fr
                     "dr": _summary([r for r in in_force if r["side"] == s], "dr")}
                 for s in sorted({r["side"] for r in in_force})}
     return {"groups": groups(in_force), "sides": per_side, "undone": groups([r for r in rolls if not r["in_force"]]),
-            "vasl": vasl_stats(logged, rolls)}
+            "vasl": vasl_stats(None, rolls, {int(v): i for v, i in view["imports"].items()})}

@@ -12,10 +12,11 @@ VC_NOTE = ("The CG Victory Conditions (KGP 8.51-8.53, RR 2.5033) are not in the 
            "compare the final CG-LVP with your CG's Victory Conditions.")
 
 
-def final_result(logged, rules, state, over: str) -> dict[str, Any]:
-    """`over`: why the campaign is over ('' while it goes on: the result so far)."""
+def final_result(logged, rules, state, over: str, books=None) -> dict[str, Any]:
+    """`over`: why the campaign is over ('' while it goes on: the result so far). `books`: the finished rosters
+    (the kept view's), else folded from `logged`."""
     sides = dict(rules.system.sides)
-    books = rosters(logged, rules)
+    books = rosters(logged, rules) if books is None else books
     per_side = {}
     for side, rows in books.items():
         cg_lvp = next((r["cg_lvp"] for r in reversed(rows) if r["cg_lvp"] is not None), None)

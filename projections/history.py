@@ -10,7 +10,6 @@ from cgledger.ledger.events import ActionUndone, CampaignStarted, CGDateChanged,
 from cgledger.ledger.timeline import IDLE_DAY, summary, voided_actions
 
 from .areas import areas_by_date, document
-from .dice_stats import dice_stats
 from .rg_record import rg_records
 from .roster import public, rosters
 
@@ -22,7 +21,17 @@ def notable(fact: DiceRolled) -> bool:
 
 def history(logged, rules, state) -> dict[str, Any]:
     """`state` is the campaign state at the same point (for the header)."""
-    roster = rosters(logged, rules)
+    from . import dice_stats as dice_view
+
+    return compose(rosters(logged, rules), rg_records(logged, rules), dice_view.fold(logged), fold(logged, rules),
+                   rules, state)
+
+
+def compose(roster, records, dice_view, story, rules, state) -> dict[str, Any]:
+    """The history from its parts, each a kept view (projections/kept.py) or folded from the log: the finished
+    rosters and RG records, the dice view, and the story's own view (`fold`). Pure."""
+    from . import dice_stats as dice_of
+
     sides = list(rules.system.sides)
     dates: list[dict[str, Any]] = []
     for index, row in enumerate(roster[sides[0]]):
@@ -34,33 +43,17 @@ def history(logged, rules, state) -> dict[str, Any]:
             "weather": row["weather"], "notable": [], "undos": [],
         })
     by_date = {d["date"]: d for d in dates}
-    voided = voided_actions(logged)
     unwitnessed = witness.unwitnessed_events(state)
-    what = {}  # action -> what it recorded first, to say what an undo took back
-    for event in logged:
-        action = getattr(event.fact, "action", None)
-        if action is not None and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
-            what[action] = summary(event.fact, rules.system.sides)
-    date = None
-    for event in logged:
-        fact = event.fact
-        if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
-            date = fact.cg_date
-        entry = by_date.get(fact.cg_date if isinstance(fact, Rewound) else date)
-        if entry is None or fact is None:
+    for date, kind, text, version in story["notes"]:
+        entry = by_date.get(date)
+        if entry is None:
             continue
-        if isinstance(fact, DiceRolled) and fact.action not in voided and notable(fact):
-            entry["notable"].append(f"{fact.table} {rules.system.sides[fact.side]}: Original {fact.original}, "
-                                    f"Final {fact.final}: {fact.result}"
-                                    + (" (dice not witnessed)" if event.version in unwitnessed else ""))
-        elif isinstance(fact, ActionUndone):
-            entry["undos"].append(f"undo of {what.get(fact.undone, f'action {fact.undone}')}"
-                                  + (f": {fact.reason}" if fact.reason else ""))
-        elif isinstance(fact, Rewound):
-            entry["undos"].append(f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions voided)"
-                                  + (f": {fact.reason}" if fact.reason else ""))
-    records = rg_records(logged, rules)
-    dice = dice_stats(logged, unwitnessed=unwitnessed)
+        if kind == "notable":
+            entry["notable"].append(text + (" (dice not witnessed)" if version in unwitnessed else ""))
+        else:
+            entry["undos"].append(text)
+    dice = dice_of.finish(dice_view, unwitnessed=unwitnessed)
+    scenario = {d["date"]: d["scenario"] for d in dates}
     return {
         "campaign": {"name": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
                      "step": state.step, "sides": dict(rules.system.sides)},
@@ -70,23 +63,64 @@ def history(logged, rules, state) -> dict[str, Any]:
         "dice": dice["sides"],
         "dice_groups": dice["groups"],  # per side and source: the report keeps fair, entered and VASL dice apart
         "vasl_dice": dice["vasl"],
-        "final": _final(logged, rules, state),  # the CG's end: final CG-LVP and totals (issue 25), else None
+        "final": _final(roster, rules, state),  # the CG's end: final CG-LVP and totals (issue 25), else None
         # dice typed or from VASL that the other side never witnessed, in words (issue 22)
         "unwitnessed": [witness.describe(c, dict(rules.system.sides)) for c in witness.view(state, rules)]
         if state is not None else [],
-        "maps": scenario_maps(logged, rules, dates) if any(step.control for step in rules.system.steps) else [],
-        "terrain": terrain_by_date(logged, rules) if not any(step.control for step in rules.system.steps) else [],
+        "maps": [{"group": m["group"], "date": m["date"], "scenario": scenario.get(m["date"]),
+                  "set_up": scenario.get(m["date"]) != IDLE_DAY and m["control"], "areas": m["areas"]}
+                 for m in story["maps"]],
+        "terrain": story["terrain"],
     }
 
 
-def scenario_maps(logged, rules, dates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+# The story's own part as a kept view (projections/kept.py): notable rolls, undos and rewinds by CG Date, and
+# the maps of each CG Date whose RePh ended. An undo, a rewind or a new RePh end is no step: the view is folded
+# again (`fold`); a notable roll is a step.
+def fold(logged, rules) -> dict[str, Any]:
+    voided = voided_actions(logged)
+    view = {"voided": sorted(voided), "date": None, "notes": []}
+    what = {}  # action -> what it recorded first, to say what an undo took back
+    for event in logged:
+        action = getattr(event.fact, "action", None)
+        if action is not None and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
+            what[action] = summary(event.fact, rules.system.sides)
+    for event in logged:
+        fact = event.fact
+        if isinstance(fact, ActionUndone):
+            view["notes"].append([view["date"], "undo", f"undo of {what.get(fact.undone, f'action {fact.undone}')}"
+                                  + (f": {fact.reason}" if fact.reason else ""), event.version])
+        elif isinstance(fact, Rewound):
+            view["notes"].append([fact.cg_date, "undo", f"rewind to the end of {fact.cg_date}'s RePh "
+                                  f"({len(fact.voided)} actions voided)" + (f": {fact.reason}" if fact.reason else ""),
+                                  event.version])
+        elif fact is not None:
+            _step(view, fact, event.version, rules, voided)
+    control = any(step.control for step in rules.system.steps)
+    view["maps"] = scenario_maps(logged, rules) if control else []
+    view["terrain"] = terrain_by_date(logged, rules) if not control else []
+    return view
+
+
+def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
+    return _step(view, fact, version, rules, set(view["voided"]))
+
+
+def _step(view, fact, version: int, rules, voided) -> dict[str, Any]:
+    if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
+        view["date"] = fact.cg_date
+    elif isinstance(fact, DiceRolled) and fact.action not in voided and notable(fact):
+        view["notes"].append([view["date"], "notable", f"{fact.table} {rules.system.sides[fact.side]}: Original "
+                              f"{fact.original}, Final {fact.final}: {fact.result}", version])
+    return view
+
+
+def scenario_maps(logged, rules) -> list[dict[str, Any]]:
     """Each Map Group at the end of each CG Date's RePh: as it stood when that date's scenario was set up (8.605,
-    8.624). `set_up` is false for an Idle Day (no scenario) and before an Initial Scenario that the log gives no
-    Control for (its setup is the scenario card's): the report draws only the maps set up."""
-    scenario = {d["date"]: d["scenario"] for d in dates}
-    return [{"group": group, "date": date, "scenario": scenario.get(date),
-             "set_up": scenario.get(date) != IDLE_DAY and bool(result["control"]),
-             "areas": document(result, rules, group)}
+    8.624). `control`: whether the log gives any Control for it; the history's `set_up` is false for an Idle Day
+    (no scenario) and before an Initial Scenario that the log gives no Control for (its setup is the scenario
+    card's): the report draws only the maps set up."""
+    return [{"group": group, "date": date, "control": bool(result["control"]), "areas": document(result, rules, group)}
             for group in sorted(rules.maps) for date, result in areas_by_date(logged, rules, group)]
 
 
@@ -105,10 +139,10 @@ def _per_side(roster, index: int, key: str) -> dict[str, Any]:
     return {side: rows[index][key] for side, rows in roster.items()}
 
 
-def _final(logged, rules, state) -> dict[str, Any] | None:
+def _final(roster, rules, state) -> dict[str, Any] | None:
     from cgledger.ledger.decide.steps import campaign_over
 
     from .final import final_result
 
     over = campaign_over(rules, state) if state is not None else ""
-    return final_result(logged, rules, state, over) if over else None
+    return final_result(None, rules, state, over, books=roster) if over else None

@@ -10,57 +10,71 @@ from cgledger.ledger.timeline import live
 
 
 def rg_records(logged, rules) -> dict[str, list[dict[str, Any]]]:
-    records: dict[str, list[dict[str, Any]]] = {side: [] for side in rules.system.sides}
-    by_version: dict[int, dict[str, Any]] = {}
-    date, cg = "", ""
+    view = init(rules)
     for event in live(logged):
-        fact = event.fact
-        if isinstance(fact, (CampaignStarted, CGDateChanged)):
-            date = fact.cg_date
-            cg = getattr(fact, "cg", cg)
-        elif isinstance(fact, RGPurchased):
-            chart = rules.rgs.get((fact.side, fact.rg))
-            mine = [r for r in records[fact.side] if r["id"] == fact.rg]
-            bought = sum(1 for r in mine if not r["given"]) + (not fact.given)
-            maximum = chart.cg_max.get(cg) if chart else None
-            row = {
-                "date": date, "id": fact.rg, "group_type": fact.group_type,
-                "p": None if fact.given else bought,
-                "r": None if fact.given or maximum is None else maximum - bought,
-                "str": None, "units": None, "sw": None, "leaders": None, "objective": fact.objective or None,
-                "ref": f"{fact.rg}#{len(mine) + 1}", "event": event.version, "cpp": fact.cpp,
-                "map_group": fact.map_group, "given": fact.given, "quality": None, "sw_rolls": [],
-                "_chart": chart,
-            }
-            records[fact.side].append(row)
-            by_version[event.version] = row
-        elif isinstance(fact, RGPurchaseSealed):  # 8.6192: ID and Group Type are the buyer's secret
-            records[fact.side].append({
-                "date": date, "id": None, "group_type": "(bought in secret)", "p": None, "r": None, "str": None,
-                "units": None, "sw": None, "leaders": None, "objective": None, "ref": str(event.version),
-                "event": event.version, "cpp": None, "map_group": None, "secret": True})
-        elif isinstance(fact, DiceRolled) and fact.rg in by_version:
-            row = by_version[fact.rg]
-            if fact.effect == "rg_strength":
-                row["str"] = fact.code
-            elif fact.effect == "rg_quality":
-                row["quality"] = fact.result
-            elif fact.effect == "rg_tanks":
-                row["units"] = fact.result
-            elif fact.effect in ("rg_sw", "rg_equipment"):
-                row["sw_rolls"].append((fact.purpose or "SW", fact.code == "received"))
-            elif fact.effect == "rg_leader":
-                row["leaders"] = ", ".join(x for x in (row["leaders"], fact.result) if x)
-    for side_rows in records.values():
+        step(view, event.fact, event.version, rules)
+    return finish(view, rules)
+
+
+# The record as a kept view (projections/kept.py): JSON-native state, `finish` gives what `rg_records` always gave.
+def init(rules) -> dict[str, Any]:
+    return {"records": {side: [] for side in rules.system.sides}, "by_version": {}, "date": "", "cg": ""}
+
+
+def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
+    """One event in force (live) folded into the view, in place."""
+    records, by_version = view["records"], view["by_version"]
+    if isinstance(fact, (CampaignStarted, CGDateChanged)):
+        view["date"] = fact.cg_date
+        view["cg"] = getattr(fact, "cg", view["cg"])
+    elif isinstance(fact, RGPurchased):
+        chart = rules.rgs.get((fact.side, fact.rg))
+        mine = [r for r in records[fact.side] if r["id"] == fact.rg]
+        bought = sum(1 for r in mine if not r["given"]) + (not fact.given)
+        maximum = chart.cg_max.get(view["cg"]) if chart else None
+        row = {
+            "date": view["date"], "id": fact.rg, "group_type": fact.group_type,
+            "p": None if fact.given else bought,
+            "r": None if fact.given or maximum is None else maximum - bought,
+            "str": None, "units": None, "sw": None, "leaders": None, "objective": fact.objective or None,
+            "ref": f"{fact.rg}#{len(mine) + 1}", "event": version, "cpp": fact.cpp,
+            "map_group": fact.map_group, "given": fact.given, "quality": None, "sw_rolls": [],
+        }
+        by_version[str(version)] = [fact.side, len(records[fact.side])]
+        records[fact.side].append(row)
+    elif isinstance(fact, RGPurchaseSealed):  # 8.6192: ID and Group Type are the buyer's secret
+        records[fact.side].append({
+            "date": view["date"], "id": None, "group_type": "(bought in secret)", "p": None, "r": None, "str": None,
+            "units": None, "sw": None, "leaders": None, "objective": None, "ref": str(version),
+            "event": version, "cpp": None, "map_group": None, "secret": True})
+    elif isinstance(fact, DiceRolled) and str(fact.rg) in by_version:
+        side, index = by_version[str(fact.rg)]
+        row = records[side][index]
+        if fact.effect == "rg_strength":
+            row["str"] = fact.code
+        elif fact.effect == "rg_quality":
+            row["quality"] = fact.result
+        elif fact.effect == "rg_tanks":
+            row["units"] = fact.result
+        elif fact.effect in ("rg_sw", "rg_equipment"):
+            row["sw_rolls"].append([fact.purpose or "SW", fact.code == "received"])
+        elif fact.effect == "rg_leader":
+            row["leaders"] = ", ".join(x for x in (row["leaders"], fact.result) if x)
+    return view
+
+
+def finish(view: dict[str, Any], rules) -> dict[str, list[dict[str, Any]]]:
+    """The rows as `rg_records` gives them (the view's own rows are changed: give it a copy to keep it)."""
+    records = view["records"]
+    for side, side_rows in records.items():
         for row in side_rows:
             if not row.get("secret"):
-                _finish(row)
+                _finish(row, rules.rgs.get((side, row["id"])))
     return records
 
 
-def _finish(row: dict[str, Any]) -> None:
+def _finish(row: dict[str, Any], chart) -> None:
     """# Units and SW from the chart line and the follow-up rolls (8.6201, 8.6202, 8.6204)."""
-    chart = row.pop("_chart")
     received = [name for name, got in row.pop("sw_rolls") if got]
     if chart is not None and row["units"] is None:
         count = chart.units_depleted if row["str"] == "D" else chart.units_full

@@ -20,66 +20,81 @@ def _row(date: str, start: int | None) -> dict[str, Any]:
 
 
 def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
-    sides = list(rules.system.sides)
-    rows: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
-    random_weather = False
-    cg = ""
-    density: dict[str, str] = {}
+    view = init(rules)
     for event in live(logged):
-        fact = event.fact
-        if isinstance(fact, CampaignStarted):
-            cg, random_weather = fact.cg, fact.random_weather
+        step(view, event.fact, event.version, rules)
+    return finish(view, rules)
+
+
+# The roster as a kept view (projections/kept.py): init -> step per event in force -> finish. The view state is
+# JSON-native; `finish` gives what `rosters` always gave.
+def init(rules) -> dict[str, Any]:
+    return {"rows": {side: [] for side in rules.system.sides}, "random_weather": False, "cg": "", "density": {}}
+
+
+def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
+    """One event in force (live) folded into the view, in place."""
+    rows = view["rows"]
+    sides = list(rows)
+    if isinstance(fact, CampaignStarted):
+        view["cg"], view["random_weather"] = fact.cg, fact.random_weather
+        for side in sides:
+            rows[side].append(_row(fact.cg_date, fact.start_cpp.get(side, 0)))
+            rows[side][-1]["scenario"] = "Initial Scenario"
+    elif isinstance(fact, CGDateChanged):
+        for side in sides:
+            before = rows[side][-1]
+            row = _row(fact.cg_date, _left(before) - before["recon_cpp"])  # 8.622: Start = Left - Recon
+            if before["scenario"] == IDLE_DAY and before["recon"]:
+                # 8.622: an Idle CG Date's Recon is cumulative with the next dates' until a scenario
+                row["recon_carried"] = row["recon"] = before["recon"]
+            rows[side].append(row)
+    elif isinstance(fact, DiceRolled):
+        row = rows[fact.side][-1]
+        if fact.effect == "cpp_replenishment":
+            row["repl"] = fact.value
+        elif fact.effect == "recon":
+            row["recon"] = (fact.value or 0) + row.get("recon_carried", 0)
+            row["recon_cpp"] += fact.cpp
+        elif fact.effect == "weather":
             for side in sides:
-                rows[side].append(_row(fact.cg_date, fact.start_cpp.get(side, 0)))
-                rows[side][-1]["scenario"] = "Initial Scenario"
-        elif isinstance(fact, CGDateChanged):
-            for side in sides:
-                before = rows[side][-1]
-                row = _row(fact.cg_date, _left(before) - before["recon_cpp"])  # 8.622: Start = Left - Recon
-                if before["scenario"] == IDLE_DAY and before["recon"]:
-                    # 8.622: an Idle CG Date's Recon is cumulative with the next dates' until a scenario
-                    row["recon_carried"] = row["recon"] = before["recon"]
-                rows[side].append(row)
-        elif isinstance(fact, DiceRolled):
-            row = rows[fact.side][-1]
-            if fact.effect == "cpp_replenishment":
-                row["repl"] = fact.value
-            elif fact.effect == "recon":
-                row["recon"] = (fact.value or 0) + row.get("recon_carried", 0)
-                row["recon_cpp"] += fact.cpp
-            elif fact.effect == "weather":
-                for side in sides:
-                    rows[side][-1]["weather"] = fact.result
-            elif fact.effect == "mist_density":
-                density[row["date"]] = fact.result
-        elif isinstance(fact, CPPGained):  # the CPP chart's gain as the CG Date starts (CGS: the players' chart)
-            row = rows[fact.side][-1]
-            row["repl"] = (row["repl"] or 0) + fact.cpp
-        elif isinstance(fact, RGPurchased):
-            row = rows[fact.side][-1]
-            row["spent"] += fact.cpp
-            row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
-            row["fpp"] += fact.fpp
-        elif isinstance(fact, RGPurchaseSealed):  # 8.619: what was bought and spent is the buyer's secret
-            row = rows[fact.side][-1]
-            row["rg"] = row["rg"] + [{"id": None, "cpp": None, "text": "RG bought in secret"}]
-            row["secret"] = True
-        elif isinstance(fact, FortificationsPurchased):
-            row = rows[fact.side][-1]
-            size = f" {fact.size}" if fact.size else ""
-            row["fortifications"] = row["fortifications"] + [
-                {"item": fact.item, "count": fact.count, "size": fact.size or None, "fpp": fact.fpp,
-                 "setup_area": fact.setup_area, "text": f"{fact.count} {fact.name}{size} ({fact.setup_area})"}]
-        elif isinstance(fact, ScenarioEnded):
-            for side in sides:
-                _lvp(rows[side], fact.lvp.get(side, 0))
-                rows[side][-1]["win"] = fact.winner or None
-        elif isinstance(fact, InitiativeChosen):
-            for side in sides:
-                rows[side][-1]["scenario"] = fact.scenario
-                if fact.scenario == IDLE_DAY:  # 8.6232 note 2: Current-LVP unchanged, CG-LVP grows
-                    _lvp(rows[side], _last_lvp(rows[side][:-1]))
-    for side in sides:
+                rows[side][-1]["weather"] = fact.result
+        elif fact.effect == "mist_density":
+            view["density"][row["date"]] = fact.result
+    elif isinstance(fact, CPPGained):  # the CPP chart's gain as the CG Date starts (CGS: the players' chart)
+        row = rows[fact.side][-1]
+        row["repl"] = (row["repl"] or 0) + fact.cpp
+    elif isinstance(fact, RGPurchased):
+        row = rows[fact.side][-1]
+        row["spent"] += fact.cpp
+        row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
+        row["fpp"] += fact.fpp
+    elif isinstance(fact, RGPurchaseSealed):  # 8.619: what was bought and spent is the buyer's secret
+        row = rows[fact.side][-1]
+        row["rg"] = row["rg"] + [{"id": None, "cpp": None, "text": "RG bought in secret"}]
+        row["secret"] = True
+    elif isinstance(fact, FortificationsPurchased):
+        row = rows[fact.side][-1]
+        size = f" {fact.size}" if fact.size else ""
+        row["fortifications"] = row["fortifications"] + [
+            {"item": fact.item, "count": fact.count, "size": fact.size or None, "fpp": fact.fpp,
+             "setup_area": fact.setup_area, "text": f"{fact.count} {fact.name}{size} ({fact.setup_area})"}]
+    elif isinstance(fact, ScenarioEnded):
+        for side in sides:
+            _lvp(rows[side], fact.lvp.get(side, 0))
+            rows[side][-1]["win"] = fact.winner or None
+    elif isinstance(fact, InitiativeChosen):
+        for side in sides:
+            rows[side][-1]["scenario"] = fact.scenario
+            if fact.scenario == IDLE_DAY:  # 8.6232 note 2: Current-LVP unchanged, CG-LVP grows
+                _lvp(rows[side], _last_lvp(rows[side][:-1]))
+    return view
+
+
+def finish(view: dict[str, Any], rules) -> dict[str, list[dict[str, Any]]]:
+    """The rows as `rosters` gives them (the view's own rows are changed: give it a copy to keep it)."""
+    rows, random_weather, cg, density = view["rows"], view["random_weather"], view["cg"], view["density"]
+    for side in rows:
         unknown = False  # 8.619: once a side buys in secret, its Spent and Left (and what follows) are its own
         for row in rows[side]:
             row["total"], row["left"] = row["start"] + (row["repl"] or 0), _left(row)

@@ -1,0 +1,177 @@
+"""Read views kept current (issue 24 item 6): the roster, the RG record, the dice and the history's story are kept
+per machine and folded only over the events recorded since; what every read shows is what a fold of the whole log
+shows, after any event (undo, rewind, reveal included), for every reader, and a view this machine did not seal is
+never shown."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from conftest import Cli, Player
+from cgledger.cli.script import words
+from cgledger.ledger import views
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.campaign import fold as fold_state
+from cgledger.ledger.decide.witness import unwitnessed_events
+from cgledger.ledger.timeline import effective
+from cgledger.projections import dice_stats, history, kept, rg_record, roster
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _whole(value) -> bytes:
+    return msgspec.json.encode(value)
+
+
+def _finished(name: str, view, rules, state):
+    view = kept.decode(kept.encode(view))  # as stored
+    if name == "roster":
+        return kept.finish_roster(view, rules)
+    if name == "rg":
+        return kept.finish_rg(view, rules)
+    if name == "dice":
+        return dice_stats.finish(view, None, unwitnessed_events(state))
+    return view
+
+
+@pytest.mark.parametrize("sample", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl"])
+def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
+    """For every prefix of the sample's log: the view kept up to the event before, with this event folded in (or
+    folded again when the event disturbs it), finishes to exactly what the projection of the whole prefix gives."""
+    cli = Cli(make_db(), seed="7")
+    cli.ok("script", str(FIXTURES / sample), "--quiet")
+    ledger = open_ledger(str(cli.db))
+    logged = ledger.history(None)
+    rules = ledger.rules_for(ledger.campaign(None))
+    kept_views = {name: kept.build(name, effective(logged[:1]), rules) for name in kept.NAMES}
+    folded_again = 0
+    for k in range(2, len(logged) + 1):
+        prefix = effective(logged[:k])
+        state = fold_state(logged[:k])
+        rules = ledger.rules_for(state)
+        for name in kept.NAMES:
+            if kept.disturbs(name, logged[k - 1].fact):
+                kept_views[name] = kept.build(name, prefix, rules)
+                folded_again += 1
+            else:
+                kept_views[name] = kept.advance(name, kept.decode(kept.encode(kept_views[name])),
+                                                effective(logged[k - 1:k]), rules)
+        expected = {"roster": roster.rosters(prefix, rules), "rg": rg_record.rg_records(prefix, rules),
+                    "dice": dice_stats.dice_stats(prefix, None, unwitnessed_events(state))}
+        for name, value in expected.items():
+            assert _whole(_finished(name, kept_views[name], rules, state)) == _whole(value), (sample, k, name)
+        composed = history.compose(_finished("roster", kept_views["roster"], rules, state),
+                                   _finished("rg", kept_views["rg"], rules, state),
+                                   kept.decode(kept.encode(kept_views["dice"])),
+                                   kept.decode(kept.encode(kept_views["story"])), rules, state)
+        assert _whole(composed) == _whole(history.history(prefix, rules, state)), (sample, k)
+    assert 0 < folded_again < len(logged) * len(kept.NAMES) / 4  # folding again is the exception
+
+
+def _fresh(cli: Cli, tmp_path: Path, *args: str) -> str:
+    """What a machine with no kept view reads."""
+    before = os.environ["XDG_STATE_HOME"]
+    os.environ["XDG_STATE_HOME"] = str(tmp_path / "fresh-machine")
+    try:
+        shutil.rmtree(tmp_path / "fresh-machine", ignore_errors=True)
+        return cli.ok(*args).stdout
+    finally:
+        os.environ["XDG_STATE_HOME"] = before
+
+
+def test_kept_reads_follow_the_sample_command_by_command(make_db, tmp_path):
+    """The KGP sample (undos, a rewind, a VASL chat, an Idle Day) entered one command at a time, reading after
+    each one: the kept views (advanced by each write, caught up by each read) show what a fresh machine shows."""
+    cli = Cli(make_db())
+    here = str(FIXTURES)
+    lines = [words(line.replace("$HERE", here)) for line in (FIXTURES / "kgp-cg1-sample.cgl").read_text().splitlines()]
+    commands = [args for args in lines if args]
+    for number, args in enumerate(commands):
+        cli.ok(*args)
+        if number % 3 and number != len(commands) - 1:
+            continue
+        for read in (("history", "--json"), ("dice-stats", "--json"), ("rg-record", "--side", "german", "--json")):
+            assert cli.ok(*read).stdout == _fresh(cli, tmp_path, *read), (number, args, read)
+    assert os.listdir(views.folder())  # kept
+    for read in (("roster", "--side", "us"), ("final",), ("history",)):
+        assert cli.ok(*read).stdout == _fresh(cli, tmp_path, *read)
+
+
+def _parts(db, name: str, reader: str = "") -> tuple:
+    ledger = open_ledger(str(db))
+    campaign = ledger.campaign(None)
+    return (*ledger._view_parts(campaign, reader), name), campaign.version
+
+
+def test_a_write_advances_the_views_that_were_current(kgp):
+    kgp.ok("roster", "--side", "german")
+    kgp.ok("history")
+    parts, head = _parts(kgp.db, "roster")
+    assert views.load(parts)[0] == head
+    kgp.ok("step", "scenario")
+    kgp.ok("roll", "KGP3", "--side", "us", "--dice", "5,6")
+    parts, head = _parts(kgp.db, "roster")
+    assert views.load(parts)[0] == head  # folded by the writes, before any read
+    assert views.load((*parts[:-1], "story"))[0] < head  # a new RePh end (the scenario step): left for a read
+    kgp.ok("undo")  # voids an earlier action: left for the next read to fold again
+    assert views.load(parts)[0] < _parts(kgp.db, "roster")[1]
+    kgp.ok("roster", "--side", "german")
+    assert views.load(parts)[0] == _parts(kgp.db, "roster")[1]
+
+
+def test_a_view_this_machine_did_not_seal_is_never_shown(kgp, tmp_path):
+    kgp.ok("step", "scenario")
+    kgp.ok("scenario-end", "--lvp", "german=14", "--lvp", "us=10", "--winner", "german")
+    shown = kgp.ok("roster", "--side", "german", "--json").stdout
+    assert json.loads(shown)[0]["lvp"] == 14
+    parts, _head = _parts(kgp.db, "roster")
+    path = views.path_of(parts)
+    planted = path.read_bytes().replace(b'"lvp":14', b'"lvp":99')
+    assert planted != path.read_bytes()
+    path.write_bytes(planted)  # edited in place: its seal no longer checks out
+    assert kgp.ok("roster", "--side", "german", "--json").stdout == shown
+    # another machine's views (its own secret) copied here: not this machine's seal
+    other = tmp_path / "other-machine"
+    os.environ["XDG_STATE_HOME"], mine = str(other), os.environ["XDG_STATE_HOME"]
+    try:
+        kgp.ok("roster", "--side", "german")
+        theirs = {p.name: p.read_bytes().replace(b'"lvp":14', b'"lvp":99') for p in views.folder().iterdir()}
+    finally:
+        os.environ["XDG_STATE_HOME"] = mine
+    for name, data in theirs.items():
+        (views.folder() / name).write_bytes(data)
+    assert kgp.ok("roster", "--side", "german", "--json").stdout == shown
+    path.write_bytes(b"garbage")
+    assert kgp.ok("roster", "--side", "german", "--json").stdout == shown
+
+
+GERMAN, US = "Peiper's own words", "Harrison's own words"
+
+
+def test_a_sides_opened_view_is_its_own(at):
+    table = at("8.616", "19 PM")
+    german, us, anyone = Player(table.db, GERMAN), Player(table.db, US), Player(table.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    rolled = german.json("roll", "8.616", "--side", "german", "--dice", "3,3")
+    assert german.json("roster", "--side", "german")[-1]["repl"] == 29
+    assert us.json("roster", "--side", "german")[-1]["repl"] is None
+    assert anyone.json("roster", "--side", "german")[-1]["repl"] is None
+    assert german.json("roster", "--side", "german")[-1]["repl"] == 29  # each reader its own view, kept
+    german_stats = german.json("dice-stats", "--side", "german")
+    assert german_stats["groups"] and not anyone.json("dice-stats", "--side", "german")["groups"][-1:] == \
+        german_stats["groups"][-1:]
+    for path in views.folder().iterdir():  # the German's opened view is stored sealed with the German key
+        assert b'"repl":29' not in path.read_bytes()
+    us.ok("roll", "8.616", "--side", "us", "--dice", "2,2")  # a write: the views are advanced, each for its reader
+    assert anyone.json("roster", "--side", "german")[-1]["repl"] is None
+    assert german.json("roster", "--side", "german")[-1]["repl"] == 29
+    german.ok("reveal", str(rolled["id"]))  # opens the earlier roll for everyone: folded again
+    assert anyone.json("roster", "--side", "german")[-1]["repl"] == 29
+    assert us.json("roster", "--side", "german")[-1]["repl"] == 29
