@@ -41,6 +41,7 @@ from . import guidance
 from . import mark, seen, turn
 from . import takeback
 from .secretbooks import SecretBooks
+from .keptreads import KeptReads, as_stored
 from .reading import collector_paused
 from .persistence import decode_envelope
 from .reading import pick_name, started_names
@@ -88,6 +89,7 @@ class CampaignLedger(Application):
         self.loader = Loader(self.events, self.snapshots, self.recorder, self.mapper)
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
+        self.kept = KeptReads(self)  # the read views kept current (issue 24 item 6)
 
     @property
     def notices(self) -> list[str]:
@@ -852,7 +854,7 @@ class CampaignLedger(Application):
             key = self._seen_key(cid)
             if mark.read(self.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
                 mark.advance(self.where, key, new[-1].version, new[-1].digest)
-        self._advance_views(None, [], cid, new[0].version)  # issue 24 item 6: the kept read views that were current
+        self.kept.advance(None, [], cid, new[0].version)  # issue 24 item 6: the kept read views that were current
         interval = self.snapshotting_intervals[Campaign]
         if new[-1].version // interval > (new[0].version - 1) // interval:
             self.take_snapshot(cid, projector_func=replay)
@@ -862,7 +864,7 @@ class CampaignLedger(Application):
         """Saves the pending events; if another writer recorded first, nothing of ours is stored and
         the one line says what the other side recorded."""
         pending = [event.digest for event in campaign._pending_events]
-        new = [_logged(event) for event in campaign._pending_events]  # for the views kept current (issue 24 item 6)
+        new = [as_stored(event) for event in campaign._pending_events]  # for the views kept current (issue 24 item 6)
         base = campaign.version - len(pending)
         based_on = campaign._pending_events[0].prev if pending else campaign.head  # the head the decision saw
         try:
@@ -872,7 +874,7 @@ class CampaignLedger(Application):
                 seen.remember(self.where, key, campaign.version, campaign.head)
                 if mark.read(self.where, key) == (base, based_on):  # our own events, decided here
                     mark.advance(self.where, key, campaign.version, campaign.head)
-            self._advance_views(campaign, new)  # issue 24 item 6: the kept read views that were current
+            self.kept.advance(campaign, new)  # issue 24 item 6: the kept read views that were current
         except IntegrityError:
             # PostgreSQL: the library retries a write whose connection was lost; if the lost one had committed,
             # the retry (of the events or of the snapshot after them) meets our own events: they are recorded
@@ -968,191 +970,21 @@ class CampaignLedger(Application):
                                if state.sealed or state.secret_rgs else None)
         return logged, rules, state
 
-    # ---- the read views kept current (issue 24 item 6; ledger/views.py, projections/kept.py) --------------------
+    # ---- the read views kept current (issue 24 item 6): ledger/keptreads.py --------------------------------
     def rosters_of(self, name: str | None, as_of: str | None = None):
-        """(each side's CG Roster rows, rules, state), from the kept view unless `as_of`."""
-        from cgledger.projections import kept
-        from cgledger.projections.roster import rosters
-
-        found = self._kept(name, ("roster",)) if as_of is None else None
-        if found is None:
-            logged, rules, state = self.read(name, as_of)
-            return rosters(logged, rules), rules, state
-        views, rules, state = found
-        return kept.finish_roster(views["roster"], rules), rules, state
+        return self.kept.rosters(name, as_of)
 
     def rg_records_of(self, name: str | None, as_of: str | None = None):
-        """(each side's RG Purchase Record, rules, state), from the kept view unless `as_of`."""
-        from cgledger.projections import kept
-        from cgledger.projections.rg_record import rg_records
-
-        found = self._kept(name, ("rg",)) if as_of is None else None
-        if found is None:
-            logged, rules, state = self.read(name, as_of)
-            return rg_records(logged, rules), rules, state
-        views, rules, state = found
-        return kept.finish_rg(views["rg"], rules), rules, state
+        return self.kept.rg_records(name, as_of)
 
     def dice_stats_of(self, name: str | None, side: str | None = None, as_of: str | None = None):
-        """(the dice statistics, of one side if given, rules, state), from the kept view unless `as_of`."""
-        from cgledger.projections import dice_stats
-
-        found = self._kept(name, ("dice",)) if as_of is None else None
-        if found is None:
-            logged, rules, state = self.read(name, as_of)
-            view = dice_stats.fold(logged)
-        else:
-            views, rules, state = found
-            view = views["dice"]
-        from .decide.witness import unwitnessed_events
-
-        return dice_stats.finish(view, rules.side(side) if side else None, unwitnessed_events(state)), rules, state
+        return self.kept.dice_stats(name, side, as_of)
 
     def history_of(self, name: str | None, as_of: str | None = None):
-        """(the campaign's story, rules, state): `history` and `report`, from the kept views unless `as_of`."""
-        from cgledger.projections import history, kept
-
-        found = self._kept(name, ("roster", "rg", "dice", "story")) if as_of is None else None
-        if found is None:
-            logged, rules, state = self.read(name, as_of)
-            return history.history(logged, rules, state), rules, state
-        views, rules, state = found
-        return history.compose(kept.finish_roster(views["roster"], rules), kept.finish_rg(views["rg"], rules),
-                               views["dice"], views["story"], rules, state), rules, state
+        return self.kept.history(name, as_of)
 
     def final_of(self, name: str | None):
-        """(the CG's end or the result so far, rules): the rosters from the kept view."""
-        from cgledger.projections.final import final_result
-
-        books, rules, state = self.rosters_of(name)
-        return final_result(None, rules, state, steps.campaign_over(rules, state), books=books), rules
-
-    def _reader(self, campaign, rules, derive: bool = True) -> tuple[str, bytes | None]:
-        """Whose sealed rolls and purchases a read opens: (the side whose key was given, its key) while there are
-        sealed ones to open, else ('', None): the view every reader without a key gets. `derive`: False uses only
-        keys this process has already stretched (a write must not pay scrypt for its views)."""
-        from .secrets import key_check
-
-        if not (campaign.sealed or campaign.secret_rgs) or self.keyring.material is None or not campaign.keys:
-            return "", None
-        if derive:
-            side = self.keyring.opens(campaign)
-        else:
-            known = self.keyring._derived
-            side = next((s for s, k in campaign.keys.items()
-                         if k["salt"] in known and key_check(known[k["salt"]]) == k["check"]), None)
-        return (side, self.keyring.key(campaign, rules, side)) if side else ("", None)
-
-    def _view_parts(self, campaign, reader: str) -> tuple:
-        from cgledger.projections import kept
-
-        from . import views
-
-        return (self.where, self._seen_key(campaign.id), reader,
-                views.rules_key(campaign.system, campaign.override_sources(), views.code_digest(*kept.MODULES)))
-
-    def _effective(self, campaign, rules, logged) -> list:
-        """The events as the projections read them (as `read` gives them)."""
-        return effective(logged, self.keyring.opened(campaign, rules, logged)
-                         if campaign.sealed or campaign.secret_rgs else None)
-
-    def _view_tail(self, cid, version: int, digest: str) -> list | None:
-        """The stored events after `version` if event `version` is still the one of that digest, else None."""
-        with collector_paused():
-            rows = [self.loader.logged(stored) for stored in self.recorder.select_events(cid, gt=version - 1)]
-        if not rows or rows[0].version != version or rows[0].digest != digest:
-            return None
-        return rows[1:]
-
-    def _kept(self, name: str | None, wanted: tuple[str, ...]):
-        """({view: its state}, rules, state) from the views kept on this machine, each caught up with the events
-        recorded since (or folded again from the whole log, and kept); None where no view can be kept (no machine
-        secret, no database path, a campaign that cannot be loaded): the caller reads the whole log."""
-        from cgledger.projections import kept
-
-        from . import views
-        from .secrets import seal_bytes, unseal_bytes
-
-        if not self.where or not views.available():
-            return None
-        try:
-            campaign = self.campaign(name)
-        except LedgerError:
-            return None
-        rules = self.rules_for(campaign)
-        reader, key = self._reader(campaign, rules)
-        base = self._view_parts(campaign, reader)
-        out: dict = {}
-        tails: dict = {}
-        whole = None
-        for view in wanted:
-            parts = (*base, view)
-            state, at, changed = None, None, True
-            found = views.load(parts)
-            if found is not None:
-                version, digest, body = found
-                try:
-                    data = kept.decode(body if key is None else unseal_bytes(key, body.decode("ascii")))
-                except Exception:  # noqa: BLE001 - never trusted, never an error: folded again
-                    data = None
-                if data is not None and (version, digest) not in tails:
-                    tails[version, digest] = self._view_tail(campaign.id, version, digest)
-                tail = tails.get((version, digest)) if data is not None else None
-                if tail is not None and not tail:
-                    state, at, changed = data, (version, digest), False
-                elif tail and not any(kept.disturbs(view, e.fact) for e in tail):
-                    state = kept.advance(view, data, self._effective(campaign, rules, tail), rules)
-                    at = (tail[-1].version, tail[-1].digest)
-            if state is None:
-                if whole is None:
-                    raw = self.history(campaign.name)
-                    whole = (self._effective(campaign, rules, raw), (raw[-1].version, raw[-1].digest))
-                state, at = kept.build(view, whole[0], rules), whole[1]
-            if changed:
-                body = kept.encode(state)
-                views.store(parts, *at, body if key is None else seal_bytes(key, body).encode("ascii"))
-            out[view] = state
-        return out, rules, campaign
-
-    def _advance_views(self, campaign, new: list, cid=None, first: int = 0) -> None:
-        """After a save or an import: each kept view that was current just before these events has them folded in
-        (cheap); a view that was not, or that one of them disturbs, is left for the next read to bring up to date
-        (a write never pays a fold of the whole log). Never fails the write."""
-        from cgledger.projections import kept
-
-        from . import views
-        from .secrets import seal_bytes, unseal_bytes
-
-        try:
-            if not self.where or not views.folder().is_dir() or not views.available():
-                return
-            if campaign is None:  # an import: its events as stored, and the campaign after them
-                with collector_paused():
-                    new = [self.loader.logged(s) for s in self.recorder.select_events(cid, gt=first - 1)]
-                campaign = self._rebuild(cid)
-            if not new:
-                return
-            rules = self.rules_for(campaign)
-            side, key = self._reader(campaign, rules, derive=False)
-            readers = [("", None)] + ([(side, key)] if side else [])
-            for reader, key in readers:
-                base = self._view_parts(campaign, reader)
-                opened = None
-                for view in kept.NAMES:
-                    parts = (*base, view)
-                    found = views.load(parts)
-                    if found is None or found[0] != new[0].version - 1 or found[1] != new[0].prev \
-                            or any(kept.disturbs(view, e.fact) for e in new):
-                        continue
-                    body = found[2] if key is None else unseal_bytes(key, found[2].decode("ascii"))
-                    if opened is None:
-                        opened = self._effective(campaign, rules, new) if reader else effective(new)
-                    state = kept.advance(view, kept.decode(body), opened, rules)
-                    body = kept.encode(state)
-                    views.store(parts, new[-1].version, new[-1].digest,
-                                body if key is None else seal_bytes(key, body).encode("ascii"))
-        except Exception:  # noqa: BLE001 - a view is only ever a shortcut: the next read folds it again
-            return
+        return self.kept.final(name)
 
     def state_as_of(self, name: str | None, as_of: str | None = None):
         """The campaign state now (from the aggregate and its snapshot) or as of a CG Date's RePh end."""
@@ -1234,14 +1066,6 @@ class Verified:
     @property
     def clean(self) -> bool:
         return not self.findings
-
-
-def _logged(event) -> Logged:
-    """A domain event as the store will give it back (the views kept current fold it)."""
-    from .events import TAGS
-
-    return Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                  event.fact, "", event.author, event.signature, event.command, event.form)
 
 
 def _on_postgres(recorder) -> bool:

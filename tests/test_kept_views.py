@@ -106,7 +106,7 @@ def test_kept_reads_follow_the_sample_command_by_command(make_db, tmp_path):
 def _parts(db, name: str, reader: str = "") -> tuple:
     ledger = open_ledger(str(db))
     campaign = ledger.campaign(None)
-    return (*ledger._view_parts(campaign, reader), name), campaign.version
+    return (*ledger.kept._view_parts(campaign, reader), name), campaign.version
 
 
 def test_a_write_advances_the_views_that_were_current(kgp):
