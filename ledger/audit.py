@@ -26,7 +26,7 @@ from .events import (
 )
 from .authorship import owner, signing_sides
 from .events import TAGS, SideKeyRegistered
-from .evolve import CampaignState, begin
+from .evolve import authorship, CampaignState, begin
 from .inforce import voided_by
 from .timeline import kind_words
 from .secrets import fair_faces, seed_commitment, share, verify
@@ -279,7 +279,8 @@ def check_snapshot(state: CampaignState, version: int, stored: dict | None, prob
         return [problem]
     if stored is None:  # an older snapshot: its seal and event were checked, the latest is compared whole
         return []
-    replayed = {k: v for k, v in vars(state).items() if not k.startswith("_")}
+    replayed = comparable({k: v for k, v in vars(state).items() if not k.startswith("_")})
+    stored = comparable(stored)
     differing = []
     for key in sorted(set(replayed) | {k for k in stored if not k.startswith("_")}):
         mine = _json(replayed[key] if key in replayed else getattr(CampaignState, key, None))
@@ -290,6 +291,19 @@ def check_snapshot(state: CampaignState, version: int, stored: dict | None, prob
         return [f"the snapshot at event {version} does not match the log's replay ({', '.join(differing)} "
                 "differ): it was edited, and reads that start from it would show numbers the log does not hold"]
     return []
+
+
+def comparable(attributes: dict) -> dict:
+    """A state's attributes as a snapshot and the replay are compared: who recorded each action as its runs however
+    it is kept (ranges, or packed once its CG Date closed), and the undo record without the used-up due items of
+    past CG Dates, which a snapshot written before issue 24 item 1 kept there (ledger/evolve.py `_close_date`)."""
+    found = dict(attributes)
+    found["acts"] = authorship(found.pop("acts_closed", CampaignState.acts_closed),
+                               found.pop("acts_sides", CampaignState.acts_sides), found.get("acts", CampaignState.acts))
+    reverts = found.get("reverts") or {}
+    if any("consumed" in entry for entry in reverts.values()):
+        found["reverts"] = {k: {n: v for n, v in e.items() if n != "consumed"} for k, e in reverts.items()}
+    return found
 
 
 def _json(value):
