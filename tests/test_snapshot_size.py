@@ -140,3 +140,24 @@ def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db
     campaign = open_ledger(str(cli.db)).campaign(None)
     assert not any("consumed" in r for r in campaign.reverts.values()) and campaign.acts_closed
     assert cli("audit").exit_code == 0
+
+
+def test_a_roll_made_again_on_a_date_opened_again_is_named_by_the_audit(make_db):
+    """The used-up items of 20 N left the state with its change to 21 AM: once an undo opens 20 N again, a roll made
+    there already is not refused again. The audit, which reads the whole log, names it (a re-roll, which `import`
+    takes and every audit keeps naming), and only it."""
+    from cgledger.cli.script import SAMPLE
+
+    cli = Cli(make_db())
+    cli.ok("script", "--quiet", str(SAMPLE))
+    cli.ok("step", "next")  # 21 AM
+    for _ in range(5):  # the CG Date change, the Initiative, step 8.623, the 8.618 DR, step 8.618
+        cli.ok("undo")
+    status = cli.json("status")
+    assert (status["cg_date"], status["step"]) == ("20 N", "8.616")
+    assert cli("audit").exit_code == 0
+    cli.ok("roll", "8.616", "--side", "us", "--dice", "2,2")  # rolled at 20 N already (1,3), still in force
+    findings = json.loads(cli("audit", "--json").stdout)["findings"]
+    assert [f["kind"] for f in findings] == ["reroll"] and "rolled twice: 8.616 (us, 20 N)" in findings[0]["message"]
+    cli.ok("undo")  # the second roll taken back: the log keeps it, and the audit keeps naming it, alone
+    assert json.loads(cli("audit", "--json").stdout)["findings"] == findings
