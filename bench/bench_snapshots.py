@@ -5,10 +5,11 @@ of its events and of its snapshots (one every 100 events) summed, and their rati
 
 Layouts:
   - dates (default): a KGP CG III campaign (the longest KGP CG; eleven CG Dates, 19 PM - 22 N: the CPP Base #
-    Chart of the rules data gives the German no value on 23 AM) whose rolls are spread over those CG Dates, as real play spreads them: on each date the 8.614 rolls (one due item each,
-    as bench_ledger.py makes them), each side's CPP Replenishment (8.616), both sides' sealed Initiative chits
-    (Idle Day, 8.623), then the next CG Date. Both sides hold keys (a passphrase each): each walks the RePh itself
-    and signs its own events. `--per-date N` puts N rolls on each CG Date instead (what is left after the last one goes there);
+    Chart of the rules data gives the German no value on 23 AM) whose rolls are spread over those CG Dates, as
+    play spreads them: on each date the 8.614 rolls (one due item each, as bench_ledger.py makes them), each
+    side's CPP Replenishment (8.616), the 8.618 DR, both sides' sealed Initiative chits (Idle Day, 8.623), then the
+    next CG Date. Both sides hold keys (a passphrase each): each walks the RePh itself and signs its own events.
+    `--per-date N` puts N rolls on each CG Date instead (what is left after the last one goes there);
   - one-date: bench_ledger.py's log, every roll on one CG Date (19 PM, step 8.614).
 
 Built in a temp directory deleted afterwards. "state" is the encoded campaign state at the end (the size of the

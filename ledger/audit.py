@@ -159,8 +159,8 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
         earlier = used_up.record(fact, version)
         if earlier is not None and fact.item not in state.consumed:  # else the decision names it (kind 'due')
             find(version, "reroll", f"rolled twice: {fact.table} ({fact.side}, {state.cg_date}) for the due item "
-                                    f"'{fact.item}' was rolled at event {earlier}, still in force; an undo of the CG "
-                                    "Date change opened its date again, and a closed date's rolls are not refused again")
+                                    f"'{fact.item}' was rolled at event {earlier}, still in force; an undo of the "
+                                    "CG Date change opened its date again, and a closed date's rolls are not refused")
         voided = voided_by(fact)
         if voided:
             used_up.void(voided)
