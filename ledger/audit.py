@@ -18,12 +18,12 @@ from . import chain
 from . import rules as rulesmod
 from .errors import LedgerError
 from .events import (
-    CampaignStarted, DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade,
+    CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RollDeclared, SecretRollMade,
     SecretRollRevealed,
 )
 from .authorship import check_author
 from .events import TAGS
-from .evolve import CampaignState, begin
+from .evolve import authorship, CampaignState, begin
 from .inforce import voided_by
 from .timeline import kind_words
 from .secrets import fair_faces, seed_commitment, share
@@ -80,6 +80,7 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
     made_states: dict[int, tuple] = {}  # SecretRollMade version -> (fact, state when it was made)
     versions_of_action: dict[int, list[int]] = {}
     decided_with: set[int] = set()  # events re-decided together with the one before (a step's new CG Date)
+    used_up = UsedUp()
 
     def find(version: int, kind: str, message: str) -> None:
         findings.append(Finding(version, kind, message))
@@ -156,8 +157,14 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
                     f"(Original {fact.original}: {fact.result})",
                 )
             rolls_by_action.setdefault(fact.action, []).append((version, fact, key))
+        earlier = used_up.record(fact, version)
+        if earlier is not None and fact.item not in state.consumed:  # else the decision names it (kind 'due')
+            find(version, "reroll", f"rolled twice: {fact.table} ({fact.side}, {state.cg_date}) for the due item "
+                                    f"'{fact.item}' was rolled at event {earlier}, still in force; an undo of the "
+                                    "CG Date change opened its date again, and a closed date's rolls are not refused")
         voided = voided_by(fact)
         if voided:
+            used_up.void(voided)
             for action in voided:
                 for key, first in list(vasl_seen.items()):
                     if first in versions_of_action.get(action, ()):
@@ -189,6 +196,37 @@ def audit(campaign_id: UUID, logged: list, snapshots: dict | None = None, final:
                      for v, table, side in unrevealed]
     return Report(events=len(logged), rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed,
                   pending=pending, sources=tuple(sorted(sources_of(logged).items())), unwitnessed=unwitnessed)
+
+
+class UsedUp:
+    """The due items rolled and in force, as the state kept them before issue 24 item 1: a closed CG Date's items
+    are kept with its change, and back if an undo or rewind takes that change back. The state no longer keeps them
+    (they grew with the log, in every snapshot): a roll made again on a CG Date opened again is not refused, and the
+    audit, which reads the whole log anyway, names it here."""
+
+    def __init__(self):
+        self.items: dict[str, tuple[int, int]] = {}  # item -> (event, action)
+        self.closed: dict[int, dict[str, tuple[int, int]]] = {}  # the date change's action -> the items before it
+
+    def record(self, fact, version: int) -> int | None:
+        """Keeps the fact's item; the event that used it up already, if it is in force (a fair roll's item is used up
+        by its declaration, which the roll resolves)."""
+        if isinstance(fact, CGDateChanged):
+            self.closed[fact.action] = self.items
+            self.items = {}
+        elif isinstance(fact, RollDeclared) and fact.item:
+            self.items.setdefault(fact.item, (version, fact.action))
+        elif isinstance(fact, (DiceRolled, SecretRollMade)) and fact.item and fact.fair is None:
+            if fact.item in self.items:
+                return self.items[fact.item][0]
+            self.items[fact.item] = (version, fact.action)
+        return None
+
+    def void(self, actions) -> None:
+        for action in sorted(actions, reverse=True):
+            self.items = {k: v for k, v in self.items.items() if v[1] != action}
+            if action in self.closed:
+                self.items = self.closed.pop(action)
 
 
 def unwitnessed_of(state: CampaignState) -> list[tuple[int, str]]:
@@ -242,7 +280,8 @@ def check_snapshot(state: CampaignState, version: int, stored: dict | None, prob
         return [problem]
     if stored is None:  # an older snapshot: its seal and event were checked, the latest is compared whole
         return []
-    replayed = {k: v for k, v in vars(state).items() if not k.startswith("_")}
+    replayed = comparable({k: v for k, v in vars(state).items() if not k.startswith("_")})
+    stored = comparable(stored)
     differing = []
     for key in sorted(set(replayed) | {k for k in stored if not k.startswith("_")}):
         mine = _json(replayed[key] if key in replayed else getattr(CampaignState, key, None))
@@ -253,6 +292,19 @@ def check_snapshot(state: CampaignState, version: int, stored: dict | None, prob
         return [f"the snapshot at event {version} does not match the log's replay ({', '.join(differing)} "
                 "differ): it was edited, and reads that start from it would show numbers the log does not hold"]
     return []
+
+
+def comparable(attributes: dict) -> dict:
+    """A state's attributes as a snapshot and the replay are compared: who recorded each action as its runs however
+    it is kept (ranges, or packed once its CG Date closed), and the undo record without the used-up due items of
+    past CG Dates, which a snapshot written before issue 24 item 1 kept there (ledger/evolve.py `_close_date`)."""
+    found = dict(attributes)
+    found["acts"] = authorship(found.pop("acts_closed", CampaignState.acts_closed),
+                               found.pop("acts_sides", CampaignState.acts_sides), found.get("acts", CampaignState.acts))
+    reverts = found.get("reverts") or {}
+    if any("consumed" in entry for entry in reverts.values()):
+        found["reverts"] = {k: {n: v for n, v in e.items() if n != "consumed"} for k, e in reverts.items()}
+    return found
 
 
 def _json(value):

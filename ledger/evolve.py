@@ -26,6 +26,7 @@ from .inforce import voided_by
 # claim; the ledger's own (rng, seeded) are refused once fair dice are in force, and are what both players agreed to
 # at the start when they chose immediate dice instead
 CLAIMED = ("entered", "vasl")
+PACKED = ord("0")  # `acts_closed`: the character of an action no author is recorded for
 SCENARIO = "scenario"  # the step value while a CG scenario is played
 INITIAL_SCENARIO = "Initial Scenario"
 IDLE_DAY = "Idle Day"
@@ -70,8 +71,14 @@ class CampaignState:
     reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
     san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
     today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first action (`after`)
-    # who recorded each action: ranges [first action, last action, author side, shared (1) or own act (0)]
+    # who recorded each action: ranges [first action, last action, author side, shared (1) or own act (0)] of the
+    # latest actions (at most ACT_RANGES, none before the open CG Date); the actions before them one character each
+    # in `acts_closed` (action n at index n - 1): '0' none recorded, else chr(48 + 2 * (1 + index of its author in
+    # `acts_sides`) + shared). Ranges of two authors taking turns cost ~20 bytes an action, in every snapshot after
+    # it (issue 24 item 1)
     acts: list[list[Any]] = []
+    acts_closed: str = ""
+    acts_sides: list[str] = []
     proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
     commands: list[list[Any]] = []  # [command id, first event] of the latest commands (a retry acts once)
     # fair dice (issue 13): the mode, each side's commitment {roll_head, answer_head, length, version}, the
@@ -118,6 +125,7 @@ class CampaignState:
     disputes: dict[str, list[Any]] = {}
 
     RECENT_COMMANDS = 64
+    ACT_RANGES = 64  # `acts` ranges kept before the older ones are packed into `acts_closed`
     FRAMES = 32
 
     def start(self, fact: CampaignStarted, digest: str, first_step: str, command: str = "") -> None:
@@ -325,7 +333,7 @@ class CampaignState:
             self._set(a, "scenario", "")  # known again once 8.623 has been resolved
             self._set(a, "bought_today", {})
             self._set(a, "today", {})
-            self._set(a, "consumed", {})  # every due item names its CG Date or an RG of it: none is due again
+            self._close_date(a)
             self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
             self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
             self._set(a, "fortified", {})
@@ -581,15 +589,60 @@ class CampaignState:
             acts[-1][1] = action
         else:
             acts.append([action, action, author, int(shared)])
+            if len(acts) > self.ACT_RANGES:
+                self._pack_acts(action)
 
     def act(self, action: int) -> tuple[str, bool]:
         """(author, shared) of an action."""
         from bisect import bisect_right
 
+        if 0 < action <= len(self.acts_closed):
+            code = ord(self.acts_closed[action - 1]) - PACKED
+            return (self.acts_sides[code // 2 - 1], bool(code % 2)) if code else ("", True)
         index = bisect_right([r[0] for r in self.acts], action) - 1
         if index >= 0 and self.acts[index][0] <= action <= self.acts[index][1]:
             return self.acts[index][2], bool(self.acts[index][3])
         return "", True
+
+    def _close_date(self, action: int) -> None:
+        """A CG Date closes (CGDateChanged, `action`): what it no longer needs leaves the state, so that the state
+        (and each snapshot, which holds it whole) does not grow with the log (issue 24 item 1).
+        - Its used-up due items (`consumed`): every due item names its CG Date or an RG of it (ledger/decide/rolls.py),
+          so none is due again on a later date. They are not kept for undo either: an undo of this CG Date change
+          (or a rewind across it) opens the date again without them, so a roll already made there is not refused
+          again: the audit, which reads the whole log, names it (ledger/audit.py `UsedUp`). Kept, they were one entry
+          per roll of every past CG Date in the state. What an undo needs to decide anything as before (`today`, which
+          automatic DRMs and 'after' tables read, the RG follow-ups, the FPP, the chits) stays in its revert.
+        - Who recorded each action before it (`acts`): packed, one character an action (`act` reads both).
+        A state from an older snapshot held the used-up items of each past CG Date in that date change's revert:
+        they leave it here too."""
+        self.consumed = {}
+        if any("consumed" in entry for entry in self.reverts.values()):
+            self.reverts = {k: {n: v for n, v in entry.items() if n != "consumed"} if "consumed" in entry else entry
+                            for k, entry in self.reverts.items()}
+        self._pack_acts(action)
+
+    def _pack_acts(self, action: int) -> None:
+        """The authors of the actions before `action` into `acts_closed`; the ranges from `action` on stay."""
+        sides, packed, kept = list(self.acts_sides), [self.acts_closed], []
+        length = len(self.acts_closed)
+        for first, last, author, shared in self.acts:
+            if first >= action:
+                kept.append([first, last, author, shared])
+                continue
+            if author not in sides:
+                sides.append(author)
+            code = PACKED + 2 * (1 + sides.index(author)) + (1 if shared else 0)
+            if code >= ord("\\") or first <= length:  # more authors than plain characters, or not after the packed
+                return
+            upto = min(last, action - 1)
+            packed.append(chr(PACKED) * (first - 1 - length) + chr(code) * (upto - first + 1))
+            length = upto
+            if last >= action:
+                kept.append([action, last, author, shared])
+        if length < action - 1:
+            packed.append(chr(PACKED) * (action - 1 - length))
+        self.acts_closed, self.acts_sides, self.acts = "".join(packed), sides, kept
 
     def recorded(self, command: str) -> int | None:
         """The first event of a recent command, if it is recorded."""
@@ -655,6 +708,26 @@ def claim(claimant: str, fact: DiceRolled, action: int | None = None) -> list[An
     """A claim as the state keeps it: who claims, whose roll, its table, dice and source, and the action it is
     part of (last: an undo of that action takes the claim out)."""
     return [claimant, fact.side, fact.table, list(fact.dice), fact.source, fact.action if action is None else action]
+
+
+def authorship(closed: str, sides: list[str], ranges: list[list[Any]]) -> list[list[Any]]:
+    """Who recorded each action as runs [first, last, author, shared] of equal (author, shared), from the packed
+    actions and the ranges after them: one answer however a state keeps them (the audit compares it)."""
+    runs: list[list[Any]] = []
+
+    def add(first: int, last: int, author: str, shared: int) -> None:
+        if runs and runs[-1][1] == first - 1 and runs[-1][2:] == [author, shared]:
+            runs[-1][1] = last
+        else:
+            runs.append([first, last, author, shared])
+
+    for n, char in enumerate(closed, 1):
+        code = ord(char) - PACKED
+        if code:
+            add(n, n, sides[code // 2 - 1], code % 2)
+    for first, last, author, shared in ranges:
+        add(first, last, author, int(shared))
+    return runs
 
 
 def first_step(system: str) -> str:

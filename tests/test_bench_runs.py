@@ -50,3 +50,13 @@ def test_web_bench_runs_on_a_small_campaign():
     for path in [*VIEWS, "/roll?table=8.616", "FLOOR status --json"]:
         assert any(line.split()[:1] == [path] or line.startswith(path + " ") for line in lines), path
     assert "x 150 ms" in done.stdout and "over 150 ms at " in done.stdout
+
+
+def test_snapshot_bench_runs_across_cg_dates():
+    script = Path(__file__).parent.parent / "bench" / "bench_snapshots.py"
+    done = subprocess.run([sys.executable, str(script), "--sizes", "300,600", "--per-date", "100"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "snapshot bytes / event bytes: " in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
+    assert len(rows) == 2 and int(rows[-1][0]) >= 600 and int(rows[-1][1]) >= 5, done.stdout  # CG Dates crossed
