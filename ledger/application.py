@@ -906,6 +906,7 @@ class CampaignLedger(Application):
             raise CampaignMovedOn("the campaign moved on while importing: run the import again") from None
 
     IMPORT_BATCH = 1000  # events per INSERT statement of an import into PostgreSQL
+    READ_PAGE = 2000  # stored events per SELECT of a whole-log read
 
     def _insert_batched(self, stored: list) -> None:
         """PostgreSQL: the stored events in batches of plain INSERTs inside one transaction, all or nothing.
@@ -945,9 +946,16 @@ class CampaignLedger(Application):
     # ---- reads ----------------------------------------------------------------------------------
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
-        name = self.resolve_name(name)
+        cid = campaign_id(self.resolve_name(name))
+        logged: list[Logged] = []
+        after = None
         with collector_paused():
-            return [self.loader.logged(stored) for stored in self.recorder.select_events(campaign_id(name))]
+            while True:  # a page of stored rows at a time: the whole log's rows and its decoded events are never all
+                rows = self.recorder.select_events(cid, gt=after, limit=self.READ_PAGE)  # held at once (memory)
+                logged.extend(self.loader.logged(stored) for stored in rows)
+                if len(rows) < self.READ_PAGE:
+                    return logged
+                after = rows[-1].originator_version
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
