@@ -64,6 +64,8 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
                                                 effective(logged[k - 1:k]), rules)
         expected = {"roster": roster.rosters(prefix, rules), "rg": rg_record.rg_records(prefix, rules),
                     "dice": dice_stats.dice_stats(prefix, None, unwitnessed_events(state))}
+        # the folded counts are the statistics over every roll (the plain definition)
+        assert _whole(expected["dice"]) == _whole(dice_stats.plain_stats(prefix, None, unwitnessed_events(state)))
         for name, value in expected.items():
             assert _whole(_finished(name, kept_views[name], rules, state)) == _whole(value), (sample, k, name)
         composed = history.compose(_finished("roster", kept_views["roster"], rules, state),
