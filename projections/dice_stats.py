@@ -258,7 +258,8 @@ def fold(logged) -> dict[str, Any]:
     view["voided"] = sorted(voided_actions(logged))
     voided = set(view["voided"])
     # whether both sides register keys anywhere in this log: a Secret roll revealed later is a claim from then on
-    view["keyed_all"] = len({e.fact.side for e in logged if isinstance(e.fact, SideKeyRegistered) and e.fact.public}) >= 2
+    view["keyed_all"] = len({e.fact.side for e in logged
+                             if isinstance(e.fact, SideKeyRegistered) and e.fact.public}) >= 2
     for event in logged:
         _step(view, event.fact, event.version, voided)
     return view
@@ -513,8 +514,8 @@ def _vasl_out(vasl: dict[str, Any], imports: dict[int, dict]) -> dict[str, Any]:
                           "reports": mine["reports"], **_both_out(mine),
                           "players": {p: _both_out(b) for p, b in sorted(mine["players"].items())},
                           "categories": {c: _both_out(b) for c, b in sorted(mine["categories"].items())}})
-    players = {p: {"sides": sorted(mine["sides"]), **_both_out(mine), "categories": dict(sorted(mine["categories"].items()))}
-               for p, mine in sorted(vasl["players"].items())}
+    players = {p: {"sides": sorted(mine["sides"]), **_both_out(mine),
+                   "categories": dict(sorted(mine["categories"].items()))} for p, mine in sorted(vasl["players"].items())}
     return {"scenarios": scenarios, "players": players,
             "categories": {c: _both_out(b) for c, b in sorted(vasl["categories"].items())},
             "dust_die": _stats(vasl["third"], "dr"), "rof_die": _stats(vasl["rof"], "dr")}

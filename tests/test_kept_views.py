@@ -234,7 +234,8 @@ def test_the_kept_dice_wait_for_their_witness(at, tmp_path):
         unwitnessed = unwitnessed_events(state)
         for side in (None, "german", "us"):
             plain = dice_stats.plain_stats(prefix, side, unwitnessed)
-            assert _whole(dice_stats.finish(kept.decode(kept.encode(view)), side, unwitnessed)) == _whole(plain), (k, side)
+            finished = dice_stats.finish(kept.decode(kept.encode(view)), side, unwitnessed)
+            assert _whole(finished) == _whole(plain), (k, side)
             assert _whole(dice_stats.dice_stats(prefix, side, unwitnessed)) == _whole(plain), (k, side)
             labels |= {(g["side"], g["source"]) for g in plain["groups"]}
             waited = waited or bool(view["pending"])
