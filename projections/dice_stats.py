@@ -515,7 +515,8 @@ def _vasl_out(vasl: dict[str, Any], imports: dict[int, dict]) -> dict[str, Any]:
                           "players": {p: _both_out(b) for p, b in sorted(mine["players"].items())},
                           "categories": {c: _both_out(b) for c, b in sorted(mine["categories"].items())}})
     players = {p: {"sides": sorted(mine["sides"]), **_both_out(mine),
-                   "categories": dict(sorted(mine["categories"].items()))} for p, mine in sorted(vasl["players"].items())}
+                   "categories": dict(sorted(mine["categories"].items()))}
+               for p, mine in sorted(vasl["players"].items())}
     return {"scenarios": scenarios, "players": players,
             "categories": {c: _both_out(b) for c, b in sorted(vasl["categories"].items())},
             "dust_die": _stats(vasl["third"], "dr"), "rof_die": _stats(vasl["rof"], "dr")}
