@@ -1,14 +1,22 @@
 """Dice statistics over the whole campaign, per side and source (ledger, entered, vasl): counts, means
 against 7.0 / 3.5, the distribution against the expected one with a chi-square p-value, the longest
 streaks, rolls per table; undone rolls counted apart (they are what players dispute). The VASL rolls also per
-scenario (each imported file), per player and per category. Pure."""
+scenario (each imported file), per player and per category. Pure.
+
+`plain_stats` is the plain definition (every roll listed, the statistics computed over them); `dice_stats` gives the
+same from a fold (`fold`/`step`, the view kept current by projections/kept.py) that keeps, per group the output
+shows, only the counts per total, the sums and the streak runs, so `finish` costs the groups, not the rolls."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from cgledger.ledger.events import CampaignStarted, CGDateChanged, DiceReported, DiceRolled, VaslLogImported
+import msgspec
+
+from cgledger.ledger.events import (
+    CampaignStarted, CGDateChanged, DiceReported, DiceRolled, DiceWitnessed, SideKeyRegistered, VaslLogImported,
+)
 from cgledger.ledger.evolve import CLAIMED
 from cgledger.ledger.timeline import voided_actions
 
@@ -100,32 +108,21 @@ def rolls_of(logged, unwitnessed: frozenset[int] = frozenset()) -> list[dict[str
     carries its player, category, extra dice and the import (scenario) it came from. An old VASSAL 3d6 counts as
     the DR and the dr VASL reads in it. `unwitnessed`: the events of rolls whose dice the other side has not
     witnessed; their source is named apart ('entered, not witnessed')."""
-    return labelled(fold(logged), unwitnessed)
+    return _labelled(_roll_list(logged), unwitnessed)
 
 
-# The dice as a kept view (projections/kept.py): the rolls in log order, each as read from its event alone
-# (whether it is in force by the actions voided so far; which dice were witnessed is the state's, applied by
-# `labelled` when read); `finish` gives what `dice_stats` always gave.
-def init(rules=None) -> dict[str, Any]:
-    return {"rolls": [], "voided": [], "date": None, "imports": {}, "claims": []}
-
-
-def fold(logged) -> dict[str, Any]:
-    view = init()
-    view["voided"] = sorted(voided_actions(logged))
+def _roll_list(logged) -> dict[str, Any]:
+    """Every roll as read from its event alone (whether it is in force by the actions voided); which dice were
+    witnessed is applied by `_labelled`."""
+    view: dict[str, Any] = {"rolls": [], "voided": sorted(voided_actions(logged)), "date": None, "imports": {},
+                            "claims": []}
     voided = set(view["voided"])
     for event in logged:
-        _step(view, event.fact, event.version, voided)
+        _roll_step(view, event.fact, event.version, voided)
     return view
 
 
-def step(view: dict[str, Any], fact, version: int, rules=None) -> dict[str, Any]:
-    """One event (any: undone rolls are counted apart) folded into the view, in place. An undo or a rewind is no
-    step: it changes rolls before it (the view is folded again, `fold`)."""
-    return _step(view, fact, version, set(view["voided"]))
-
-
-def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[str, Any]:
+def _roll_step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[str, Any]:
     if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
         view["date"] = fact.cg_date
     date = view["date"]
@@ -154,8 +151,8 @@ def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[st
     return view
 
 
-def labelled(view: dict[str, Any], unwitnessed: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
-    """The view's rolls as `rolls_of` gives them: an import's attached rolls counted from the import, the dice not
+def _labelled(view: dict[str, Any], unwitnessed: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
+    """The rolls as `rolls_of` gives them: an import's attached rolls counted from the import, the dice not
     witnessed named apart, a 3d6 split in its DR and dr."""
     imports = {i["action"] for i in view["imports"].values()}
     claimed = {(action, table, tuple(dice)) for version, action, table, dice in view["claims"]
@@ -220,12 +217,10 @@ def vasl_stats(logged, rolls: list[dict], imports: dict | None = None) -> dict[s
             "dust_die": extra["third"], "rof_die": extra["rof"]}
 
 
-def dice_stats(logged, side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
-    return finish(fold(logged), side, unwitnessed)
-
-
-def finish(view: dict[str, Any], side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
-    rolls = [r for r in labelled(view, unwitnessed) if side is None or r["side"] == side]
+def plain_stats(logged, side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """The statistics by their plain definition: over every roll of the log (`rolls_of`). What `dice_stats` gives
+    from the folded counts (tests check the one against the other)."""
+    rolls = [r for r in rolls_of(logged, unwitnessed) if side is None or r["side"] == side]
 
     def groups(selected: list[dict]) -> list[dict[str, Any]]:
         keys = sorted({(r["side"], r["source"]) for r in selected})
@@ -244,4 +239,284 @@ def finish(view: dict[str, Any], side: str | None = None, unwitnessed: frozenset
                     "dr": _summary([r for r in in_force if r["side"] == s], "dr")}
                 for s in sorted({r["side"] for r in in_force})}
     return {"groups": groups(in_force), "sides": per_side, "undone": groups([r for r in rolls if not r["in_force"]]),
-            "vasl": vasl_stats(None, rolls, {int(v): i for v, i in view["imports"].items()})}
+            "vasl": vasl_stats(logged, rolls)}
+
+
+# The dice as a kept view (projections/kept.py): per group the output shows (side and source, in force or undone;
+# each side; each VASL scenario, player and category, of all sides and of each side; VASL's extra dice), the counts
+# per total, the sums and the streak runs, folded roll by roll in log order. Which dice are not witnessed is the
+# state's, known when read: a roll that may still be a claim not witnessed (typed or VASL dice once both sides hold
+# keys, `CLAIMED`) waits in its (side, source) group's `pending` list, and every later roll of that group after
+# it (streaks run in log order), until a witness settles it; `finish` labels the ones still waiting.
+def init(rules=None) -> dict[str, Any]:
+    return {"voided": [], "date": None, "imports": {}, "keyed": [], "keyed_all": False, "claims": {},
+            "importing": None, "groups": {}, "pending": {}, "sides": {}, "vasl": {"all": _vasl_init(), "side": {}}}
+
+
+def fold(logged) -> dict[str, Any]:
+    view = init()
+    view["voided"] = sorted(voided_actions(logged))
+    voided = set(view["voided"])
+    # whether both sides register keys anywhere in this log: a Secret roll revealed later is a claim from then on
+    view["keyed_all"] = len({e.fact.side for e in logged
+                             if isinstance(e.fact, SideKeyRegistered) and e.fact.public}) >= 2
+    for event in logged:
+        _step(view, event.fact, event.version, voided)
+    return view
+
+
+def step(view: dict[str, Any], fact, version: int, rules=None) -> dict[str, Any]:
+    """One event (any: undone rolls are counted apart) folded into the view, in place. An undo, a rewind, a reveal
+    or a key registration is no step: it changes what rolls before it are (the view is folded again, `fold`)."""
+    return _step(view, fact, version, set(view["voided"]))
+
+
+def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[str, Any]:
+    action = getattr(fact, "action", None)
+    if view["importing"] is not None and action != view["importing"]:
+        view["importing"] = None  # the import's attached rolls (its claims) are all in: its reports may settle
+        _settle(view)
+    if isinstance(fact, (CampaignStarted, CGDateChanged)) and action not in voided:
+        view["date"] = fact.cg_date
+    date = view["date"]
+    keyed = len(view["keyed"]) >= 2  # a superset of the state's `both_keyed`: every key with a public half counts
+    if isinstance(fact, SideKeyRegistered) and fact.public and fact.side not in view["keyed"]:
+        view["keyed"].append(fact.side)
+        view["keyed_all"] = view["keyed_all"] or len(view["keyed"]) >= 2
+    elif isinstance(fact, DiceWitnessed) and not fact.disputed:
+        for roll in fact.rolls:
+            view["claims"].pop(str(roll), None)
+        _settle(view)
+    elif isinstance(fact, VaslLogImported):
+        in_force = fact.action not in voided
+        view["imports"][str(version)] = {"action": fact.action, "file": fact.file, "form": fact.form}
+        claims = keyed and in_force  # its reports are claims through the rolls attached after it (same action)
+        if claims:
+            view["importing"] = fact.action
+        for entry in fact.reports:
+            _count(view, {"side": entry.side or "unassigned", "die": entry.die, "dice": list(entry.dice),
+                          "source": "vasl", "table": entry.table or None, "in_force": in_force,
+                          "player": entry.player, "category": entry.category, "scenario": version,
+                          "third": entry.third, "rof": entry.rof, "cg_date": date,
+                          "ref": [fact.action, entry.table, list(entry.dice)] if claims else None})
+    elif isinstance(fact, (DiceRolled, DiceReported)):
+        in_force = fact.action not in voided
+        ref = None
+        if isinstance(fact, DiceRolled) and fact.source in CLAIMED and in_force and (
+                keyed or (fact.secret and view["keyed_all"])):  # may be a claim the other side has not witnessed
+            view["claims"][str(version)] = [fact.action, fact.table, list(fact.dice)]
+            ref = version
+        if fact.die in EXPECTED or fact.die == "3d6":
+            if isinstance(fact, DiceRolled) and fact.vasl and any(i["action"] == fact.action
+                                                                   for i in view["imports"].values()):
+                return view  # counted from its import
+            vasl = bool(getattr(fact, "vasl", ""))
+            _count(view, {"side": fact.side or "unassigned", "die": fact.die, "dice": list(fact.dice),
+                          "source": SOURCES.get(fact.source, fact.source), "table": getattr(fact, "table", None),
+                          "in_force": in_force, "player": fact.player if vasl else None,
+                          "category": getattr(fact, "category", "") if vasl else None,
+                          "scenario": f"action {fact.action}" if vasl else None, "third": None, "rof": None,
+                          "cg_date": date, "ref": ref})
+    return view
+
+
+def _agg() -> dict[str, Any]:
+    return {"n": 0, "counts": {}, "sum": 0, "white": 0, "colored": 0, "run": [0, 0, 0], "prev": None,
+            "best": [0, 0, 0]}
+
+
+def _add(agg: dict[str, Any], die: str, dice: list[int]) -> None:
+    """One roll into a die's counts: n, per total, sums, and the streak runs (as `_streaks` runs them)."""
+    total = sum(dice)
+    agg["n"] += 1
+    agg["counts"][str(total)] = agg["counts"].get(str(total), 0) + 1
+    agg["sum"] += total
+    if die == "DR":
+        agg["white"] += dice[0]
+        agg["colored"] += dice[1]
+    high, low = HIGH_LOW[die]
+    run, best = agg["run"], agg["best"]
+    run[0] = run[0] + 1 if total >= high else 0
+    run[1] = run[1] + 1 if total <= low else 0
+    run[2] = run[2] + 1 if total == agg["prev"] else 1
+    agg["prev"] = total
+    for i in range(3):
+        if run[i] > best[i]:
+            best[i] = run[i]
+
+
+def _add_both(both: dict[str, Any], die: str, dice: list[int]) -> None:
+    if die in EXPECTED:
+        if both[die] is None:
+            both[die] = _agg()
+        _add(both[die], die, dice)
+
+
+def _stats(agg: dict[str, Any] | None, die: str) -> dict[str, Any] | None:
+    """`_summary` from the counts."""
+    if agg is None or not agg["n"]:
+        return None
+    n = agg["n"]
+    observed = {str(t): agg["counts"].get(str(t), 0) for t in EXPECTED[die]}
+    expected = {str(t): round(p * n, 3) for t, p in EXPECTED[die].items()}
+    chi = sum((observed[str(t)] - p * n) ** 2 / (p * n) for t, p in EXPECTED[die].items())
+    stats: dict[str, Any] = {"count": n, "mean_total": round(agg["sum"] / n, 3), "expected_mean": MEAN[die]}
+    if die == "DR":
+        stats["mean_white"] = round(agg["white"] / n, 3)
+        stats["mean_colored"] = round(agg["colored"] / n, 3)
+        stats["expected_die_mean"] = 3.5
+    best = agg["best"]
+    stats.update({
+        "distribution": observed, "expected": expected, "chi_square": round(chi, 3),
+        "p_value": round(chi_square_sf(chi, len(EXPECTED[die]) - 1), 4),
+        "reliable": min(expected.values()) >= 5,
+        "longest_streaks": {"high": best[0], "low": best[1], "same": best[2]},
+    })
+    return stats
+
+
+def _both_out(both: dict[str, Any]) -> dict[str, Any]:
+    return {"DR": _stats(both["DR"], "DR"), "dr": _stats(both["dr"], "dr")}
+
+
+def _vasl_init() -> dict[str, Any]:
+    return {"scenarios": {}, "players": {}, "categories": {}, "third": None, "rof": None}
+
+
+def _count(view: dict[str, Any], roll: dict[str, Any]) -> None:
+    """A roll (a 3d6 as its DR and dr) into every group it belongs to."""
+    for unit in _split(roll):
+        side, die, dice = unit["side"], unit["die"], unit["dice"]
+        if unit["in_force"]:
+            both = view["sides"].setdefault(side, {"DR": None, "dr": None})
+            _add_both(both, die, dice)
+            if unit["player"] is not None:
+                _count_vasl(view["vasl"]["all"], unit)
+                _count_vasl(view["vasl"]["side"].setdefault(side, _vasl_init()), unit)
+        key = _key(unit["in_force"], side, unit["source"])
+        waiting = view["pending"].get(key)
+        if waiting is None and unit["ref"] is not None:
+            waiting = view["pending"][key] = {"in_force": unit["in_force"], "side": side, "source": unit["source"],
+                                              "rolls": []}
+        if waiting is not None:
+            waiting["rolls"].append([die, dice, unit["table"], unit["ref"]])
+        else:
+            _group_add(view["groups"], unit["in_force"], side, unit["source"], die, dice, unit["table"])
+
+
+def _count_vasl(vasl: dict[str, Any], unit: dict[str, Any]) -> None:
+    die, dice = unit["die"], unit["dice"]
+    player, category = unit["player"] or "", unit["category"] or ""
+    scenario = vasl["scenarios"].get(str(unit["scenario"]))
+    if scenario is None:
+        scenario = vasl["scenarios"][str(unit["scenario"])] = {
+            "scenario": unit["scenario"], "cg_date": unit["cg_date"], "reports": 0, "DR": None, "dr": None,
+            "players": {}, "categories": {}}
+    scenario["reports"] += 1
+    _add_both(scenario, die, dice)
+    _add_both(scenario["players"].setdefault(player, {"DR": None, "dr": None}), die, dice)
+    _add_both(scenario["categories"].setdefault(category, {"DR": None, "dr": None}), die, dice)
+    mine = vasl["players"].setdefault(player, {"sides": [], "DR": None, "dr": None, "categories": {}})
+    if unit["side"] not in mine["sides"]:
+        mine["sides"].append(unit["side"])
+    _add_both(mine, die, dice)
+    mine["categories"][category] = mine["categories"].get(category, 0) + 1
+    _add_both(vasl["categories"].setdefault(category, {"DR": None, "dr": None}), die, dice)
+    for name in ("third", "rof"):
+        if unit[name] is not None:
+            if vasl[name] is None:
+                vasl[name] = _agg()
+            _add(vasl[name], "dr", [unit[name]])
+
+
+def _key(in_force: bool, side: str, source: str) -> str:
+    return msgspec.json.encode([in_force, side, source]).decode()
+
+
+def _group_add(groups: dict[str, Any], in_force: bool, side: str, source: str, die: str, dice: list[int],
+               table: str | None) -> None:
+    key = _key(in_force, side, source)
+    group = groups.get(key)
+    if group is None:
+        group = groups[key] = {"in_force": in_force, "side": side, "source": source, "DR": None, "dr": None,
+                               "tables": {}}
+    name = table or "(no table)"
+    group["tables"][name] = group["tables"].get(name, 0) + 1
+    _add_both(group, die, dice)
+
+
+def _settled(view: dict[str, Any], ref) -> bool:
+    """Whether a waiting roll's label is known for good: its claim witnessed (or no claim at all)."""
+    if ref is None:
+        return True
+    if isinstance(ref, int):
+        return str(ref) not in view["claims"]
+    action, table, dice = ref
+    return view["importing"] != action and not any(c[0] == action and c[1] == table and c[2] == dice
+                                                   for c in view["claims"].values())
+
+
+def _settle(view: dict[str, Any]) -> None:
+    """The waiting rolls whose labels are known for good, from the head of each group's list, counted."""
+    for key, waiting in list(view["pending"].items()):
+        rolls = waiting["rolls"]
+        done = 0
+        while done < len(rolls) and _settled(view, rolls[done][3]):
+            die, dice, table, _ref = rolls[done]
+            _group_add(view["groups"], waiting["in_force"], waiting["side"], waiting["source"], die, dice, table)
+            done += 1
+        if done == len(rolls):
+            del view["pending"][key]
+        elif done:
+            waiting["rolls"] = rolls[done:]
+
+
+def dice_stats(logged, side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
+    return finish(fold(logged), side, unwitnessed)
+
+
+def finish(view: dict[str, Any], side: str | None = None, unwitnessed: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """What the dice statistics show, from the view (not changed): the rolls still waiting labelled by `unwitnessed`
+    (the state's claims not witnessed) and counted on copies of their groups."""
+    groups = dict(view["groups"])
+    if view["pending"]:
+        claimed = {(c[0], c[1], tuple(c[2])) for v, c in view["claims"].items() if int(v) in unwitnessed}
+        for waiting in view["pending"].values():
+            base = _key(waiting["in_force"], waiting["side"], waiting["source"])
+            if base in groups:
+                groups[base] = msgspec.json.decode(msgspec.json.encode(groups[base]))
+            for die, dice, table, ref in waiting["rolls"]:
+                source = waiting["source"]
+                if ref is not None and (ref in unwitnessed if isinstance(ref, int)
+                                        else (ref[0], ref[1], tuple(ref[2])) in claimed):
+                    source += f", {UNWITNESSED}"
+                _group_add(groups, waiting["in_force"], waiting["side"], source, die, dice, table)
+
+    def out(in_force: bool) -> list[dict[str, Any]]:
+        return [{"side": g["side"], "source": g["source"], "DR": _stats(g["DR"], "DR"), "dr": _stats(g["dr"], "dr"),
+                 "tables": dict(sorted(g["tables"].items()))}
+                for g in sorted(groups.values(), key=lambda g: (g["side"], g["source"]))
+                if g["in_force"] == in_force and (side is None or g["side"] == side)]
+
+    per_side = {s: _both_out(both) for s, both in sorted(view["sides"].items()) if side is None or s == side}
+    vasl = view["vasl"]["all"] if side is None else view["vasl"]["side"].get(side, _vasl_init())
+    return {"groups": out(True), "sides": per_side, "undone": out(False),
+            "vasl": _vasl_out(vasl, {int(v): i for v, i in view["imports"].items()})}
+
+
+def _vasl_out(vasl: dict[str, Any], imports: dict[int, dict]) -> dict[str, Any]:
+    scenarios = []
+    for mine in vasl["scenarios"].values():
+        scenario = mine["scenario"]
+        fact = imports.get(scenario)
+        scenarios.append({"event": scenario if fact else None, "file": fact["file"] if fact else scenario,
+                          "form": fact["form"] if fact else "", "cg_date": mine["cg_date"],
+                          "reports": mine["reports"], **_both_out(mine),
+                          "players": {p: _both_out(b) for p, b in sorted(mine["players"].items())},
+                          "categories": {c: _both_out(b) for c, b in sorted(mine["categories"].items())}})
+    players = {p: {"sides": sorted(mine["sides"]), **_both_out(mine),
+                   "categories": dict(sorted(mine["categories"].items()))}
+               for p, mine in sorted(vasl["players"].items())}
+    return {"scenarios": scenarios, "players": players,
+            "categories": {c: _both_out(b) for c, b in sorted(vasl["categories"].items())},
+            "dust_die": _stats(vasl["third"], "dr"), "rof_die": _stats(vasl["rof"], "dr")}

@@ -7,7 +7,9 @@ An event `advance` cannot fold (it changes what earlier events mean) makes the v
 log: an undo, a rewind or an accepted take-back (they void earlier actions), the reveal of a Secret roll or of a
 secret RG purchase (it opens an earlier event), rules files (they change the rules every row was read with), a key
 registration, an event that cannot be read, any kind of event not named in PLAIN below; and for the story, the end
-of a CG Date's RePh (a new map of that date: the maps are folded at each RePh end), or the end of a firefight."""
+of a CG Date's RePh (a new map of that date: the maps are folded at each RePh end), or the end of a firefight.
+The dice view counts a roll for good once its label is known (projections/dice_stats.py): it relies on key
+registrations and reveals (which make claims of earlier rolls) being folded again, and folds witnesses forward."""
 
 from __future__ import annotations
 
