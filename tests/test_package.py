@@ -60,3 +60,19 @@ def test_a_snapshot_stored_before_the_rename_still_loads_without_a_warning(tmp_p
     assert campaign.version == len(ledger.history(None))
     assert ledger.notices == []  # read from the old snapshot, not from the log after a warning
     assert ledger.audit(None).clean
+
+
+def test_no_file_of_ours_keeps_merge_conflict_markers():
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT).stdout.split()
+    if not files:  # not a git checkout (an unpacked sdist): nothing to check
+        return
+    marked = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix in (".py", ".md", ".toml", ".html", ".js", ".css", ".cgl", ".txt") or name.startswith(".ci/"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in text.splitlines()):
+                marked.append(name)
+    assert marked == []
