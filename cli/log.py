@@ -158,8 +158,12 @@ def render(row: dict) -> str:
 @common
 def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
-    logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
-    rows = iter_log_rows(logged)  # written as they come: the log never stands in memory as text
+    if last is not None and not as_of:  # the tail alone, from the campaign just before it
+        before, tail = obj.ledger().log_tail(obj.campaign, last)
+        rows = iter_log_rows(tail, before)
+    else:
+        logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
+        rows = iter_log_rows(logged)  # written as they come: the log never stands in memory as text
     if last is not None:
         from collections import deque
 

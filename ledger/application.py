@@ -957,6 +957,22 @@ class CampaignLedger(Application):
                     return logged
                 after = rows[-1].originator_version
 
+    def log_tail(self, name: str | None, last: int) -> tuple[Campaign | None, list[Logged]]:
+        """The last `last` stored events and the campaign just before them (its snapshot and the events up to
+        there): `log --last N` without reading the whole log. A log whose earlier part cannot be loaded gives
+        (None, the whole log), read raw as `history` reads it."""
+        cid = campaign_id(self.resolve_name(name))
+        rows = self.recorder.select_events(cid, desc=True, limit=1)
+        start = max(0, (rows[0].originator_version if rows else 0) - last)
+        if start:
+            try:
+                before = self._rebuild(cid, start)
+            except (LedgerError, MapperDeserialisationError, OriginatorVersionError):
+                return None, self.history(name)
+        with collector_paused():
+            tail = [self.loader.logged(stored) for stored in self.recorder.select_events(cid, gt=start)]
+        return (before if start else None), tail
+
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
         are those the projections read (revealed Secret rolls, and this player's own, stand as rolls)

@@ -16,10 +16,11 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
     return list(iter_log_rows(logged))
 
 
-def iter_log_rows(logged: list) -> Iterator[dict[str, Any]]:
-    """The rows one at a time (`log --json` writes them as they come)."""
+def iter_log_rows(logged: list, state: CampaignState | None = None) -> Iterator[dict[str, Any]]:
+    """The rows one at a time (`log --json` writes them as they come). `state`: the campaign just before the first
+    of `logged` when it is the log's tail (`log --last N`): an undo or a rewind voids only actions before it, so
+    whether a row is in force is told by the events from it on."""
     voided = voided_actions(logged)
-    state: CampaignState | None = None
     for event in logged:
         fact = event.fact
         row: dict[str, Any] = {
