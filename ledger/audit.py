@@ -21,7 +21,7 @@ from .events import (
     CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RollDeclared, SecretRollMade,
     SecretRollRevealed,
 )
-from .authorship import check_author
+from .signatures import check_author
 from .events import TAGS
 from .evolve import authorship, CampaignState, begin
 from .inforce import voided_by

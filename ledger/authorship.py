@@ -5,8 +5,6 @@ by whichever side records them. Used by the fold (who recorded each action), the
 
 from __future__ import annotations
 
-from . import rules as rulesmod
-from .errors import LedgerError
 from .events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
     HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased, RGPurchaseRevealed,
@@ -59,44 +57,3 @@ def author_of(state, sides, fact: Fact, opened: str | None) -> str:
     """The author a new event of this fact has: its owner, else the recorder."""
     mine = owner(fact)
     return mine if mine is not None else recorder(state, sides, opened)
-
-
-def check_author(state, fact, event) -> list[tuple[str, str]]:
-    """The envelope's author and signature: a side's own act is authored by that side; from a side's key
-    registration on, its events carry its signature of their digest; once every side has a key, nothing is
-    unsigned."""
-    sides = sides_of(state)
-    keyed = signing_sides(state)
-    author, mine = event.author, owner(fact)
-    from .secrets import verify  # cryptography: loaded only where a signature is checked
-    from .timeline import kind_words
-
-    name = kind_words(event.topic)
-    name = name[:1].upper() + name[1:]
-    if mine is not None and author and author != mine:
-        return [("author", f"{name} is the {mine} side's own act, recorded in the name of the {author} side")]
-    if author and author not in sides:
-        return [("author", f"{name} names an author '{author}' that is no side of this campaign")]
-    signer = author or mine or ""  # an own act recorded without an author stands for its side, unsigned
-    public = fact.public if isinstance(fact, SideKeyRegistered) and fact.public else keyed.get(signer)
-    if public:
-        if not event.signature:
-            return [("signature", f"{name} of the {signer} side is unsigned, though that side signs its events since "
-                                  "its key registration")]
-        if not verify(public, event.digest, event.signature):
-            return [("signature", f"{name}: the {signer} side's signature does not verify: forged, or altered "
-                                  "after it was signed")]
-        return []
-    if event.signature:
-        return [("signature", f"{name} carries a signature, but the {signer or 'unnamed'} side has no signing key")]
-    if keyed and not signer:
-        return [("signature", f"{name} is unsigned and names no side, though {', '.join(sorted(keyed))} sign(s) "
-                              "their events")]
-    return []
-
-
-def sides_of(state) -> tuple[str, ...]:
-    try:
-        return tuple(rulesmod.load(state.system).system.sides)
-    except LedgerError:
-        return ()

@@ -138,7 +138,7 @@ def envelope_problem(cid, state: CampaignState, event) -> tuple[str, str] | None
     """What every load checks of each event it replays past what this machine checked before: it follows the one
     before, its digest covers its content, its author and signature are right. (kind, message) as the audit names
     it, or None."""
-    from .authorship import check_author
+    from .signatures import check_author
 
     logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
                     event.fact, "", event.author, event.signature, event.command, event.form)
