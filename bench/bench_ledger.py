@@ -76,15 +76,19 @@ def roll_commands(ledger: CampaignLedger, count: int, start: int) -> None:
         ledger.roll(None, table, side, drms, dice=None, purpose=f"item {i}")  # one due item per weapon/unit
 
 
-def roll_batched(ledger: CampaignLedger, count: int, start: int) -> None:
+def roll_batched(ledger: CampaignLedger, count: int, start: int, keys: dict[str, bytes] | None = None) -> None:
     """`count` rolls recorded into one loaded aggregate, saved once per BATCH facts. Each fact is
-    decided as CampaignLedger.roll decides it (the same decision), so the audit stays clean."""
+    decided as CampaignLedger.roll decides it (the same decision), so the audit stays clean. `keys`: each side's
+    own key material (else the one the ledger holds signs for every side)."""
     campaign = ledger.campaign(None)
     rules = ledger.rules_for(campaign)
-    signers = {side: ledger.keyring.signer(campaign, rules, side) for side in rules.system.sides}
+    signers = {}
+    for side in rules.system.sides:
+        if keys:
+            ledger.key_material = keys[side]
+        signers[side] = ledger.keyring.signer(campaign, rules, side)
     for n, i in enumerate(range(start, start + count), 1):
         table_id, side, drms = PLAN[i % len(PLAN)]
-        rules = ledger.rules_for(campaign)
         table = rules.table(table_id)
         command = rolls.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
                                     faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")

@@ -32,12 +32,10 @@ import msgspec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ledger import BATCH, PLAN  # noqa: E402
+from bench_ledger import roll_batched  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.decide import rolls  # noqa: E402
 from cgledger.ledger.dice import SeededDice  # noqa: E402
 from cgledger.ledger.errors import LedgerError  # noqa: E402
-from cgledger.ledger.rules import parse_declared  # noqa: E402
 
 KEYS = {"german": b"bench snapshots: the German side's key", "us": b"bench snapshots: the U.S. side's own key"}
 CG = "III"
@@ -85,22 +83,7 @@ class Builder:
 
     def rolls_at_8614(self, n: int) -> None:
         """`n` signed rolls, each side signing with its own key, saved BATCH at a time (as bench_ledger.py)."""
-        ledger = self.ledger
-        campaign = ledger.campaign(None)
-        rules = ledger.rules_for(campaign)
-        signers = {}
-        for side in KEYS:
-            ledger.key_material = KEYS[side]
-            signers[side] = ledger.keyring.signer(campaign, rules, side)
-        for k, i in enumerate(range(self.made, self.made + n), 1):
-            table_id, side, drms = PLAN[i % len(PLAN)]
-            table = rules.table(table_id)
-            command = rolls.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
-                                        faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
-            campaign.record(rolls.roll(campaign, rules, command)[0], side, signers[side])
-            if k % BATCH == 0:
-                ledger.save(campaign)
-        ledger.save(campaign)
+        roll_batched(self.ledger, n, self.made, KEYS)
         self.made += n
         self.date_of += n
 
@@ -199,7 +182,7 @@ def main() -> None:
         big = ", ".join(f"{k} {n / 1024:.0f}" for n, k in largest)
         print(f"{events:>8}{dates:>10}{event_bytes / 1e6:>10.1f}{snaps:>11}{snap_bytes / 1e6:>13.1f}"
               f"{snap_bytes / event_bytes:>7.2f}x{state_bytes / 1024:>10.0f}  {big}")
-    print(f"snapshot bytes / event bytes: " + ", ".join(f"{r[4] / r[2]:.2f}x at {r[0]:,}" for r in rows))
+    print("snapshot bytes / event bytes: " + ", ".join(f"{r[4] / r[2]:.2f}x at {r[0]:,}" for r in rows))
 
 
 if __name__ == "__main__":

@@ -35,16 +35,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ledger import BATCH, PLAN  # noqa: E402
+from bench_ledger import roll_batched  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from cgledger.cli.web.app import create_app  # noqa: E402
 from cgledger.cli.web.pages import VIEWS  # noqa: E402
 from cgledger.cli.web.runner import Runner  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.decide import rolls  # noqa: E402
 from cgledger.ledger.dice import SeededDice  # noqa: E402
-from cgledger.ledger.rules import parse_declared  # noqa: E402
 
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
 KEYS = {"german": b"bench web: the German side's own key", "us": b"bench web: the U.S. side's key, another one"}
@@ -81,25 +79,11 @@ def build(db: Path, events: int) -> None:
         ledger.key_material = material
         ledger.register_key(None, side, material)
 
-    def rolls_at_8614(n: int, start: int) -> None:  # as bench_ledger.roll_batched, each side signing with its own key
+    def rolls_at_8614(n: int, start: int) -> None:  # each side signing with its own key
         for side in KEYS:
             as_side(side, ledger.step, None)  # the new CG Date, then on to 8.614
             as_side(side, ledger.step, "8.614")
-        campaign = ledger.campaign(None)
-        rules = ledger.rules_for(campaign)
-        signers = {}
-        for side in KEYS:
-            ledger.key_material = KEYS[side]
-            signers[side] = ledger.keyring.signer(campaign, rules, side)
-        for k, i in enumerate(range(start, start + n), 1):
-            table_id, side, drms = PLAN[i % len(PLAN)]
-            table = rules.table(table_id)
-            command = rolls.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
-                                        faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
-            campaign.record(rolls.roll(campaign, rules, command)[0], side, signers[side])
-            if k % BATCH == 0:
-                ledger.save(campaign)
-        ledger.save(campaign)
+        roll_batched(ledger, n, start, KEYS)
 
     left = max(0, events - count(db) - 24)  # ~22 events of steps, CPP rolls and chits around them
     rolls_at_8614(left // 2, 0)
