@@ -311,3 +311,11 @@ class Player(Cli):
             os.environ.pop("CGLEDGER_PASSPHRASE", None)
             if old is not None:
                 os.environ["CGLEDGER_PASSPHRASE"] = old
+
+
+def keyed_players(db, german: str, us: str) -> tuple[Player, Player]:
+    """Both sides' players, each having set up its side's key with its own passphrase."""
+    players = Player(db, german), Player(db, us)
+    for player, side in zip(players, ("german", "us")):
+        player.ok("keys", "init", "--side", side)
+    return players

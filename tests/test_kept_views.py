@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from conftest import Cli, Player
+from conftest import Cli, Player, keyed_players
 from cgledger.cli.script import words
 from cgledger.ledger import views
 from cgledger.ledger.application import open_ledger
@@ -158,9 +158,7 @@ GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 def test_a_sides_opened_view_is_its_own(at):
     table = at("8.616", "19 PM")
-    german, us, anyone = Player(table.db, GERMAN), Player(table.db, US), Player(table.db, None)
-    german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    (german, us), anyone = keyed_players(table.db, GERMAN, US), Player(table.db, None)
     rolled = german.json("roll", "8.616", "--side", "german", "--dice", "3,3")
     assert german.json("roster", "--side", "german")[-1]["repl"] == 29
     assert us.json("roster", "--side", "german")[-1]["repl"] is None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Player
+from conftest import Player, keyed_players
 from cgledger.ledger import keyagent
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.keyring import Keyring
@@ -64,11 +64,7 @@ def no_agent_left():
 
 @pytest.fixture
 def players(at):
-    table = at("8.616", "19 PM")
-    german, us = Player(table.db, GERMAN), Player(table.db, US)
-    german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
-    return german, us
+    return keyed_players(at("8.616", "19 PM").db, GERMAN, US)
 
 
 def registered(db, side: str) -> dict:
