@@ -1,19 +1,23 @@
-"""Which campaign a database holds, and `head` read from a SQLite file with sqlite3 and msgspec alone: the event-
-sourcing library and the rules are not loaded for a command that reads one row. The application uses the same
-name rules (ledger/application.py); a PostgreSQL database, or a store with a cipher or compressor, is read there."""
+"""Which campaign a database holds, and `head` read from a SQLite file with sqlite3 and msgspec alone, or from
+PostgreSQL through libpq (ledger/libpq.py): the event-sourcing library, psycopg and the rules are not loaded for a
+command that reads one row. The application uses the same name rules (ledger/application.py); a store with a
+cipher or compressor is read there."""
 
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
+import re
 import sqlite3
 from contextlib import contextmanager
 from typing import Iterable
+from uuid import UUID
 
 from .chain import campaign_id, checked_fingerprint
 from .envelope import decode_envelope, read_logged
-from .errors import CampaignNotFound
-from .store import check_sqlite, is_postgres
+from .errors import CampaignNotFound, DatabaseError, LedgerError
+from .store import FORMAT, META_TABLE, check_sqlite, is_postgres
 
 
 def started_names(started: Iterable[tuple[object, int, bytes]]) -> list[str]:
@@ -69,31 +73,93 @@ def sqlite_head(db: str, name: str | None) -> str | None:
     return checked_fingerprint(cid, read_logged(*row))
 
 
-def postgres_head(db: str, name: str | None) -> str | None:
-    """`sqlite_head` for a PostgreSQL database: one query with psycopg, without the event-sourcing library (None when
-    a cipher or compressor is set, or the tables are not there: then the application reads it)."""
-    if not is_postgres(db) or not _plain_store():
-        return None
+@contextmanager
+def _postgres(db: str, libraries: Iterable[str] | None):
+    """query(sql, params) -> rows on the database `db`, through libpq (ledger/libpq.py) or, when no libpq loads,
+    psycopg; $1, $2, ... are the parameters. A server error is a QueryError; an unreachable server a one-line
+    DatabaseError, as the store gives it."""
+    from . import libpq
+
+    conn = libpq.connect(db, libraries)
+    if conn is not None:
+        with conn:
+            yield conn.query
+        return
     import psycopg
 
-    from .store import check_postgres, postgres_env
+    from .store import postgres_env, redact
 
-    check_postgres(db, create=False)
     env = postgres_env(db)
     try:
-        with psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]), dbname=env["POSTGRES_DBNAME"],
-                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=10) as conn:
-            cid = campaign_id(name) if name is not None else None
-            if cid is None or not conn.execute("SELECT 1 FROM cgledger_events WHERE originator_id = %s LIMIT 1",
-                                               (cid,)).fetchone():
-                cid = campaign_id(pick_name(name, started_names(conn.execute(
-                    "SELECT originator_id, originator_version, state FROM cgledger_events "
-                    "WHERE topic = 'CampaignStarted' ORDER BY notification_id LIMIT 10000"))))
-            row = conn.execute("SELECT originator_version, topic, state FROM cgledger_events WHERE originator_id = %s "
-                               "ORDER BY originator_version DESC LIMIT 1", (cid,)).fetchone()
-    except psycopg.Error:
+        pg = psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]), dbname=env["POSTGRES_DBNAME"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=10)
+    except psycopg.Error as e:
+        raise DatabaseError(f"cannot reach {redact(db)}: {str(e).strip().splitlines()[0]}") from None
+
+    def query(sql: str, params: tuple = ()) -> list[tuple]:
+        try:
+            return pg.execute(re.sub(r"\$\d+", "%s", sql), params).fetchall()
+        except psycopg.Error as e:
+            raise libpq.QueryError(str(e).strip().splitlines()[0], e.sqlstate or "") from None
+
+    with pg:
+        yield query
+
+
+def _postgres_last(query, name: str | None) -> tuple[UUID, tuple[int, str, bytes]] | None:
+    """The campaign's id and last stored row (version, topic, state) in a marked ledger; None when the database is
+    not marked as one of this format (the application says what it is)."""
+    if query(f"SELECT value FROM {META_TABLE} WHERE key = 'format'") != [(FORMAT,)]:
         return None
-    return checked_fingerprint(cid, read_logged(*row)) if row else None
+    cid = campaign_id(name) if name is not None else None
+    if cid is None or not query("SELECT 1 FROM cgledger_events WHERE originator_id = $1 LIMIT 1", (cid,)):
+        cid = campaign_id(pick_name(name, started_names(query(
+            "SELECT originator_id, originator_version, state FROM cgledger_events "
+            "WHERE topic = 'CampaignStarted' ORDER BY notification_id LIMIT 10000"))))
+    rows = query("SELECT originator_version, topic, state FROM cgledger_events WHERE originator_id = $1 "
+                 "ORDER BY originator_version DESC LIMIT 1", (cid,))
+    return (cid, rows[0]) if rows else None
+
+
+def postgres_head(db: str, name: str | None, libraries: Iterable[str] | None = None) -> str | None:
+    """`sqlite_head` for a PostgreSQL database: a few queries through libpq (psycopg when no libpq loads; `libraries`
+    as ledger/libpq.py `load` takes them), without the event-sourcing library. None when a cipher or compressor is
+    set, or the database is not a marked ledger with its tables: then the application reads it and says what it is.
+    An unreachable server is its one-line error. Trusts nothing more than the application's head does: the last
+    event's digest is recomputed."""
+    if not is_postgres(db) or not _plain_store():
+        return None
+    from .libpq import QueryError
+
+    try:
+        with _postgres(db, libraries) as query:
+            last = _postgres_last(query, name)
+    except QueryError:
+        return None  # e.g. no events table yet
+    return checked_fingerprint(last[0], read_logged(*last[1])) if last else None
+
+
+def postgres_head_row(db: str, name: str | None, libraries: Iterable[str] | None = None) \
+        -> tuple[UUID, int, str] | None:
+    """The head of the campaign named (or the only one) in a PostgreSQL database, for the per-machine answer cache:
+    (campaign id, version of its last event, SHA-256 hex of that event's stored state bytes). None where anything is
+    unusual (not PostgreSQL, a cipher or compressor set, unreachable, not a marked ledger, no such campaign, no
+    single campaign): the caller then takes the full path, which names the problem.
+
+    Trusts the row as stored: it says whether the log changed since an answer was kept (a new event, or the last one
+    rewritten, changes the triple), not whether the log is sound; that is the full path's check, which the cached
+    answer must already have passed on this machine."""
+    if not is_postgres(db) or not _plain_store():
+        return None
+    try:
+        with _postgres(db, libraries) as query:
+            last = _postgres_last(query, name)
+    except LedgerError:  # a QueryError, an unreachable server, no such campaign
+        return None
+    if last is None:
+        return None
+    cid, (version, _topic, state) = last
+    return cid, version, hashlib.sha256(state).hexdigest()
 
 
 @contextmanager

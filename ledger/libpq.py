@@ -1,0 +1,185 @@
+"""A minimal, read-only PostgreSQL client over libpq (the C library psycopg itself wraps) through ctypes: connect,
+run parameterised queries, close. `import psycopg` costs 110-150 ms on the bench machine, more than a whole `head`
+on SQLite; loading libpq costs about 15 ms (issue 24: "PostgreSQL reads within 1.3x SQLite's").
+
+Only what the fast reads need: values are sent as text parameters ($1, $2, ...; never formatted into the SQL) and
+results come back in binary, decoded by column type into the values psycopg gives (bytes, int, str, bool, UUID,
+None). A server error is a `QueryError`, an unreachable server a `DatabaseError`: one line each, never a ctypes
+trace. `connect` returns None when no libpq can be loaded: the caller then uses psycopg."""
+
+from __future__ import annotations
+
+import ctypes
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Iterable, Sequence
+from uuid import UUID
+
+from .errors import DatabaseError
+from .store import postgres_env, redact
+
+# libpq by its soname first (Debian's libpq5, which PostgreSQL's own packages install), then psycopg_binary's copy
+LIBRARIES = ("libpq.so.5",)
+_CONNECTION_OK = 0
+_TUPLES_OK, _COMMAND_OK = 2, 1
+_DIAG_SQLSTATE, _DIAG_MESSAGE = ord("C"), ord("M")
+_BINARY = 1
+_loaded: dict[tuple[str, ...], ctypes.CDLL | None] = {}
+
+
+class QueryError(DatabaseError):
+    """The server refused a query (a missing table, a bad parameter): one line, with its SQLSTATE code."""
+
+    def __init__(self, message: str, sqlstate: str):
+        self.sqlstate = sqlstate
+        super().__init__(message)
+
+
+def bundled() -> list[str]:
+    """The libpq psycopg_binary ships (its `psycopg_binary.libs/` folder beside the package), found without
+    importing psycopg; [] when psycopg_binary is not installed."""
+    try:
+        spec = find_spec("psycopg_binary")
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    folder = Path(next(iter(spec.submodule_search_locations))).parent / "psycopg_binary.libs"
+    return sorted(str(p) for p in folder.glob("libpq*.so*")) if folder.is_dir() else []
+
+
+def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
+    """The first of `libraries` (names or paths; default: libpq.so.5, then psycopg_binary's copy) that loads, its
+    functions declared; None when none does. Not ctypes.util.find_library: it runs ldconfig or gcc (slow)."""
+    key = tuple(libraries) if libraries is not None else None
+    if key in _loaded:
+        return _loaded[key]
+    lib = None
+    for name in key if key is not None else (*LIBRARIES, *bundled()):
+        try:
+            lib = _declare(ctypes.CDLL(name))
+            break
+        except (OSError, AttributeError):  # not there, or not a libpq (a function missing)
+            continue
+    _loaded[key] = lib
+    return lib
+
+
+def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
+    conn, res, text, num = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+    strings, ints = ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int)
+    for name, restype, argtypes in (
+        ("PQconnectdbParams", conn, [strings, strings, num]),
+        ("PQstatus", num, [conn]),
+        ("PQerrorMessage", text, [conn]),
+        ("PQfinish", None, [conn]),
+        ("PQexecParams", res, [conn, text, num, ctypes.POINTER(ctypes.c_uint), strings, ints, ints, num]),
+        ("PQresultStatus", num, [res]),
+        ("PQresultErrorMessage", text, [res]),
+        ("PQresultErrorField", text, [res, num]),
+        ("PQntuples", num, [res]),
+        ("PQnfields", num, [res]),
+        ("PQftype", ctypes.c_uint, [res, num]),
+        ("PQgetvalue", ctypes.c_void_p, [res, num, num]),
+        ("PQgetlength", num, [res, num, num]),
+        ("PQgetisnull", num, [res, num, num]),
+        ("PQclear", None, [res]),
+    ):
+        function = getattr(lib, name)
+        function.restype, function.argtypes = restype, argtypes
+    return lib
+
+
+def _line(message: bytes | None, fallback: str) -> str:
+    text = (message or b"").decode("utf-8", "replace").strip()
+    return text.splitlines()[0].strip() if text else fallback
+
+
+# Binary results by column type (PostgreSQL's pg_type oids): the values psycopg returns for the same columns
+_DECODE = {
+    16: lambda b: b == b"\x01",                              # bool
+    17: bytes,                                               # bytea
+    18: lambda b: b.decode("utf-8"),                         # "char"
+    19: lambda b: b.decode("utf-8"),                         # name
+    20: lambda b: int.from_bytes(b, "big", signed=True),     # int8
+    21: lambda b: int.from_bytes(b, "big", signed=True),     # int2
+    23: lambda b: int.from_bytes(b, "big", signed=True),     # int4
+    25: lambda b: b.decode("utf-8"),                         # text
+    26: lambda b: int.from_bytes(b, "big", signed=False),    # oid
+    1042: lambda b: b.decode("utf-8"),                       # char(n)
+    1043: lambda b: b.decode("utf-8"),                       # varchar
+    2950: lambda b: UUID(bytes=b),                           # uuid
+}
+
+
+class Connection:
+    """One libpq connection; `query` runs one parameterised statement and returns its rows as tuples."""
+
+    def __init__(self, lib: ctypes.CDLL, url: str):
+        env = postgres_env(url)
+        settings = {"host": env["POSTGRES_HOST"], "port": env["POSTGRES_PORT"], "dbname": env["POSTGRES_DBNAME"],
+                    "user": env["POSTGRES_USER"], "password": env["POSTGRES_PASSWORD"],
+                    "connect_timeout": env["POSTGRES_CONNECT_TIMEOUT"], "client_encoding": "UTF8"}
+        keys = (ctypes.c_char_p * (len(settings) + 1))(*(k.encode() for k in settings), None)
+        values = (ctypes.c_char_p * (len(settings) + 1))(*(v.encode() for v in settings.values()), None)
+        self.lib = lib
+        self.conn = lib.PQconnectdbParams(keys, values, 0)
+        if not self.conn:
+            raise DatabaseError(f"cannot reach {redact(url)}: out of memory")
+        if lib.PQstatus(self.conn) != _CONNECTION_OK:
+            problem = _line(lib.PQerrorMessage(self.conn), "connection failed")
+            self.close()
+            raise DatabaseError(f"cannot reach {redact(url)}: {problem}")
+
+    def query(self, sql: str, params: Sequence[str | int | UUID | None] = ()) -> list[tuple]:
+        """The rows of `sql`, whose $1, $2, ... are `params` sent as text (never formatted into the SQL)."""
+        lib = self.lib
+        if not self.conn:
+            raise DatabaseError("the PostgreSQL connection is closed")
+        values = (ctypes.c_char_p * max(len(params), 1))(
+            *(None if p is None else str(p).encode("utf-8") for p in params))
+        res = lib.PQexecParams(self.conn, sql.encode("utf-8"), len(params), None, values, None, None, _BINARY)
+        if not res:
+            raise DatabaseError(_line(lib.PQerrorMessage(self.conn), "the query could not be sent"))
+        try:
+            if lib.PQresultStatus(res) not in (_TUPLES_OK, _COMMAND_OK):
+                raise QueryError(_line(lib.PQresultErrorField(res, _DIAG_MESSAGE) or lib.PQresultErrorMessage(res),
+                                       "the query failed"),
+                                 (lib.PQresultErrorField(res, _DIAG_SQLSTATE) or b"").decode())
+            columns = range(lib.PQnfields(res))
+            decoders = []
+            for column in columns:
+                oid = lib.PQftype(res, column)
+                if oid not in _DECODE:
+                    raise QueryError(f"column {column + 1} has a type this reader does not decode (oid {oid})", "")
+                decoders.append(_DECODE[oid])
+            try:
+                return [tuple(None if lib.PQgetisnull(res, row, column)
+                              else decoders[column](ctypes.string_at(lib.PQgetvalue(res, row, column),
+                                                                     lib.PQgetlength(res, row, column)))
+                              for column in columns)
+                        for row in range(lib.PQntuples(res))]
+            except ValueError as e:  # text that is not UTF-8, a uuid not 16 bytes
+                raise QueryError(f"a value could not be read: {e}", "") from None
+        finally:
+            lib.PQclear(res)
+
+    def close(self) -> None:
+        if self.conn:
+            self.lib.PQfinish(self.conn)
+            self.conn = None
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def connect(url: str, libraries: Iterable[str] | None = None) -> Connection | None:
+    """A connection to the database `url` names (the store's URL: postgresql://USER:PASSWORD@HOST[:PORT]/DBNAME,
+    the store's 10 s connect timeout), or None when libpq cannot be loaded (see `load`). An unreachable server or
+    a refused login is a one-line DatabaseError, as the store gives it."""
+    lib = load(libraries)
+    return None if lib is None else Connection(lib, url)
+
