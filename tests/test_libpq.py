@@ -1,0 +1,171 @@
+"""ledger/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg (issue 24: "PostgreSQL
+reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend postgres --pg-url URL (.ci/postgres)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+import conftest
+from conftest import Cli, sql
+
+from cgledger.ledger import libpq
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.chain import campaign_id
+from cgledger.ledger.errors import CampaignNotFound, DatabaseError
+from cgledger.ledger.reading import postgres_head, postgres_head_row
+
+NOWHERE = ["libpq-not-installed-here.so.5"]  # a candidate list under which no libpq loads: the psycopg fallback
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def needs_postgres():
+    if conftest.BACKEND != "postgres":
+        pytest.skip("PostgreSQL: run with --backend postgres")
+
+
+def app_head(db: str, name: str | None = None) -> str:
+    """What the application reads (the event-sourcing recorder, psycopg)."""
+    return open_ledger(db).head(name)
+
+
+def rolled(kgp: Cli) -> Cli:
+    kgp.ok("step", "next")  # one more event
+    return kgp
+
+
+def test_rows_and_types_equal_psycopgs(make_db):
+    db = make_db()
+    sql(db, "CREATE TABLE sample (id BIGINT, small SMALLINT, mid INTEGER, name TEXT, data BYTEA, flag BOOLEAN, "
+            "ref UUID, label VARCHAR(20))")
+    sql(db, "INSERT INTO sample VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?), "
+            "(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+        (2**62, -7, 2**31 - 1, "Kampfgruppe Peiper — 19 AM", b"\x00\xff\x00binary", True, campaign_id("CG I"), "x",
+         -2**63, 0, -1, "", b"", False, campaign_id("RR"), ""))
+    queries = [("SELECT * FROM sample ORDER BY id NULLS LAST", ()),
+               ("SELECT name, data FROM sample WHERE id = $1 AND name = $2", (2**62, "Kampfgruppe Peiper — 19 AM")),
+               ("SELECT id FROM sample WHERE ref = $1", (campaign_id("RR"),)),
+               ("SELECT count(*), 1, 'a' || $1 FROM sample WHERE name IS NOT DISTINCT FROM $2", ("b", None)),
+               ("SELECT data FROM sample WHERE name = $1", ("'; DROP TABLE sample; --",))]
+    with libpq.connect(db) as conn, psycopg.connect(db) as pg:
+        for query, params in queries:
+            ours = conn.query(query, params)
+            theirs = pg.execute(query.replace("$1", "%s").replace("$2", "%s"), params).fetchall()
+            assert ours == theirs and [list(map(type, r)) for r in ours] == [list(map(type, r)) for r in theirs]
+    assert len(sql(db, "SELECT * FROM sample")) == 3  # a value is a parameter, never SQL
+
+
+def test_head_equals_the_applications(kgp):
+    db = rolled(kgp).db
+    expected = app_head(db)
+    assert postgres_head(db, None) == postgres_head(db, "CG I") == expected == kgp.ok("head").stdout.strip()
+    assert postgres_head(db, None, libraries=NOWHERE) == expected  # psycopg's answer, the same
+    version = int(expected.split(":")[0])
+    state = sql(db, "SELECT state FROM {events} WHERE originator_version = ? ORDER BY notification_id", (version,))
+    row = (campaign_id("CG I"), version, hashlib.sha256(state[-1][0]).hexdigest())
+    assert postgres_head_row(db, None) == postgres_head_row(db, "CG I") == row
+    assert postgres_head_row(db, None, libraries=NOWHERE) == row
+    rolled(kgp)
+    assert postgres_head_row(db, None)[1] == version + 1 and postgres_head(db, None) == app_head(db)
+
+
+def test_the_bundled_libpq_reads_the_same(kgp):
+    """psycopg_binary's own copy (found without importing psycopg) when the system has no libpq5."""
+    copies = libpq.bundled()
+    if not copies:
+        pytest.skip("psycopg_binary is not installed")
+    assert libpq.load(copies) is not None
+    assert postgres_head(kgp.db, None, libraries=copies) == app_head(kgp.db)
+
+
+def test_several_campaigns_need_a_name(kgp):
+    kgp.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=200", "--start-cpp", "canadian=200")
+    with pytest.raises(CampaignNotFound, match="several campaigns"):
+        postgres_head(kgp.db, None)
+    assert postgres_head(kgp.db, "RR") == app_head(kgp.db, "RR")
+    assert postgres_head_row(kgp.db, None) is None and postgres_head_row(kgp.db, "nobody") is None
+    assert postgres_head_row(kgp.db, "RR")[:2] == (campaign_id("RR"), 1)
+
+
+def test_an_altered_head_is_refused_as_the_application_refuses_it(kgp):
+    db = kgp.db
+    (state,) = sql(db, "SELECT state FROM {events} ORDER BY notification_id DESC LIMIT 1")[0]
+    before = postgres_head_row(db, None)
+    at = state.index(b"19 AM")
+    sql(db, "UPDATE {events} SET state = ? WHERE notification_id = (SELECT max(notification_id) FROM {events})",
+        (state[:at] + b"20 AM" + state[at + 5:],))
+    with pytest.raises(DatabaseError, match="was altered after it was recorded"):
+        postgres_head(db, None)
+    kgp.refused("head", contains="was altered after it was recorded")
+    assert postgres_head_row(db, None)[:2] == before[:2] and postgres_head_row(db, None)[2] != before[2]
+
+
+def test_unreachable_or_unknown_logins_give_one_line(kgp):
+    """A closed port, a role or a database the server does not know: one line naming the server's problem, as the
+    application gives it (the test cluster trusts every login, so a wrong password cannot be refused here: libpq's
+    refusal takes the same path as the unknown role's)."""
+    base = kgp.db.rsplit("/", 1)[0]
+    port = base.rsplit(":", 1)[1]
+    for url, problem in ((base.replace(f":{port}", ":1") + "/x", "Connection refused"),
+                         (base.replace("//cgledger:", "//no_such_role:") + "/postgres", 'role "no_such_role" does not exist'),
+                         (base + "/no_such_database", 'database "no_such_database" does not exist')):
+        with pytest.raises(DatabaseError) as refused:
+            libpq.connect(url)
+        line = refused.value.line()
+        assert problem in line and line.startswith("cannot reach ") and "\n" not in line
+        assert ":cgledger@" not in line  # the password is not shown
+        with pytest.raises(DatabaseError, match=problem):
+            postgres_head(url, None)
+        assert postgres_head_row(url, None) is None
+        Cli(url).refused("head", contains=problem)
+
+
+def test_missing_tables_leave_it_to_the_application(make_db):
+    db = make_db()
+    assert postgres_head(db, None) is None and postgres_head_row(db, None) is None
+    Cli(db).refused("head", contains="holds no campaign ledger")
+    sql(db, "CREATE TABLE cgledger_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    sql(db, "INSERT INTO cgledger_meta VALUES ('format', '1')")  # marked, but its events table not made yet
+    assert postgres_head(db, None) is None and postgres_head_row(db, None) is None
+    with libpq.connect(db) as conn, pytest.raises(libpq.QueryError) as refused:
+        conn.query("SELECT state FROM cgledger_events")
+    assert refused.value.line() == 'relation "cgledger_events" does not exist' and refused.value.sqlstate == "42P01"
+
+
+def test_a_type_it_does_not_decode_is_one_line(make_db):
+    with libpq.connect(make_db()) as conn, pytest.raises(libpq.QueryError, match="does not decode"):
+        conn.query("SELECT now()")
+
+
+def test_no_libpq_means_psycopg(kgp):
+    assert libpq.load(NOWHERE) is None and libpq.connect(kgp.db, NOWHERE) is None
+    assert imported(kgp.db, NOWHERE)["psycopg"]
+
+
+def imported(db: str, libraries: list[str] | None) -> dict[str, object]:
+    """Which heavy modules a fresh process imports to read the head (and the head row) of `db`."""
+    code = ("import json, sys\n"
+            "from cgledger.ledger.reading import postgres_head, postgres_head_row\n"
+            f"head = postgres_head({db!r}, None, libraries={libraries!r})\n"
+            f"row = postgres_head_row({db!r}, None, libraries={libraries!r})\n"
+            "print(json.dumps({'head': head, 'version': row[1], 'psycopg': 'psycopg' in sys.modules,\n"
+            "                  'eventsourcing': 'eventsourcing' in sys.modules}))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def test_the_libpq_path_imports_no_psycopg(kgp):
+    seen = imported(kgp.db, None)
+    assert seen == {"head": app_head(kgp.db), "version": 1, "psycopg": False, "eventsourcing": False}
+    cli = subprocess.run([sys.executable, "-c", "import sys\nfrom cgledger.cli import main\n"
+                          f"main(['--db', {kgp.db!r}, 'head'], standalone_mode=False)\n"
+                          "print('psycopg' in sys.modules, 'eventsourcing' in sys.modules)"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert cli == [app_head(kgp.db), "False", "False"]
