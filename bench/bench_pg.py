@@ -7,6 +7,8 @@ Builds the campaign of bench_cli.py (the shipped sample, then both sides' keys a
 exports it whole and imports the bundle into a new PostgreSQL database (dropped afterwards). Then every read
 command of bench_cli.py runs as a subprocess against each, alternately, best of --runs: wall time and the ratio.
 Each backend's log is checked once by a first `status` (this machine's mark, ledger/mark.py) before the timings.
+`head` reads PostgreSQL through libpq (ledger/libpq.py), not psycopg: the last table compares the two clients'
+cost (import, connect, the head row's query), measured inside fresh processes, best of --runs.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def main() -> None:
     parser.add_argument("--pg-url", required=True, help="an admin URL of a PostgreSQL server (a database is made)")
     parser.add_argument("--events", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--reads", default="", help="only these read commands, comma-separated (e.g. head,status)")
     args = parser.parse_args()
     import psycopg
 
@@ -62,11 +65,14 @@ def main() -> None:
             run([*CGLEDGER, "--db", db, "status"], 1, env)
         rows = []
         for label, argv in READS:
+            if args.reads and label not in args.reads.split(","):
+                continue
             argv = [a.replace("{tmp}", str(tmp)) for a in argv]
             walls = {}
             for backend, db in dbs.items():
                 walls[backend] = run([*CGLEDGER, "--db", db, *argv], args.runs, env)[0]
             rows.append((label, walls["SQLite"], walls["PostgreSQL"]))
+        clients = {client: client_cost(client, pg_db, args.runs, env) for client in CLIENTS}
     finally:
         with psycopg.connect(args.pg_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -78,6 +84,28 @@ def main() -> None:
         print(f"{label:<16}{lite * 1000:>11.0f}{pg * 1000:>9.0f}{pg / lite:>10.2f}x")
     worst = max(rows, key=lambda r: r[2] / r[1])
     print(f"highest ratio: {worst[0]} {worst[2] / worst[1]:.2f}x")
+    print(f"\nimport + connect + the head row's query, inside a fresh process, best of {args.runs}\n")
+    print(f"{'client':<26}{'ms':>8}")
+    for client, ms in clients.items():
+        print(f"{client:<26}{ms:>8.1f}")
+    print(f"psycopg / libpq: {clients['psycopg'] / clients['libpq (ctypes)']:.1f}x")
+
+
+CLIENTS = {  # the client's import and connect, then the row `head` reads (its campaign's last event)
+    "libpq (ctypes)": "from cgledger.ledger import libpq\nconn = libpq.connect(URL)\n"
+                      "rows = conn.query(QUERY)\nconn.close()",
+    "psycopg": "import psycopg\nconn = psycopg.connect(URL, connect_timeout=10)\n"
+               "rows = conn.execute(QUERY).fetchall()\nconn.close()",
+}
+QUERY = "SELECT originator_version, topic, state FROM cgledger_events ORDER BY notification_id DESC LIMIT 1"
+
+
+def client_cost(client: str, url: str, runs: int, env: dict) -> float:
+    """Milliseconds from the client's import to the head row read and the connection closed, in a fresh process."""
+    code = (f"import time\nt0 = time.perf_counter()\nURL, QUERY = {url!r}, {QUERY!r}\n{CLIENTS[client]}\n"
+            "assert rows\nprint((time.perf_counter() - t0) * 1000)")
+    return min(float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True,
+                                    text=True).stdout) for _ in range(runs))
 
 
 if __name__ == "__main__":
