@@ -10,8 +10,6 @@ trace. `connect` returns None when no libpq can be loaded: the caller then uses 
 from __future__ import annotations
 
 import ctypes
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Iterable, Sequence
 from uuid import UUID
 
@@ -38,6 +36,9 @@ class QueryError(DatabaseError):
 def bundled() -> list[str]:
     """The libpq psycopg_binary ships (its `psycopg_binary.libs/` folder beside the package), found without
     importing psycopg; [] when psycopg_binary is not installed."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
     try:
         spec = find_spec("psycopg_binary")
     except (ImportError, ValueError):
@@ -55,7 +56,7 @@ def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
     if key in _loaded:
         return _loaded[key]
     lib = None
-    for name in key if key is not None else (*LIBRARIES, *bundled()):
+    for name in key if key is not None else _default():
         try:
             lib = _declare(ctypes.CDLL(name))
             break
@@ -63,6 +64,11 @@ def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
             continue
     _loaded[key] = lib
     return lib
+
+
+def _default() -> Iterable[str]:
+    yield from LIBRARIES
+    yield from bundled()  # looked for only when the system has no libpq5
 
 
 def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
