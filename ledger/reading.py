@@ -1,18 +1,21 @@
 """Which campaign a database holds, and `head` read from a SQLite file with sqlite3 and msgspec alone: the event-
 sourcing library and the rules are not loaded for a command that reads one row. The application uses the same
-name rules (ledger/application.py); a PostgreSQL database, or a store with a cipher or compressor, is read there."""
+name rules (ledger/application.py); a PostgreSQL database, or a store with a cipher or compressor, is read there.
+`stored_head` reads the campaign's last stored row with sqlite3 alone (not even msgspec): the key of the answers
+kept per log head (ledger/answers.py)."""
 
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import sqlite3
 from contextlib import contextmanager
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, NamedTuple
+from uuid import NAMESPACE_URL, UUID, uuid5
 
-from .chain import campaign_id, checked_fingerprint
-from .envelope import decode_envelope, read_logged
-from .errors import CampaignNotFound
+from .errors import CampaignNotFound, LedgerError
 from .store import check_sqlite, is_postgres
 
 
@@ -20,6 +23,9 @@ def started_names(started: Iterable[tuple[object, int, bytes]]) -> list[str]:
     """The campaigns of a database, from its CampaignStarted events (originator id, version, stored state) in
     order: a campaign is its log's first event, under the id its name gives; a CampaignStarted inside another
     campaign's log starts nothing (the audit names it)."""
+    from .chain import campaign_id
+    from .envelope import decode_envelope
+
     names = []
     for originator_id, version, state in started:
         fact = decode_envelope(state).fact
@@ -52,6 +58,9 @@ def sqlite_head(db: str, name: str | None) -> str | None:
     when the database is not a plain SQLite file: then the application reads it."""
     if is_postgres(db) or not _plain_store():
         return None
+    from .chain import campaign_id, checked_fingerprint
+    from .envelope import read_logged
+
     check_sqlite(db, create=False)
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
@@ -76,6 +85,8 @@ def postgres_head(db: str, name: str | None) -> str | None:
         return None
     import psycopg
 
+    from .chain import campaign_id, checked_fingerprint
+    from .envelope import read_logged
     from .store import check_postgres, postgres_env
 
     check_postgres(db, create=False)
@@ -94,6 +105,76 @@ def postgres_head(db: str, name: str | None) -> str | None:
     except psycopg.Error:
         return None
     return checked_fingerprint(cid, read_logged(*row)) if row else None
+
+
+class StoredHead(NamedTuple):
+    """The campaign's last stored row as stored: what an answer kept for this log is keyed by."""
+    cid: UUID
+    version: int
+    row: str  # SHA-256 of that row's version, topic and stored bytes: any change to the row changes it
+    campaigns: str  # SHA-256 of every CampaignStarted row (id, version, bytes): which campaign "the only one" is
+
+
+def stored_head(db: str, name: str | None) -> StoredHead | None:
+    """The last stored row of the campaign named (or of the only campaign started), read with sqlite3 (PostgreSQL:
+    `_postgres_rows`) without decoding any event; None where anything is unusual (no such file or campaign, several
+    campaigns and none named, a cipher or compressor set): then no answer is kept or used."""
+    if not _plain_store():
+        return None
+    if is_postgres(db):
+        return _postgres_rows(db, name)
+    if not os.path.isfile(db):
+        return None
+    try:
+        conn = sqlite3.connect(f"{Path(db).absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            return _head_of(conn.execute("SELECT originator_id, originator_version, state FROM stored_events "
+                                         "WHERE topic = 'CampaignStarted' ORDER BY rowid").fetchall(), name,
+                            lambda cid: conn.execute("SELECT originator_version, topic, state FROM stored_events "
+                                                     "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1",
+                                                     (cid.hex,)).fetchone())
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError):
+        return None
+
+
+def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
+    """`stored_head` of a PostgreSQL database, through psycopg for now (one connection, two queries)."""
+    import psycopg
+
+    from .store import postgres_env
+
+    try:
+        env = postgres_env(db)
+        with psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]), dbname=env["POSTGRES_DBNAME"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=10) as conn:
+            return _head_of(conn.execute("SELECT originator_id, originator_version, state FROM cgledger_events "
+                                         "WHERE topic = 'CampaignStarted' ORDER BY notification_id").fetchall(), name,
+                            lambda cid: conn.execute("SELECT originator_version, topic, state FROM cgledger_events "
+                                                     "WHERE originator_id = %s ORDER BY originator_version DESC LIMIT 1",
+                                                     (cid,)).fetchone())
+    except (psycopg.Error, LedgerError, ValueError):
+        return None
+
+
+def _head_of(started: list, name: str | None, last_row) -> StoredHead | None:
+    campaigns = hashlib.sha256()
+    for originator_id, version, state in started:
+        campaigns.update(f"{originator_id}\x00{version}\x00{hashlib.sha256(bytes(state)).hexdigest()}\x00".encode())
+    if name is not None:
+        cid = uuid5(NAMESPACE_URL, f"cgledger:campaign:{name}")  # as chain.campaign_id (not imported: msgspec)
+    else:
+        firsts = {str(originator_id) for originator_id, version, _state in started if version == 1}
+        if len(firsts) != 1:
+            return None  # no campaign or several: the full path says which
+        cid = UUID(firsts.pop())
+    row = last_row(cid)
+    if row is None:
+        return None
+    version, topic, state = row
+    digest = hashlib.sha256(f"{version}\x00{topic}\x00".encode() + bytes(state)).hexdigest()
+    return StoredHead(cid, int(version), digest, campaigns.hexdigest())
 
 
 @contextmanager
