@@ -66,13 +66,6 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def where_of(db: str) -> str:
-    """The database as this machine names it (as open_ledger names it for the mark, views and seen heads)."""
-    from .store import is_postgres, redact
-
-    return redact(db) if is_postgres(db) else os.path.realpath(db)
-
-
 def _settings() -> str:
     """Every CGLEDGER_* setting a read could see, but the command id (a new one each run: reads record nothing)."""
     return json.dumps(sorted((k, v) for k, v in os.environ.items()
@@ -83,7 +76,9 @@ class Ticket:
     """One read's place in the answers kept: looked up before anything is loaded, kept after a miss."""
 
     def __init__(self, db: str, selection: str | None, command: str, options: tuple, head):
-        self.where = where_of(db)
+        from .store import local_name
+
+        self.where = local_name(db)
         self.db, self.selection, self.head = db, selection, head
         asked = json.dumps([selection, command, list(options), _settings()])
         self.parts = (FORMAT, self.where, asked, head.cid, head.version, head.row, head.campaigns, code_digest())

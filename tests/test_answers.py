@@ -235,3 +235,24 @@ def test_a_refused_read_keeps_nothing(sample):
         shown, _modules = apart(sample, "roster", "--side", "russian")
         assert shown[0] == 1 and len(shown[2].strip().splitlines()) == 1
     assert not answers()
+
+
+def test_a_campaign_started_beside_the_only_one_misses(sample):
+    kept(sample, "status")
+    assert here(sample, "new", "Another", "--system", "kgp", "--cg", "I")[0] == 0
+    shown, _modules = apart(sample, "status")
+    assert shown[0] == 1 and "several campaigns" in shown[2] and len(shown[2].strip().splitlines()) == 1
+    named, modules = apart(sample, "--campaign", "KGP CG I sample", "status")
+    assert named[0] == 0 and "CG Date 20 N" in named[1] and "cgledger.ledger.application" in modules
+
+
+def test_old_answers_are_pruned(sample):
+    kept(sample, "date")
+    path, = answers()
+    for i in range(40):  # answers kept long ago, of other reads of this database
+        old = path.with_name(f"{i:040x}.answer")
+        old.write_text("sealed long ago")
+        os.utime(old, (1_000_000 + i, 1_000_000 + i))
+    assert here(sample, "status")[0] == 0
+    left = answers()
+    assert len(left) == 32 and path in left and all(path.with_name(f"{i:040x}.answer") not in left for i in range(10))
