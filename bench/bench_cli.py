@@ -292,9 +292,9 @@ def main() -> None:
     print(f"\ncgledger CLI benchmark: {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite files; wall time "
           f"of each command as a subprocess (bytecode cached), best of {args.runs} (1 at sizes over 10,000); "
           f"MB = the child's peak RSS (VmHWM)\n")
-    print(f"{'start-up':<32}{'ms':>8}{'x click':>9}{'MB':>7}")
+    print(f"{'start-up':<38}{'ms':>8}{'x click':>9}{'MB':>7}")
     for label, wall, mb in startup:
-        print(f"{label:<32}{wall * 1000:>8.0f}{wall / click_s:>8.2f}x{mb:>7.0f}")
+        print(f"{label:<38}{wall * 1000:>8.0f}{wall / click_s:>8.2f}x{mb:>7.0f}")
     print()
     head = f"{'read command':<16}" + "".join(f"{f'{size:,} ev: ms':>14}{'x floor':>8}{'MB':>6}" for size in sizes)
     print(head)

@@ -10,7 +10,8 @@ os.replace); at most KEEP files per database, the oldest pruned.
 The key, sealed with this machine's secret over the answer's bytes: this database, the campaign selection
 (`--campaign` or none), the command and its options, every CGLEDGER_* setting but the command id, the campaign's
 last stored row (its version and the SHA-256 of its stored bytes: reading.stored_head), the SHA-256 of every
-CampaignStarted row (which campaign "the only one" is), and the code that computes and renders answers and the
+CampaignStarted row (which campaign "the only one" is), of the campaign's last snapshot (which a read starts from:
+an edited one is named by the full read, so it misses), and the code that computes and renders answers and the
 shipped rules files (names, sizes, times: `code_digest`). A campaign's own rules files are events: in its log.
 
 Which reads: no key given (no --key-file, no CGLEDGER_PASSPHRASE, no key from `serve`: a key agent is asked only
@@ -22,13 +23,13 @@ used. A hit skips what the read did besides its answer: advancing the mark, the 
 which all stood at this head already when it was kept.
 
 What an answer trusts: the same as the mark, the log up to a head this machine checked. A row edited in place, an
-event added, undone or imported, a campaign started or removed changes the key: the answer misses and the full
-path runs (and refuses or warns as it does). A database replaced by an older copy of itself (an earlier head,
-whose answer may still be kept) misses too: the seen head stands past it, and the full path warns that events are
-gone. An answer file edited by hand, one from another machine (a copied state folder: another secret), or one
-kept for another database or campaign, does not check out under this machine's seal: it is never shown, only
-computed again. Where no secret can be kept, or the state folder cannot be written, nothing is kept: every read
-runs in full, as before."""
+event added, undone or imported, a campaign started or removed changes the key: the answer misses and the full path
+runs (and refuses or warns as it does); so does an edited or replaced last snapshot. A database replaced by an older
+copy of itself (an earlier head, whose answer may still be kept) misses too: the seen head stands past it, and the
+full path warns that events are gone. An answer file edited by hand, one from another machine (a copied state
+folder: another secret), or one kept for another database or campaign, does not check out under this machine's seal:
+it is never shown, only computed again. Where no secret can be kept, or the state folder cannot be written, nothing
+is kept: every read runs in full, as before."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ class Ticket:
         self.where = local_name(db)
         self.db, self.selection, self.head = db, selection, head
         asked = json.dumps([selection, command, list(options), _settings()])
-        self.parts = (FORMAT, self.where, asked, head.cid, head.version, head.row, head.campaigns, code_digest())
+        self.parts = (FORMAT, self.where, asked, *head, code_digest())
         self.path = (folder() / hashlib.sha256(self.where.encode()).hexdigest()[:32]
                      / f"{hashlib.sha256(asked.encode()).hexdigest()[:40]}.answer")
 

@@ -113,6 +113,7 @@ class StoredHead(NamedTuple):
     version: int
     row: str  # SHA-256 of that row's version, topic and stored bytes: any change to the row changes it
     campaigns: str  # SHA-256 of every CampaignStarted row (id, version, bytes): which campaign "the only one" is
+    snapshot: str  # SHA-256 of the campaign's last snapshot row, which a read starts from ("" if none)
 
 
 def stored_head(db: str, name: str | None) -> StoredHead | None:
@@ -127,12 +128,22 @@ def stored_head(db: str, name: str | None) -> StoredHead | None:
         return None
     try:
         conn = sqlite3.connect(f"{Path(db).absolute().as_uri()}?mode=ro", uri=True)
+
+        def snapshot(cid):
+            try:
+                return conn.execute("SELECT originator_version, state FROM stored_snapshots WHERE originator_id = ? "
+                                    "ORDER BY originator_version DESC LIMIT 1", (cid.hex,)).fetchone()
+            except sqlite3.OperationalError as e:
+                if "no such table" in str(e):
+                    return None
+                raise
+
         try:
             return _head_of(conn.execute("SELECT originator_id, originator_version, state FROM stored_events "
                                          "WHERE topic = 'CampaignStarted' ORDER BY rowid").fetchall(), name,
                             lambda cid: conn.execute("SELECT originator_version, topic, state FROM stored_events "
                                                      "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1",
-                                                     (cid.hex,)).fetchone())
+                                                     (cid.hex,)).fetchone(), snapshot)
         finally:
             conn.close()
     except (sqlite3.Error, ValueError):
@@ -153,12 +164,15 @@ def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
                                          "WHERE topic = 'CampaignStarted' ORDER BY notification_id").fetchall(), name,
                             lambda cid: conn.execute("SELECT originator_version, topic, state FROM cgledger_events "
                                                      "WHERE originator_id = %s ORDER BY originator_version DESC LIMIT 1",
+                                                     (cid,)).fetchone(),
+                            lambda cid: conn.execute("SELECT originator_version, state FROM cgledger_snapshots WHERE "
+                                                     "originator_id = %s ORDER BY originator_version DESC LIMIT 1",
                                                      (cid,)).fetchone())
     except (psycopg.Error, LedgerError, ValueError):
         return None
 
 
-def _head_of(started: list, name: str | None, last_row) -> StoredHead | None:
+def _head_of(started: list, name: str | None, last_row, last_snapshot) -> StoredHead | None:
     campaigns = hashlib.sha256()
     for originator_id, version, state in started:
         campaigns.update(f"{originator_id}\x00{version}\x00{hashlib.sha256(bytes(state)).hexdigest()}\x00".encode())
@@ -174,7 +188,9 @@ def _head_of(started: list, name: str | None, last_row) -> StoredHead | None:
         return None
     version, topic, state = row
     digest = hashlib.sha256(f"{version}\x00{topic}\x00".encode() + bytes(state)).hexdigest()
-    return StoredHead(cid, int(version), digest, campaigns.hexdigest())
+    snap = last_snapshot(cid)
+    snapshot = hashlib.sha256(f"{snap[0]}\x00".encode() + bytes(snap[1])).hexdigest() if snap else ""
+    return StoredHead(cid, int(version), digest, campaigns.hexdigest(), snapshot)
 
 
 @contextmanager
