@@ -1,5 +1,8 @@
 """The command line as players run it: start-up against `python -c "import click"`, and every read command on
-campaigns of 1k, 10k and 50k events against the floor, with each command's peak memory. One run, one table.
+campaigns of 1k, 10k and 50k events against the floor, with each command's peak memory. One run, one table. The
+reads whose answers are kept per log head (ledger/answers.py) are timed both repeated (the answer kept) and first
+(no answer kept on the sample; one roll recorded just before on the grown campaigns): the read tables' other rows
+run each command several times, so those of the reads kept are their repeated figure after the first run.
 
     .venv/bin/python bench/bench_cli.py [--sizes 1000,10000,50000] [--runs 3]
 
@@ -72,6 +75,19 @@ KEPT = [  # the reads served by the views kept current (issue 24 item 6): cold, 
     ("report --html", ["report", "--html", "{tmp}/report.html"]),
 ]
 
+ANSWERED = [  # the reads whose answers are kept per log head (ledger/answers.py): repeated, and first after an event
+    ("status", ["status"]),
+    ("step", ["step", "--json"]),
+    ("date", ["date"]),
+    ("roster", ["roster", "--side", "german"]),
+    ("rg-record", ["rg-record", "--side", "german"]),
+    ("history", ["history"]),
+    ("dice-stats", ["dice-stats"]),
+    ("final", ["final"]),
+    ("areas", ["areas", "--group", "St", "--json"]),
+    ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
+]
+
 ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX and this machine's XDG_STATE_HOME (its kept views), set in main()
 
 
@@ -79,6 +95,7 @@ def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float,
     """Each kept read: (cold: no view on this machine, so folded from the whole log and kept; current: the view is
     at the log's head; one behind: another machine recorded one roll since, so one event is folded), best of runs."""
     views = Path(env["XDG_STATE_HOME"]) / "cgledger" / "views"
+    answers = views.parent / "answers"  # forgotten before each run: these rows time the views, not the answers kept
     other = {**env, "XDG_STATE_HOME": str(tmp / "other-machine"), "CGLEDGER_PASSPHRASE": PASSPHRASE.decode()}
     count = iter(range(10**6))
 
@@ -90,10 +107,30 @@ def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float,
     out = {}
     for label, argv in KEPT:
         argv = [*CGLEDGER, *[a.replace("{tmp}", str(tmp)) for a in argv]]
-        cold = run(argv, runs, env, before=lambda: shutil.rmtree(views, ignore_errors=True))[0]
-        current = run(argv, runs, env)[0]
+        cold = run(argv, runs, env, before=lambda: [shutil.rmtree(p, ignore_errors=True) for p in (views, answers)])[0]
+        current = run(argv, runs, env, before=lambda: shutil.rmtree(answers, ignore_errors=True))[0]
         behind = run(argv, runs, env, before=one_more)[0]
         out[label] = (cold, current, behind)
+    return out
+
+
+def answered_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float]]:
+    """Each read whose answer is kept: (repeated: the answer kept for this head, best of runs; first after a new
+    event: this machine records one roll before each run, so the answer misses and the read runs in full, then keeps
+    it), best of runs."""
+    keyed = {**env, "CGLEDGER_PASSPHRASE": PASSPHRASE.decode()}  # the roll only: the timed read has no key
+    count = iter(range(10**6))
+
+    def one_more() -> None:
+        i = next(count)
+        subprocess.run([*CGLEDGER, "roll", "8.6142", "--side", "us", "--drm", "vehicular", "--for", f"answer {i}"],
+                       env=keyed, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    out = {}
+    for label, argv in ANSWERED:
+        argv = [*CGLEDGER, *[a.replace("{tmp}", str(tmp)) for a in argv]]
+        first = run(argv, runs, env, before=one_more)[0]
+        out[label] = (run(argv, runs, env)[0], first)
     return out
 
 
@@ -218,28 +255,33 @@ def main() -> None:
         startup = [("python -c 'import click'", click_s, click_mb)]
         sample = {**ENV, "CGLEDGER_DB": str(dbs[0])}
         uncached = {**sample, "XDG_CACHE_HOME": str(tmp / "no-cache")}
+        answers = Path(ENV["XDG_STATE_HOME"]) / "cgledger" / "answers"
+
+        def forgotten() -> None:  # no answer kept: the read runs in full, as the first after a new event does
+            shutil.rmtree(answers, ignore_errors=True)
+
+        for label, argv in ANSWERED:  # the shipped sample: each read first (no answer kept), then repeated
+            argv = [*CGLEDGER, *[a.replace("{tmp}", str(tmp)) for a in argv]]
+            startup.append((f"{label} (sample), no answer kept", *run(argv, runs, sample, before=forgotten)))
+            startup.append((f"{label} (sample), repeated", *run(argv, runs, sample)))
+        startup.append(("status (sample), no rules cache", *run([*CGLEDGER, "status"], runs, uncached, before=forgotten)))
         for label, argv, env in (("--help", ["--help"], small), (f"head ({sizes[0]} events)", ["head"], small),
                                  ("head (sample, 114 events)", ["head"], sample),
-                                 ("status (sample)", ["status"], sample),
-                                 ("status (sample), no rules cache", ["status"], uncached),
-                                 ("roster (sample)", ["roster", "--side", "german"], sample),
-                                 ("rg-record (sample)", ["rg-record", "--side", "german"], sample),
-                                 ("history (sample)", ["history"], sample),
                                  ("log (sample)", ["log"], sample),
-                                 ("dice-stats (sample)", ["dice-stats"], sample),
-                                 ("areas (sample)", ["areas", "--group", "St", "--json"], sample),
                                  ("tables", ["tables", "--system", "kgp"], small),
                                  (f"tables ({sizes[0]} events)", ["tables"], small)):
             startup.append((label, *run([*CGLEDGER, *argv], runs, env)))
         results: dict[tuple[str, int], tuple[float, float]] = {}
         floors: dict[int, tuple[float, float, float, int]] = {}
         kept: dict[int, dict] = {}
+        answered: dict[int, dict] = {}
         for size in sizes:
             env = {**ENV, "CGLEDGER_DB": str(dbs[size])}
             run([*CGLEDGER, "status"], 1, env)  # this machine checks a log it has not seen once, then marks it
             typed, count = floor_typed(dbs[size])
             floors[size] = (typed, floor_verify(dbs[size]), audit_in_process(dbs[size]), count)
             kept[size] = kept_reads(tmp, env, args.runs)
+            answered[size] = answered_reads(tmp, env, args.runs)
             for label, argv in READS:
                 argv = [a.replace("{tmp}", str(tmp)) for a in argv]
                 results[label, size] = run([*CGLEDGER, *argv], args.runs if size <= 10_000 else 1, env)
@@ -250,9 +292,9 @@ def main() -> None:
     print(f"\ncgledger CLI benchmark: {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite files; wall time "
           f"of each command as a subprocess (bytecode cached), best of {args.runs} (1 at sizes over 10,000); "
           f"MB = the child's peak RSS (VmHWM)\n")
-    print(f"{'start-up':<32}{'ms':>8}{'x click':>9}{'MB':>7}")
+    print(f"{'start-up':<38}{'ms':>8}{'x click':>9}{'MB':>7}")
     for label, wall, mb in startup:
-        print(f"{label:<32}{wall * 1000:>8.0f}{wall / click_s:>8.2f}x{mb:>7.0f}")
+        print(f"{label:<38}{wall * 1000:>8.0f}{wall / click_s:>8.2f}x{mb:>7.0f}")
     print()
     head = f"{'read command':<16}" + "".join(f"{f'{size:,} ev: ms':>14}{'x floor':>8}{'MB':>6}" for size in sizes)
     print(head)
@@ -274,6 +316,13 @@ def main() -> None:
     for label, _argv in KEPT:
         print(f"{label:<16}" + "".join(f"{kept[size][label][0] * 1000:>12.0f}{kept[size][label][1] * 1000:>9.0f}"
                                        f"{kept[size][label][2] * 1000:>7.0f}" for size in sizes))
+    print()
+    print("answers kept per log head (ledger/answers.py), ms: repeated = the answer kept for this head; first = this "
+          "machine recorded one roll just before (the answer misses: the read runs in full, then keeps it)")
+    print(f"{'read command':<16}" + "".join(f"{f'{size:,} repeated':>16}{'first':>8}" for size in sizes))
+    for label, _argv in ANSWERED:
+        print(f"{label:<16}" + "".join(f"{answered[size][label][0] * 1000:>16.0f}{answered[size][label][1] * 1000:>8.0f}"
+                                       for size in sizes))
     print()
     print(f"{'in process':<34}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
     for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"), (2, "audit")):

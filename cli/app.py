@@ -5,7 +5,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -42,6 +42,24 @@ class LedgerContext:
                 raise LedgerError(f"cannot read key file {self.key_file}: {e.strerror}") from None
         passphrase = os.environ.get("CGLEDGER_PASSPHRASE")
         return passphrase.encode() if passphrase else None
+
+    def answer(self, command: str, options: tuple, compute: Callable[[Any], Any], as_of: str | None = None):
+        """What a read command renders, as JSON gives it back (ledger/answers.py): the answer this machine kept for
+        this log's head when there is one (nothing else is loaded), else `compute(ledger)`, kept for the next time.
+        A read with a key or --as-of neither uses nor fills the answers kept."""
+        from cgledger.ledger import answers
+        from cgledger.ledger.store import resolve_db
+
+        keyed = self.material is not None or bool(self.key_file) or bool(os.environ.get("CGLEDGER_PASSPHRASE"))
+        ticket = None if keyed or as_of is not None else answers.ticket(resolve_db(self.db), self.campaign, command,
+                                                                         options)
+        found = ticket.lookup() if ticket is not None else None
+        if found is not None:
+            return found
+        data = answers.plain(compute(self.ledger()))
+        if ticket is not None:
+            ticket.keep(data, self._ledger)
+        return data
 
     def ledger(self, create: bool = False):
         from cgledger.ledger.dice import SeededDice, SystemDice
@@ -252,6 +270,13 @@ def common(func):
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout.")
 as_of_option = click.option("--as-of", "as_of", metavar="DATE", help="As at the end of that CG Date's RePh.")
+
+
+def emit_answer(data: Any) -> None:
+    """An answer (LedgerContext.answer) as JSON on stdout, as emit_json writes it, without msgspec."""
+    from cgledger.ledger.answers import dumps
+
+    click.echo(dumps(data))
 
 
 def emit_json(data: Any) -> None:

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import click
 
-from cgledger.ledger.decide import witness as witnessing
-from cgledger.projections.roster import public
+from cgledger.ledger.wording import describe_claim, final_lines
 
 from . import complete
-from .app import as_of_option, common, emit_json, json_option, main
+from .app import as_of_option, common, emit_answer, json_option, main
 
 csv_option = click.option("--csv", "as_csv", is_flag=True, help="CSV on stdout.")
 
@@ -66,18 +65,26 @@ RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("
 @common
 def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, Weather, Recon."""
-    books, rules, state = obj.ledger().rosters_of(obj.campaign, as_of)
-    rows = [public(r) for r in books[rules.side(side)]]
+    def compute(ledger) -> dict:
+        from cgledger.ledger.decide import witness as witnessing
+        from cgledger.projections.roster import public
+
+        books, rules, state = ledger.rosters_of(obj.campaign, as_of)
+        return {"name": rules.system.sides[rules.side(side)], "rows": [public(r) for r in books[rules.side(side)]],
+                "sides": dict(rules.system.sides),
+                "unwitnessed": [c for c in witnessing.view(state, rules) if c["side"] == rules.side(side)]}
+
+    answer = obj.answer("roster", (side,), compute, as_of)
+    rows = answer["rows"]
     if as_json:
-        emit_json(rows)
+        emit_answer(rows)
     elif as_csv:
         emit_csv(rows)
     else:
-        click.echo(f"CG Roster: {rules.system.sides[rules.side(side)]}")
+        click.echo(f"CG Roster: {answer['name']}")
         click.echo(table(rows, ROSTER))
-        sides = dict(rules.system.sides)
-        for claim in (c for c in witnessing.view(state, rules) if c["side"] == rules.side(side)):
-            click.echo(f"  not witnessed: {witnessing.describe(claim, sides)}")
+        for claim in answer["unwitnessed"]:
+            click.echo(f"  not witnessed: {describe_claim(claim, answer['sides'])}")
 
 
 @main.command(name="rg-record")
@@ -88,14 +95,18 @@ def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> No
 @common
 def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's RG Purchase Record (8.6198)."""
-    records, rules, _state = obj.ledger().rg_records_of(obj.campaign, as_of)
-    rows = records[rules.side(side)]
+    def compute(ledger) -> dict:
+        records, rules, _state = ledger.rg_records_of(obj.campaign, as_of)
+        return {"name": rules.system.sides[rules.side(side)], "rows": records[rules.side(side)]}
+
+    answer = obj.answer("rg-record", (side,), compute, as_of)
+    rows = answer["rows"]
     if as_json:
-        emit_json(rows)
+        emit_answer(rows)
     elif as_csv:
         emit_csv(rows)
     else:
-        click.echo(f"RG Purchase Record: {rules.system.sides[rules.side(side)]}")
+        click.echo(f"RG Purchase Record: {answer['name']}")
         click.echo(table(rows, RECORD) if rows else "(no RG yet)")
 
 
@@ -105,9 +116,9 @@ def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) ->
 @common
 def history(obj, as_of: str | None, as_json: bool) -> None:
     """The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls, undos."""
-    story, _rules, _state = obj.ledger().history_of(obj.campaign, as_of)
+    story = obj.answer("history", (), lambda ledger: ledger.history_of(obj.campaign, as_of)[0], as_of)
     if as_json:
-        emit_json(story)
+        emit_answer(story)
         return
     sides = story["campaign"]["sides"]
     for d in story["dates"]:
@@ -142,10 +153,12 @@ def report(obj, html_file: Path, as_of: str | None) -> None:
 def final(obj, as_json: bool) -> None:
     """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: the result
     so far)."""
-    from cgledger.projections.final import final_lines
+    def compute(ledger) -> dict:
+        result, rules = ledger.final_of(obj.campaign)
+        return {"result": result, "sides": dict(rules.system.sides)}
 
-    result, rules = obj.ledger().final_of(obj.campaign)
+    answer = obj.answer("final", (), compute)
     if as_json:
-        emit_json(result)
+        emit_answer(answer["result"])
         return
-    click.echo("\n".join(final_lines(result, dict(rules.system.sides))))
+    click.echo("\n".join(final_lines(answer["result"], answer["sides"])))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from .app import as_of_option, common, emit_json, json_option, main
+from .app import as_of_option, common, emit_answer, json_option, main
 
 
 @main.command(name="date")
@@ -11,11 +11,14 @@ from .app import as_of_option, common, emit_json, json_option, main
 @common
 def show_date(obj, as_of: str | None, as_json: bool) -> None:
     """Show the campaign's CG and current CG Date."""
-    state, _rules = obj.ledger().state_as_of(obj.campaign, as_of)
-    data = {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
-            "flags": state.flags}
+    def compute(ledger) -> dict:
+        state, _rules = ledger.state_as_of(obj.campaign, as_of)
+        return {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
+                "flags": state.flags}
+
+    data = obj.answer("date", (), compute, as_of)
     if as_json:
-        emit_json(data)
+        emit_answer(data)
         return
-    flags = f" ({', '.join(state.flags)})" if state.flags else ""
-    click.echo(f"{state.name}: {state.system.upper()} CG {state.cg}, CG Date {state.cg_date}{flags}")
+    flags = f" ({', '.join(data['flags'])})" if data["flags"] else ""
+    click.echo(f"{data['campaign']}: {data['system'].upper()} CG {data['cg']}, CG Date {data['cg_date']}{flags}")

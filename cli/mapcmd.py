@@ -6,12 +6,10 @@ from pathlib import Path
 
 import click
 
-from cgledger.projections.areas import areas_as_of, document
-
 from cgledger.ledger.errors import LedgerError
 
 from . import complete
-from .app import as_of_option, common, emit_json, json_option, main
+from .app import as_of_option, common, emit_answer, emit_json, json_option, main
 
 
 def _is_terrain_map(obj) -> bool:
@@ -51,11 +49,26 @@ def hq(obj, location: str, side: str) -> None:
 
 
 def _areas(obj, group: str, as_of: str | None):
+    from cgledger.projections.areas import areas_as_of, document
+
     logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
     if not any(step.control for step in rules.system.steps):
         raise LedgerError(f"{rules.system.id.upper()} determines no Setup Areas: its map is `cgledger terrain --map "
                           f"{group}`")
     return document(areas_as_of(logged, rules, group), rules, group), rules
+
+
+def _areas_answer(obj, group: str, as_of: str | None, command: str = "areas") -> dict:
+    """The areas and what their text names, kept per log head (ledger/answers.py); for `map`, {"terrain": True} on
+    a CGS map (drawn from objects, for the side of the key given: not kept as an answer)."""
+    def compute(_ledger) -> dict:
+        if command == "map" and _is_terrain_map(obj):
+            return {"terrain": True}
+        data, rules = _areas(obj, group, as_of)
+        return {"areas": data, "sides": dict(rules.system.sides),
+                "rule": [step.id for step in rules.system.steps if step.control][-1]}  # Setup Area Determination
+
+    return obj.answer(command, (group,), compute, as_of)
 
 
 @main.command()
@@ -65,24 +78,20 @@ def _areas(obj, group: str, as_of: str | None):
 @common
 def areas(obj, group: str, as_of: str | None, as_json: bool) -> None:
     """Setup Areas, No Man's Land, Uncontrolled Territory and Isolated Locations of a Map Group (8.605)."""
-    data, rules = _areas(obj, group, as_of)
+    answer = _areas_answer(obj, group, as_of)
+    data, sides = answer["areas"], answer["sides"]
     if as_json:
-        emit_json(data)
+        emit_answer(data)
         return
-    counts = {}
-    for entry in data["hexes"]:
-        for side in rules.system.sides:
-            counts[(side, entry[side])] = counts.get((side, entry[side]), 0) + 1
-    nml = sum(1 for e in data["hexes"] if e[next(iter(rules.system.sides))] == "nml")
+    nml = sum(1 for e in data["hexes"] if e[next(iter(sides))] == "nml")
     click.echo(f"Map Group {group}: {len(data['hexes'])} hexes, {nml} No Man's Land")
-    for side, name in rules.system.sides.items():
+    for side, name in sides.items():
         areas_text = ", ".join(f"{a} ({len(h)} hexes)" for a, h in data["setup_areas"][side].items()) or "none"
         isolated = ", ".join(data["isolated"][side]) or "none"
         click.echo(f"  {name}: Setup Areas {areas_text}; Isolated {isolated}; Current-LVP {data['lvp'][side]} "
                    f"of {data['lvp_total']}")
     for side in data["no_strategic_location"]:
-        rule = [step.id for step in rules.system.steps if step.control][-1]  # Setup Area Determination
-        click.echo(f"  {rules.system.sides[side]} Controls no non-Isolated Strategic Location on {group} ({rule})")
+        click.echo(f"  {sides[side]} Controls no non-Isolated Strategic Location on {group} ({answer['rule']})")
 
 
 @main.command(name="map")
@@ -95,7 +104,8 @@ def map_command(obj, group: str, svg_file: Path, as_of: str | None) -> None:
     map: its terrain, fortifications and Mouseholes, as `terrain --svg` draws it for the side of the key given)."""
     from cgledger.projections.mapsvg import map_svg
 
-    result, rules = obj.ledger().terrain(obj.campaign, group, as_of) if _is_terrain_map(obj) else (None, None)
+    answer = _areas_answer(obj, group, as_of, "map")
+    result, rules = obj.ledger().terrain(obj.campaign, group, as_of) if answer.get("terrain") else (None, None)
     if result is not None:
         from cgledger.projections.terrainsvg import terrain_svg
 
@@ -103,6 +113,6 @@ def map_command(obj, group: str, svg_file: Path, as_of: str | None) -> None:
                                         rules.system.sides), encoding="utf-8")
         click.echo(f"map written to {svg_file}")
         return
-    data, _rules = _areas(obj, group, as_of)
-    svg_file.write_text(map_svg(data, f"{group} Map Group" + (f" as of {as_of}" if as_of else "")), encoding="utf-8")
+    svg_file.write_text(map_svg(answer["areas"], f"{group} Map Group" + (f" as of {as_of}" if as_of else "")),
+                        encoding="utf-8")
     click.echo(f"map written to {svg_file}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 import click
 
 from . import complete
-from .app import as_of_option, common, emit_json, json_option, main
+from .app import as_of_option, common, emit_answer, json_option, main
 
 
 def _line(name: str, stats: dict | None) -> str:
@@ -25,11 +25,16 @@ def _line(name: str, stats: dict | None) -> str:
 def dice_stats_command(obj, side: str | None, as_of: str | None, as_json: bool) -> None:
     """Each side's dice over the whole campaign, per source (ledger, entered, vasl); undone rolls apart; VASL
     rolls per scenario (each imported file), per player and per category."""
-    stats, rules, _state = obj.ledger().dice_stats_of(obj.campaign, side, as_of)
+    def compute(ledger) -> dict:
+        stats, rules, _state = ledger.dice_stats_of(obj.campaign, side, as_of)
+        return {"stats": stats, "sides": dict(rules.system.sides)}
+
+    answer = obj.answer("dice-stats", (side,), compute, as_of)
+    stats = answer["stats"]
     if as_json:
-        emit_json(stats)
+        emit_answer(stats)
         return
-    names = {**rules.system.sides, "unassigned": "unassigned"}
+    names = {**answer["sides"], "unassigned": "unassigned"}
     for title, groups in (("in force", stats["groups"]), ("undone (voided by undo or rewind)", stats["undone"])):
         click.echo(f"Rolls {title}:")
         if not groups:

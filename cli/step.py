@@ -2,18 +2,17 @@ from __future__ import annotations
 
 import click
 
-from cgledger.ledger import takeback
-from cgledger.ledger.decide import witness as witnessing
+from cgledger.ledger.wording import describe_claim, proposal_lines
 
 from . import complete
-from .app import as_of_option, common, emit_json, json_option, main
+from .app import as_of_option, common, emit_answer, emit_json, json_option, main
 
 
 def witness_lines(claims: list[dict], sides: dict, you: str | None) -> list[str]:
     """The dice not witnessed yet, and the command that witnesses them for the side that may."""
     if not claims:
         return []
-    lines = [f"  not witnessed: {witnessing.describe(c, sides)}" for c in claims]
+    lines = [f"  not witnessed: {describe_claim(c, sides)}" for c in claims]
     mine = [c for c in claims if c["witness"] == you and not c["disputed"]]
     if mine:
         lines.append("      cgledger witness --all    # or: cgledger witness EVENT --dispute REASON")
@@ -53,7 +52,7 @@ def render_status(status: dict) -> str:
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))
-    lines += takeback.lines(status.get("proposal"), status["sides"])
+    lines += proposal_lines(status.get("proposal"), status["sides"])
     if status.get("over"):
         lines.append(f"the campaign is over: {status['over']}. `cgledger final` gives the result, `cgledger audit "
                      "--final` checks the whole log one last time")
@@ -77,9 +76,12 @@ def render_status(status: dict) -> str:
 @common
 def status(obj, as_of: str | None, as_json: bool) -> None:
     """CG, CG Date, the open RePh step and what it still needs."""
-    data = obj.ledger().status(obj.campaign, as_of)
+    show_status(obj.answer("status", (), lambda ledger: ledger.status(obj.campaign, as_of), as_of), as_json)
+
+
+def show_status(data: dict, as_json: bool) -> None:
     if as_json:
-        emit_json(data)
+        emit_answer(data)
         return
     click.echo(render_status(data))
 
@@ -92,14 +94,10 @@ def step(obj, target: str | None, as_json: bool) -> None:
     """Show the open step, or move forward: `step next`, `step 8.616`, `step scenario` (8.6).
 
     Steps go forward in order; a step may be skipped only if it needs nothing; going back is an undo."""
-    ledger = obj.ledger()
-    if target is None:
-        data = ledger.status(obj.campaign)
-        if as_json:
-            emit_json(data)
-        else:
-            click.echo(render_status(data))
+    if target is None:  # the open step: `status`'s answer
+        show_status(obj.answer("status", (), lambda ledger: ledger.status(obj.campaign)), as_json)
         return
+    ledger = obj.ledger()
     move = ledger.step(obj.campaign, None if target.lower() == "next" else target)
     data = ledger.status(obj.campaign)
     if as_json:

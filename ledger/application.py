@@ -4,7 +4,6 @@ decisions over stored events (ledger/audit.py)."""
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,7 +45,9 @@ from .reading import collector_paused
 from .persistence import decode_envelope
 from .reading import pick_name, started_names
 from .rules import Resolution, parse_declared
-from .store import check_postgres, check_sqlite, index_topics, is_postgres, lost_connection, postgres_env, redact
+from .store import (
+    check_postgres, check_sqlite, index_topics, is_postgres, local_name, lost_connection, postgres_env, redact,
+)
 from .timeline import as_of as as_of_log
 from .timeline import effective, summary
 
@@ -1145,7 +1146,7 @@ def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}
     try:
         ledger = CampaignLedger(env=env, dice=dice)
-        ledger.where = redact(db) if is_postgres(db) else os.path.realpath(db)  # the key of the head it saw
+        ledger.where = local_name(db)  # the key of the head it saw
     except Exception as e:  # noqa: BLE001
         if lost_connection(e):
             raise  # the CLI says so in its one line, with the command id to run again with

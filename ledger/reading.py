@@ -1,7 +1,8 @@
 """Which campaign a database holds, and `head` read from a SQLite file with sqlite3 and msgspec alone, or from
 PostgreSQL through libpq (ledger/libpq.py): the event-sourcing library, psycopg and the rules are not loaded for a
 command that reads one row. The application uses the same name rules (ledger/application.py); a store with a
-cipher or compressor is read there."""
+cipher or compressor is read there. `stored_head` reads the campaign's last stored row without decoding any event
+(SQLite: sqlite3 alone, not even msgspec): the key of the answers kept per log head (ledger/answers.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ import os
 import re
 import sqlite3
 from contextlib import contextmanager
-from typing import Iterable
-from uuid import UUID
+from pathlib import Path
+from typing import Iterable, NamedTuple
+from uuid import NAMESPACE_URL, UUID, uuid5
 
-from .chain import campaign_id, checked_fingerprint
-from .envelope import decode_envelope, read_logged
 from .errors import CampaignNotFound, DatabaseError, LedgerError
 from .store import FORMAT, META_TABLE, check_sqlite, is_postgres
 
@@ -24,6 +24,9 @@ def started_names(started: Iterable[tuple[object, int, bytes]]) -> list[str]:
     """The campaigns of a database, from its CampaignStarted events (originator id, version, stored state) in
     order: a campaign is its log's first event, under the id its name gives; a CampaignStarted inside another
     campaign's log starts nothing (the audit names it)."""
+    from .chain import campaign_id
+    from .envelope import decode_envelope
+
     names = []
     for originator_id, version, state in started:
         fact = decode_envelope(state).fact
@@ -56,6 +59,9 @@ def sqlite_head(db: str, name: str | None) -> str | None:
     when the database is not a plain SQLite file: then the application reads it."""
     if is_postgres(db) or not _plain_store():
         return None
+    from .chain import campaign_id, checked_fingerprint
+    from .envelope import read_logged
+
     check_sqlite(db, create=False)
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
@@ -111,6 +117,8 @@ def _postgres_last(query, name: str | None) -> tuple[UUID, tuple[int, str, bytes
     not marked as one of this format (the application says what it is)."""
     if query(f"SELECT value FROM {META_TABLE} WHERE key = 'format'") != [(FORMAT,)]:
         return None
+    from .chain import campaign_id
+
     cid = campaign_id(name) if name is not None else None
     if cid is None or not query("SELECT 1 FROM cgledger_events WHERE originator_id = $1 LIMIT 1", (cid,)):
         cid = campaign_id(pick_name(name, started_names(query(
@@ -136,30 +144,96 @@ def postgres_head(db: str, name: str | None, libraries: Iterable[str] | None = N
             last = _postgres_last(query, name)
     except QueryError:
         return None  # e.g. no events table yet
+    from .chain import checked_fingerprint
+    from .envelope import read_logged
+
     return checked_fingerprint(last[0], read_logged(*last[1])) if last else None
 
 
-def postgres_head_row(db: str, name: str | None, libraries: Iterable[str] | None = None) \
-        -> tuple[UUID, int, str] | None:
-    """The head of the campaign named (or the only one) in a PostgreSQL database, for the per-machine answer cache:
-    (campaign id, version of its last event, SHA-256 hex of that event's stored state bytes). None where anything is
-    unusual (not PostgreSQL, a cipher or compressor set, unreachable, not a marked ledger, no such campaign, no
-    single campaign): the caller then takes the full path, which names the problem.
+class StoredHead(NamedTuple):
+    """The campaign's last stored row as stored: what an answer kept for this log is keyed by."""
+    cid: UUID
+    version: int
+    row: str  # SHA-256 of that row's version, topic and stored bytes: any change to the row changes it
+    campaigns: str  # SHA-256 of every CampaignStarted row (id, version, bytes): which campaign "the only one" is
+    snapshot: str  # SHA-256 of the campaign's last snapshot row, which a read starts from ("" if none)
 
-    Trusts the row as stored: it says whether the log changed since an answer was kept (a new event, or the last one
-    rewritten, changes the triple), not whether the log is sound; that is the full path's check, which the cached
-    answer must already have passed on this machine."""
-    if not is_postgres(db) or not _plain_store():
+
+def stored_head(db: str, name: str | None) -> StoredHead | None:
+    """The last stored row of the campaign named (or of the only campaign started), read with sqlite3 (PostgreSQL:
+    `_postgres_rows`) without decoding any event; None where anything is unusual (no such file or campaign, several
+    campaigns and none named, a cipher or compressor set): then no answer is kept or used."""
+    if not _plain_store():
+        return None
+    if is_postgres(db):
+        return _postgres_rows(db, name)
+    if not os.path.isfile(db):
         return None
     try:
-        with _postgres(db, libraries) as query:
-            last = _postgres_last(query, name)
-    except LedgerError:  # a QueryError, an unreachable server, no such campaign
+        conn = sqlite3.connect(f"{Path(db).absolute().as_uri()}?mode=ro", uri=True)
+
+        def snapshot(cid):
+            try:
+                return conn.execute("SELECT originator_version, state FROM stored_snapshots WHERE originator_id = ? "
+                                    "ORDER BY originator_version DESC LIMIT 1", (cid.hex,)).fetchone()
+            except sqlite3.OperationalError as e:
+                if "no such table" in str(e):
+                    return None
+                raise
+
+        try:
+            return _head_of(conn.execute("SELECT originator_id, originator_version, state FROM stored_events "
+                                         "WHERE topic = 'CampaignStarted' ORDER BY rowid").fetchall(), name,
+                            lambda cid: conn.execute("SELECT originator_version, topic, state FROM stored_events "
+                                                     "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1",
+                                                     (cid.hex,)).fetchone(), snapshot)
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError):
         return None
-    if last is None:
+
+
+def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
+    """`stored_head` of a PostgreSQL database: one connection through libpq (psycopg when no libpq loads), the same
+    rows as SQLite's."""
+    try:
+        with _postgres(db, None) as query:
+            if query(f"SELECT value FROM {META_TABLE} WHERE key = 'format'") != [(FORMAT,)]:
+                return None  # not a marked ledger: the full path says what it is
+
+            def one(sql: str, cid) -> tuple | None:
+                found = query(sql, (cid,))
+                return found[0] if found else None
+
+            return _head_of(query("SELECT originator_id, originator_version, state FROM cgledger_events "
+                                  "WHERE topic = 'CampaignStarted' ORDER BY notification_id"), name,
+                            lambda cid: one("SELECT originator_version, topic, state FROM cgledger_events "
+                                            "WHERE originator_id = $1 ORDER BY originator_version DESC LIMIT 1", cid),
+                            lambda cid: one("SELECT originator_version, state FROM cgledger_snapshots WHERE "
+                                            "originator_id = $1 ORDER BY originator_version DESC LIMIT 1", cid))
+    except (LedgerError, ValueError):  # a QueryError (no such table), an unreachable server
         return None
-    cid, (version, _topic, state) = last
-    return cid, version, hashlib.sha256(state).hexdigest()
+
+
+def _head_of(started: list, name: str | None, last_row, last_snapshot) -> StoredHead | None:
+    campaigns = hashlib.sha256()
+    for originator_id, version, state in started:
+        campaigns.update(f"{originator_id}\x00{version}\x00{hashlib.sha256(bytes(state)).hexdigest()}\x00".encode())
+    if name is not None:
+        cid = uuid5(NAMESPACE_URL, f"cgledger:campaign:{name}")  # as chain.campaign_id (not imported: msgspec)
+    else:
+        firsts = {str(originator_id) for originator_id, version, _state in started if version == 1}
+        if len(firsts) != 1:
+            return None  # no campaign or several: the full path says which
+        cid = UUID(firsts.pop())
+    row = last_row(cid)
+    if row is None:
+        return None
+    version, topic, state = row
+    digest = hashlib.sha256(f"{version}\x00{topic}\x00".encode() + bytes(state)).hexdigest()
+    snap = last_snapshot(cid)
+    snapshot = hashlib.sha256(f"{snap[0]}\x00".encode() + bytes(snap[1])).hexdigest() if snap else ""
+    return StoredHead(cid, int(version), digest, campaigns.hexdigest(), snapshot)
 
 
 @contextmanager

@@ -41,6 +41,12 @@ def postgres_env(url: str) -> dict[str, str]:
     }
 
 
+def local_name(db: str) -> str:
+    """The database as this machine names it: the key of the heads it saw, its mark, views and answers (a file's
+    real path; a PostgreSQL URL without its password)."""
+    return redact(db) if is_postgres(db) else os.path.realpath(db)
+
+
 def redact(url: str) -> str:
     """A URL fit for an error message: no password."""
     from urllib.parse import urlparse

@@ -5,6 +5,7 @@ ledger/decide/rights.py; this only words them."""
 from __future__ import annotations
 
 from .decide.rights import CAUSES
+from .wording import proposal_lines as lines  # noqa: F401 - status's text, here before
 from .events import (
     ActionUndone, ChitRevealed, ChitSealed, CGDateChanged, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen,
     DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced, FortificationRemoved,
@@ -141,18 +142,3 @@ def view(state, rules, viewer: str | None, events_of) -> dict | None:
     else:
         data["lapsed"] = {"at": lapsed["lapsed_by"], "why": CAUSES.get(lapsed["cause"], lapsed["cause"])}
     return data
-
-
-def lines(data: dict | None, sides: dict[str, str]) -> list[str]:
-    """The proposal in `status`'s text."""
-    if not data:
-        return []
-    who = f"the {sides.get(data['by'], data['by'])} side" if data["by"] else "a side"
-    verb = "load" if data["kind"] == "rules" else "take back"
-    head = f"proposal (event {data['event']}): {who} proposes to {verb} {data['takes_back']}"
-    head += f": {data['reason']}" if data["reason"] else ""
-    if data["open"]:
-        return [head, f"  waits for {data['waiting_for']}; it lapses if {data['lapses_when']}"]
-    again = {"undo": "cgledger undo", "rewind": "cgledger rewind DATE", "rules": "cgledger rules load FILE"}
-    return [head, f"  lapsed at event {data['lapsed']['at']}: {data['lapsed']['why']}; propose it again "
-                  f"(`{again.get(data['kind'], 'cgledger undo')}`) if it is still wanted"]

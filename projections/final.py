@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgledger.ledger.wording import final_lines  # noqa: F401 - the result in words, here before
+
 from .roster import rosters
 
 VC_NOTE = ("The CG Victory Conditions (KGP 8.51-8.53, RR 2.5033) are not in the rules text this ledger ships: "
@@ -42,18 +44,3 @@ def final_result(logged, rules, state, over: str, books=None) -> dict[str, Any]:
     return {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
             "over": over or None, "cg_dates": len(books[next(iter(sides))]) if sides else 0,
             "scenarios": len(state.scenarios), "sides": per_side, "victory": victory, "victory_note": note}
-
-
-def final_lines(result: dict[str, Any], sides: dict[str, str]) -> list[str]:
-    head = (f"{result['campaign']}: {result['system'].upper()} CG {result['cg']}, "
-            + (f"over ({result['over']})" if result["over"] else f"not over yet: the result so far, at {result['cg_date']}"))
-    lines = [head, f"  {result['cg_dates']} CG Dates, {result['scenarios']} CG scenarios ended"]
-    for side, mine in result["sides"].items():
-        cg_lvp = "no CG-LVP total" if mine["cg_lvp"] is None else f"final CG-LVP {mine['cg_lvp']}"
-        spent = "CPP spent kept secret" if mine["cpp_spent"] is None else f"CPP spent {mine['cpp_spent']}"
-        left = "" if mine["cpp_left"] is None else f", {mine['cpp_left']} left"
-        lines.append(f"  {sides.get(side, side)}: {cg_lvp}; {mine['scenarios_won']} scenario(s) won; CPP start "
-                     f"{mine['cpp_start']}, replenished {mine['cpp_replenished']}, {spent}{left}; "
-                     f"{mine['rg_bought']} RG bought")
-    lines.append(f"  {result['victory_note']}")
-    return lines

@@ -3,7 +3,6 @@ reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend post
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from cgledger.ledger import libpq
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.chain import campaign_id
 from cgledger.ledger.errors import CampaignNotFound, DatabaseError
-from cgledger.ledger.reading import postgres_head, postgres_head_row
+from cgledger.ledger.reading import postgres_head, stored_head
 
 NOWHERE = ["libpq-not-installed-here.so.5"]  # a candidate list under which no libpq loads: the psycopg fallback
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,12 +67,13 @@ def test_head_equals_the_applications(kgp):
     assert postgres_head(db, None) == postgres_head(db, "CG I") == expected == kgp.ok("head").stdout.strip()
     assert postgres_head(db, None, libraries=NOWHERE) == expected  # psycopg's answer, the same
     version = int(expected.split(":")[0])
-    state = sql(db, "SELECT state FROM {events} WHERE originator_version = ? ORDER BY notification_id", (version,))
-    row = (campaign_id("CG I"), version, hashlib.sha256(state[-1][0]).hexdigest())
-    assert postgres_head_row(db, None) == postgres_head_row(db, "CG I") == row
-    assert postgres_head_row(db, None, libraries=NOWHERE) == row
+    row = (campaign_id("CG I"), version)
+    assert stored_head(db, None)[:2] == stored_head(db, "CG I")[:2] == row  # the answers' key (ledger/answers.py)
+    assert stored_head(db, None).row == stored_head(db, "CG I").row
+    before = stored_head(db, None)
     rolled(kgp)
-    assert postgres_head_row(db, None)[1] == version + 1 and postgres_head(db, None) == app_head(db)
+    assert stored_head(db, None)[1] == version + 1 and stored_head(db, None).row != before.row
+    assert postgres_head(db, None) == app_head(db)
 
 
 def test_the_bundled_libpq_reads_the_same(kgp):
@@ -90,21 +90,21 @@ def test_several_campaigns_need_a_name(kgp):
     with pytest.raises(CampaignNotFound, match="several campaigns"):
         postgres_head(kgp.db, None)
     assert postgres_head(kgp.db, "RR") == app_head(kgp.db, "RR")
-    assert postgres_head_row(kgp.db, None) is None and postgres_head_row(kgp.db, "nobody") is None
-    assert postgres_head_row(kgp.db, "RR")[:2] == (campaign_id("RR"), 1)
+    assert stored_head(kgp.db, None) is None and stored_head(kgp.db, "nobody") is None
+    assert stored_head(kgp.db, "RR")[:2] == (campaign_id("RR"), 1)
 
 
 def test_an_altered_head_is_refused_as_the_application_refuses_it(kgp):
     db = kgp.db
     (state,) = sql(db, "SELECT state FROM {events} ORDER BY notification_id DESC LIMIT 1")[0]
-    before = postgres_head_row(db, None)
+    before = stored_head(db, None)
     at = state.index(b"19 AM")
     sql(db, "UPDATE {events} SET state = ? WHERE notification_id = (SELECT max(notification_id) FROM {events})",
         (state[:at] + b"20 AM" + state[at + 5:],))
     with pytest.raises(DatabaseError, match="was altered after it was recorded"):
         postgres_head(db, None)
     kgp.refused("head", contains="was altered after it was recorded")
-    assert postgres_head_row(db, None)[:2] == before[:2] and postgres_head_row(db, None)[2] != before[2]
+    assert stored_head(db, None)[:2] == before[:2] and stored_head(db, None).row != before.row
 
 
 def test_unreachable_or_unknown_logins_give_one_line(kgp):
@@ -123,17 +123,17 @@ def test_unreachable_or_unknown_logins_give_one_line(kgp):
         assert ":cgledger@" not in line  # the password is not shown
         with pytest.raises(DatabaseError, match=problem):
             postgres_head(url, None)
-        assert postgres_head_row(url, None) is None
+        assert stored_head(url, None) is None
         Cli(url).refused("head", contains=problem)
 
 
 def test_missing_tables_leave_it_to_the_application(make_db):
     db = make_db()
-    assert postgres_head(db, None) is None and postgres_head_row(db, None) is None
+    assert postgres_head(db, None) is None and stored_head(db, None) is None
     Cli(db).refused("head", contains="holds no campaign ledger")
     sql(db, "CREATE TABLE cgledger_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     sql(db, "INSERT INTO cgledger_meta VALUES ('format', '1')")  # marked, but its events table not made yet
-    assert postgres_head(db, None) is None and postgres_head_row(db, None) is None
+    assert postgres_head(db, None) is None and stored_head(db, None) is None
     with libpq.connect(db) as conn, pytest.raises(libpq.QueryError) as refused:
         conn.query("SELECT state FROM cgledger_events")
     assert refused.value.line() == 'relation "cgledger_events" does not exist' and refused.value.sqlstate == "42P01"
@@ -152,9 +152,9 @@ def test_no_libpq_means_psycopg(kgp):
 def imported(db: str, libraries: list[str] | None) -> dict[str, object]:
     """Which heavy modules a fresh process imports to read the head (and the head row) of `db`."""
     code = ("import json, sys\n"
-            "from cgledger.ledger.reading import postgres_head, postgres_head_row\n"
+            "from cgledger.ledger.reading import postgres_head, stored_head\n"
             f"head = postgres_head({db!r}, None, libraries={libraries!r})\n"
-            f"row = postgres_head_row({db!r}, None, libraries={libraries!r})\n"
+            f"row = stored_head({db!r}, None) if {libraries!r} is None else (None, None)\n"
             "print(json.dumps({'head': head, 'version': row[1], 'psycopg': 'psycopg' in sys.modules,\n"
             "                  'eventsourcing': 'eventsourcing' in sys.modules}))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -169,3 +169,27 @@ def test_the_libpq_path_imports_no_psycopg(kgp):
                           "print('psycopg' in sys.modules, 'eventsourcing' in sys.modules)"],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     assert cli == [app_head(kgp.db), "False", "False"]
+
+
+def shown_apart(db: str, *args: str) -> tuple[str, set[str]]:
+    """A read in its own process, as a player runs it: its output and the modules it loaded."""
+    code = ("import sys\nfrom cgledger.cli import main\n"
+            f"try:\n    main({['--db', db, *args]!r}, prog_name='cgledger')\nexcept SystemExit as e:\n    assert not e.code\n"
+            "print('LOADED', ' '.join(sorted(sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    shown, modules = out.rsplit("LOADED ", 1)
+    return shown, set(modules.split())
+
+
+def test_a_kept_answer_on_postgresql_needs_neither_psycopg_nor_the_library(kgp):
+    """The answers kept per log head (ledger/answers.py) on PostgreSQL: the head row read through libpq, the answer
+    equal to the full read's; a new event reads in full again."""
+    for args in (["status", "--json"], ["roster", "--side", "german"]):
+        first, loaded = shown_apart(kgp.db, *args)
+        assert "eventsourcing" in loaded  # no answer kept yet: the full read
+        again, loaded = shown_apart(kgp.db, *args)
+        assert again == first and not {"psycopg", "eventsourcing"} & loaded
+    rolled(kgp)
+    after, loaded = shown_apart(kgp.db, "status", "--json")
+    assert "eventsourcing" in loaded and after != first
+    assert json.loads(after) == json.loads(kgp.ok("status", "--json").stdout)

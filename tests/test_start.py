@@ -30,13 +30,15 @@ OVERRIDE = ('[[table]]\nid = "KGP3"\nstep = "scenario"\nrule = "KGP3"\nper = "an
             '{{ min = 7, result = "change" }} ]\n')
 
 
-def run(args: list[str], cache: Path, cwd: Path = ROOT, code: str | None = None) -> str:
-    """A command in its own process, as a player runs it; its output, then the modules it loaded."""
+def run(args: list[str], cache: Path, cwd: Path = ROOT, code: str | None = None, state: Path | None = None) -> str:
+    """A command in its own process, as a player runs it; its output, then the modules it loaded (`state`: this
+    machine's state folder, where it keeps the answers of reads: ledger/answers.py)."""
     code = code or ("import sys; from cgledger.cli import main\n"
                     f"main({args!r}, prog_name='cgledger', standalone_mode=False)\n")
     code += "import sys; print('LOADED', ' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120,
-                          env={**os.environ, "XDG_CACHE_HOME": str(cache), "COLUMNS": "200"})
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache), "COLUMNS": "200",
+                               **({"XDG_STATE_HOME": str(state)} if state else {})})
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -65,7 +67,7 @@ def rules_file(tmp_path: Path, title: str = "Mist Change DR (our copy)") -> Path
 def test_reads_do_not_load_what_only_writes_and_the_audit_use(tmp_path, read):
     db = campaign(tmp_path)
     run(["--db", db, *read], tmp_path / "cache")  # the first fills the rules cache
-    modules = loaded(run(["--db", db, *read], tmp_path / "cache"))
+    modules = loaded(run(["--db", db, *read], tmp_path / "cache", state=tmp_path / "fresh"))  # no answer kept here
     assert "cgledger.ledger.application" in modules  # it did read the campaign
     assert not {m for m in modules if m.split(".")[0] in NOT_FOR_READS or m in NOT_FOR_READS}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..errors import BadInput
 from ..events import DiceWitnessed
 from ..evolve import CampaignState
+from ..wording import describe_claim as describe  # noqa: F401 - one claim in words, here before
 
 RULE = "cgledger witness"  # no ASL rule covers dice seen by email: the ledger's own rule, as the fair dice are
 
@@ -75,14 +76,3 @@ def view(state: CampaignState, rules) -> list[dict]:
                     "claimed_by": claimant, "witness": next((s for s in rules.system.sides if s != claimant), ""),
                     "disputed": word[2] if word else None, "disputed_at": word[1] if word else None})
     return out
-
-
-def describe(claim: dict, sides: dict[str, str]) -> str:
-    """One claim in words: 'event 57: the German 8.616 roll, dice 4,3 typed by the German side'."""
-    how = "taken from VASL" if claim["source"] == "vasl" else "typed"
-    text = (f"event {claim['event']}: the {sides.get(claim['side'], claim['side'])} roll on {claim['table']}, dice "
-            f"{','.join(map(str, claim['dice']))} {how} by the {sides.get(claim['claimed_by'], claim['claimed_by'])} "
-            "side")
-    if claim["disputed"]:
-        text += f", disputed by the {sides.get(claim['witness'], claim['witness'])} side: {claim['disputed']}"
-    return text
