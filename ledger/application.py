@@ -1010,6 +1010,9 @@ class CampaignLedger(Application):
     def final_of(self, name: str | None):
         return self.kept.final(name)
 
+    def areas_of(self, name: str | None, group: str, as_of: str | None = None):
+        return self.kept.areas(name, group, as_of)
+
     def state_as_of(self, name: str | None, as_of: str | None = None):
         """The campaign state now (from the aggregate and its snapshot) or as of a CG Date's RePh end."""
         if as_of is None:
