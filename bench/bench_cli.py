@@ -70,6 +70,8 @@ KEPT = [  # the reads served by the views kept current (issue 24 item 6): cold, 
     ("history", ["history"]),
     ("dice-stats", ["dice-stats"]),
     ("report --html", ["report", "--html", "{tmp}/report.html"]),
+    ("areas", ["areas", "--group", "St", "--json"]),
+    ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
 ]
 
 ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX and this machine's XDG_STATE_HOME (its kept views), set in main()
