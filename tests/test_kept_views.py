@@ -277,9 +277,13 @@ def test_areas_and_map_from_the_kept_view_are_what_the_whole_log_gives(make_db, 
     here = str(FIXTURES)
     lines = [words(line.replace("$HERE", here)) for line in (FIXTURES / "kgp-cg1-sample.cgl").read_text().splitlines()]
     commands = [args for args in lines if args]
-    read_after = 0
+    read_after = advanced = 0
     for number, args in enumerate(commands):
         cli.ok(*args)
+        if args[0] == "control" and read_after:
+            parts, version = _parts(cli.db, kept.AREAS + "St")
+            assert views.load(parts)[0] == version, args  # folded by the write, before any read
+            advanced += 1
         if cli("areas", "--group", "St").exit_code:  # before the St grid is loaded
             continue
         read_after += 1
@@ -298,3 +302,4 @@ def test_areas_and_map_from_the_kept_view_are_what_the_whole_log_gives(make_db, 
         assert kept_out.exit_code == unkept_out.exit_code != 0
         assert kept_out.output == unkept_out.output and len(kept_out.output.strip().splitlines()) == 1
     assert cli.ok("head").stdout == head  # nothing written
+    assert advanced
