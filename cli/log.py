@@ -171,7 +171,7 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
         rows = list(deque(rows, maxlen=last))
     if as_json:
         for chunk in json_list(rows):
-            click.echo(chunk, nl=False)
+            click.echo(chunk.decode(), nl=False)  # text: the web runs commands into a text stream
         return
     for row in rows:
         click.echo(render(row))
