@@ -73,6 +73,8 @@ KEPT = [  # the reads served by the views kept current (issue 24 item 6): cold, 
     ("history", ["history"]),
     ("dice-stats", ["dice-stats"]),
     ("report --html", ["report", "--html", "{tmp}/report.html"]),
+    ("areas", ["areas", "--group", "St", "--json"]),
+    ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
 ]
 
 ANSWERED = [  # the reads whose answers are kept per log head (ledger/answers.py): repeated, and first after an event

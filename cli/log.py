@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import click
 
-from cgledger.projections.log import iter_log_rows
+from cgledger.projections.log import iter_log_json, iter_log_rows, json_list
 
-from .app import as_of_option, common, emit_json, json_option, main
+from .app import as_of_option, common, json_option, main
 
 
 def describe(row: dict) -> str:
@@ -158,18 +158,20 @@ def render(row: dict) -> str:
 @common
 def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
+    rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict (issue 24)
     if last is not None and not as_of:  # the tail alone, from the campaign just before it
         before, tail = obj.ledger().log_tail(obj.campaign, last)
-        rows = iter_log_rows(tail, before)
+        rows = rows_of(tail, before)
     else:
         logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
-        rows = iter_log_rows(logged)  # written as they come: the log never stands in memory as text
+        rows = rows_of(logged)  # written as they come: the log never stands in memory as text
     if last is not None:
         from collections import deque
 
         rows = list(deque(rows, maxlen=last))
     if as_json:
-        emit_json(rows)
+        for chunk in json_list(rows):
+            click.echo(chunk.decode(), nl=False)  # text: the web runs commands into a text stream
         return
     for row in rows:
         click.echo(render(row))

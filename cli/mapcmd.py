@@ -49,13 +49,10 @@ def hq(obj, location: str, side: str) -> None:
 
 
 def _areas(obj, group: str, as_of: str | None):
-    from cgledger.projections.areas import areas_as_of, document
+    from cgledger.projections.areas import document
 
-    logged, rules, _state = obj.ledger().read(obj.campaign, as_of)
-    if not any(step.control for step in rules.system.steps):
-        raise LedgerError(f"{rules.system.id.upper()} determines no Setup Areas: its map is `cgledger terrain --map "
-                          f"{group}`")
-    return document(areas_as_of(logged, rules, group), rules, group), rules
+    result, rules, _state = obj.ledger().areas_of(obj.campaign, group, as_of)  # a kept view unless as_of (issue 24)
+    return document(result, rules, group), rules
 
 
 def _areas_answer(obj, group: str, as_of: str | None, command: str = "areas") -> dict:

@@ -1,4 +1,5 @@
-"""The read views kept current (issue 24 item 6): roster, RG record, dice statistics and the history's story read
+"""The read views kept current (issue 24 item 6): roster, RG record, dice statistics, the history's story and each
+Map Group's Setup Areas read
 from views this machine keeps (ledger/views.py stores and seals them, projections/kept.py folds them), caught up
 with the events recorded since; writes and imports advance the views that were current. Composed into the
 application service; `--as-of` reads, and a machine that can keep no views, read the whole log as before."""
@@ -37,6 +38,19 @@ class KeptReads:
         from cgledger.projections.rg_record import rg_records
 
         return self._one(name, as_of, "rg", rg_records, kept.finish_rg)
+
+    def areas(self, name: str | None, group: str, as_of: str | None = None):
+        """(the Map Group's Setup Areas as determined now, rules, state): `areas`, `map` and the web's map page, from
+        the kept view unless `as_of`."""
+        from cgledger.projections import kept
+        from cgledger.projections.areas import areas_as_of, check_determined
+
+        def whole(logged, rules):
+            check_determined(rules, group)
+            return areas_as_of(logged, rules, group)
+
+        return self._one(name, as_of, kept.AREAS + group, whole,
+                         lambda view, rules: kept.finish_areas(view, rules, group))
 
     def _one(self, name, as_of, view: str, whole, finish):
         """(a view finished, rules, state): from the kept view, or from the whole log by `whole` (`as_of`, or no view
@@ -193,7 +207,7 @@ class KeptReads:
             for reader, key in readers:
                 base = self._view_parts(campaign, reader)
                 opened = None
-                for view in kept.NAMES:
+                for view in kept.names(rules):
                     parts = (*base, view)
                     found = views.load(parts)
                     if found is None or found[0] != new[0].version - 1 or found[1] != new[0].prev \

@@ -1,5 +1,6 @@
-"""Read views kept current (issue 24 item 6): the roster, the RG record, the dice and the history's story, each kept
-per machine as the fold of the log up to an event, so that a read folds only the events recorded since.
+"""Read views kept current (issue 24 item 6): the roster, the RG record, the dice, the history's story and each Map
+Group's Setup Areas, each kept per machine as the fold of the log up to an event, so that a read folds only the
+events recorded since.
 
 Where: beside this machine's secret, `$XDG_STATE_HOME/cgledger/views/` (ledger/machine.py), one file per database
 (as this machine names it), campaign (its id and first event), view, reader (the side whose key opened its sealed

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.hexmap import Hex, Location, parse_location
 from cgledger.ledger.mapping import control_of, controls_at
 from cgledger.ledger.timeline import reph_ends
@@ -139,6 +140,13 @@ def upper_isolated(geometry, grid, control, side: str, isolated_hexes: set[Hex])
                 frontier.append(nxt)
     return {str(loc) for loc, (s, _k) in control.items() if s == side and loc.level > 0 and loc not in seen
             and loc.hex in levels}
+
+
+def check_determined(rules, group: str) -> None:
+    """A system that determines no Setup Areas (CGS) has none to show: its map is the terrain."""
+    if not any(step.control for step in rules.system.steps):
+        raise LedgerError(f"{rules.system.id.upper()} determines no Setup Areas: its map is `cgledger terrain --map "
+                          f"{group}`")
 
 
 def areas_by_date(logged, rules, group: str) -> list[tuple[str, dict[str, Any]]]:

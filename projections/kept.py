@@ -8,6 +8,11 @@ log: an undo, a rewind or an accepted take-back (they void earlier actions), the
 secret RG purchase (it opens an earlier event), rules files (they change the rules every row was read with), a key
 registration, an event that cannot be read, any kind of event not named in PLAIN below; and for the story, the end
 of a CG Date's RePh (a new map of that date: the maps are folded at each RePh end), or the end of a firefight.
+The Setup Areas of a Map Group (`areas`, `map`, the web's map page: one view per Map Group, "areas:St") keep each
+Location's Control and each side's HQ as last recorded, the CG Date, the dates whose RePh has ended and the Setup
+Areas determined at the last of those ends (8.605-8.6057: their IDs carry over to the next CG Date); a new RePh end
+is a step (the map of that date determined once, as projections/areas.areas_by_date does), and `finish_areas`
+determines the map as it stands now.
 The dice view counts a roll for good once its label is known (projections/dice_stats.py): it relies on key
 registrations and reveals (which make claims of earlier rolls) being folded again, and folds witnesses forward."""
 
@@ -19,22 +24,25 @@ import msgspec
 
 from cgledger.ledger.evolve import SCENARIO
 from cgledger.ledger.events import (
-    CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceReported,
-    DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed, FortificationPlaced, FortificationRemoved,
-    FortificationsPurchased, HiddenFortificationPlaced, HQRecorded, InitiativeChosen, LocationControlled,
+    CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted,
+    DiceModeChosen, DiceReported, DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed, FortificationPlaced,
+    FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded, InitiativeChosen, LocationControlled,
     MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, RubblePlaced,
     ScenarioEnded, SecretRollMade, SideAdvanced, StepOpened, TakeBackProposed, VaslLogImported,
 )
+from cgledger.ledger.hexmap import parse_location
 from cgledger.ledger.inforce import live, voided_actions
-from cgledger.ledger.timeline import IDLE_DAY
+from cgledger.ledger.mapping import control_of
+from cgledger.ledger.timeline import IDLE_DAY, reph_ends
 
-from . import dice_stats, history, rg_record, roster
+from . import areas, dice_stats, history, rg_record, roster
 
 NAMES = ("roster", "rg", "dice", "story")
 MODULES = ("cgledger.projections.kept", "cgledger.projections.roster", "cgledger.projections.rg_record",
            "cgledger.projections.dice_stats", "cgledger.projections.history", "cgledger.projections.areas",
            "cgledger.projections.terrain", "cgledger.ledger.terrain", "cgledger.ledger.views",
-           "cgledger.ledger.timeline", "cgledger.ledger.inforce")  # the code a view depends on (ledger/views.py)
+           "cgledger.ledger.timeline", "cgledger.ledger.inforce", "cgledger.ledger.mapping",
+           "cgledger.ledger.hexmap")  # the code a view depends on (ledger/views.py)
 
 # Events that only add to what the views show (each folded by `advance`): anything else is folded from the log.
 PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed, FortificationsPurchased, CPPGained,
@@ -42,6 +50,17 @@ PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed
          FortificationPlaced, FortificationRemoved, MouseholeMade, RubblePlaced, HiddenFortificationPlaced,
          DiceCommitted, DiceChainRenewed, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished, ChitSealed,
          ChitRevealed, FairDiceCommitted, FairSeedRevealed, DiceWitnessed, VaslLogImported, TakeBackProposed)
+
+
+AREAS = "areas:"  # + a Map Group: the view of its Setup Areas
+
+
+def names(rules) -> tuple[str, ...]:
+    """Every view kept for a campaign with these rules: the four above, and the Setup Areas of each Map Group whose
+    grid is loaded when the system determines them (8.605; CGS determines none)."""
+    if not any(step.control for step in rules.system.steps):
+        return NAMES
+    return NAMES + tuple(AREAS + group for group in sorted(rules.maps))
 
 
 def disturbs(name: str, fact) -> bool:
@@ -60,6 +79,8 @@ def build(name: str, logged, rules) -> dict[str, Any]:
         return dice_stats.fold(logged)
     if name == "story":
         return history.fold(logged, rules)
+    if name.startswith(AREAS):
+        return _build_areas(logged, rules, name[len(AREAS):])
     module = _LIVE[name]
     view = module.init(rules)
     for event in live(logged):
@@ -79,7 +100,11 @@ def advance(name: str, view: dict[str, Any], logged, rules) -> dict[str, Any]:
         return view
     voided = set(view["voided"])
     for event in logged:
-        if getattr(event.fact, "action", None) not in voided:
+        if getattr(event.fact, "action", None) in voided:
+            continue
+        if name.startswith(AREAS):
+            _step_areas(view, event.fact, rules, name[len(AREAS):])
+        else:
             _LIVE[name].step(view["view"], event.fact, event.version, rules)
     return view
 
@@ -98,6 +123,55 @@ def finish_roster(view, rules) -> dict[str, list[dict[str, Any]]]:
 
 def finish_rg(view, rules) -> dict[str, list[dict[str, Any]]]:
     return rg_record.finish(view["view"], rules)
+
+
+def _build_areas(logged, rules, group: str) -> dict[str, Any]:
+    """The Setup Areas' view folded from the whole log, by the projection's own functions (areas_as_of)."""
+    areas.check_determined(rules, group)
+    rules.map_of(group)  # an unknown Map Group, or one whose grid is not loaded: said, nothing kept
+    dates = areas.areas_by_date(logged, rules, group)
+    control, hq = control_of(logged, group)
+    date = None
+    for event in live(logged):  # the CG Date as reph_ends reads it
+        if isinstance(event.fact, (CampaignStarted, CGDateChanged)):
+            date = event.fact.cg_date
+    return {"voided": sorted(voided_actions(logged)), "date": date, "ended": list(reph_ends(logged)),
+            "control": {str(where): [side, kind] for where, (side, kind) in control.items()}, "hq": hq,
+            "previous": _areas_out(dates[-1][1]["areas"]) if dates else None}
+
+
+def _step_areas(view: dict[str, Any], fact, rules, group: str) -> None:
+    """One event in force, as control_of and reph_ends read it: a RePh end (the first of its CG Date) determines that
+    date's map, whose Setup Area IDs the next determination keeps."""
+    if isinstance(fact, CGDateChanged):
+        view["date"] = fact.cg_date
+    elif isinstance(fact, LocationControlled):
+        where = parse_location(fact.location)
+        if where.hex.group == group:
+            view["control"][str(where)] = [fact.side, fact.strategic]
+    elif isinstance(fact, HQRecorded):
+        if fact.location.startswith(group):
+            view["hq"][fact.side] = fact.location
+    elif ((isinstance(fact, StepOpened) and fact.step == SCENARIO)
+          or (isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY)) \
+            and view["date"] and view["date"] not in view["ended"]:
+        view["ended"].append(view["date"])
+        view["previous"] = _areas_out(finish_areas(view, rules, group)["areas"])
+
+
+def finish_areas(view: dict[str, Any], rules, group: str) -> dict[str, Any]:
+    """The map as determined now (what areas_as_of gives for the whole log)."""
+    control = {parse_location(where): (side, kind) for where, (side, kind) in view["control"].items()}
+    previous = view["previous"]
+    if previous is not None:
+        previous = {side: {area: {parse_location(h).hex for h in hexes} for area, hexes in named.items()}
+                    for side, named in previous.items()}
+    return areas.determine(rules, rules.map_of(group), control, dict(view["hq"]), previous)
+
+
+def _areas_out(named: dict[str, dict[str, set]]) -> dict[str, dict[str, list[str]]]:
+    return {side: {area: sorted(str(h) for h in hexes) for area, hexes in by_id.items()}
+            for side, by_id in named.items()}
 
 
 _LIVE = {"roster": roster, "rg": rg_record}

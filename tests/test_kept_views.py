@@ -20,7 +20,7 @@ from cgledger.ledger.application import open_ledger
 from cgledger.ledger.campaign import fold as fold_state
 from cgledger.ledger.decide.witness import unwitnessed_events
 from cgledger.ledger.timeline import effective
-from cgledger.projections import dice_stats, history, kept, rg_record, roster
+from cgledger.projections import areas, dice_stats, history, kept, rg_record, roster
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -37,6 +37,9 @@ def _finished(name: str, view, rules, state):
         return kept.finish_rg(view, rules)
     if name == "dice":
         return dice_stats.finish(view, None, unwitnessed_events(state))
+    if name.startswith(kept.AREAS):
+        group = name[len(kept.AREAS):]
+        return areas.document(kept.finish_areas(view, rules, group), rules, group)
     return view
 
 
@@ -49,21 +52,28 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
     ledger = open_ledger(str(cli.db))
     logged = ledger.history(None)
     rules = ledger.rules_for(ledger.campaign(None))
-    kept_views = {name: kept.build(name, effective(logged[:1]), rules) for name in kept.NAMES}
-    folded_again = 0
+    kept_views = {name: kept.build(name, effective(logged[:1]), rules) for name in kept.names(rules)}
+    folded_again, steps, groups = 0, 0, set()
     for k in range(2, len(logged) + 1):
         prefix = effective(logged[:k])
         state = fold_state(logged[:k])
         rules = ledger.rules_for(state)
-        for name in kept.NAMES:
-            if kept.disturbs(name, logged[k - 1].fact):
+        for name in kept.names(rules):
+            if name not in kept_views:  # a Map Group whose grid a rules file loaded since
+                kept_views[name] = kept.build(name, prefix, rules)
+            elif kept.disturbs(name, logged[k - 1].fact):
                 kept_views[name] = kept.build(name, prefix, rules)
                 folded_again += 1
             else:
                 kept_views[name] = kept.advance(name, kept.decode(kept.encode(kept_views[name])),
                                                 effective(logged[k - 1:k]), rules)
+                steps += name.startswith(kept.AREAS)
         expected = {"roster": roster.rosters(prefix, rules), "rg": rg_record.rg_records(prefix, rules),
                     "dice": dice_stats.dice_stats(prefix, None, unwitnessed_events(state))}
+        for name in kept.names(rules)[len(kept.NAMES):]:  # each Map Group's Setup Areas, as `areas --json` gives them
+            group = name[len(kept.AREAS):]
+            expected[name] = areas.document(areas.areas_as_of(prefix, rules, group), rules, group)
+            groups.add(group)
         # the folded counts are the statistics over every roll (the plain definition)
         assert _whole(expected["dice"]) == _whole(dice_stats.plain_stats(prefix, None, unwitnessed_events(state)))
         for name, value in expected.items():
@@ -73,7 +83,9 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
                                    kept.decode(kept.encode(kept_views["dice"])),
                                    kept.decode(kept.encode(kept_views["story"])), rules, state)
         assert _whole(composed) == _whole(history.history(prefix, rules, state)), (sample, k)
-    assert 0 < folded_again < len(logged) * len(kept.NAMES) / 4  # folding again is the exception
+    assert 0 < folded_again < len(logged) * len(kept_views) / 4  # folding again is the exception
+    if sample == "kgp-cg1-sample.cgl":  # a Map Group loaded (RR's sample loads none; CGS determines no Setup Areas)
+        assert groups == {"St"} and steps > len(logged) / 2
 
 
 def _fresh(cli: Cli, tmp_path: Path, *args: str) -> str:
@@ -242,3 +254,52 @@ def test_the_kept_dice_wait_for_their_witness(at, tmp_path):
     assert waited
     assert not view["pending"] or all(len(w["rolls"]) <= 3 for w in view["pending"].values())
     assert len(kept.encode(view)) < 20_000
+
+
+def _unkept(cli: Cli, tmp_path: Path, *args: str):
+    """What a machine that can keep no view reads (XDG_STATE_HOME names a file: no secret, so every read folds the
+    whole log as before the views)."""
+    before = os.environ["XDG_STATE_HOME"]
+    (tmp_path / "not-a-folder").write_text("")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path / "not-a-folder")
+    try:
+        assert not views.available()
+        return cli(*args)
+    finally:
+        os.environ["XDG_STATE_HOME"] = before
+
+
+def test_areas_and_map_from_the_kept_view_are_what_the_whole_log_gives(make_db, tmp_path):
+    """The KGP sample (Control changed, undone and rewound across CG Dates and their RePh ends) entered one command
+    at a time: `areas` (text and JSON) and `map` read from the kept view of the Map Group, advanced by the writes,
+    show exactly what a machine with no view shows, and a wrong Map Group is the same one-line error."""
+    cli = Cli(make_db())
+    here = str(FIXTURES)
+    lines = [words(line.replace("$HERE", here)) for line in (FIXTURES / "kgp-cg1-sample.cgl").read_text().splitlines()]
+    commands = [args for args in lines if args]
+    read_after = advanced = 0
+    for number, args in enumerate(commands):
+        cli.ok(*args)
+        if args[0] == "control" and read_after:
+            parts, version = _parts(cli.db, kept.AREAS + "St")
+            assert views.load(parts)[0] == version, args  # folded by the write, before any read
+            advanced += 1
+        if cli("areas", "--group", "St").exit_code:  # before the St grid is loaded
+            continue
+        read_after += 1
+        for read in (("areas", "--group", "St", "--json"), ("areas", "--group", "St")):
+            assert cli.ok(*read).stdout == _unkept(cli, tmp_path, *read).stdout, (number, args, read)
+    assert read_after > len(commands) / 2
+    parts, _head = _parts(cli.db, kept.AREAS + "St")
+    assert views.load(parts) is not None  # the view was kept and read
+    for svg, where in ((tmp_path / "kept.svg", None), (tmp_path / "unkept.svg", tmp_path)):
+        args = ("map", "--group", "St", "--svg", str(svg))
+        assert (cli(*args) if where is None else _unkept(cli, tmp_path, *args)).exit_code == 0
+    assert (tmp_path / "kept.svg").read_bytes() == (tmp_path / "unkept.svg").read_bytes()
+    head = cli.ok("head").stdout
+    for group in ("Zz", "Ch"):  # an unknown Map Group; one whose grid is not loaded
+        kept_out, unkept_out = cli("areas", "--group", group), _unkept(cli, tmp_path, "areas", "--group", group)
+        assert kept_out.exit_code == unkept_out.exit_code != 0
+        assert kept_out.output == unkept_out.output and len(kept_out.output.strip().splitlines()) == 1
+    assert cli.ok("head").stdout == head  # nothing written
+    assert advanced

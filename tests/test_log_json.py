@@ -1,0 +1,97 @@
+"""`log --json` writes each row's JSON from the fact's own encoding and tells the CG Date of each row without folding
+the whole campaign state (issue 24): on the samples (KGP: six CG Dates, undos across a CG Date change and a rewind;
+RR; CGS) and a campaign where both sides hold keys, what it writes is byte for byte what the whole fold writes (the
+row dicts of every field, the CG Date from CampaignState.evolve, msgspec's indented list), whole and for every
+`--last N`; the text of `log` as well."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from conftest import Cli, keyed_players
+from cgledger.cli.log import render
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.campaign import CampaignState, first_step
+from cgledger.ledger.events import CampaignStarted
+from cgledger.ledger.timeline import voided_actions
+from cgledger.projections.log import _complete, json_list
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def reference_rows(logged: list) -> list[dict[str, Any]]:
+    """The rows as a fold of the whole campaign state gives them (the projection before issue 24's change)."""
+    voided = voided_actions(logged)
+    state = None
+    rows = []
+    for event in logged:
+        fact = event.fact
+        row: dict[str, Any] = {"version": event.version, "type": event.topic,
+                               "timestamp": event.timestamp.isoformat() if event.timestamp else None}
+        if fact is None:
+            row["error"] = event.error
+            rows.append(row)
+            continue
+        if isinstance(fact, CampaignStarted):
+            state = CampaignState()
+            state.start(fact, event.digest, first_step(fact.system))
+        row["cg_date"] = state.cg_date if state else None
+        data = _complete(fact) if fact.__struct_config__.omit_defaults else msgspec.to_builtins(fact)
+        data.pop("type", None)
+        row.update(data)
+        row["in_force"] = getattr(fact, "action", None) not in voided
+        row["digest"] = event.digest
+        row["author"] = getattr(event, "author", "") or None
+        row["signed"] = bool(getattr(event, "signature", ""))
+        if state is not None and not isinstance(fact, CampaignStarted):
+            state.evolve(fact, event.digest, event.version, getattr(event, "author", ""), getattr(event, "command", ""))
+        rows.append(row)
+    return rows
+
+
+def reference_json(rows: list[dict]) -> str:
+    """As the CLI wrote a list before: each row indented by msgspec, a bracket and a newline around them."""
+    if not rows:
+        return "[]\n"
+    return "[" + ",".join("\n  " + msgspec.json.format(msgspec.json.encode(r), indent=2).decode().replace("\n", "\n  ")
+                          for r in rows) + "\n]\n"
+
+
+def _keyed(at) -> Cli:
+    """Both sides with keys (signed events, authors), rolls of each, an undo."""
+    cli = at("scenario")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
+    for dice in ("3,3", "6,6", "1,2"):
+        german.ok("roll", "KGP3", "--side", "german", "--dice", dice)
+        us.ok("roll", "KGP3", "--side", "us", "--dice", dice)
+    german.ok("undo")
+    return cli
+
+
+@pytest.mark.parametrize("sample", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl", "keyed"])
+def test_log_json_is_the_whole_folds_byte_for_byte(make_db, request, sample):
+    if sample == "keyed":
+        cli = _keyed(request.getfixturevalue("at"))
+    else:
+        cli = Cli(make_db(), seed="7")
+        cli.ok("script", str(FIXTURES / sample), "--quiet")
+    logged = open_ledger(str(cli.db)).history(None)
+    expected = reference_rows(logged)
+    assert cli.ok("log", "--json").stdout == reference_json(expected)
+    assert cli.ok("log").stdout == "".join(render(row) + "\n" for row in expected)
+    if sample == "kgp-cg1-sample.cgl":
+        assert len({r["cg_date"] for r in expected}) > 3 and any(not r["in_force"] for r in expected)
+    for last in range(1, len(expected) + 2):  # each tail starts from the campaign just before it (its snapshot)
+        assert cli.ok("log", "--json", "--last", str(last)).stdout == reference_json(expected[-last:]), last
+
+
+def test_the_json_list_is_written_in_pages_as_one_list():
+    rows = [msgspec.json.encode({"version": n, "drms": [], "fact": {}}) for n in range(1, 8)]
+    for count in range(0, 8):
+        for page in (1, 2, 3, 7, 500):
+            written = b"".join(json_list(iter(rows[:count]), page)).decode()
+            assert written == reference_json([msgspec.json.decode(r) for r in rows[:count]]), (count, page)
