@@ -158,8 +158,8 @@ class Connection:
             *(None if p is None else str(p).encode("utf-8") for p in params))
         res = lib.PQexecParams(self.conn, sql.encode("utf-8"), len(params), None, values, None, None, _BINARY)
         if not res or lib.PQstatus(self.conn) != _CONNECTION_OK:  # the server went away: the connection is done
-            problem = _line(res and (lib.PQresultErrorField(res, _DIAG_MESSAGE) or lib.PQresultErrorMessage(res)), "") or \
-                _line(lib.PQerrorMessage(self.conn), "the connection to the server was lost")
+            said = (lib.PQresultErrorField(res, _DIAG_MESSAGE) or lib.PQresultErrorMessage(res)) if res else None
+            problem = _line(said, "") or _line(lib.PQerrorMessage(self.conn), "the connection to the server was lost")
             if res:
                 lib.PQclear(res)
             self.close()

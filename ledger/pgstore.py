@@ -194,7 +194,8 @@ class Events(Stored, ApplicationRecorder):
         if topics:
             assert isinstance(topics, (tuple, list)) and all(isinstance(t, str) for t in topics), topics
             params.extend(topics)
-            where.append(f"topic IN ({', '.join(f'${n}' for n in range(len(params) - len(topics) + 1, len(params) + 1))})")
+            first = len(params) - len(topics) + 1
+            where.append(f"topic IN ({', '.join(f'${n}' for n in range(first, len(params) + 1))})")  # = ANY(topics)
         params.append(limit)
         sql = f"SELECT notification_id, originator_id, originator_version, topic, state FROM {self.table}" + \
             (f" WHERE {' AND '.join(where)}" if where else "") + f" ORDER BY notification_id LIMIT ${len(params)}"

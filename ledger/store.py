@@ -174,11 +174,9 @@ def lost_connection(exc: BaseException) -> str | None:
         text = (str(error).strip().splitlines() or [type(error).__name__])[0].strip()
         if libpq is not None and isinstance(error, libpq.ConnectionLost):  # ledger/pgstore.py's reads
             return text
-        if psycopg is None:
-            pass
-        elif isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
+        if psycopg is not None and isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
             return text
-        elif isinstance(error, psycopg.Error) and "connection" in text and any(
+        if psycopg is not None and isinstance(error, psycopg.Error) and "connection" in text and any(
                 word in text for word in ("closed", "lost", "terminat", "broken")):
             return text
         error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)

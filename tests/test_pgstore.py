@@ -168,8 +168,8 @@ def read_all(db: str, folder: Path, libpq: bool) -> list[tuple]:
             written = {p.name: p.read_bytes() for p in out.iterdir()}
             for p in out.iterdir():
                 p.unlink()
-            said.append((turn, label, done.returncode, *(t.replace(str(out), "{tmp}") for t in (done.stdout, done.stderr)),
-                         written,
+            shown = (text.replace(str(out), "{tmp}") for text in (done.stdout, done.stderr))
+            said.append((turn, label, done.returncode, *shown, written,
                          (folder / "seen").read_text()))
     return said
 
