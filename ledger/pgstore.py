@@ -20,7 +20,8 @@ signatures, snapshots) runs unchanged. A session set read-only means no statemen
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from struct import Struct
+from typing import Any, Callable, Sequence
 from uuid import UUID
 
 from eventsourcing.persistence import (AggregateRecorder, ApplicationRecorder, DatabaseError, DataError,
@@ -42,6 +43,39 @@ _ERRORS = {"08": OperationalError, "0A": NotSupportedError, "22": DataError, "23
                            OperationalError)}
 
 
+def _int8(value: bytes) -> int:
+    return int.from_bytes(value, "big", signed=True)
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8")
+
+
+def _uuid(value: bytes) -> UUID:
+    return UUID(bytes=value)
+
+
+_SIZE = Struct(">i")
+
+
+def _unpacked(blob: bytes | None, decoders: Sequence[Callable[[bytes], Any]]) -> list[tuple]:
+    """The rows of a packed read (see Factory.select): each value its length (-1: NULL) and its bytes."""
+    rows: list[tuple] = []
+    at, end, size_at = 0, len(blob or b""), _SIZE.unpack_from
+    while at < end:
+        row = []
+        for decode in decoders:
+            (size,) = size_at(blob, at)
+            at += 4
+            if size < 0:
+                row.append(None)
+            else:
+                row.append(decode(blob[at:at + size]))
+                at += size
+        rows.append(tuple(row))
+    return rows
+
+
 def module(create: bool) -> str:
     """The persistence module for a PostgreSQL ledger: this one when libpq loads, unless tables are to be created
     (a write from the start); the library's otherwise."""
@@ -59,6 +93,13 @@ class Factory(InfrastructureFactory):
             ("POSTGRES_PASSWORD", ""), ("POSTGRES_CONNECT_TIMEOUT", "30"))}
         self.schema = (get("POSTGRES_SCHEMA") or "").strip() or "public"
         self.prefix = self.env.name.lower() or "stored"
+        uuid_ids = (get("ORIGINATOR_ID_TYPE") or "uuid").lower() == "uuid"
+        self.fields = {  # column -> (its value as bytea, the Python value psycopg gives for it)
+            "notification_id": ("int8send(notification_id)", _int8),
+            "originator_id": ("uuid_send(originator_id)", _uuid) if uuid_ids else
+            ("convert_to(originator_id, 'UTF8')", _text),
+            "originator_version": ("int8send(originator_version)", _int8),
+            "topic": ("convert_to(topic, 'UTF8')", _text), "state": ("state", bytes)}
         self.lock = threading.RLock()  # one libpq connection, and `serve` runs commands in threads
         self.conn: libpq.Connection | None = None
         self.library: Any = None  # the library's factory, from the first write on
@@ -122,6 +163,17 @@ class Factory(InfrastructureFactory):
             except libpq.QueryError as e:
                 raise _ERRORS.get(e.sqlstate[:2], DatabaseError)(e.line()) from e
 
+    def select(self, columns: Sequence[str], source: str, order: str, params: Sequence[Any]) -> list[tuple] | None:
+        """The rows of `source` (a SELECT of `columns`), in `order`, or None once the library has taken over. The
+        server packs them into one bytea (each value length-prefixed), which is split here: one value through
+        ctypes instead of four calls per cell (measured: 5,000 events' rows 134 ms cell by cell, 45 ms packed;
+        psycopg 33 ms). One read is then at most 1 GB, PostgreSQL's limit for a value."""
+        fields = [self.fields[column] for column in columns]
+        record = " || ".join(f"int4send(coalesce(octet_length({value}), -1)) || coalesce({value}, ''::bytea)"
+                             for value, _decode in fields)
+        rows = self.rows(f"SELECT string_agg({record}, ''::bytea ORDER BY {order}) FROM ({source}) AS s", params)
+        return None if rows is None else _unpacked(rows[0][0], [decode for _value, decode in fields])
+
     def _close_reader(self) -> None:
         if self.conn is not None:
             self.conn.close()
@@ -162,16 +214,18 @@ class Stored(AggregateRecorder):
     def select_events(self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
                       desc: bool = False, limit: int | None = None) -> Sequence[StoredEvent]:
         params: list[Any] = [originator_id]
-        sql = f"SELECT originator_id, originator_version, topic, state FROM {self.table} WHERE originator_id = $1"
+        columns = ("originator_id", "originator_version", "topic", "state")
+        sql = f"SELECT {', '.join(columns)} FROM {self.table} WHERE originator_id = $1"
         for value, condition in ((gt, "originator_version >"), (lte, "originator_version <=")):
             if value is not None:
                 params.append(value)
                 sql += f" AND {condition} ${len(params)}"
-        sql += f" ORDER BY originator_version {'DESC' if desc else 'ASC'}"
+        order = f"originator_version {'DESC' if desc else 'ASC'}"
+        sql += f" ORDER BY {order}"
         if limit is not None:
             params.append(limit)
             sql += f" LIMIT ${len(params)}"
-        rows = self.factory.rows(sql, params)
+        rows = self.factory.select(columns, sql, order, params)
         if rows is None:
             return self.factory.twin(self.purpose).select_events(originator_id, gt=gt, lte=lte, desc=desc,
                                                                  limit=limit)
@@ -197,9 +251,10 @@ class Events(Stored, ApplicationRecorder):
             first = len(params) - len(topics) + 1
             where.append(f"topic IN ({', '.join(f'${n}' for n in range(first, len(params) + 1))})")  # = ANY(topics)
         params.append(limit)
-        sql = f"SELECT notification_id, originator_id, originator_version, topic, state FROM {self.table}" + \
+        columns = ("notification_id", "originator_id", "originator_version", "topic", "state")
+        sql = f"SELECT {', '.join(columns)} FROM {self.table}" + \
             (f" WHERE {' AND '.join(where)}" if where else "") + f" ORDER BY notification_id LIMIT ${len(params)}"
-        rows = self.factory.rows(sql, params)
+        rows = self.factory.select(columns, sql, "notification_id", params)
         if rows is None:
             return self.factory.twin(self.purpose).select_notifications(
                 start, limit, stop, topics, inclusive_of_start=inclusive_of_start)
