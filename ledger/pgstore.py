@@ -3,9 +3,9 @@ within 1.3x SQLite's"): `import psycopg` and its pool cost more than a whole rea
 
 eventsourcing loads this module by PERSISTENCE_MODULE (`open_ledger` chooses it when libpq loads and no tables are
 to be created). Its recorders answer the reads the application makes, `select_events` (events and snapshots tables),
-`select_notifications` and `max_notification_id`, with the SQL of eventsourcing.postgres's recorders on one libpq
-connection (ledger/libpq.py) whose session is read-only: the same rows in the same order, as the same StoredEvent
-and Notification values, and the library's error classes (ProgrammingError for a missing table, OperationalError for
+`select_notifications` and `max_notification_id`, with the selections of eventsourcing.postgres's recorders (rows
+packed into one value by the server: `Factory.select`) on one libpq connection (ledger/libpq.py) whose session is
+read-only: the same rows in the same order, as the same StoredEvent and Notification values, and the library's error classes (ProgrammingError for a missing table, OperationalError for
 a lost server, retried as the library retries; ledger/store.py `lost_connection` names the latter).
 
 It hands over on the first write: `insert_events`, or anything else a recorder or the factory is asked for (the
