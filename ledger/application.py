@@ -1113,7 +1113,9 @@ class Verified:
 
 
 def _on_postgres(recorder) -> bool:
-    return type(recorder).__module__ == "eventsourcing.postgres"  # without importing psycopg on SQLite
+    from . import pgstore  # libpq's reads, eventsourcing's writes; neither imports psycopg
+
+    return type(recorder).__module__ in (pgstore.LIBRARY, pgstore.MODULE)
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:
@@ -1156,10 +1158,12 @@ def start_campaign(db: str, name: str, system: str, cg: str, start_cpp: tuple[st
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:
     """The SQLite file (the default) or, for a postgresql:// URL, the shared PostgreSQL database."""
     if is_postgres(db):
+        from . import pgstore
+
         check_postgres(db, create)
         # tables are created once, by `new`: concurrent first starts must not race to create them
         env = {**postgres_env(db), "CREATE_TABLE": "yes" if create else "no", "POSTGRES_POOL_SIZE": "2",
-               "POSTGRES_MAX_OVERFLOW": "2"}
+               "POSTGRES_MAX_OVERFLOW": "2", "PERSISTENCE_MODULE": pgstore.module(create)}  # reads through libpq
     else:
         check_sqlite(db, create)
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}

@@ -5,11 +5,14 @@ on SQLite; loading libpq costs about 15 ms (issue 24: "PostgreSQL reads within 1
 Only what the fast reads need: values are sent as text parameters ($1, $2, ...; never formatted into the SQL) and
 results come back in binary, decoded by column type into the values psycopg gives (bytes, int, str, bool, UUID,
 None). A server error is a `QueryError`, an unreachable server a `DatabaseError`: one line each, never a ctypes
-trace. `connect` returns None when no libpq can be loaded: the caller then uses psycopg."""
+trace. `connect` returns None when no libpq can be loaded: the caller then uses psycopg. CGLEDGER_LIBPQ, when set,
+is the list of candidates to load instead of the default (names or paths, separated by os.pathsep; one that cannot
+load, e.g. `none`, means psycopg everywhere)."""
 
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Iterable, Sequence
 from uuid import UUID
 
@@ -23,6 +26,11 @@ _TUPLES_OK, _COMMAND_OK = 2, 1
 _DIAG_SQLSTATE, _DIAG_MESSAGE = ord("C"), ord("M")
 _BINARY = 1
 _loaded: dict[tuple[str, ...], ctypes.CDLL | None] = {}
+
+
+class ConnectionLost(DatabaseError):
+    """The server could not be reached, or the connection broke mid-query (a server stopped or restarted, a session
+    terminated): one line. ledger/store.py `lost_connection` recognises it as it recognises psycopg's."""
 
 
 class QueryError(DatabaseError):
@@ -52,7 +60,9 @@ def bundled() -> list[str]:
 def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
     """The first of `libraries` (names or paths; default: libpq.so.5, then psycopg_binary's copy) that loads, its
     functions declared; None when none does. Not ctypes.util.find_library: it runs ldconfig or gcc (slow)."""
-    key = tuple(libraries) if libraries is not None else None
+    chosen = os.environ.get("CGLEDGER_LIBPQ")
+    key = tuple(libraries) if libraries is not None else \
+        tuple(n for n in chosen.split(os.pathsep) if n) if chosen is not None else None
     if key in _loaded:
         return _loaded[key]
     lib = None
@@ -119,10 +129,12 @@ _DECODE = {
 
 
 class Connection:
-    """One libpq connection; `query` runs one parameterised statement and returns its rows as tuples."""
+    """One libpq connection; `query` runs one parameterised statement and returns its rows as tuples. `env` is the
+    store's settings for the URL (ledger/store.py `postgres_env`) when given, `url` only names the server in errors."""
 
-    def __init__(self, lib: ctypes.CDLL, url: str):
-        env = postgres_env(url)
+    def __init__(self, lib: ctypes.CDLL, url: str, env: dict[str, str] | None = None):
+        self.conn = None
+        env = env or postgres_env(url)
         settings = {"host": env["POSTGRES_HOST"], "port": env["POSTGRES_PORT"], "dbname": env["POSTGRES_DBNAME"],
                     "user": env["POSTGRES_USER"], "password": env["POSTGRES_PASSWORD"],
                     "connect_timeout": env["POSTGRES_CONNECT_TIMEOUT"], "client_encoding": "UTF8"}
@@ -135,7 +147,7 @@ class Connection:
         if lib.PQstatus(self.conn) != _CONNECTION_OK:
             problem = _line(lib.PQerrorMessage(self.conn), "connection failed")
             self.close()
-            raise DatabaseError(f"cannot reach {redact(url)}: {problem}")
+            raise ConnectionLost(f"cannot reach {redact(url)}: {problem}")
 
     def query(self, sql: str, params: Sequence[str | int | UUID | None] = ()) -> list[tuple]:
         """The rows of `sql`, whose $1, $2, ... are `params` sent as text (never formatted into the SQL)."""
@@ -145,8 +157,13 @@ class Connection:
         values = (ctypes.c_char_p * max(len(params), 1))(
             *(None if p is None else str(p).encode("utf-8") for p in params))
         res = lib.PQexecParams(self.conn, sql.encode("utf-8"), len(params), None, values, None, None, _BINARY)
-        if not res:
-            raise DatabaseError(_line(lib.PQerrorMessage(self.conn), "the query could not be sent"))
+        if not res or lib.PQstatus(self.conn) != _CONNECTION_OK:  # the server went away: the connection is done
+            said = (lib.PQresultErrorField(res, _DIAG_MESSAGE) or lib.PQresultErrorMessage(res)) if res else None
+            problem = _line(said, "") or _line(lib.PQerrorMessage(self.conn), "the connection to the server was lost")
+            if res:
+                lib.PQclear(res)
+            self.close()
+            raise ConnectionLost(problem)
         try:
             if lib.PQresultStatus(res) not in (_TUPLES_OK, _COMMAND_OK):
                 raise QueryError(_line(lib.PQresultErrorField(res, _DIAG_MESSAGE) or lib.PQresultErrorMessage(res),
@@ -174,6 +191,9 @@ class Connection:
         if self.conn:
             self.lib.PQfinish(self.conn)
             self.conn = None
+
+    def __del__(self) -> None:  # a dropped connection ends its session, as a collected psycopg pool does
+        self.close()
 
     def __enter__(self) -> "Connection":
         return self

@@ -56,7 +56,11 @@ def redact(url: str) -> str:
 
 
 def check_postgres(url: str, create: bool) -> None:
-    """The PostgreSQL counterpart of check_sqlite: reachable, and a ledger (marked) unless creating one."""
+    """The PostgreSQL counterpart of check_sqlite: reachable, and a ledger (marked) unless creating one. Only
+    reading (not creating), it reads through libpq (psycopg when no libpq loads: ledger/reading.py)."""
+    if not create:
+        _check_marked(url)
+        return
     import psycopg
 
     env = postgres_env(url)
@@ -80,6 +84,23 @@ def check_postgres(url: str, create: bool) -> None:
                 raise DatabaseError(f"{redact(url)} is a campaign ledger of an unknown format {row and row[0]!r}")
     except psycopg.Error as e:
         raise DatabaseError(f"cannot reach {redact(url)}: {str(e).strip().splitlines()[0]}") from None
+
+
+def _check_marked(url: str) -> None:
+    from .libpq import ConnectionLost, QueryError
+    from .reading import _postgres
+
+    with _postgres(url, None) as query:  # an unreachable server: its one line, "cannot reach ..."
+        try:
+            marked = query("SELECT to_regclass($1)::text", (META_TABLE,))[0][0]
+            row = query(f"SELECT value FROM {META_TABLE} WHERE key = 'format'") if marked else None
+        except (QueryError, ConnectionLost) as e:
+            raise DatabaseError(f"cannot reach {redact(url)}: {e.line()}") from None
+    if marked is None:
+        raise DatabaseError(f"{redact(url)} holds no campaign ledger: start one with `cgledger new NAME "
+                            "--system kgp --cg I`")
+    if not row or row[0][0] != FORMAT:
+        raise DatabaseError(f"{redact(url)} is a campaign ledger of an unknown format {row and row[0][0]!r}")
 
 
 def holds_ledger(db: str) -> bool:
@@ -149,17 +170,19 @@ def lost_connection(exc: BaseException) -> str | None:
     """The problem, in one line, if `exc` is a lost or unusable PostgreSQL connection (closed or terminated by
     the server, unreachable, the pool timed out waiting for one), whether psycopg raised it or eventsourcing
     wrapped it; None for anything else. Whether a write in flight was committed is then unknown."""
-    psycopg = sys.modules.get("psycopg")  # only loaded when a PostgreSQL database was opened
-    if psycopg is None:
+    psycopg, libpq = sys.modules.get("psycopg"), sys.modules.get(f"{__package__}.libpq")  # loaded if opened
+    if psycopg is None and libpq is None:
         return None
     seen: set[int] = set()
     error: BaseException | None = exc
     while error is not None and id(error) not in seen:
         seen.add(id(error))
         text = (str(error).strip().splitlines() or [type(error).__name__])[0].strip()
-        if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
+        if libpq is not None and isinstance(error, libpq.ConnectionLost):  # ledger/pgstore.py's reads
             return text
-        if isinstance(error, psycopg.Error) and "connection" in text and any(
+        if psycopg is not None and isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
+            return text
+        if psycopg is not None and isinstance(error, psycopg.Error) and "connection" in text and any(
                 word in text for word in ("closed", "lost", "terminat", "broken")):
             return text
         error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)

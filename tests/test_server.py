@@ -239,7 +239,9 @@ def test_a_commit_the_client_never_heard_of_is_recorded_once(at, cutter):
     cli = Cli(cutter.url(target.db))
     cli.ok("status")  # opened (its checks commit too)
     before = target.events()
-    cutter.arm(tag=("COMMIT", 1), then_outage=True)  # nothing gets through afterwards, not even the library's retries
+    # the roll's COMMIT (after its INSERT: a read-only open hands over to the library's recorders at the first write,
+    # whose set-up commits too); nothing gets through afterwards, not even the library's retries
+    cutter.arm(tag=("COMMIT", 1), after="INSERT", then_outage=True)
     line = one_error_line(cli("--command-id", "lost-1", "roll", "KGP3", "--side", "us"), "lost-1")
     assert "connection to the database was lost" in line and "--command-id lost-1" in line
     assert cutter.events["lost COMMIT"] == 1
@@ -258,7 +260,7 @@ def test_a_lost_commit_reply_retried_by_the_library_is_not_the_other_side(at, cu
     cli = Cli(cutter.url(target.db))
     cli.ok("status")
     before = target.events()
-    cutter.arm(tag=("COMMIT", 1))
+    cutter.arm(tag=("COMMIT", 1), after="INSERT")  # the roll's COMMIT
     result = cli.ok("--command-id", "lost-2", "roll", "8.610", "--side", "us", "--for", "9-1")
     assert cutter.events["lost COMMIT"] == 1
     assert f"recorded as event {before + 1}" in result.stdout
@@ -291,7 +293,7 @@ def test_a_script_cut_off_names_its_line_and_the_line_s_id(at, cutter, tmp_path)
     script = tmp_path / "session.cgl"
     script.write_text("roll KGP3 --side us\nroll KGP3 --side german\n")
     before = target.events()
-    cutter.arm(tag=("COMMIT", 2), then_outage=True)  # the second roll's commit is never heard of
+    cutter.arm(tag=("COMMIT", 2), after="INSERT", then_outage=True)  # the second roll's commit is never heard of
     line = one_error_line(cli("--command-id", "night", "script", str(script)), "night")
     assert line.startswith("Error: session.cgl line 2: the connection to the database was lost") and \
         "--command-id night:2" in line, line
