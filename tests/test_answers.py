@@ -153,6 +153,8 @@ def test_a_row_edited_in_place_misses(sample, tmp_path):
         shown, modules = apart(sample, *read)
         assert shown == full(sample, tmp_path, *read) and "cgledger.ledger.application" in modules
     assert "(Idle Dax)" in shown_status(sample)  # the row as it is now, not the answer kept before the edit
+    # the last verified event is checked again by every load (ledger/loading.py): the edit is named, not shown silently
+    assert "run `cgledger audit`" in apart(sample, "status")[0][2]
 
 
 def shown_status(db: Path) -> str:
