@@ -11,6 +11,7 @@ for the same item after the first was undone.
 from __future__ import annotations
 
 import copy
+import sys
 from collections import deque
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -81,13 +82,13 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     from .decide.redecide import decided_together, redecide
     from .decide.redecide import revealed as decided_once_revealed
 
-    findings: list[Finding | None] = []  # None: a signature the worker is still verifying (`unsure`)
-    unsure: list[tuple[int, int, Finding]] = []  # (index in findings, check number, the finding if it fails)
+    findings: list[Finding | None] = []  # None: a signature being verified (`verifier`), its finding if it fails
     state: CampaignState | None = None
     expected_prev: str | None = chain.GENESIS
     expected_version = 1
-    rolls_by_action: dict[int, list[tuple[int, tuple, str]]] = {}  # action -> (event, (dice, original, result), key)
-    undone_items: dict[str, tuple[int, tuple]] = {}
+    # action -> its rolls: (event, dice, Original, result, key, source)
+    rolls_by_action: dict[int, list[tuple[int, tuple, int, str, str, str]]] = {}
+    undone_items: dict[str, tuple] = {}
     roll_count = 0
     vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
     vasl_action: dict[int, int] = {}  # event checked against a VASL report -> its action
@@ -134,11 +135,11 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                     state = begin(fact, event.digest, event.command)
                     continue
                 find(version, "missing", "the log does not begin with CampaignStarted")
+                kept.unreplayed(fact)
                 continue
             found = author_check(state, fact, event)
             if isinstance(found, Signed):  # verified in order, maybe on the worker: its place in the findings kept
-                unsure.append((len(findings), verifier.add(found.public, found.digest, found.signature),
-                               Finding(version, *found.finding)))
+                verifier.add(found.public, found.digest, found.signature, (len(findings), version, found))
                 findings.append(None)
             else:
                 for kind, message in found:
@@ -172,8 +173,8 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
             if isinstance(fact, DiceRolled):
                 key = roll_key(state, fact)
                 # Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll.
-                if key in undone_items and undone_items[key][1][0] != tuple(fact.dice):
-                    first_version, (_dice, original, result) = undone_items[key]
+                if key in undone_items and undone_items[key][1] != tuple(fact.dice):
+                    first_version, _dice, original, result, *_rest = undone_items[key]
                     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
                     find(
                         version,
@@ -182,8 +183,9 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                         f"event {first_version} (Original {original}: {result}), undone, and rolled again "
                         f"(Original {fact.original}: {fact.result})",
                     )
-                rolls_by_action.setdefault(fact.action, []).append(
-                    (version, (tuple(fact.dice), fact.original, fact.result), key))
+                rolls_by_action.setdefault(fact.action, []).append(  # shared values: a long log's rolls repeat them
+                    (version, _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice)), fact.original,
+                     sys.intern(fact.result), key, sys.intern(fact.source)))
             earlier = used_up.record(fact, version)
             if earlier is not None and fact.item not in state.consumed:  # else the decision names it (kind 'due')
                 find(version, "reroll", f"rolled twice: {fact.table} ({fact.side}, {state.cg_date}) for the due item "
@@ -197,19 +199,19 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                     for key, first in list(vasl_seen.items()):
                         if isinstance(first, int) and vasl_action.get(first) == action:
                             del vasl_seen[key]  # an undone VASL report may be entered again
-                    for roll_version, roll, key in rolls_by_action.get(action, []):
-                        undone_items.setdefault(key, (roll_version, roll))
+                    for roll in rolls_by_action.get(action, []):
+                        undone_items.setdefault(roll[4], roll)
             state.evolve(fact, event.digest, version, event.author, event.command)
             if snapshots and version in snapshots:
+                kept.snapshots.add(version)
                 for message in check_snapshot(state, version, *snapshots[version]):
                     find(version, "snapshot", message)
-        outcomes = verifier.results()
+        for at, version, signed in verifier.failed():
+            findings[at] = Finding(version, *signed.finding())
     finally:
         verifier.close()
-    failed = {at: finding for at, number, finding in unsure if not outcomes[number]}
-    findings = [failed.get(at) if finding is None else finding for at, finding in enumerate(findings)]
     findings = [finding for finding in findings if finding is not None]
-    for version in sorted(set(snapshots or ()) - kept.versions):
+    for version in sorted(set(snapshots or ()) - kept.snapshots):
         find(version, "snapshot", f"a snapshot at event {version} summarizes an event the log does not hold")
     if state is not None:
         for version, message in check_fair(campaign_id, kept.fair, state.name if state else ""):
@@ -229,29 +231,31 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
         findings += [Finding(v, "pending", f"at campaign end: the Secret roll on {table} by {side} was never revealed")
                      for v, table, side in unrevealed]
     return Report(events=kept.count, rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed,
-                  pending=pending, sources=tuple(sorted(kept.sources().items())), unwitnessed=unwitnessed,
+                  pending=pending, sources=tuple(sorted(kept.sources(rolls_by_action).items())), unwitnessed=unwitnessed,
                   head=kept.head)
+
+
+_SHARED: dict = {}  # the dice rolled, one tuple per distinct roll (a few dozen)
 
 
 class Kept:
     """What the checks made after the replay read of the whole log, gathered as it goes by: the fair-dice events
-    (`check_fair` reads those alone), the Secret rolls revealed, the rolls in force per source (`sources_of`, from
-    each action's rolls and the undos), whether a secret purchase or replenishment was revealed (then the log is
-    decided again as its side knew it: `redecide.revealed`), the events' versions and the last one."""
+    (`check_fair` reads those alone), the Secret rolls revealed, the undos (for the rolls in force per source:
+    `sources`), whether a secret purchase or replenishment was revealed (then the log is decided again as its side
+    knew it: `redecide.revealed`), the snapshots' events met, how many events and the last one."""
 
     def __init__(self):
         self.count = 0
-        self.versions: set[int] = set()
+        self.snapshots: set[int] = set()
         self.head: tuple[int, str] = (0, "")
         self.fair: list = []
         self.revealed: set[int] = set()
         self.revealing = False
-        self.rolled: dict[int, dict[str, int]] = {}  # action -> source -> rolls
+        self.reveals: list[tuple[int, str]] = []  # Secret rolls revealed: (the reveal's action, the roll's source)
         self.voided: set[int] = set()
 
     def add(self, event) -> None:
         self.count += 1
-        self.versions.add(event.version)
         self.head = (event.version, event.digest)
         fact = event.fact
         if fact is None:
@@ -262,24 +266,28 @@ class Kept:
         if isinstance(fact, SecretRollRevealed):
             self.revealed.add(fact.roll)
             self.revealing = self.revealing or fact.fact.effect == "cpp_replenishment"
+            if isinstance(fact.fact, DiceRolled):
+                self.reveals.append((fact.action, fact.fact.source))
         elif isinstance(fact, RGPurchaseRevealed):
             self.revealing = True
-        voided = voided_by(fact)
-        if voided is not None:
-            self.voided.update(voided)
-            return
-        rolled = fact.fact if isinstance(fact, SecretRollRevealed) else fact
-        if isinstance(rolled, DiceRolled):
-            counts = self.rolled.setdefault(getattr(fact, "action", None), {})
-            counts[rolled.source] = counts.get(rolled.source, 0) + 1
+        self.voided.update(voided_by(fact) or ())
 
-    def sources(self) -> dict[str, int]:
-        """Rolls in force per source, as `sources_of` counts them over the whole log."""
+    def unreplayed(self, fact) -> None:
+        """A fact before any CampaignStarted, not replayed: a roll still counts in `sources`."""
+        if isinstance(fact, DiceRolled):
+            self.reveals.append((fact.action, fact.source))
+
+    def sources(self, rolls_by_action: dict) -> dict[str, int]:
+        """Rolls in force per source, as `sources_of` counts them over the whole log: the rolls (`rolls_by_action`)
+        and Secret rolls revealed of the actions no undo or rewind voided."""
         counts: dict[str, int] = {}
-        for action, by_source in self.rolled.items():
+        for action, rolls in rolls_by_action.items():
             if action not in self.voided:
-                for source, n in by_source.items():
-                    counts[source] = counts.get(source, 0) + n
+                for roll in rolls:
+                    counts[roll[5]] = counts.get(roll[5], 0) + 1
+        for action, source in self.reveals:
+            if action not in self.voided:
+                counts[source] = counts.get(source, 0) + 1
         return counts
 
 
@@ -348,7 +356,8 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
 
 
 def sources_of(logged) -> dict[str, int]:
-    """Rolls in force per source: fair dice apart from dice entered, from VASL or rolled by one side's ledger."""
+    """Rolls in force per source: fair dice apart from dice entered, from VASL or rolled by one side's ledger. The
+    definition over a whole log; the audit counts the same as it goes (`Kept.sources`)."""
     from .inforce import live
 
     counts: dict[str, int] = {}

@@ -5,6 +5,8 @@ replayed instead of the snapshot. The audit (ledger/audit.py) checks every event
 
 from __future__ import annotations
 
+import sys
+
 import msgspec
 
 from . import chain
@@ -140,7 +142,7 @@ class Loader:
                 except Exception as e:  # noqa: BLE001
                     yield Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
                     continue
-                yield Raw(stored.originator_version, stored.topic, data)
+                yield Raw(stored.originator_version, sys.intern(stored.topic), data)
             if len(rows) < page:
                 return
             after = rows[-1].originator_version

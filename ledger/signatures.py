@@ -21,11 +21,16 @@ from .timeline import kind_words
 
 @dataclass(frozen=True)
 class Signed:
-    """A signature still to verify: the key, what it signs, and the finding if it does not verify."""
+    """A signature still to verify: the key, what it signs, and who signed what (for the finding if it fails)."""
     public: str
     digest: str
     signature: str
-    finding: tuple[str, str]
+    signer: str
+    topic: str
+
+    def finding(self) -> tuple[str, str]:
+        return ("signature", f"{_name(self)}: the {self.signer} side's signature does not verify: forged, or altered "
+                             "after it was signed")
 
 
 def check_author(state, fact, event) -> list[tuple[str, str]]:
@@ -36,7 +41,7 @@ def check_author(state, fact, event) -> list[tuple[str, str]]:
     if isinstance(found, Signed):
         from .secrets import verify  # cryptography: loaded only where a signature is checked
 
-        return [] if verify(found.public, found.digest, found.signature) else [found.finding]
+        return [] if verify(found.public, found.digest, found.signature) else [found.finding()]
     return found
 
 
@@ -54,9 +59,7 @@ def author_check(state, fact, event) -> list[tuple[str, str]] | Signed:
         if not event.signature:
             return [("signature", f"{_name(event)} of the {signer} side is unsigned, though that side signs its "
                                   "events since its key registration")]
-        return Signed(public, event.digest, event.signature,
-                      ("signature", f"{_name(event)}: the {signer} side's signature does not verify: forged, or "
-                                    "altered after it was signed"))
+        return Signed(public, event.digest, event.signature, signer, event.topic)
     if event.signature:
         return [("signature", f"{_name(event)} carries a signature, but the {signer or 'unnamed'} side has no "
                               "signing key")]
@@ -87,14 +90,15 @@ def cpus() -> int:
 
 
 class Verifier:
-    """Ed25519 checks in the order they are given; `add` returns each one's number, `results()` every outcome.
+    """Ed25519 checks in the order they are given (`add`, each with a tag of the caller's); `failed()`: the tags of
+    those that do not verify, in that order.
 
     With `threaded` (worth it on more than one CPU: `cpus()`), the checks run on one worker thread in batches of
     BATCH while the caller goes on; each check is the same `secrets.verify` call, so an outcome never differs from
-    the one made in line, only when it is known. The interpreter's switch interval is shortened while the worker
-    runs (restored by `results()` or `close()`): each check hands the GIL back, and the default 5 ms wait to take
-    it again would leave the worker idle most of the time (measured: ~1 check per 5 ms). Without `threaded`, each
-    check is made in `add`, as `check_author` makes it."""
+    the one made in line, only when it is known; only the tags of failed checks are kept. The interpreter's switch
+    interval is shortened while the worker runs (restored by `failed()` or `close()`): each check hands the GIL back,
+    and the default 5 ms wait to take it again would leave the worker idle most of the time (measured: ~1 check
+    per 5 ms). Without `threaded`, each check is made in `add`, as `check_author` makes it."""
 
     BATCH = 64
     SWITCH = 0.00005  # s: the worker waits at most this for the GIL after a check
@@ -104,10 +108,9 @@ class Verifier:
 
         self._verify = verify
         self._pool = None
-        self._done: list[bool] = []  # outcomes known (in line), or of the batches collected
+        self._failed: list = []  # tags of the checks that failed (in line), or of the batches collected
         self._futures: list = []
-        self._batch: list[tuple[str, str, str]] = []
-        self._count = 0
+        self._batch: list[tuple] = []
         self._interval = None
         if threaded:
             from concurrent.futures import ThreadPoolExecutor
@@ -116,33 +119,33 @@ class Verifier:
             self._interval = sys.getswitchinterval()
             sys.setswitchinterval(min(self._interval, self.SWITCH))
 
-    def add(self, public: str, digest: str, signature: str) -> int:
-        number = self._count
-        self._count += 1
+    def add(self, public: str, digest: str, signature: str, tag) -> None:
         if self._pool is None:
-            self._done.append(self._verify(public, digest, signature))
-        else:
-            self._batch.append((public, digest, signature))
-            if len(self._batch) >= self.BATCH:
-                self._flush()
-        return number
+            if not self._verify(public, digest, signature):
+                self._failed.append(tag)
+            return
+        self._batch.append((public, digest, signature, tag))
+        if len(self._batch) >= self.BATCH:
+            self._flush()
 
     def _flush(self) -> None:
         if self._batch:
             self._futures.append(self._pool.submit(_verify_batch, self._verify, self._batch))
             self._batch = []
+        while self._futures and self._futures[0].done():  # collected as they finish: their tags are let go
+            self._failed += self._futures.pop(0).result()
 
-    def results(self) -> list[bool]:
-        """Every check's outcome, by number (waits for the worker)."""
+    def failed(self) -> list:
+        """The tags of every check that failed, in the order given (waits for the worker)."""
         if self._pool is not None:
             self._flush()
             try:
                 for future in self._futures:
-                    self._done.extend(future.result())
+                    self._failed += future.result()
             finally:
                 self._futures = []
                 self.close()
-        return self._done
+        return self._failed
 
     def close(self) -> None:
         if self._pool is not None:
@@ -153,5 +156,5 @@ class Verifier:
             self._interval = None
 
 
-def _verify_batch(verify, batch: list[tuple[str, str, str]]) -> list[bool]:
-    return [verify(public, digest, signature) for public, digest, signature in batch]
+def _verify_batch(verify, batch: list[tuple]) -> list:
+    return [tag for public, digest, signature, tag in batch if not verify(public, digest, signature)]
