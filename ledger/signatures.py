@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass
 
 from . import rules as rulesmod
@@ -116,8 +117,7 @@ class Verifier:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cgledger-verify")
-            self._interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(self._interval, self.SWITCH))
+            self._interval = _shorten(self.SWITCH)
 
     def add(self, public: str, digest: str, signature: str, tag) -> None:
         if self._pool is None:
@@ -152,8 +152,29 @@ class Verifier:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         if self._interval is not None:
-            sys.setswitchinterval(self._interval)
+            _restore()
             self._interval = None
+
+
+_switch_lock = threading.Lock()
+_switch = [0, 0.0]  # verifiers running (audits of several threads, as `serve` may run), the interval before them
+
+
+def _shorten(interval: float) -> float:
+    """The switch interval shortened while any verifier runs; the first one keeps the interval to restore."""
+    with _switch_lock:
+        if _switch[0] == 0:
+            _switch[1] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch[1], interval))
+        _switch[0] += 1
+        return _switch[1]
+
+
+def _restore() -> None:
+    with _switch_lock:
+        _switch[0] -= 1
+        if _switch[0] == 0:
+            sys.setswitchinterval(_switch[1])
 
 
 def _verify_batch(verify, batch: list[tuple]) -> list:
