@@ -106,6 +106,8 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
         for event in events:
             version = event.version
             kept.add(event)
+            if snapshots and version in snapshots:
+                kept.snapshots.add(version)  # the log holds the event a snapshot summarizes
             if version != expected_version:
                 missing = f"{expected_version}" if version == expected_version + 1 \
                     else f"{expected_version}-{version - 1}"
@@ -203,7 +205,6 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                         undone_items.setdefault(roll[4], roll)
             state.evolve(fact, event.digest, version, event.author, event.command)
             if snapshots and version in snapshots:
-                kept.snapshots.add(version)
                 for message in check_snapshot(state, version, *snapshots[version]):
                     find(version, "snapshot", message)
         for at, version, signed in verifier.failed():
