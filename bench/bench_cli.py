@@ -221,10 +221,10 @@ assert all(verify(keys[e.author], e.digest, e.signature) for e in envelopes if e
 """]
 
 
-def audit_in_process(db: Path, threaded: bool) -> tuple[float, float]:
-    """`CampaignLedger.audit`'s work, with the signatures verified in line or on a worker thread, best of 3: (wall
-    seconds, CPU seconds of the calling thread: with the worker, what is left on the main thread; on a shared machine
-    the wall time of two threads says little, this does)."""
+def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
+    """`CampaignLedger.audit`'s work, with the signatures verified in line (None), on a worker "thread" or in a child
+    "process", best of 3: (wall seconds, CPU seconds of the calling thread: with a worker, what is left on the main
+    thread; on a shared machine the wall time of two threads says little, this does)."""
     from cgledger.ledger.application import campaign_id
     from cgledger.ledger.audit import audit
     from cgledger.ledger.reading import collector_paused
@@ -237,7 +237,7 @@ def audit_in_process(db: Path, threaded: bool) -> tuple[float, float]:
         t0, c0 = time.perf_counter(), time.thread_time()
         with collector_paused():
             rows = ledger.loader.rows(campaign_id(name), ledger.READ_PAGE)
-            report = audit(campaign_id(name), rows, ledger.snapshots_of(name), threaded=threaded)
+            report = audit(campaign_id(name), rows, ledger.snapshots_of(name), worker=worker)
         best, cpu = min(best, time.perf_counter() - t0), min(cpu, time.thread_time() - c0)
         assert report.clean, report.findings[:3]
     ledger.close()
@@ -293,9 +293,10 @@ def main() -> None:
             run([*CGLEDGER, "status"], 1, env)  # this machine checks a log it has not seen once, then marks it
             typed, count = floor_typed(dbs[size])
             floor_mb = run([*FLOOR_CHILD, str(dbs[size])], 1, env)[1]
-            (inline, inline_cpu), (worker, worker_cpu) = (audit_in_process(dbs[size], t) for t in (False, True))
-            floors[size] = (typed, floor_verify(dbs[size]), floor_verify_threads(dbs[size]), inline, worker, count,
-                            floor_mb, inline_cpu, worker_cpu)
+            (inline, inline_cpu), (thread, thread_cpu), (child, child_cpu) = (
+                audit_in_process(dbs[size], w) for w in (None, "thread", "process"))
+            floors[size] = (typed, floor_verify(dbs[size]), floor_verify_threads(dbs[size]), inline, thread, count,
+                            floor_mb, inline_cpu, thread_cpu, child, child_cpu)
             kept[size] = kept_reads(tmp, env, args.runs)
             for label, argv in READS:
                 argv = [a.replace("{tmp}", str(tmp)) for a in argv]
@@ -335,14 +336,16 @@ def main() -> None:
     print(f"{'in process':<40}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
     for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"),
                      (2, "floor + verify on two threads"), (3, "audit, signatures verified in line"),
-                     (4, "audit, verified on a worker thread"), (7, "  its main thread's CPU, in line"),
-                     (8, "  its main thread's CPU, worker")):
+                     (4, "audit, verified on a worker thread"), (9, "audit, verified in a child process"),
+                     (7, "  its main thread's CPU, in line"), (8, "  its main thread's CPU, worker thread"),
+                     (10, "  its main thread's CPU, child process")):
         print(f"{label:<40}" + "".join(f"{floors[s][i] * 1000:>14.0f}{floors[s][i] / floors[s][5] * 1e6:>7.0f}"
                                        for s in sizes))
     print("audit / typed-decode floor: " + ", ".join(f"{floors[s][3] / floors[s][0]:.1f}x at {s:,}" for s in sizes)
           + "; audit / (floor + verify): in line " + ", ".join(f"{floors[s][3] / floors[s][1]:.2f}x" for s in sizes)
           + "; worker thread " + ", ".join(f"{floors[s][4] / floors[s][1]:.2f}x" for s in sizes)
-          + "; worker thread / (floor + verify on two threads) " + ", ".join(f"{floors[s][4] / floors[s][2]:.2f}x"
+          + "; child process " + ", ".join(f"{floors[s][9] / floors[s][1]:.2f}x" for s in sizes)
+          + "; child process / (floor + verify on two threads) " + ", ".join(f"{floors[s][9] / floors[s][2]:.2f}x"
                                                                              for s in sizes))
     print("peak MB (VmHWM of a child): floor + verify " + ", ".join(f"{floors[s][6]:.0f}" for s in sizes)
           + "; `cgledger audit` " + ", ".join(f"{results['audit', s][1]:.0f}" for s in sizes)

@@ -68,7 +68,7 @@ class Report:
 
 
 def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool = False,
-          threaded: bool | None = None) -> Report:
+          worker: str | None = "auto") -> Report:
     """Findings over the stored events; `snapshots` (version -> (state, problem)) are compared with the replay.
     `final` (the campaign is over): whatever is still pending (an unrevealed Secret roll, purchase or chit, an
     unanswered fair roll) is a finding.
@@ -76,8 +76,9 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     `logged`: the events in order, read back (`Logged`), or stored rows still to decode (`Raw`, as
     `Loader.rows` reads them a page at a time): those are decoded one at a time and kept undecoded for the
     decisions that read the log before an event (`Past`), so the whole decoded log is never held (issue 24).
-    `threaded`: the signatures are verified on a worker thread while the events are decided (`Verifier`); None:
-    when this process may run on more than one CPU. The findings are the same, in the same order, either way."""
+    `worker`: where the signatures are verified while the events are decided (`signatures.Verifier`): "process" (a
+    child process), "thread", None (in line); "auto": a child process when this process may run on more than one
+    CPU, else in line. The findings are the same, in the same order, wherever they are verified."""
     # here, not at the top: a read never decides
     from .decide.redecide import decided_together, redecide
     from .decide.redecide import revealed as decided_once_revealed
@@ -97,7 +98,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     used_up = UsedUp()
     kept = Kept()  # what the checks after the replay read of the whole log
     events = Events(logged)
-    verifier = Verifier(cpus() > 1 if threaded is None else threaded)
+    verifier = Verifier(("process" if cpus() > 1 else None) if worker == "auto" else worker)
 
     def find(version: int, kind: str, message: str) -> None:
         findings.append(Finding(version, kind, message))
