@@ -118,3 +118,32 @@ def test_a_log_with_map_decisions_reads_the_same_past_streamed(fortified):  # no
     (streamed, *others), _logged = reports(fortified.db)
     assert streamed.clean
     assert all(other == streamed for other in others)
+
+
+def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
+    """The child takes only plain hex; texts `bytes.fromhex` reads otherwise (spaces, upper case) or refuses are
+    checked in line: every outcome is `secrets.verify`'s."""
+    import time
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    from cgledger.ledger.secrets import verify
+    from cgledger.ledger.signatures import Verifier
+
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    digest = "ab" * 32
+    good = key.sign(bytes.fromhex(digest)).hex()
+    cases = [(public, digest, good), (public, digest, flip(good)), (public, digest, good[:64] + " " + good[64:]),
+             (public, digest, "zz"), (public[:10], digest, good), (public, digest, good + "0"),
+             (public.upper(), digest, good.upper()), (public, digest, "")] * 20  # more than a batch
+    expected = [n for n, case in enumerate(cases) if not verify(*case)]
+    for worker in ("process", "thread", None):
+        verifier = Verifier(worker)
+        started = time.monotonic()  # the child's checks are the ones compared: wait until it is ready
+        while worker == "process" and not verifier._pool.ready() and time.monotonic() - started < 30:
+            time.sleep(0.01)
+        for n, case in enumerate(cases):
+            verifier.add(*case, n)
+        assert sorted(verifier.failed()) == expected, worker
