@@ -13,9 +13,13 @@ Each command runs as a subprocess (`cgledger ...`), wall time best of --runs; me
 Floors, measured in this process on the same file:
   - typed decode: raw sqlite3 SELECT of every event + msgspec's typed decode of each into its envelope and fact
     (what any read of the whole log cannot avoid);
-  - + verify: the same, plus the Ed25519 check of every signature (what the audit cannot avoid either).
+  - + verify: the same, plus the Ed25519 check of every signature (what the audit cannot avoid either);
+  - + verify on two threads: the same, the checks split over two threads (`cryptography` releases the GIL while it
+    verifies): what an audit verifying on a worker thread is compared with on a 2-core machine.
 "x floor" of a command = its wall time / (start-up of `import click` + the typed-decode floor at that size).
-The audit is also timed in process against both floors (no start-up in either).
+The audit is also timed in process against the floors (no start-up in either), with the signatures verified in line
+and on a worker thread (ledger/signatures.py `Verifier`), and the peak memory (VmHWM) of a child process running
+the decode + verify floor once, against `cgledger audit`'s.
 """
 
 from __future__ import annotations
@@ -216,17 +220,67 @@ def floor_verify(db: Path) -> float:
     return best
 
 
-def audit_in_process(db: Path) -> float:
+def floor_verify_threads(db: Path, threads: int = 2) -> float:
+    """The decode + verify floor with the checks split over `threads` threads (each takes every n-th event)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cgledger.ledger.secrets import verify
+
     ledger = open_ledger(str(db))
+    keys = {side: key["public"] for side, key in ledger.campaign(None).keys.items()}
+    ledger.close()
     best = float("inf")
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(3):
+            gc.collect()
+            t0 = time.perf_counter()
+            with sqlite3.connect(db) as conn:
+                envelopes = [decode_envelope(s) for (s,) in conn.execute("SELECT state FROM stored_events ORDER BY "
+                                                                         "rowid")]
+            conn.close()
+            signed = [e for e in envelopes if e.signature]
+            share = lambda n: all(verify(keys[e.author], e.digest, e.signature)  # noqa: E731
+                                  for e in signed[n::threads])
+            assert all(pool.map(share, range(threads)))
+            best = min(best, time.perf_counter() - t0)
+    return best
+
+
+# The decode + verify floor once, in a child of its own (only what it needs imported): its peak memory. DB is argv[1].
+FLOOR_CHILD = [sys.executable, "-c", HWM + f"""
+import sqlite3, sys
+sys.path.insert(0, {str(ROOT)!r})
+from cgledger.ledger.envelope import decode_envelope
+from cgledger.ledger.events import SideKeyRegistered
+from cgledger.ledger.secrets import verify
+with sqlite3.connect(sys.argv[1]) as conn:
+    envelopes = [decode_envelope(s) for (s,) in conn.execute("SELECT state FROM stored_events ORDER BY rowid")]
+keys = {{e.author: e.fact.public for e in envelopes if isinstance(e.fact, SideKeyRegistered)}}
+assert all(verify(keys[e.author], e.digest, e.signature) for e in envelopes if e.signature)
+"""]
+
+
+def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
+    """`CampaignLedger.audit`'s work, with the signatures verified in line (None), on a worker "thread" or in a child
+    "process", best of 3: (wall seconds, CPU seconds of the calling thread: with a worker, what is left on the main
+    thread; on a shared machine the wall time of two threads says little, this does)."""
+    from cgledger.ledger.application import campaign_id
+    from cgledger.ledger.audit import audit
+    from cgledger.ledger.reading import collector_paused
+
+    ledger = open_ledger(str(db))
+    name = ledger.resolve_name(None)
+    best, cpu = float("inf"), float("inf")
     for _ in range(3):
         gc.collect()
-        t0 = time.perf_counter()
-        report = ledger.audit(None)
-        best = min(best, time.perf_counter() - t0)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        with collector_paused():
+            rows = ledger.loader.rows(campaign_id(name), ledger.READ_PAGE)
+            report = audit(campaign_id(name), rows, ledger.snapshots_of(name), worker=worker)
+        best, cpu = min(best, time.perf_counter() - t0), min(cpu, time.thread_time() - c0)
         assert report.clean, report.findings[:3]
     ledger.close()
-    return best
+    return best, cpu
 
 
 def main() -> None:
@@ -274,14 +328,18 @@ def main() -> None:
                                  (f"tables ({sizes[0]} events)", ["tables"], small)):
             startup.append((label, *run([*CGLEDGER, *argv], runs, env)))
         results: dict[tuple[str, int], tuple[float, float]] = {}
-        floors: dict[int, tuple[float, float, float, int]] = {}
+        floors: dict[int, tuple] = {}
         kept: dict[int, dict] = {}
         answered: dict[int, dict] = {}
         for size in sizes:
             env = {**ENV, "CGLEDGER_DB": str(dbs[size])}
             run([*CGLEDGER, "status"], 1, env)  # this machine checks a log it has not seen once, then marks it
             typed, count = floor_typed(dbs[size])
-            floors[size] = (typed, floor_verify(dbs[size]), audit_in_process(dbs[size]), count)
+            floor_mb = run([*FLOOR_CHILD, str(dbs[size])], 1, env)[1]
+            (inline, inline_cpu), (thread, thread_cpu), (child, child_cpu) = (
+                audit_in_process(dbs[size], w) for w in (None, "thread", "process"))
+            floors[size] = (typed, floor_verify(dbs[size]), floor_verify_threads(dbs[size]), inline, thread, count,
+                            floor_mb, inline_cpu, thread_cpu, child, child_cpu)
             kept[size] = kept_reads(tmp, env, args.runs)
             answered[size] = answered_reads(tmp, env, args.runs)
             for label, argv in READS:
@@ -326,12 +384,23 @@ def main() -> None:
         print(f"{label:<16}" + "".join(f"{answered[size][label][0] * 1000:>16.0f}{answered[size][label][1] * 1000:>8.0f}"
                                        for size in sizes))
     print()
-    print(f"{'in process':<34}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
-    for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"), (2, "audit")):
-        print(f"{label:<34}" + "".join(f"{floors[s][i] * 1000:>14.0f}{floors[s][i] / floors[s][3] * 1e6:>7.0f}"
+    print(f"{'in process':<40}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
+    for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"),
+                     (2, "floor + verify on two threads"), (3, "audit, signatures verified in line"),
+                     (4, "audit, verified on a worker thread"), (9, "audit, verified in a child process"),
+                     (7, "  its main thread's CPU, in line"), (8, "  its main thread's CPU, worker thread"),
+                     (10, "  its main thread's CPU, child process")):
+        print(f"{label:<40}" + "".join(f"{floors[s][i] * 1000:>14.0f}{floors[s][i] / floors[s][5] * 1e6:>7.0f}"
                                        for s in sizes))
-    print("audit / typed-decode floor: " + ", ".join(f"{floors[s][2] / floors[s][0]:.1f}x at {s:,}" for s in sizes)
-          + "; audit / (floor + verify): " + ", ".join(f"{floors[s][2] / floors[s][1]:.1f}x" for s in sizes))
+    print("audit / typed-decode floor: " + ", ".join(f"{floors[s][3] / floors[s][0]:.1f}x at {s:,}" for s in sizes)
+          + "; audit / (floor + verify): in line " + ", ".join(f"{floors[s][3] / floors[s][1]:.2f}x" for s in sizes)
+          + "; worker thread " + ", ".join(f"{floors[s][4] / floors[s][1]:.2f}x" for s in sizes)
+          + "; child process " + ", ".join(f"{floors[s][9] / floors[s][1]:.2f}x" for s in sizes)
+          + "; child process / (floor + verify on two threads) " + ", ".join(f"{floors[s][9] / floors[s][2]:.2f}x"
+                                                                             for s in sizes))
+    print("peak MB (VmHWM of a child): floor + verify " + ", ".join(f"{floors[s][6]:.0f}" for s in sizes)
+          + "; `cgledger audit` " + ", ".join(f"{results['audit', s][1]:.0f}" for s in sizes)
+          + "; audit / floor " + ", ".join(f"{results['audit', s][1] / floors[s][6]:.2f}x at {s:,}" for s in sizes))
     slowest = {size: max((results[label, size][0], label) for label, _a in READS) for size in sizes}
     print("slowest read command: " + ", ".join(f"{label} {wall * 1000:.0f} ms at {size:,}"
                                                for size, (wall, label) in slowest.items()))

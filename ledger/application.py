@@ -1044,21 +1044,21 @@ class CampaignLedger(Application):
         from .audit import audit  # here: the audit's re-decisions are loaded by the audit alone
 
         name = self.resolve_name(name)
-        with collector_paused():
-            logged = self.history(name) if as_of is None else self.read(name, as_of, raw=True)[0]
+        with collector_paused():  # the stored rows a page at a time, decoded as the audit reads them (memory)
+            logged = self.loader.rows(campaign_id(name), self.READ_PAGE) if as_of is None \
+                else self.read(name, as_of, raw=True)[0]
             report = audit(campaign_id(name), logged, self.snapshots_of(name), final)
-        lost = self._seen_problem(campaign_id(name), logged[-1].version if logged else 0) \
-            if self.where and as_of is None else None
-        if as_of is None and logged and not lost and not any(f.kind in UNVERIFIED for f in report.findings):
-            mark.advance(self.where, self._seen_key(campaign_id(name)), logged[-1].version, logged[-1].digest)
+        end, head = report.head
+        lost = self._seen_problem(campaign_id(name), end) if self.where and as_of is None else None
+        if as_of is None and end and not lost and not any(f.kind in UNVERIFIED for f in report.findings):
+            mark.advance(self.where, self._seen_key(campaign_id(name)), end, head)
         last = (seen.last_seen(self.where, self._seen_key(campaign_id(name))) or (0, ""))[0] if lost else 0
-        if lost and not any(f.version >= min(last, logged[-1].version if logged else 0) for f in report.findings):  # what the chain cannot show: events deleted since this machine last read the log
+        if lost and not any(f.version >= min(last, end) for f in report.findings):  # what the chain cannot show: events deleted since this machine last read the log
             from .audit import Finding
 
             from dataclasses import replace
 
-            report = replace(report, findings=(*report.findings, Finding(logged[-1].version if logged else 0,
-                                                                          "missing", lost)))
+            report = replace(report, findings=(*report.findings, Finding(end, "missing", lost)))
         return report
 
     def audit_fast(self, name: str | None) -> "Verified":

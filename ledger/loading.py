@@ -5,6 +5,8 @@ replayed instead of the snapshot. The audit (ledger/audit.py) checks every event
 
 from __future__ import annotations
 
+import sys
+
 import msgspec
 
 from . import chain
@@ -127,6 +129,27 @@ class Loader:
         if latest is not None and latest[1] is not None:
             found[latest[0]] = (msgspec.json.decode(latest[1].state), latest[2])
         return found
+
+    def rows(self, cid, page: int):
+        """Every stored event of the campaign in order, a page of `page` rows per SELECT, each as its stored bytes
+        (`audit.Raw`, decoded by the audit as it reads it) or, if even those cannot be read, as a damaged `Logged`.
+        A generator: what it has given is not held here."""
+        from .audit import Raw
+
+        after = None
+        while True:
+            rows = self.recorder.select_events(cid, gt=after, limit=page)
+            for stored in rows:
+                try:
+                    data = self.mapper.decode_state(stored)
+                except Exception as e:  # noqa: BLE001
+                    yield Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
+                    continue
+                yield Raw(stored.originator_version, sys.intern(stored.topic), data)
+            if len(rows) < page:
+                return
+            after = rows[-1].originator_version
+            del rows
 
     def logged(self, stored) -> Logged:
         """One stored event as read back (a damaged row is a finding, not a crash)."""

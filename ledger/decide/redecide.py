@@ -208,6 +208,9 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     except LedgerError as e:
         kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
+    if not problems and fact.final == fact.original + sum(d.value for d in fact.drms) \
+            and msgspec.structs.replace(expected, action=fact.action) == fact:
+        return []  # the whole fact as decided (the usual case): each comparison below compares what is equal here
     auto = lambda f: {d.key: d.value for d in f.drms if d.kind == "automatic"}  # noqa: E731
     decl = lambda f: {d.key: (d.value, d.input) for d in f.drms if d.kind == "declared"}  # noqa: E731
     if auto(expected) != auto(fact):

@@ -1,0 +1,149 @@
+"""The audit with its signatures verified on a worker thread and its log streamed from the stored rows (issue 24):
+the same findings, in the same order and words, as the audit verifying in line over the decoded log."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.audit import audit, sources_of
+from cgledger.ledger.chain import campaign_id
+from cgledger.ledger.reading import collector_paused
+from conftest import Cli, sql
+from test_cgs import fortified, fresh  # noqa: F401  (fixtures)
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+SIZE = 3000
+
+
+@pytest.fixture(scope="module")
+def long_log(tmp_path_factory) -> Path:
+    """The shipped KGP sample, both sides' keys, then signed rolls up to SIZE events (as bench_cli.py builds it)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_cli
+    finally:
+        sys.path.remove(str(BENCH))
+    folder = tmp_path_factory.mktemp("long")
+    return bench_cli.build(folder, [SIZE])[SIZE]
+
+
+def reports(db: Path):
+    """The audit five ways: stored rows streamed, verified in a child process, on a thread and in line; the decoded
+    log, verified in a child process and in line."""
+    ledger = open_ledger(str(db))
+    try:
+        name = ledger.resolve_name(None)
+        cid = campaign_id(name)
+        snapshots = ledger.snapshots_of(name)
+        with collector_paused():
+            found = [audit(cid, ledger.loader.rows(cid, ledger.READ_PAGE), snapshots, worker=worker)
+                     for worker in ("process", "thread", None)]
+            logged = ledger.history(None)
+            found += [audit(cid, logged, snapshots, worker=worker) for worker in ("process", None)]
+        return found, logged
+    finally:
+        ledger.close()
+
+
+def tampered(long_log: Path, tmp_path: Path, change) -> tuple[Path, list[int]]:
+    """A copy of the long log with `change(data)` made to the stored JSON of a signed roll early in it, in the middle
+    and at its end."""
+    db = tmp_path / "tampered.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{long_log}{suffix}").exists():
+            shutil.copy(f"{long_log}{suffix}", f"{db}{suffix}")
+    stored = sql(db, "SELECT originator_version, state FROM {events} ORDER BY originator_version")
+    signed = [(v, s) for v, s in stored if msgspec.json.decode(bytes(s)).get("signature")]
+    chosen = [signed[5], signed[len(signed) // 2], signed[-1]]
+    for version, state in chosen:
+        data = msgspec.json.decode(bytes(state))
+        change(data)
+        sql(db, "UPDATE {events} SET state=? WHERE originator_version=?", (msgspec.json.encode(data), version))
+    return db, [v for v, _s in chosen]
+
+
+def flip(text: str) -> str:
+    return ("1" if text[0] != "1" else "2") + text[1:]
+
+
+def forged_signature(data: dict) -> None:
+    data["signature"] = flip(data["signature"])
+
+
+def broken_chain(data: dict) -> None:
+    data["prev"] = flip(data["prev"])
+
+
+def wrong_result(data: dict) -> None:
+    data["fact"]["result"] = "a result no table gives"
+
+
+@pytest.mark.parametrize("change, kind, words", [
+    (forged_signature, "signature", "signature does not verify: forged, or altered after it was signed"),
+    (broken_chain, "chain", "the log was reordered or rewritten"),
+    (wrong_result, "result", "the table gives"),
+])
+def test_a_problem_early_in_the_middle_and_at_the_end_is_found_the_same_with_the_worker(long_log, tmp_path, change,
+                                                                                       kind, words):
+    db, versions = tampered(long_log, tmp_path, change)
+    (streamed, *others), _logged = reports(db)
+    assert all(other == streamed for other in others)  # every finding, in order, in the same words
+    for version in versions:
+        assert any(f.version == version and f.kind == kind and words in f.message for f in streamed.findings), \
+            (version, streamed.findings)
+    assert streamed.events == SIZE and streamed.head[0] == SIZE
+    done = Cli(db)("audit")  # the command as players run it names each one
+    assert done.exit_code == 1
+    for finding in streamed.findings:
+        assert finding.line() in done.stdout
+
+
+def test_a_clean_long_log_reports_the_same_with_the_worker_and_without(long_log):
+    (streamed, *others), logged = reports(long_log)
+    assert streamed.clean and streamed.events == SIZE and streamed.rolls > SIZE // 2
+    assert all(other == streamed for other in others)
+    assert dict(streamed.sources) == sources_of(logged)  # counted as the audit goes: the whole-log definition's
+
+
+def test_a_log_with_map_decisions_reads_the_same_past_streamed(fortified):  # noqa: F811
+    """Placing reads the map (the log before it): streamed, that past is decoded again on each read, then kept
+    decoded after a few (audit.Past); the report is the decoded log's."""
+    fortified.ok("remove", "wire", "DTW-H20", "--by", "fire")
+    (streamed, *others), _logged = reports(fortified.db)
+    assert streamed.clean
+    assert all(other == streamed for other in others)
+
+
+def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
+    """The child takes only plain hex; texts `bytes.fromhex` reads otherwise (spaces, upper case) or refuses are
+    checked in line: every outcome is `secrets.verify`'s."""
+    import time
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    from cgledger.ledger.secrets import verify
+    from cgledger.ledger.signatures import Verifier
+
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    digest = "ab" * 32
+    good = key.sign(bytes.fromhex(digest)).hex()
+    cases = [(public, digest, good), (public, digest, flip(good)), (public, digest, good[:64] + " " + good[64:]),
+             (public, digest, "zz"), (public[:10], digest, good), (public, digest, good + "0"),
+             (public.upper(), digest, good.upper()), (public, digest, "")] * 20  # more than a batch
+    expected = [n for n, case in enumerate(cases) if not verify(*case)]
+    for worker in ("process", "thread", None):
+        verifier = Verifier(worker)
+        started = time.monotonic()  # the child's checks are the ones compared: wait until it is ready
+        while worker == "process" and not verifier._pool.ready() and time.monotonic() - started < 30:
+            time.sleep(0.01)
+        for n, case in enumerate(cases):
+            verifier.add(*case, n)
+        assert sorted(verifier.failed()) == expected, worker
