@@ -211,7 +211,9 @@ class _Child:
         import subprocess
 
         try:
-            proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            # -I: isolated, so no module in the working folder or PYTHONPATH can stand in for `cryptography` and
+            # answer "valid" (a file the other player sent, saved beside the campaign, must not be imported)
+            proc = subprocess.Popen([sys.executable, "-I", "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.DEVNULL, text=True)
         except (OSError, ValueError):
             return None

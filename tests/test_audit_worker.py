@@ -147,3 +147,28 @@ def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
         for n, case in enumerate(cases):
             verifier.add(*case, n)
         assert sorted(verifier.failed()) == expected, worker
+
+
+def test_a_cryptography_beside_the_campaign_cannot_answer_for_the_child(long_log, tmp_path, monkeypatch):
+    """The child that verifies signatures runs isolated (python -I): a `cryptography` package in the working folder
+    or on PYTHONPATH (say, a file the other player sent, saved beside the campaign) that would call every signature
+    valid is not imported; the forged signatures are still found."""
+    db, versions = tampered(long_log, tmp_path, forged_signature)
+    fake = tmp_path / "planted" / "cryptography"
+    (fake / "hazmat" / "primitives" / "asymmetric").mkdir(parents=True)
+    for folder in (fake, fake / "hazmat", fake / "hazmat" / "primitives", fake / "hazmat" / "primitives" / "asymmetric"):
+        (folder / "__init__.py").write_text("")
+    (fake / "exceptions.py").write_text("class InvalidSignature(Exception):\n    pass\n")
+    (fake / "hazmat" / "primitives" / "asymmetric" / "ed25519.py").write_text(
+        "class Ed25519PublicKey:\n"
+        "    @classmethod\n"
+        "    def from_public_bytes(cls, data):\n"
+        "        return cls()\n"
+        "    def verify(self, signature, data):\n"
+        "        return None  # every signature 'valid'\n")
+    monkeypatch.chdir(fake.parent)
+    monkeypatch.setenv("PYTHONPATH", str(fake.parent))
+    (streamed, *others), _logged = reports(db)
+    assert all(other == streamed for other in others)
+    for version in versions:
+        assert any(f.version == version and f.kind == "signature" for f in streamed.findings), version
