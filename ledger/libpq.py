@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
+from contextlib import contextmanager
 from typing import Iterable, Sequence
 from uuid import UUID
 
 from .errors import DatabaseError
-from .store import postgres_env, redact
+from .pgurl import postgres_env, redact
 
 # libpq by its soname first (Debian's libpq5, which PostgreSQL's own packages install), then psycopg_binary's copy
 LIBRARIES = ("libpq.so.5",)
@@ -209,3 +211,31 @@ def connect(url: str, libraries: Iterable[str] | None = None) -> Connection | No
     lib = load(libraries)
     return None if lib is None else Connection(lib, url)
 
+
+@contextmanager
+def session(db: str, libraries: Iterable[str] | None = None):
+    """query(sql, params) -> rows on the database `db`, through libpq or, when no libpq loads,
+    psycopg; $1, $2, ... are the parameters. A server error is a QueryError; an unreachable server a one-line
+    DatabaseError, as the store gives it."""
+    conn = connect(db, libraries)
+    if conn is not None:
+        with conn:
+            yield conn.query
+        return
+    import psycopg
+
+    env = postgres_env(db)
+    try:
+        pg = psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]), dbname=env["POSTGRES_DBNAME"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=10)
+    except psycopg.Error as e:
+        raise DatabaseError(f"cannot reach {redact(db)}: {str(e).strip().splitlines()[0]}") from None
+
+    def query(sql: str, params: tuple = ()) -> list[tuple]:
+        try:
+            return pg.execute(re.sub(r"\$\d+", "%s", sql), params).fetchall()
+        except psycopg.Error as e:
+            raise QueryError(str(e).strip().splitlines()[0], e.sqlstate or "") from None
+
+    with pg:
+        yield query

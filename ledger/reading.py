@@ -9,14 +9,13 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import re
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, NamedTuple
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from .errors import CampaignNotFound, DatabaseError, LedgerError
+from .errors import CampaignNotFound, LedgerError
 from .store import FORMAT, META_TABLE, check_sqlite, is_postgres
 
 
@@ -79,39 +78,6 @@ def sqlite_head(db: str, name: str | None) -> str | None:
     return checked_fingerprint(cid, read_logged(*row))
 
 
-@contextmanager
-def _postgres(db: str, libraries: Iterable[str] | None):
-    """query(sql, params) -> rows on the database `db`, through libpq (ledger/libpq.py) or, when no libpq loads,
-    psycopg; $1, $2, ... are the parameters. A server error is a QueryError; an unreachable server a one-line
-    DatabaseError, as the store gives it."""
-    from . import libpq
-
-    conn = libpq.connect(db, libraries)
-    if conn is not None:
-        with conn:
-            yield conn.query
-        return
-    import psycopg
-
-    from .store import postgres_env, redact
-
-    env = postgres_env(db)
-    try:
-        pg = psycopg.connect(host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]), dbname=env["POSTGRES_DBNAME"],
-                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=10)
-    except psycopg.Error as e:
-        raise DatabaseError(f"cannot reach {redact(db)}: {str(e).strip().splitlines()[0]}") from None
-
-    def query(sql: str, params: tuple = ()) -> list[tuple]:
-        try:
-            return pg.execute(re.sub(r"\$\d+", "%s", sql), params).fetchall()
-        except psycopg.Error as e:
-            raise libpq.QueryError(str(e).strip().splitlines()[0], e.sqlstate or "") from None
-
-    with pg:
-        yield query
-
-
 def _postgres_last(query, name: str | None) -> tuple[UUID, tuple[int, str, bytes]] | None:
     """The campaign's id and last stored row (version, topic, state) in a marked ledger; None when the database is
     not marked as one of this format (the application says what it is)."""
@@ -137,10 +103,10 @@ def postgres_head(db: str, name: str | None, libraries: Iterable[str] | None = N
     event's digest is recomputed."""
     if not is_postgres(db) or not _plain_store():
         return None
-    from .libpq import QueryError
+    from .libpq import QueryError, session
 
     try:
-        with _postgres(db, libraries) as query:
+        with session(db, libraries) as query:
             last = _postgres_last(query, name)
     except QueryError:
         return None  # e.g. no events table yet
@@ -196,8 +162,10 @@ def stored_head(db: str, name: str | None) -> StoredHead | None:
 def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
     """`stored_head` of a PostgreSQL database: one connection through libpq (psycopg when no libpq loads), the same
     rows as SQLite's."""
+    from .libpq import session
+
     try:
-        with _postgres(db, None) as query:
+        with session(db, None) as query:
             if query(f"SELECT value FROM {META_TABLE} WHERE key = 'format'") != [(FORMAT,)]:
                 return None  # not a marked ledger: the full path says what it is
 

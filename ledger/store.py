@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .errors import DatabaseError
+from .pgurl import is_postgres, postgres_env, redact  # noqa: F401 - the store's names, kept here too
 
 DEFAULT_DB = "campaign.db"
 META_TABLE = "cgledger_meta"
@@ -19,45 +20,15 @@ def resolve_db(db: str | None) -> str:
     return db or os.environ.get("CGLEDGER_DB") or DEFAULT_DB
 
 
-def is_postgres(db: str) -> bool:
-    return db.startswith(("postgresql://", "postgres://"))
-
-
-def postgres_env(url: str) -> dict[str, str]:
-    """postgresql://user:password@host:port/dbname -> the eventsourcing PostgreSQL settings."""
-    from urllib.parse import unquote, urlparse
-
-    parts = urlparse(url)
-    if not parts.hostname or not parts.path.strip("/"):
-        raise DatabaseError(f"malformed PostgreSQL URL '{redact(url)}': use postgresql://USER:PASSWORD@HOST[:PORT]/DBNAME")
-    return {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
-        "POSTGRES_HOST": parts.hostname,
-        "POSTGRES_PORT": str(parts.port or 5432),
-        "POSTGRES_USER": unquote(parts.username or ""),
-        "POSTGRES_PASSWORD": unquote(parts.password or ""),
-        "POSTGRES_CONNECT_TIMEOUT": "10",
-    }
-
-
 def local_name(db: str) -> str:
     """The database as this machine names it: the key of the heads it saw, its mark, views and answers (a file's
     real path; a PostgreSQL URL without its password)."""
     return redact(db) if is_postgres(db) else os.path.realpath(db)
 
 
-def redact(url: str) -> str:
-    """A URL fit for an error message: no password."""
-    from urllib.parse import urlparse
-
-    parts = urlparse(url)
-    return url.replace(f":{parts.password}@", ":***@") if parts.password else url
-
-
 def check_postgres(url: str, create: bool) -> None:
     """The PostgreSQL counterpart of check_sqlite: reachable, and a ledger (marked) unless creating one. Only
-    reading (not creating), it reads through libpq (psycopg when no libpq loads: ledger/reading.py)."""
+    reading (not creating), it reads through libpq (psycopg when no libpq loads: ledger/libpq.py `session`)."""
     if not create:
         _check_marked(url)
         return
@@ -87,10 +58,9 @@ def check_postgres(url: str, create: bool) -> None:
 
 
 def _check_marked(url: str) -> None:
-    from .libpq import ConnectionLost, QueryError
-    from .reading import _postgres
+    from .libpq import ConnectionLost, QueryError, session
 
-    with _postgres(url, None) as query:  # an unreachable server: its one line, "cannot reach ..."
+    with session(url, None) as query:  # an unreachable server: its one line, "cannot reach ..."
         try:
             marked = query("SELECT to_regclass($1)::text", (META_TABLE,))[0][0]
             row = query(f"SELECT value FROM {META_TABLE} WHERE key = 'format'") if marked else None
