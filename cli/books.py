@@ -140,10 +140,12 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
 @common
 def report(obj, html_file: Path, as_of: str | None) -> None:
     """Write the campaign's story as one self-contained HTML page (history, rosters, RG records, LVP chart)."""
-    from cgledger.projections.report import render_html
+    def compute(ledger) -> dict:
+        from cgledger.projections.report import render_html
 
-    story, _rules, _state = obj.ledger().history_of(obj.campaign, as_of)
-    html_file.write_text(render_html(story), encoding="utf-8")
+        return {"html": render_html(ledger.history_of(obj.campaign, as_of)[0])}
+
+    html_file.write_text(obj.answer("report", (), compute, as_of)["html"], encoding="utf-8")  # kept per log head
     click.echo(f"report written to {html_file}")
 
 

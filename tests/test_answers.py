@@ -113,6 +113,12 @@ def test_each_read_kept_shows_what_the_full_read_shows_and_loads_nothing_of_the_
         code, modules = apart(sample, "map", "--group", "St", "--svg", str(tmp_path / name))
         assert code[0] == 0
     assert not heavy(modules) and (tmp_path / "m1.svg").read_text() == (tmp_path / "m2.svg").read_text()
+    code = here(sample, "report", "--html", str(tmp_path / "r0.html"))  # the full read, in this process
+    for name in ("r1.html", "r2.html"):  # the report: its page kept whole
+        shown, modules = apart(sample, "report", "--html", str(tmp_path / name))
+        assert shown[0] == 0 and shown[1] == code[1].replace("r0.html", name)
+    assert not heavy(modules) and "cgledger.projections.report" not in modules
+    assert (tmp_path / "r0.html").read_text() == (tmp_path / "r1.html").read_text() == (tmp_path / "r2.html").read_text()
 
 
 def kept(db: Path, *args: str):
