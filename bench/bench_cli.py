@@ -283,6 +283,18 @@ def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
     return best, cpu
 
 
+def print_ms_table(title: str, columns: list[tuple[str, int]], reads, timed: dict, sizes: list[int]) -> None:
+    """One table of seconds per read and size, in ms: each size's columns (name, width), the first named with the size."""
+    print(title)
+    print(f"{'read command':<16}" + "".join(
+        "".join(f"{(f'{size:,} {name}' if i == 0 else name):>{width}}" for i, (name, width) in enumerate(columns))
+        for size in sizes))
+    for label, _argv in reads:
+        print(f"{label:<16}" + "".join("".join(f"{timed[size][label][i] * 1000:>{width}.0f}"
+                                               for i, (_name, width) in enumerate(columns)) for size in sizes))
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,50000", help="campaign sizes in events (default 1000,10000,50000)")
@@ -370,20 +382,12 @@ def main() -> None:
         line += f"{(click_s + floors[size][0]) * 1000:>14.0f}{1:>7.1f}x{'':>6}"
     print(line + "   (import click + typed decode of every event)")
     print()
-    print("kept views (issue 24 item 6), ms: cold = no view on this machine (folded from the whole log, then kept); "
-          "current = the view at the log's head; +1 = another machine recorded one roll since (one event folded)")
-    print(f"{'read command':<16}" + "".join(f"{f'{size:,} cold':>12}{'current':>9}{'+1':>7}" for size in sizes))
-    for label, _argv in KEPT:
-        print(f"{label:<16}" + "".join(f"{kept[size][label][0] * 1000:>12.0f}{kept[size][label][1] * 1000:>9.0f}"
-                                       f"{kept[size][label][2] * 1000:>7.0f}" for size in sizes))
-    print()
-    print("answers kept per log head (ledger/answers.py), ms: repeated = the answer kept for this head; first = this "
-          "machine recorded one roll just before (the answer misses: the read runs in full, then keeps it)")
-    print(f"{'read command':<16}" + "".join(f"{f'{size:,} repeated':>16}{'first':>8}" for size in sizes))
-    for label, _argv in ANSWERED:
-        print(f"{label:<16}" + "".join(f"{answered[size][label][0] * 1000:>16.0f}{answered[size][label][1] * 1000:>8.0f}"
-                                       for size in sizes))
-    print()
+    print_ms_table("kept views (issue 24 item 6), ms: cold = no view on this machine (folded from the whole log, "
+                   "then kept); current = the view at the log's head; +1 = another machine recorded one roll since "
+                   "(one event folded)", [("cold", 12), ("current", 9), ("+1", 7)], KEPT, kept, sizes)
+    print_ms_table("answers kept per log head (ledger/answers.py), ms: repeated = the answer kept for this head; "
+                   "first = this machine recorded one roll just before (the answer misses: the read runs in full, "
+                   "then keeps it)", [("repeated", 16), ("first", 8)], ANSWERED, answered, sizes)
     print(f"{'in process':<40}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
     for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"),
                      (2, "floor + verify on two threads"), (3, "audit, signatures verified in line"),

@@ -29,6 +29,7 @@ def test_areas_bench_runs_on_a_small_grid():
 def test_cli_bench_runs_on_a_small_campaign():
     out = bench("bench_cli.py", "--sizes", "300", "--runs", "1")
     assert "x click" in out and "x floor" in out and "audit / typed-decode floor" in out
+    assert "300 cold  current" in out and "300 repeated   first" in out  # the kept views and answers tables
 
 
 def test_agent_bench_runs_on_a_small_campaign():
