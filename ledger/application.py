@@ -19,17 +19,22 @@ from . import rules as rulesmod
 from .campaign import Campaign, CampaignState, campaign_id, fold
 from .evolve import SCENARIO
 from . import chain
-from .decide import fortify
-from .decide import map as mapd
-from .decide import chits, fair, purchases, rolls, secrets, steps, walk
-from . import hidden as hiddenmod
+from . import lazy
+from .decide import chits, fair, steps, walk
 from .decide.steps import next_step, title, unmet
-from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
-from .decide import rights
 from .decide import witness as witnessing
-from .decide import commands as cmd
-from .decide.commands import decide
+# the write verbs' decisions: a read runs none of them, so each is imported when first used (ledger/lazy.py)
+fortify = lazy.module("cgledger.ledger.decide.fortify")
+mapd = lazy.module("cgledger.ledger.decide.map")
+purchases = lazy.module("cgledger.ledger.decide.purchases")
+rolls = lazy.module("cgledger.ledger.decide.rolls")
+secrets = lazy.module("cgledger.ledger.decide.secrets")
+rights = lazy.module("cgledger.ledger.decide.rights")
+cmd = lazy.module("cgledger.ledger.decide.commands")
+hiddenmod = lazy.module("cgledger.ledger.hidden")
+dicemod = lazy.module("cgledger.ledger.dice")
+timeline = lazy.module("cgledger.ledger.timeline")
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
 from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
@@ -37,7 +42,8 @@ from .logged import Logged
 from .loading import Loader
 from .fairplay import FairPlay
 from . import guidance
-from . import mark, seen, turn
+from . import mark, seen
+turn = lazy.module("cgledger.ledger.turn")
 from . import takeback
 from .secretbooks import SecretBooks
 from .keptreads import KeptReads, as_stored
@@ -48,11 +54,10 @@ from .rules import Resolution, parse_declared
 from .store import (
     check_postgres, check_sqlite, index_topics, is_postgres, local_name, lost_connection, postgres_env, redact,
 )
-from .timeline import as_of as as_of_log
-from .timeline import effective, summary
 
 if TYPE_CHECKING:
     from .audit import Report
+    from .dice import DiceSource
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class CampaignLedger(Application):
 
     def __init__(self, env=None, dice: DiceSource | None = None):
         super().__init__(env)
-        self.dice: DiceSource = dice or SystemDice()
+        self._dice = dice  # the system's dice unless given: made when first rolled (a read rolls none)
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
@@ -91,6 +96,16 @@ class CampaignLedger(Application):
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
         self.kept = KeptReads(self)  # the read views kept current (issue 24 item 6)
+
+    @property
+    def dice(self) -> DiceSource:
+        if self._dice is None:
+            self._dice = dicemod.SystemDice()
+        return self._dice
+
+    @dice.setter
+    def dice(self, dice: DiceSource) -> None:
+        self._dice = dice
 
     @property
     def notices(self) -> list[str]:
@@ -296,7 +311,7 @@ class CampaignLedger(Application):
                 raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
             faces, source = report.faces, "vasl"
         elif dice is not None:
-            faces, source = parse_entered(table.die, dice), "entered"
+            faces, source = dicemod.parse_entered(table.die, dice), "entered"
         else:
             faces, source = self.dice.roll(table.die), self.dice.name
         command = rolls.RollCommand(
@@ -338,7 +353,7 @@ class CampaignLedger(Application):
 
     def dice_mode(self, name: str | None, mode: str):
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.ChooseDiceMode(mode=mode))
+        fact, = cmd.decide(campaign, rules, cmd.ChooseDiceMode(mode=mode))
         self.append(campaign, fact)
         return fact
 
@@ -346,13 +361,13 @@ class CampaignLedger(Application):
         """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
         fact and the events of the action(s) concerned."""
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Undo(reason=reason), cmd.Context(by=self.recording_side(campaign, rules)))
+        fact, = cmd.decide(campaign, rules, cmd.Undo(reason=reason), cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def rewind(self, name: str | None, date: str, reason: str = ""):
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Rewind(cg_date=date, reason=reason),
+        fact, = cmd.decide(campaign, rules, cmd.Rewind(cg_date=date, reason=reason),
                        cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact
@@ -360,7 +375,7 @@ class CampaignLedger(Application):
     def accept(self, name: str | None):
         """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Accept(), cmd.Context(by=self.recording_side(campaign, rules)))
+        fact, = cmd.decide(campaign, rules, cmd.Accept(), cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
@@ -371,7 +386,7 @@ class CampaignLedger(Application):
     def load_rules(self, name: str | None, path: str):
         campaign, rules = self._load(name)
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
-        fact, = decide(campaign, rules, cmd.LoadRules(source=Path(path).name, text=text),
+        fact, = cmd.decide(campaign, rules, cmd.LoadRules(source=Path(path).name, text=text),
                        cmd.Context(by=self.recording_side(campaign, rules)))
         self.append(campaign, fact)
         return fact
@@ -400,7 +415,7 @@ class CampaignLedger(Application):
             return
         view = self.books.own_view(campaign, rules, by)
         try:
-            facts = decide(view, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by))
+            facts = cmd.decide(view, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by))
         except LedgerError:
             return
         self.put(campaign, *facts, command=self.command_id)  # saved with the act itself: a refused act writes nothing
@@ -415,7 +430,7 @@ class CampaignLedger(Application):
         campaign, rules = self._load(name)
         by = self.recording_side(campaign, rules)
         view = self.books.own_view(campaign, rules, by)  # its own RG's follow-ups
-        facts = decide(view, rules, cmd.Step(target=target), cmd.Context(by=by))
+        facts = cmd.decide(view, rules, cmd.Step(target=target), cmd.Context(by=by))
         self.append(campaign, *facts)
         return steps.moved(rules, campaign, facts, guidance.passed)
 
@@ -425,7 +440,7 @@ class CampaignLedger(Application):
         base = steps.need_step(rules, campaign, "scenario_end")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
         from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
-        fact, = decide(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map),
+        fact, = cmd.decide(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map),
                        cmd.Context(log=self.history(campaign.name) if from_map else ()))
         self.append(campaign, fact)
         return fact
@@ -453,7 +468,7 @@ class CampaignLedger(Application):
             self._save(campaign)
             return fact
         self._walk_to(campaign, rules, "", steps.steps_of(rules, "initiative"))
-        fact, = decide(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
+        fact, = cmd.decide(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         self.append(campaign, fact)
         return fact
 
@@ -559,7 +574,7 @@ class CampaignLedger(Application):
         self._walk_to(campaign, rules, who, steps.steps_of(rules, purchase="rg"))
         view = self.books.own_view(campaign, rules, who)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
-        fact, = decide(view, rules, cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective,
+        fact, = cmd.decide(view, rules, cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective,
                                             given=given, on_map=on_map, pre_registered=pre_registered),
                        cmd.Context(sealed_cpp=sealed_cpp))
         if secret is None:
@@ -588,7 +603,7 @@ class CampaignLedger(Application):
         self._walk_to(campaign, rules, rules.side(side),
                       steps.steps_of(rules, purchase="fortifications"))
         view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
-        fact, = decide(view, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
+        fact, = cmd.decide(view, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
                                                 squads=squads, front_line=front_line, isolated=isolated))
         self.append(campaign, fact)
         return fact
@@ -596,7 +611,7 @@ class CampaignLedger(Application):
     # ---- the map -------------------------------------------------------------------------------------
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Control(location=location, side=side, strategic=strategic))
+        fact, = cmd.decide(campaign, rules, cmd.Control(location=location, side=side, strategic=strategic))
         self.append(campaign, fact)
         self.notices.extend(mapd.strategic_left(campaign, rules, fact.location))  # said when it is made
         return fact
@@ -616,7 +631,7 @@ class CampaignLedger(Application):
                 raise BadInput("no dice of the other side wait for your witness" + (
                     f" (event {', '.join(disputed)} disputed: name them to witness them after all)" if disputed
                     else ""), witnessing.RULE)
-        fact, = decide(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
+        fact, = cmd.decide(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
         self.append(campaign, fact)
         return fact, self._claimed(campaign.name, fact.rolls)
 
@@ -626,7 +641,7 @@ class CampaignLedger(Application):
 
     def record_hq(self, name: str | None, side: str, location: str):
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.RecordHQ(side=side, location=location))
+        fact, = cmd.decide(campaign, rules, cmd.RecordHQ(side=side, location=location))
         self.append(campaign, fact)
         return fact
 
@@ -634,7 +649,7 @@ class CampaignLedger(Application):
                       burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
                       redeployed: tuple[str, ...] = ()):
         campaign, rules = self._load(name)
-        facts = decide(campaign, rules, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
+        facts = cmd.decide(campaign, rules, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
                                                          in_sewer=in_sewer, redeployed=redeployed))
         self.append(campaign, *facts)
         return facts
@@ -642,7 +657,7 @@ class CampaignLedger(Application):
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
         """A fortification placed; a hidden one (7.4.4) of a side with a key is sealed with it (its hex)."""
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Place(item=item, hex=hex_text, side=side, hidden=hidden),
+        fact, = cmd.decide(campaign, rules, cmd.Place(item=item, hex=hex_text, side=side, hidden=hidden),
                        cmd.Context(log=self.history(campaign.name)))
         if fact.hidden and fact.side in campaign.keys:
             salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
@@ -653,14 +668,14 @@ class CampaignLedger(Application):
 
     def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Remove(item=item, hex=hex_text, by=by, side=side),
+        fact, = cmd.decide(campaign, rules, cmd.Remove(item=item, hex=hex_text, by=by, side=side),
                        cmd.Context(log=self.history(campaign.name)))
         self.append(campaign, fact)
         return fact
 
     def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
         campaign, rules = self._load(name)
-        fact, = decide(campaign, rules, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll),
+        fact, = cmd.decide(campaign, rules, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll),
                        cmd.Context(log=self.history(campaign.name)))
         self.append(campaign, fact)
         return fact
@@ -938,7 +953,7 @@ class CampaignLedger(Application):
         theirs = []
         for stored in self.recorder.select_events(campaign.id, gt=base):
             try:
-                theirs.append(summary(decode_envelope(self.mapper.decode_state(stored)).fact, sides))
+                theirs.append(timeline.summary(decode_envelope(self.mapper.decode_state(stored)).fact, sides))
             except Exception:  # noqa: BLE001
                 theirs.append(stored.topic)
         shown = ", ".join(theirs[:3]) + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
@@ -1003,11 +1018,11 @@ class CampaignLedger(Application):
             raise DatabaseError("the campaign log has no readable CampaignStarted event: run `cgledger audit`")
         rules = self.rules_for(state)
         if as_of is not None:
-            logged = as_of_log(logged, as_of, rules.calendar)
+            logged = timeline.as_of(logged, as_of, rules.calendar)
             state = fold(logged)
             rules = self.rules_for(state)
         if not raw:
-            logged = effective(logged, self.keyring.opened(state, rules, logged)
+            logged = timeline.effective(logged, self.keyring.opened(state, rules, logged)
                                if state.sealed or state.secret_rgs else None)
         return logged, rules, state
 

@@ -6,8 +6,6 @@ replaying the log never rolls again. `source` says where the faces came from.
 
 from __future__ import annotations
 
-import random
-import secrets
 from typing import Literal, Protocol
 
 from .errors import BadInput
@@ -94,6 +92,8 @@ class SystemDice:
 
     def roll(self, die: str) -> tuple[int, ...]:
         count, low, high = FACES[die]
+        import secrets  # here: a read never rolls (issue 24 item 4)
+
         return tuple(low + secrets.randbelow(high - low + 1) for _ in range(count))
 
 
@@ -104,6 +104,8 @@ class SeededDice:
     name = "seeded"
 
     def __init__(self, seed: int | str):
+        import random
+
         self._random = random.Random(seed)
 
     def roll(self, die: str) -> tuple[int, ...]:

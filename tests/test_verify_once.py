@@ -53,6 +53,21 @@ def test_a_command_checks_only_past_the_mark_and_the_audit_still_checks_everythi
     assert the_mark(german.db)[0] == last
 
 
+def test_the_marked_event_is_checked_again_for_its_content_not_its_signature(table):
+    """Every load checks the event at the mark again (tests/test_answers.py: an edit of its content is named), but
+    its chain and digest only: the mark holds the digest whose signature this machine verified, and the signature
+    covers that digest, so a read loads no cryptography. A signature changed alone shows nothing different; the
+    audit names it."""
+    german, us, anyone = table
+    honest_roll(german)
+    last = count_events(german.db)
+    assert the_mark(german.db)[0] == last
+    a_forged_signature(german.db, last)
+    result = german("status")
+    assert result.exit_code == 0 and "Warning" not in result.stderr
+    assert "signature" in kinds(anyone)
+
+
 def test_a_forged_event_past_the_mark_is_named_by_the_next_command_and_by_audit_fast(table):
     german, us, anyone = table
     roll = honest_roll(german)
