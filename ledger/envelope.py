@@ -1,7 +1,6 @@
 """The stored form of an event (its envelope) and of a snapshot, read with msgspec alone: `head` reads a SQLite log
 with this and sqlite3, without loading the event-sourcing library (ledger/reading.py)."""
 
-from __future__ import annotations
 
 import hashlib
 from datetime import datetime

@@ -5,7 +5,6 @@ a changed meaning is a new event type. Every fact but CampaignStarted carries th
 of the action (one CLI command) that wrote it, so that `undo` can void a whole action.
 """
 
-from __future__ import annotations
 
 from msgspec import Struct
 

@@ -3,7 +3,6 @@
 history, skips events, was reordered or edited, or holds a roll the tables do not bear out, is refused
 whole: nothing is imported. `import` runs the audit, which re-decides every event, over the bundle first."""
 
-from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path

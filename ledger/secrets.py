@@ -4,7 +4,6 @@ rolling side's key, so only that side can read it until it is revealed. Keys com
 or a key file, stretched with scrypt (a salt per side, stored in the log with a check value, never
 the key). Uses the `cryptography` package's Fernet (AES-128-CBC with HMAC-SHA256)."""
 
-from __future__ import annotations
 
 import base64
 import functools

@@ -9,7 +9,6 @@ copy; runs leave out a nameless player's reports, which VASL 6.6's chat window s
 file was imported before.
 """
 
-from __future__ import annotations
 
 import codecs
 import hashlib

@@ -1,7 +1,6 @@
 """The event log as rows: each event with the CG Date it was made on and whether a later
 undo voided it. A pure fold over the events as read back from the store."""
 
-from __future__ import annotations
 
 from typing import Any, Iterator
 

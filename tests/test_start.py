@@ -129,6 +129,25 @@ def test_an_edited_shipped_file_is_parsed_again_and_used(tmp_path):
     assert len(cache_files(cache)) == 2
 
 
+def test_a_parse_read_back_is_not_checked_again_but_a_new_check_makes_a_new_key(tmp_path):
+    """A parse read back from the cache skips the engine's checks (it passed them before), so its key names
+    engine.py's source: a check added there (here: one refusing KGP3) runs on the next load, cache or not."""
+    copy, cache = tmp_path / "checkout", tmp_path / "cache"
+    for folder in ("cgledger", "ledger", "cli", "projections"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", copy)
+    code = ("import cgledger; from cgledger.ledger import rules\n"
+            "try:\n    print(cgledger.__path__[-1], rules.load('kgp').table('KGP3').title)\n"
+            "except Exception as e:\n    print(cgledger.__path__[-1], 'refused:', e)\n")
+    assert run([], cache, copy, code).split("\n")[0] == f"{copy} Mist Change DR"
+    engine = copy / "ledger" / "rules" / "engine.py"
+    check = "    def _check_table(self, name: str, table: Table) -> None:\n"
+    assert check in engine.read_text()
+    engine.write_text(engine.read_text().replace(check, check + "        if table.id == 'KGP3':\n"
+                                                               "            self._fail(name, table, 'a new check')\n"))
+    assert "refused:" in run([], cache, copy, code).split("\n")[0] and "a new check" in run([], cache, copy, code)
+
+
 def test_a_corrupt_cache_file_is_ignored_and_written_again(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     overrides = (("mist.toml", OVERRIDE.format(title="ours")),)

@@ -5,7 +5,6 @@ and compares what `decide` gives with what was stored, every field (redecide.py)
 
 A decision is looked up in a table by the command's type, and a command by the fact's type: no chain of `if`s."""
 
-from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable

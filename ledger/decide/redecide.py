@@ -2,7 +2,6 @@
 decision on the state before it. Anything the ledger would have refused, or would have decided otherwise,
 is a finding: (kind, message)."""
 
-from __future__ import annotations
 
 import msgspec
 

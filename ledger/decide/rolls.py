@@ -1,7 +1,6 @@
 """Rolls: what is due (tables declare it as data: `per`, `per_rule`, `after`, an RG's follow-ups), the DRMs
 the log decides, the result. Dice are an input of the command, never produced here."""
 
-from __future__ import annotations
 
 import re
 

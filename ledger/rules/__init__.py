@@ -139,9 +139,9 @@ def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
     key = disk.key(system, list(sources), overrides) if sources else None
     parsed = disk.read(key) if key else None
     if parsed is not None:
-        rules = Rules(parsed.system, list(parsed.files))
+        rules = Rules(parsed.system, list(parsed.files), checked=True)  # stored only once they went through
         for name, tables_file in parsed.overrides:
-            rules.add(name, tables_file)
+            rules.add(name, tables_file, checked=True)
         return rules
     system_file, files = _shipped(system)
     rules = Rules(system_file, list(files))

@@ -12,7 +12,6 @@ fixtures/cgs-rg-chart-example.toml), and the ledger already books an RG given in
 (`buy --given`) at 0 CPP. The KGP and RR charts print no 0-CPP line, but no rule forbids one.
 """
 
-from __future__ import annotations
 
 import re
 from collections.abc import Callable
