@@ -123,8 +123,13 @@ class CampaignLedger(Application):
 
     # ---- loading and appending ----------------------------------------------------------------
     def campaign(self, name: str | None, writing: bool = False) -> Campaign:
+        cid = campaign_id(self.resolve_name(name))
+        if not writing:
+            again = self._read_again(cid)
+            if again is not None:
+                return again
         try:
-            campaign = self._rebuild(campaign_id(self.resolve_name(name)))
+            campaign = self._rebuild(cid)
         except (MapperDeserialisationError, OriginatorVersionError) as e:
             raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
         self._check_seen(campaign, writing)
@@ -133,7 +138,29 @@ class CampaignLedger(Application):
             self.notices.append(f"action #{action} takes back action(s) {', '.join(map(str, voided))} out of "
                                 "order, which no ledger does: from there the totals `status` shows may differ from the "
                                 "roster's; run `cgledger audit`")
+        if not writing and not self.notices:  # read without a warning: read once (`_read_again`)
+            last = self.recorder.select_events(cid, desc=True, limit=1)
+            self._last_read = (cid, last[0].originator_version, last[0].state, campaign) if last else None
         return campaign
+
+    _last_read: tuple | None = None  # (campaign id, last stored version, its stored bytes, the campaign read)
+
+    def forget_reads(self) -> None:
+        """A new command reads the campaign afresh (the CLI calls this as each command opens the ledger)."""
+        self._last_read = None
+
+    def _read_again(self, cid) -> Campaign | None:
+        """The campaign this command already read, if it read it without a warning and the log's last stored row
+        is still byte for byte the one it read up to (issue 24 item 2: "load the campaign once per command"; `map`
+        read it twice). A campaign a verb has recorded on since (its version moved) is read again."""
+        if self._last_read is None or self._last_read[0] != cid:
+            return None
+        _cid, version, state, campaign = self._last_read
+        last = self.recorder.select_events(cid, desc=True, limit=1)
+        if last and last[0].originator_version == version == campaign.version and last[0].state == state:
+            return campaign
+        self._last_read = None
+        return None
 
     where = ""  # this database, as this machine names it (open_ledger): the key of the head it last saw
 
