@@ -45,7 +45,20 @@ class Keyring:
             self._recalled.discard(salt)
             key = self._derived[salt] = derive_key(self.material, salt)
             Keyring.stretches += 1
-        return key if key_check(key) == check else None
+        if key_check(key) != check:
+            return None
+        if salt not in self._opened_here():
+            remember_opened(salt)
+            self._opened.append(salt)
+        return key
+
+    _opened: list[str] | None = None
+
+    def _opened_here(self) -> list[str]:
+        """The salts whose key a key given on this machine opened (read once per keyring)."""
+        if self._opened is None:
+            self._opened = opened_before()
+        return self._opened
 
     def key(self, state, rules, side: str, purpose: str = "seals its Secret rolls") -> bytes:
         """The side's key from the material given (CGLEDGER_PASSPHRASE or --key-file); checked."""
@@ -71,10 +84,18 @@ class Keyring:
         return dict(self._derived)
 
     def opens(self, state) -> str | None:
-        """The side whose key the material given opens, if any."""
+        """The side whose key the material given opens, if any. The side whose key a key given on this machine
+        opened before is tried first: each try stretches the material with that side's salt (scrypt, ~40 ms), so
+        the second side of a campaign paid for the first side's salt in every command of its player."""
         if self.material is None:
             return None
-        return next((s for s, k in state.keys.items() if self._checked(k["salt"], k["check"]) is not None), None)
+        before = self._opened_here()
+        known = [side for side, key in state.keys.items() if key["salt"] in before]
+        # a machine that plays one side tries it first; one where both sides' keys were given (a shared table)
+        # tries them in their order, as before
+        tried = [*known, *(side for side in state.keys if side not in known)] if len(known) == 1 else list(state.keys)
+        return next((s for s in tried if self._checked(state.keys[s]["salt"], state.keys[s]["check"]) is not None),
+                    None)
 
     def new_registration(self, user_inputs: tuple[str, ...] = ()) -> tuple[str, str, str]:
         """(salt, check value, Ed25519 public key) of a new side key; a weak passphrase is refused (`user_inputs`:
@@ -213,3 +234,29 @@ class Keyring:
             return 0
         key = self.key(state, rules, side)
         return sum(unseal(key, made.sealed).fact.value or 0 for made in read(mine))
+
+
+OPENED_KEPT = 64  # salts remembered (a few per campaign played on this machine)
+
+
+def _opened_file():
+    from .machine import state_dir
+
+    return state_dir() / "opened-salts.json"
+
+
+def opened_before() -> list[str]:
+    """The salts (public: each side's registration holds its own) whose key a key given on this machine opened,
+    latest last. What they tell: which side this machine plays. Nothing derived from a passphrase is kept."""
+    from .machine import read_json
+
+    found = read_json(_opened_file()).get("salts", [])
+    return [salt for salt in found if isinstance(salt, str)] if isinstance(found, list) else []
+
+
+def remember_opened(salt: str) -> None:
+    """Kept once a key given here opens the side of `salt` (a write only the first time)."""
+    from .machine import write_json
+
+    salts = [s for s in opened_before() if s != salt] + [salt]
+    write_json(_opened_file(), {"salts": salts[-OPENED_KEPT:]})

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Player, keyed_players
+from cgledger.cli.app import forget
 from cgledger.ledger import keyagent
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.keyring import Keyring
@@ -280,3 +281,28 @@ def test_unlock_refuses_bad_input_in_one_line(players, no_agent_left):
 def test_unlock_needs_a_side_with_a_key(kgp, no_agent_left):
     Player(kgp.db, GERMAN).refused("keys", "unlock", contains="no side has a key yet")
     assert agent_state() is None
+
+
+def test_a_machine_that_plays_one_side_stretches_the_key_once(make_db, tmp_path, monkeypatch):
+    """Without an agent, a command that asks whose key was given stretches it with each side's salt in turn until
+    one opens (scrypt each time): the U.S. player paid for the German salt too, in every command (2 before this
+    test's change). His machine now tries the side it opened before first; a machine where both sides' keys were
+    given tries them in order."""
+    db = make_db()
+    german, us = Player(db, GERMAN), Player(db, US)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "german-machine"))
+    german.ok("new", "CG I", "--system", "kgp", "--cg", "I")
+    german.ok("keys", "init", "--side", "german")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "us-machine"))
+    us.ok("keys", "init", "--side", "us")
+
+    def stretches_of_a_status() -> int:
+        forget(str(db))  # the next command opens the ledger, and a keyring, afresh (as a new process does)
+        before = Keyring.stretches
+        us.ok("status")
+        return Keyring.stretches - before
+
+    assert stretches_of_a_status() == 1  # his key opened his side here when he set it up (it signed that)
+    assert stretches_of_a_status() == 1
+    german.ok("status")  # the German key given on the U.S. machine too: a shared table
+    assert stretches_of_a_status() == 2  # both sides' keys opened here: tried in their order, as before
