@@ -958,6 +958,24 @@ class CampaignLedger(Application):
                     return logged
                 after = rows[-1].originator_version
 
+    def entries(self, name: str | None) -> list:
+        """`history` as ledger/envelope.read_entries gives it: (version, topic, the decoded envelope, or the damaged
+        Logged `history` would hold), no Logged built per event (`log --json`, `export`: issue 24)."""
+        from .envelope import read_entries
+
+        cid = campaign_id(self.resolve_name(name))
+        plain = not self.mapper.cipher and not self.mapper.compressor
+        entries: list = []
+        after = None
+        with collector_paused():
+            while True:
+                rows = self._page(cid, after, self.READ_PAGE)
+                entries += read_entries((s.originator_version, s.topic, s.state) for s in rows) if plain else \
+                    [(s.originator_version, s.topic, self.loader.logged(s)) for s in rows]
+                if len(rows) < self.READ_PAGE:
+                    return entries
+                after = rows[-1].originator_version
+
     def _page(self, cid, after: int | None, limit: int) -> list:
         """The campaign's stored events after version `after`, `limit` of them: the recorder's select_events. On
         SQLite the library's own statement, without its parse of every row's originator id into a UUID (a third of a
