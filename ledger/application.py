@@ -774,11 +774,12 @@ class CampaignLedger(Application):
                                     "own copy of the VASL log holds the same reports")
         return imported
 
-    def export_bundle(self, name: str | None, since: str, path: Path):
-        from .exchange import export_bundle
-
+    def export_source(self, name: str | None) -> tuple[str, str]:
+        """(the campaign's name, its game system) for `export`, after loading the campaign as every command does:
+        a damaged log is refused, what does not check out past this machine's mark is a notice (cli/exchange.py
+        keeps this per log head, ledger/answers.py; the bundle is written from `entries`, ledger/bundle.py)."""
         name = self.resolve_name(name)
-        return export_bundle(self.history(name), name, self.campaign(name).system, since, path)
+        return name, self.campaign(name).system
 
     # ---- the email turn (ledger/turn.py) -------------------------------------------------------------
     def me(self, campaign, rules, side: str | None = None) -> str:
@@ -809,7 +810,8 @@ class CampaignLedger(Application):
             return None, me, None
         if path is None:
             path = turn.outbox_name(outbox or Path("."), name, campaign.cg_date, me, history[-1].version)
-        return export_bundle(history, name, campaign.system, fingerprint, path), me, path
+        entries = [(e.version, e.topic, e) for e in history]
+        return export_bundle(entries, name, campaign.system, fingerprint, path), me, path
 
     def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
         """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
