@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import sys
+
 import click
 
 from cgledger.projections.log import iter_log_json, iter_log_rows, json_list, log_json
@@ -188,5 +190,12 @@ def _whole_json(obj) -> None:
     entries = sqlite_entries(resolve_db(obj.db), obj.campaign)
     if entries is None:
         entries = obj.ledger().entries(obj.campaign)
+    binary = getattr(sys.stdout, "buffer", None)  # the web runs commands into a text stream: no bytes there
+    if binary is None:
+        for chunk in log_json(entries):
+            click.echo(chunk.decode(), nl=False)
+        return
+    sys.stdout.flush()
     for chunk in log_json(entries):
-        click.echo(chunk.decode(), nl=False)  # text: the web runs commands into a text stream
+        binary.write(chunk)
+    binary.flush()
