@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import sys
+
 import click
 
-from cgledger.projections.log import iter_log_json, iter_log_rows, json_list
+from cgledger.projections.log import iter_log_json, iter_log_rows, json_list, log_json
 
 from .app import as_of_option, common, json_option, main
 
@@ -158,6 +160,8 @@ def render(row: dict) -> str:
 @common
 def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
+    if as_json and last is None and not as_of:
+        return _whole_json(obj)
     rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict (issue 24)
     if last is not None and not as_of:  # the tail alone, from the campaign just before it
         before, tail = obj.ledger().log_tail(obj.campaign, last)
@@ -175,3 +179,23 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
         return
     for row in rows:
         click.echo(render(row))
+
+
+def _whole_json(obj) -> None:
+    """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone (ledger/reading.py
+    sqlite_entries), else through the application; its rows encoded a page at a time (issue 24)."""
+    from cgledger.ledger.reading import sqlite_entries
+    from cgledger.ledger.store import resolve_db
+
+    entries = sqlite_entries(resolve_db(obj.db), obj.campaign)
+    if entries is None:
+        entries = obj.ledger().entries(obj.campaign)
+    binary = getattr(sys.stdout, "buffer", None)  # the web runs commands into a text stream: no bytes there
+    if binary is None:
+        for chunk in log_json(entries):
+            click.echo(chunk.decode(), nl=False)
+        return
+    sys.stdout.flush()
+    for chunk in log_json(entries):
+        binary.write(chunk)
+    binary.flush()

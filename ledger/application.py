@@ -816,11 +816,12 @@ class CampaignLedger(Application):
                                     "own copy of the VASL log holds the same reports")
         return imported
 
-    def export_bundle(self, name: str | None, since: str, path: Path):
-        from .exchange import export_bundle
-
+    def export_source(self, name: str | None) -> tuple[str, str]:
+        """(the campaign's name, its game system) for `export`, after loading the campaign as every command does:
+        a damaged log is refused, what does not check out past this machine's mark is a notice (cli/exchange.py
+        keeps this per log head, ledger/answers.py; the bundle is written from `entries`, ledger/bundle.py)."""
         name = self.resolve_name(name)
-        return export_bundle(self.history(name), name, self.campaign(name).system, since, path)
+        return name, self.campaign(name).system
 
     # ---- the email turn (ledger/turn.py) -------------------------------------------------------------
     def me(self, campaign, rules, side: str | None = None) -> str:
@@ -851,7 +852,8 @@ class CampaignLedger(Application):
             return None, me, None
         if path is None:
             path = turn.outbox_name(outbox or Path("."), name, campaign.cg_date, me, history[-1].version)
-        return export_bundle(history, name, campaign.system, fingerprint, path), me, path
+        entries = [(e.version, e.topic, e) for e in history]
+        return export_bundle(entries, name, campaign.system, fingerprint, path), me, path
 
     def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
         """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
@@ -998,6 +1000,24 @@ class CampaignLedger(Application):
                 logged.extend(self.loader.logged(stored) for stored in rows)
                 if len(rows) < self.READ_PAGE:
                     return logged
+                after = rows[-1].originator_version
+
+    def entries(self, name: str | None) -> list:
+        """`history` as ledger/envelope.read_entries gives it: (version, topic, the decoded envelope, or the damaged
+        Logged `history` would hold), no Logged built per event (`log --json`, `export`: issue 24)."""
+        from .envelope import read_entries
+
+        cid = campaign_id(self.resolve_name(name))
+        plain = not self.mapper.cipher and not self.mapper.compressor
+        entries: list = []
+        after = None
+        with collector_paused():
+            while True:
+                rows = self._page(cid, after, self.READ_PAGE)
+                entries += read_entries((s.originator_version, s.topic, s.state) for s in rows) if plain else \
+                    [(s.originator_version, s.topic, self.loader.logged(s)) for s in rows]
+                if len(rows) < self.READ_PAGE:
+                    return entries
                 after = rows[-1].originator_version
 
     def _page(self, cid, after: int | None, limit: int) -> list:

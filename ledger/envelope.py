@@ -60,3 +60,23 @@ def read_logged(version: int, topic: str, state: bytes) -> Logged:
                       f"its stored topic '{topic}' is not what it holds ('{held}'): the row was edited")
     return Logged(version, envelope.timestamp, envelope.prev, envelope.digest, topic, envelope.fact, "",
                   envelope.author, envelope.signature, envelope.command, envelope.form)
+
+
+def read_entries(rows) -> list[tuple[int, str, Envelope | Logged]]:
+    """Stored rows (version, topic, stored bytes) as (version, topic, record): the decoded envelope itself where it
+    reads and holds what its row's topic says, else the damaged `Logged` read_logged gives (its `error` named as
+    there). Both records answer timestamp, fact, digest, author and signature: a whole-log read (`log --json`,
+    `export`) builds no Logged per event (issue 24). Every row is decoded and checked as read_logged checks it."""
+    decode, tags, entries = _envelope.decode, TAGS, []
+    append = entries.append
+    for version, topic, state in rows:
+        try:
+            envelope = decode(state)
+        except Exception:  # noqa: BLE001 - read_logged names it
+            append((version, topic, read_logged(version, topic, state)))
+            continue
+        if tags.get(type(envelope.fact), topic) != topic:
+            append((version, topic, read_logged(version, topic, state)))
+            continue
+        append((version, topic, envelope))
+    return entries

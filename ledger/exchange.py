@@ -1,88 +1,17 @@
-"""PBEM exchange: `export --since FINGERPRINT FILE` writes the events the opponent does not have yet;
-`import FILE` appends them after checking they continue the local log's hash chain. A bundle that forks
+"""PBEM exchange: `export --since FINGERPRINT FILE` writes the events the opponent does not have yet (the bundle's
+format and its writing: ledger/bundle.py); `import FILE` appends them after checking they continue the local log's hash chain. A bundle that forks
 history, skips events, was reordered or edited, or holds a roll the tables do not bear out, is refused
 whole: nothing is imported. `import` runs the audit, which re-decides every event, over the bundle first."""
 
 
-from datetime import datetime
-from pathlib import Path
-
-import msgspec
 from eventsourcing.utils import get_topic
 
 from . import chain
 from .audit import DISPUTES, audit
+from .bundle import FORMAT, Bundle, BundleEvent, export_bundle, parse_fingerprint, read_bundle, write_bundle  # noqa: F401
 from .campaign import Campaign, campaign_id
 from .errors import BadInput
-from .events import TAGS, AnyFact, CampaignStarted
-
-FORMAT = "cgledger-bundle/1"
-
-
-class BundleEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    version: int
-    timestamp: datetime
-    prev: str
-    digest: str
-    fact: AnyFact
-    author: str = ""
-    signature: str = ""
-    command: str = ""
-    form: int = 1
-
-    @property
-    def topic(self) -> str:
-        return TAGS[type(self.fact)]
-
-
-class Bundle(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    format: str
-    campaign: str
-    system: str
-    since: int
-    events: list[BundleEvent]
-
-
-def parse_fingerprint(text: str) -> tuple[int, str]:
-    text = text.strip()
-    if text in ("", "0"):
-        return 0, ""
-    version, sep, digest = text.partition(":")
-    if not sep or not version.isdigit() or not digest or any(c not in "0123456789abcdef" for c in digest):
-        raise BadInput(f"malformed fingerprint '{text}': it looks like 25:6d3a7b371269e277 (`cgledger head`), or 0")
-    return int(version), digest
-
-
-def export_bundle(history: list, name: str, system: str, since: str, path: Path) -> Bundle:
-    """Writes the events the opponent does not have yet (after the fingerprint it gave)."""
-    version, digest = parse_fingerprint(since)
-    if version:
-        mine = next((e for e in history if e.version == version), None)
-        if mine is None:
-            raise BadInput(f"the fingerprint {since} is ahead of this log (it ends at event {history[-1].version}): "
-                           "import your opponent's bundle first")
-        if not mine.digest.startswith(digest):
-            raise BadInput(f"the fingerprint {since} does not match event {version} here: the two logs have forked "
-                           "(compare `cgledger log` on both sides)")
-    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form)
-              for e in history if e.version > version]
-    if not events:
-        raise BadInput(f"nothing to export: your opponent already has all {version} events")
-    bundle = Bundle(FORMAT, name, system, version, events)
-    write_bundle(bundle, path)
-    return bundle
-
-
-def write_bundle(bundle: Bundle, path: Path, chunk: int = 1000) -> None:
-    """The bundle's JSON, exactly as msgspec.json.encode(bundle) gives it, written `chunk` events at a time."""
-    encoder = msgspec.json.Encoder()
-    head = encoder.encode(msgspec.structs.replace(bundle, events=[]))
-    assert head.endswith(b"[]}")
-    with path.open("wb") as out:
-        out.write(head[:-2])
-        for start in range(0, len(bundle.events), chunk):
-            out.write((b"," if start else b"") + b",".join(encoder.encode(e) for e in bundle.events[start:start + chunk]))
-        out.write(b"]}")
+from .events import CampaignStarted
 
 
 def domain_event(cid, event: BundleEvent):
@@ -96,16 +25,6 @@ def domain_event(cid, event: BundleEvent):
     stored = object.__new__(cls)
     object.__setattr__(stored, "__dict__", attributes)
     return stored
-
-
-def read_bundle(path: Path) -> Bundle:
-    try:
-        bundle = msgspec.json.decode(path.read_bytes(), type=Bundle)
-    except (msgspec.ValidationError, msgspec.DecodeError, OSError) as e:
-        raise BadInput(f"{path.name} is not a cgledger bundle: {e}") from None
-    if bundle.format != FORMAT:
-        raise BadInput(f"{path.name} is a bundle of an unknown format {bundle.format!r}")
-    return bundle
 
 
 def plan_import(bundle: Bundle, local: list) -> list[BundleEvent]:

@@ -58,24 +58,65 @@ def sqlite_head(db: str, name: str | None) -> str | None:
     when the database is not a plain SQLite file: then the application reads it."""
     if is_postgres(db) or not _plain_store():
         return None
-    from .chain import campaign_id, checked_fingerprint
+    from .chain import checked_fingerprint
     from .envelope import read_logged
 
     check_sqlite(db, create=False)
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            cid = campaign_id(name) if name is not None else None
-            if cid is None or not conn.execute("SELECT 1 FROM stored_events WHERE originator_id = ? LIMIT 1",
-                                               (cid.hex,)).fetchone():
-                cid = campaign_id(pick_name(name, started_names(conn.execute(
-                    "SELECT originator_id, originator_version, state FROM stored_events "
-                    "WHERE topic = 'CampaignStarted' ORDER BY rowid LIMIT 10000"))))
+            cid = _sqlite_campaign(conn, name)
             row = conn.execute("SELECT originator_version, topic, state FROM stored_events WHERE originator_id = ? "
                                "ORDER BY originator_version DESC LIMIT 1", (cid.hex,)).fetchone()
         conn.close()
     except sqlite3.Error:
         return None  # e.g. a database that has no events table yet: the application says what it is
     return checked_fingerprint(cid, read_logged(*row))
+
+
+def _sqlite_campaign(conn: sqlite3.Connection, name: str | None) -> UUID:
+    """The campaign's id as CampaignLedger.resolve_name finds it: the name given if its log has a row, else
+    pick_name among the campaigns started (its one-line error when none or several fit)."""
+    from .chain import campaign_id
+
+    cid = campaign_id(name) if name is not None else None
+    if cid is None or not conn.execute("SELECT 1 FROM stored_events WHERE originator_id = ? LIMIT 1",
+                                       (cid.hex,)).fetchone():
+        cid = campaign_id(pick_name(name, started_names(conn.execute(
+            "SELECT originator_id, originator_version, state FROM stored_events "
+            "WHERE topic = 'CampaignStarted' ORDER BY rowid LIMIT 10000"))))
+    return cid
+
+
+def sqlite_entries(db: str, name: str | None, page: int = 2000) -> list | None:
+    """Every stored event of the campaign as ledger/envelope.read_entries gives it, read from a plain SQLite file
+    with sqlite3 and msgspec alone (`log --json` loads neither the event-sourcing library nor the campaign, issue
+    24), `page` rows per SELECT; None when the application must read it (PostgreSQL, a cipher or compressor, a
+    file without events table yet: it says what is wrong). Trusts nothing the application's `history` does not:
+    the same rows (the campaign's, by version), each decoded and checked against its topic as read_logged does; a
+    missing or foreign file gets the application's own one-line error (check_sqlite)."""
+    if is_postgres(db) or not _plain_store():
+        return None
+    from .envelope import read_entries
+
+    check_sqlite(db, create=False)
+    entries: list = []
+    select = "SELECT originator_version, topic, state FROM stored_events WHERE originator_id = ? "
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            with collector_paused():
+                cid = _sqlite_campaign(conn, name).hex
+                rows = conn.execute(select + "ORDER BY originator_version LIMIT ?", (cid, page)).fetchall()
+                while True:  # a page at a time, as `history` reads (its first page with no lower bound, as there)
+                    entries += read_entries(rows)
+                    if len(rows) < page:
+                        return entries
+                    rows = conn.execute(select + "AND originator_version > ? ORDER BY originator_version LIMIT ?",
+                                        (cid, rows[-1][0], page)).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
 
 
 def _postgres_last(query, name: str | None) -> tuple[UUID, tuple[int, str, bytes]] | None:

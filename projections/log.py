@@ -2,14 +2,15 @@
 undo voided it. A pure fold over the events as read back from the store."""
 
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import msgspec
 
-from cgledger.ledger.campaign import CampaignState
-from cgledger.ledger.events import TAGS, CampaignStarted, CGDateChanged
-from cgledger.ledger.inforce import voided_by
-from cgledger.ledger.timeline import voided_actions
+from cgledger.ledger.events import TAGS, ActionUndone, CampaignStarted, CGDateChanged, Rewound
+from cgledger.ledger.inforce import voided_actions, voided_by
+
+if TYPE_CHECKING:
+    from cgledger.ledger.campaign import CampaignState
 
 ROW_KEYS = {"version", "type", "timestamp", "cg_date", "error", "in_force", "digest", "author", "signed"}
 
@@ -27,43 +28,92 @@ def iter_log_rows(logged: list, state: CampaignState | None = None) -> Iterator[
 
 
 def iter_log_json(logged: list, state: CampaignState | None = None) -> Iterator[bytes]:
-    """Each row of `iter_log_rows` as its compact JSON (msgspec's encoding of the row), made without the row's dict
-    where it can be: the fact's own encoding, its tag taken out, between the row's keys (a fact stored without its
-    defaults, or one with a field named as a row key, goes through the row's dict: `_SPLICED`)."""
+    """Each row of `iter_log_rows` as its compact JSON (msgspec's encoding of the row)."""
     encode = msgspec.json.encode
-    for event, cg_date, in_force in _walk(logged, state):
-        fact = event.fact
-        cut = _SPLICED.get(type(fact)) if fact is not None else None
-        if cut is None:
-            yield encode(_row(event, cg_date, in_force))
-            continue
-        body = encode(fact)[cut:-1]  # `,"field":value,...` (empty for a fact with no field)
-        author = getattr(event, "author", "") or None
-        yield b"".join((b'{"version":', str(event.version).encode(), b',"type":"', event.topic.encode(),
-                        b'","timestamp":', encode(event.timestamp.isoformat() if event.timestamp else None),
-                        b',"cg_date":', encode(cg_date), body, b',"in_force":', b"true" if in_force else b"false",
-                        b',"digest":', encode(event.digest), b',"author":', encode(author), b',"signed":',
-                        b"true" if getattr(event, "signature", "") else b"false", b"}"))
+    return (encode(row) for row in _json_rows([(event.version, event.topic, event) for event in logged], state))
+
+
+def log_json(entries: list, state: CampaignState | None = None, chunk: int = 500) -> Iterator[bytes]:
+    """The whole JSON list `log --json` writes (json_list of iter_log_json's rows), `chunk` rows encoded and indented
+    at a time. `entries`: (version, topic, record) as ledger/envelope.read_entries gives them, the record a decoded
+    envelope or a Logged (a damaged one: its error row)."""
+    encode, format_ = msgspec.json.encode, msgspec.json.format
+    return _listed(format_(encode(page), indent=2)[1:-2] for page in _pages(_json_rows(entries, state), chunk))
 
 
 def json_list(rows: Iterator[bytes], chunk: int = 500) -> Iterator[bytes]:
     """The rows as one JSON list indented by two spaces (as the CLI's emit_json writes a list), `chunk` rows at a
     time, then a newline: the log never stands in memory as one string."""
-    first, page = True, []
+    return _listed(_inside(page) for page in _pages(rows, chunk))
+
+
+def _pages(rows: Iterator, chunk: int) -> Iterator[list]:
+    page = []
     for row in rows:
         page.append(row)
         if len(page) == chunk:
-            yield (b"[" if first else b",") + _inside(page)
-            first, page = False, []
-    if first and not page:
-        yield b"[]\n"
-        return
-    yield ((b"[" if first else b",") + _inside(page) if page else b"") + b"\n]\n"
+            yield page
+            page = []
+    if page:
+        yield page
+
+
+def _listed(insides: Iterator[bytes]) -> Iterator[bytes]:
+    """`[`, each page's `\\n  row,\\n  row` after a comma, `\\n]\\n` (`[]\\n` for none)."""
+    first = True
+    for inside in insides:
+        yield (b"[" if first else b",") + inside
+        first = False
+    yield b"[]\n" if first else b"\n]\n"
 
 
 def _inside(page: list[bytes]) -> bytes:
     """`\\n  row,\\n  row` of a page: msgspec's indented list without its brackets."""
     return msgspec.json.format(b"[" + b",".join(page) + b"]", indent=2)[1:-2]
+
+
+def _json_rows(entries: list, state: CampaignState | None) -> Iterator[Any]:
+    """Each row as msgspec encodes it like `_row`'s dict: a struct of the fact's own row class (`_ROWS`: the row's
+    keys around the fact's fields, in `_row`'s order) built from the fact's fields, or `_row`'s dict for a damaged
+    row and for a fact the row class cannot stand for. Walks the dates as `_walk` does."""
+    voided = voided_actions(record for _version, _topic, record in entries)
+    dates = _Dates(state)
+    rows, astuple, movers = _ROWS, msgspec.structs.astuple, _MOVERS
+    for version, topic, record in entries:
+        fact = record.fact
+        kind = type(fact)
+        if kind in movers:  # a start, an undo, a rewind, a new CG Date: what moves the date column
+            if fact is None:
+                yield _row(_Event(version, topic, record), None, True)
+                continue
+            if isinstance(fact, CampaignStarted):
+                dates = _Dates(None, fact.cg_date)
+                date = dates.date
+            else:
+                date = dates.date
+                dates.evolve(fact)
+        else:
+            date = dates.date
+        make = rows.get(kind)
+        in_force = getattr(fact, "action", None) not in voided
+        if make is None:
+            yield _row(_Event(version, topic, record), date, in_force)
+            continue
+        timestamp = record.timestamp
+        yield make(version, topic, timestamp.isoformat() if timestamp else None, date, *astuple(fact), in_force,
+                   record.digest, record.author or None, bool(record.signature))
+
+
+class _Event:
+    """A row's event as `_row` reads it, from an entry's version, topic and record."""
+
+    __slots__ = ("version", "topic", "timestamp", "fact", "error", "digest", "author", "signature")
+
+    def __init__(self, version: int, topic: str, record):
+        self.version, self.topic, self.fact = version, topic, record.fact
+        self.timestamp, self.digest = record.timestamp, record.digest
+        self.error, self.author = getattr(record, "error", ""), record.author
+        self.signature = record.signature
 
 
 def _walk(logged: list, state: CampaignState | None):
@@ -140,13 +190,22 @@ def _complete(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
-def _splice_at(cls) -> int | None:
-    """Where the fields begin in the fact's own JSON (after `{"type":"Tag"`), or None: encoded through its row."""
+def _row_class(cls) -> type | None:
+    """The struct whose JSON is `_row`'s dict for a fact of `cls` (the row's keys, the fact's fields between them, as
+    they encode), or None: a fact stored without its defaults (shown with them: `_complete`), not tagged as its stored
+    topic, or with a field named as a row key goes through the dict."""
     config = cls.__struct_config__
-    names = {f.encode_name for f in msgspec.structs.fields(cls)}
-    if config.omit_defaults or config.tag_field != "type" or config.tag != TAGS[cls] or names & ROW_KEYS:
+    fields = msgspec.structs.fields(cls)
+    names = {f.encode_name for f in fields} | {f.name for f in fields}
+    if config.omit_defaults or config.array_like or config.tag_field != "type" or config.tag != TAGS[cls] \
+            or names & (ROW_KEYS | {"type"}):
         return None
-    return len(b'{"type":' + msgspec.json.encode(config.tag))
+    head, tail = ["version", "type", "timestamp", "cg_date"], ["in_force", "digest", "author", "signed"]
+    return msgspec.defstruct(f"{cls.__name__}Row", [*head, *(f.name for f in fields), *tail],
+                             rename={f.name: f.encode_name for f in fields})
 
 
-_SPLICED = {cls: _splice_at(cls) for cls in TAGS}
+_ROWS = {cls: _row_class(cls) for cls in TAGS}
+_ROWS = {cls: row for cls, row in _ROWS.items() if row is not None}
+_MOVERS = frozenset({type(None), *(cls for cls in TAGS if issubclass(cls, (CampaignStarted, CGDateChanged, ActionUndone,
+                                                                             Rewound)))})
