@@ -3,7 +3,6 @@ writing it (`export`) and reading it back. With msgspec and the events alone: `e
 machine has checked at this head loads neither the event-sourcing library nor the audit (cli/exchange.py). Checking
 a bundle before it is imported: ledger/exchange.py."""
 
-
 from datetime import datetime
 from pathlib import Path
 

@@ -5,6 +5,7 @@ an edit of any of them."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -185,3 +186,12 @@ def test_the_cache_keeps_at_most_keep_files(tmp_path, monkeypatch):
         rulesmod.load.__wrapped__("cgs", (("mine.toml", f'source = "mine {n}"\n'),))
     assert len(cache_files(tmp_path)) == cachefile.KEEP
     assert not list((tmp_path / "cgledger" / "rules").glob(".*"))  # no partial files left
+
+
+def test_modules_of_msgspec_structs_keep_their_annotations_real():
+    """msgspec builds a decoder from a Struct's annotations; postponed ones (`from __future__ import annotations`)
+    are strings it evaluates one by one: the rules cache's decoder took ~6 ms more to build in every process."""
+    postponed = [str(path.relative_to(ROOT)) for folder in ("ledger", "projections") for path in (ROOT / folder).rglob("*.py")
+                 if re.search(r"\((msgspec\.)?Struct\b", path.read_text())
+                 and "from __future__ import annotations" in path.read_text()]
+    assert postponed == []
