@@ -1,6 +1,7 @@
 """The event log as rows: each event with the CG Date it was made on and whether a later
 undo voided it. A pure fold over the events as read back from the store."""
 
+from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator
 
