@@ -15,17 +15,23 @@ from .app import common, emit_json, json_option, main
 
 
 def _rules(obj, system: str | None):
-    """The campaign's tables (with its overrides) when a database is there; else shipped data."""
+    """The campaign's tables (with its overrides) when a database is there; else shipped data. Which files those
+    are (its rule system and the players' files in force) is kept per log head as a read's answer
+    (ledger/answers.py): a repeated `tables` loads no campaign; the rules themselves come from the rules cache."""
     db = resolve_db(obj.db)
     if system is None and (is_postgres(db) or Path(db).exists()):
         try:
-            ledger = obj.ledger()
+            sources = obj.answer("tables-sources", (), lambda ledger: _sources(ledger.campaign(obj.campaign)))
         except DatabaseError:
             if not is_postgres(db):
                 raise
         else:  # a campaign's tables, with its overrides
-            return ledger.rules_for(ledger.campaign(obj.campaign))
+            return rulesmod.load(sources["system"], tuple((name, text) for name, text in sources["overrides"]))
     return rulesmod.load((system or "kgp").lower())
+
+
+def _sources(state) -> dict:
+    return {"system": state.system, "overrides": [list(source) for source in state.override_sources()]}
 
 
 def drm_json(drm) -> dict:

@@ -264,3 +264,22 @@ def test_old_answers_are_pruned(sample):
     assert here(sample, "status")[0] == 0
     left = answers()
     assert len(left) == 32 and path in left and all(path.with_name(f"{i:040x}.answer") not in left for i in range(10))
+
+
+def test_tables_keep_which_rules_files_are_in_force_not_the_campaign(sample, tmp_path):
+    """`tables` needs only the campaign's rule system and the players' files in force: kept per log head, a repeated
+    `tables` loads neither the application nor the event-sourcing library (the rules come from their own cache)."""
+    for read in (["tables"], ["tables", "8.616", "--json"]):
+        miss = here(sample, *read)
+        assert miss[0] == 0 and not miss[2], (read, miss)
+        hit, modules = apart(sample, *read)
+        assert hit == miss, read
+        assert not {m for m in modules if m.startswith(("eventsourcing", "cgledger.ledger.application"))}, read
+    from test_start import rules_file
+
+    override = rules_file(tmp_path, "Mist Change DR (our copy)")
+    before = apart(sample, "tables", "--json")[0][1]
+    assert here(sample, "rules", "load", str(override))[0] == 0  # an event: the answer kept misses
+    after, modules = apart(sample, "tables", "--json")
+    assert after[0] == 0 and "our copy" in after[1] and "our copy" not in before
+    assert "cgledger.ledger.application" in modules
