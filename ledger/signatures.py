@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections import deque
 from dataclasses import dataclass
 
 from . import rules as rulesmod
@@ -95,21 +96,31 @@ def cpus() -> int:
 class Verifier:
     """Ed25519 checks (`add`, each with a tag of the caller's); `failed()`: the tags of those that do not verify.
 
-    `worker` (worth it on more than one CPU: `cpus()`): "process" sends the checks, in batches of BATCH, to a child
+    `worker` (worth it on more than one CPU: `cpus()`): "process" shares the checks, in batches of BATCH, with a child
     Python process (`_Child`: the same `cryptography` call as `secrets.verify`, on the bytes `bytes.fromhex` gives),
-    which verifies them on another CPU while the caller goes on; until the child says it is ready, and for any check
-    whose text is not plain hex, the check is made here. "thread" runs them on a worker thread instead: `cryptography`
-    releases the GIL while it verifies, but each check must take the GIL back, so the caller is interrupted once per
-    check (the switch interval is shortened to SWITCH while it runs, else the worker waits 5 ms each time). Measured
-    on 2 free cores, 5,000 events (bench/README.md): the audit 128 µs an event with the child, 173-208 with the
-    thread, 197-207 in line; the decode + verify floor 108. None: each check is made in `add`, as `check_author`
-    makes it. An outcome never depends on where the check ran, only when it is known;
-    if the child fails, what it did not answer is checked here."""
+    which verifies them on another CPU while the caller goes on; at the end the caller checks itself what the child
+    has not answered yet rather than wait for it, and any check whose text is not plain hex of a key's, digest's or
+    signature's length. "thread" runs them on a worker thread instead: `cryptography` releases the GIL while it
+    verifies, but each check must take the GIL back, so the caller is interrupted once per check (the switch interval
+    is shortened to SWITCH while it runs, else the worker waits 5 ms each time). "auto": the child for a log of at
+    least CHILD_FROM events (`size`; unknown: the child) on more than one CPU, else in line. Measured on 2 free cores
+    (bench/README.md): the audit 128 µs an event with the child, 173-208 with the thread, 197-207 in line; the
+    decode + verify floor 108. None: each check is made in `add`, as `check_author` makes it. An outcome never
+    depends on where the check ran, only when it is known; if the child fails, what it did not answer is checked
+    here."""
 
     BATCH = 64
     SWITCH = 0.0001  # s: a worker thread waits at most this for the GIL after a check
+    # The child costs the caller ~1 ms (its fork) and is ready ~30 ms later (python -I + `cryptography`, measured on
+    # this 2-core machine); an audit verifying in line takes ~190 µs an event. Below ~250 events the child would
+    # barely be ready before the caller is done (bench/README.md, "sharing the checks with the child").
+    CHILD_FROM = 250
 
-    def __init__(self, worker: str | None):
+    def __init__(self, worker: str | None, size: int | None = None):
+        if worker == "auto":
+            worker = "process" if cpus() > 1 and (size is None or size >= self.CHILD_FROM) else None
+        self.worker = worker
+        self._child = _Child.start() if worker == "process" else None  # first: it starts while the rest loads
         from .secrets import verify  # cryptography: loaded only where a signature is checked
 
         self._verify = verify
@@ -118,17 +129,20 @@ class Verifier:
         self._futures: list = []
         self._batch: list[tuple] = []
         self._interval = None
-        if worker == "process":
-            self._pool = _Child.start()
-        if worker == "thread" or worker == "process" and self._pool is None:
+        self.taken_back = 0  # batches meant for the child checked here after all, once `failed()` is known
+        if worker == "thread" or worker == "process" and self._child is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cgledger-verify")
             self._interval = _shorten(self.SWITCH)
 
+    def ready(self, timeout: float = 0) -> bool:
+        """Whether a child takes checks now (waiting up to `timeout` s for it to start)."""
+        return self._child is not None and self._child.started.wait(timeout) and not self._child.dead
+
     def add(self, public: str, digest: str, signature: str, tag) -> None:
-        waiting = isinstance(self._pool, _Child) and not self._pool.ready()  # a child not started yet, or gone
-        if self._pool is None or waiting or not _plain_hex(public, digest, signature):
+        shared = self._child is not None and not self._child.dead or self._pool is not None
+        if not shared or not _plain_hex(public, digest, signature):
             if not self._verify(public, digest, signature):
                 self._failed.append(tag)
             return
@@ -137,6 +151,11 @@ class Verifier:
             self._flush()
 
     def _flush(self) -> None:
+        if self._child is not None:
+            if self._batch:
+                self._failed += self._child.put(self._batch, self._verify)
+                self._batch = []
+            return
         if self._batch:
             self._futures.append(self._pool.submit(_verify_batch, self._verify, self._batch))
             self._batch = []
@@ -144,10 +163,14 @@ class Verifier:
             self._failed += self._futures.pop(0).result()
 
     def failed(self) -> list:
-        """The tags of every check that failed (waits for the worker)."""
+        """The tags of every check that failed (with a child: what it has not answered is checked here)."""
+        if self._child is not None:
+            self._flush()
+            self._failed += self._child.finish(self._verify)
+            self.taken_back, self._child = self._child.taken_back, None
         if self._pool is not None:
             self._flush()
-            self._pool.shutdown(wait=True)  # every batch checked (what a child did not answer, here)
+            self._pool.shutdown(wait=True)  # every batch checked
             self._pool = None
             for future in self._futures:
                 self._failed += future.result()
@@ -156,6 +179,9 @@ class Verifier:
         return self._failed
 
     def close(self) -> None:
+        if self._child is not None:
+            self._child.stop()
+            self._child = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -168,7 +194,8 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def _plain_hex(*texts: str) -> bool:
-    return all(isinstance(t, str) and t and _HEX.issuperset(t) for t in texts)
+    """Plain hex no longer than a signature's: what the child is given (anything else fails or is checked here)."""
+    return all(isinstance(t, str) and t and len(t) <= 128 and _HEX.issuperset(t) for t in texts)
 
 
 # The child's program: one line of "public,digest,signature" items (plain hex) per batch in, one line of the failed
@@ -194,15 +221,43 @@ for line in sys.stdin:
 """
 
 
+class _Sent:
+    """A batch written to the child; `done` once its outcome is counted (the child's answer or the caller's check,
+    whichever comes first)."""
+    __slots__ = ("batch", "done")
+
+    def __init__(self, batch: list[tuple]):
+        self.batch = batch
+        self.done = False
+
+
 class _Child:
-    """A child Python process verifying batches (`Verifier`'s "process" worker), with the executor's few methods the
-    verifier uses. A reader thread takes its answers (blocked in a read, it leaves the GIL to the caller)."""
+    """A child Python process sharing the checks with the caller (`Verifier`'s "process" worker).
+
+    Batches wait here (`put`) and are written to the child IN_FLIGHT at a time, by the caller or by a reader thread
+    that takes the child's answers (blocked in a read, it leaves the GIL to the caller) and writes the next batch; so
+    no write ever blocks (IN_FLIGHT lines are within a pipe's 64 KB) and a batch not written yet can be taken back.
+    Past BACKLOG waiting batches the caller checks the newest itself (memory). At the end (`finish`) the caller
+    checks the waiting batches from the newest back, while the child goes on from the oldest, then the batches the
+    child was sent and has not answered, from the last back until one the child answered (it answers in order);
+    then the child is stopped. A child that dies, or answers what it was not asked, is stopped being fed; whatever
+    it did not answer is checked here. Trusted: a batch's answer from this child, which runs this package's own
+    program (isolated, python -I) on the same `cryptography`."""
+
+    IN_FLIGHT = 3  # ~17 KB a batch of 64: within a pipe's 64 KB; two ahead of the child's current one cover the GIL
+    # switch interval (5 ms) the reader may wait before it writes the next
+    BACKLOG = 32
 
     def __init__(self, proc):
         self._proc = proc
-        self._sent: list = []  # (future, batch) sent and not answered yet, in order
-        self._dead = False
-        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._waiting: deque[list[tuple]] = deque()  # batches not written to the child yet, oldest first
+        self._sent: deque[_Sent] = deque()  # written, answer not read yet, in order
+        self._failed: list = []  # tags the child answered as failed
+        self._ready = False
+        self.started = threading.Event()  # set once the child said it is ready
+        self.dead = False
+        self.taken_back = 0
         self._reader = threading.Thread(target=self._read, name="cgledger-verify-reader", daemon=True)
         self._reader.start()
 
@@ -219,45 +274,83 @@ class _Child:
             return None
         return cls(proc)
 
-    def ready(self) -> bool:
-        return self._ready.is_set() and not self._dead
-
     def _read(self) -> None:
         try:
             for line in self._proc.stdout:
-                if not self._ready.is_set():
-                    self._ready.set()
-                    continue
-                future, batch = self._sent.pop(0)
-                future.set_result([batch[int(n)][3] for n in line.split()])
+                with self._lock:
+                    if self._ready:
+                        entry = self._sent[0]  # IndexError: an answer to nothing asked
+                        bad = [entry.batch[int(n)][3] for n in line.split()]
+                        self._sent.popleft()
+                        if not entry.done:
+                            entry.done = True
+                            self._failed += bad
+                    self._ready = True
+                    self.started.set()
+                    self._send()
         except (OSError, ValueError, IndexError):
             pass
-        self._dead = True
+        with self._lock:
+            self.dead = True
 
-    def submit(self, _fn, verify, batch):
-        from concurrent.futures import Future
+    def _send(self) -> None:
+        """Under the lock: the oldest waiting batches written to the child, up to IN_FLIGHT unanswered."""
+        while self._ready and not self.dead and self._waiting and len(self._sent) < self.IN_FLIGHT:
+            batch = self._waiting.popleft()
+            self._sent.append(_Sent(batch))
+            try:
+                self._proc.stdin.write(" ".join(f"{p},{d},{s}" for p, d, s, _tag in batch) + "\n")
+                self._proc.stdin.flush()
+            except (OSError, ValueError):
+                self.dead = True
 
-        future = Future()
-        line = " ".join(f"{p},{d},{s}" for p, d, s, _tag in batch) + "\n"
-        self._sent.append((future, batch))
-        try:
-            self._proc.stdin.write(line)
-            self._proc.stdin.flush()
-        except (OSError, ValueError):
-            pass
-        future.verify = verify
-        return future
+    def put(self, batch: list[tuple], verify) -> list:
+        """One batch to share; the failed tags of a batch checked here (the newest, past BACKLOG waiting)."""
+        with self._lock:
+            self._waiting.append(batch)
+            self._send()
+            over = self._waiting.pop() if len(self._waiting) > self.BACKLOG else None
+        return self._here(over, verify) if over else []
 
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        try:
-            self._proc.stdin.close()
-        except (OSError, ValueError):
-            pass
-        self._reader.join()
+    def _here(self, batch: list[tuple], verify) -> list:
+        self.taken_back += 1
+        return [tag for public, digest, signature, tag in batch if not verify(public, digest, signature)]
+
+    def finish(self, verify) -> list:
+        """The failed tags of every batch put: what the child has not answered is checked here, none waited for."""
+        failed = []
+        while True:
+            with self._lock:
+                batch = self._waiting.pop() if self._waiting else None
+            if batch is None:
+                break
+            failed += self._here(batch, verify)
+        with self._lock:
+            unanswered = [entry for entry in self._sent if not entry.done]
+        for entry in reversed(unanswered):
+            with self._lock:
+                if entry.done:  # answered: so is every one sent before it
+                    break
+            bad = self._here(entry.batch, verify)
+            with self._lock:
+                if not entry.done:
+                    entry.done = True
+                    failed += bad
+        self.stop()
+        return failed + self._failed
+
+    def stop(self) -> None:
+        """The child ended (it may be busy with a batch checked here already) and its reader with it."""
+        with self._lock:
+            self.dead = True  # nothing more written
+            try:
+                self._proc.kill()
+                self._proc.stdin.close()
+            except (OSError, ValueError):
+                pass
+        self._reader.join()  # the child gone, its answers end
+        self._proc.stdout.close()
         self._proc.wait()
-        for future, batch in self._sent:  # what the child did not answer: checked here
-            future.set_result(_verify_batch(future.verify, batch))
-        self._sent = []
 
 
 _switch_lock = threading.Lock()
