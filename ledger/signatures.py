@@ -292,6 +292,9 @@ class _Child:
             pass
         with self._lock:
             self.dead = True
+        self._proc.kill()  # gone already, unless it answered what it was not asked
+        self._proc.stdout.close()
+        self._proc.wait()  # reaped here: the caller does not wait for it
 
     def _send(self) -> None:
         """Under the lock: the oldest waiting batches written to the child, up to IN_FLIGHT unanswered."""
@@ -340,7 +343,7 @@ class _Child:
         return failed + self._failed
 
     def stop(self) -> None:
-        """The child ended (it may be busy with a batch checked here already) and its reader with it."""
+        """The child killed (it may be busy with a batch checked here already); its reader reaps it, unwaited for."""
         with self._lock:
             self.dead = True  # nothing more written
             try:
@@ -348,9 +351,6 @@ class _Child:
                 self._proc.stdin.close()
             except (OSError, ValueError):
                 pass
-        self._reader.join()  # the child gone, its answers end
-        self._proc.stdout.close()
-        self._proc.wait()
 
 
 _switch_lock = threading.Lock()
