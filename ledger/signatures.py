@@ -266,11 +266,18 @@ class _Child:
         import subprocess
 
         try:
+            import site
+
             # -I: isolated, so no module in the working folder or PYTHONPATH can stand in for `cryptography` and
-            # answer "valid" (a file the other player sent, saved beside the campaign, must not be imported)
-            proc = subprocess.Popen([sys.executable, "-I", "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True)
-        except (OSError, ValueError):
+            # answer "valid" (a file the other player sent, saved beside the campaign, must not be imported). -S: the
+            # site-packages folders -I would add, given as they are: their .pth files are not run (an editable
+            # install's finder made the child ready ~6 ms later, measured); a `cryptography` not found there ends
+            # the child before it is ready, and the checks are made here.
+            folders = [*site.getsitepackages()]
+            program = f"import sys\nsys.path += {folders!r}\n" + _CHILD
+            proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", program], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except (OSError, ValueError, AttributeError):  # AttributeError: a `site` without getsitepackages
             return None
         return cls(proc)
 
