@@ -111,10 +111,11 @@ class Verifier:
 
     BATCH = 64
     SWITCH = 0.0001  # s: a worker thread waits at most this for the GIL after a check
-    # The child costs the caller ~1 ms (its fork) and is ready ~30 ms later (python -I + `cryptography`, measured on
-    # this 2-core machine); an audit verifying in line takes ~190 µs an event. Below ~250 events the child would
-    # barely be ready before the caller is done (bench/README.md, "sharing the checks with the child").
-    CHILD_FROM = 250
+    # Measured on 2 cores (bench/README.md, "The audit's checks shared with its child"): the child is ready ~25 ms
+    # after its start (python -I -S + `cryptography`), which costs the caller 1-7 ms (its fork). The audit at 200,
+    # 300, 400 events: in line 26, 46, 65 ms; with the child and a free core 27, 39, 51; with no free core (load 4)
+    # 26, 51, 62. So: in line below 300 events, where the child gains little on a free core and loses without one.
+    CHILD_FROM = 300
 
     def __init__(self, worker: str | None, size: int | None = None):
         if worker == "auto":
