@@ -298,8 +298,8 @@ def audit_only(dbs: dict[int, Path], sizes: list[int], runs: int) -> None:
         typed, count = floor_typed(db)
         rows[size] = (typed, floor, audit_in_process(db, None)[0], child, cpu, count)
         print(f"measured {size}", flush=True)
-    print(f"\naudit in process, {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite: best of {runs} rounds, "
-          "the floor and the audit back to back in each")
+    print(f"\naudit in process, {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite: best of {runs} "
+          "rounds, the floor and the audit back to back in each")
     print(f"{'in process':<40}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
     for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"),
                      (2, "audit, signatures verified in line"), (3, "audit, checks shared with a child"),

@@ -104,10 +104,10 @@ class Verifier:
     verifies, but each check must take the GIL back, so the caller is interrupted once per check (the switch interval
     is shortened to SWITCH while it runs, else the worker waits 5 ms each time). "auto": the child for a log of at
     least CHILD_FROM events (`size`; unknown: the child) on more than one CPU, else in line. Measured on 2 free cores
-    (bench/README.md): the audit 128 µs an event with the child, 173-208 with the thread, 197-207 in line; the
-    decode + verify floor 108. None: each check is made in `add`, as `check_author` makes it. An outcome never
-    depends on where the check ran, only when it is known; if the child fails, what it did not answer is checked
-    here."""
+    (bench/README.md): the audit 101-109 µs an event with the child at 1,000 to 20,000 events, 173-208 with the
+    thread (5,000), 181-207 in line; the decode + verify floor 98-113. None: each check is made in `add`, as
+    `check_author` makes it. An outcome never depends on where the check ran, only when it is known; if the child
+    fails, what it did not answer is checked here."""
 
     BATCH = 64
     SWITCH = 0.0001  # s: a worker thread waits at most this for the GIL after a check
@@ -241,9 +241,10 @@ class _Child:
     Past BACKLOG waiting batches the caller checks the newest itself (memory). At the end (`finish`) the caller
     checks the waiting batches from the newest back, while the child goes on from the oldest, then the batches the
     child was sent and has not answered, from the last back, one check at a time, until the child has answered the
-    one it is at (it answers in order); then the child is stopped. A child that dies, or answers what it was not asked, is stopped being fed; whatever
-    it did not answer is checked here. Trusted: a batch's answer from this child, which runs this package's own
-    program (isolated, python -I) on the same `cryptography`."""
+    one it is at (it answers in order); then the child is stopped. A child that dies, or answers what it was not
+    asked, is fed no more; whatever it did not answer is checked here. Trusted: a batch's answer from this child,
+    which runs this package's own program (isolated, python -I) on the same `cryptography`: never an answer to a
+    check it was not given (each answer is matched, in order, to a batch written to it)."""
 
     IN_FLIGHT = 3  # ~17 KB a batch of 64: within a pipe's 64 KB; two ahead of the child's current one cover the GIL
     # switch interval (5 ms) the reader may wait before it writes the next

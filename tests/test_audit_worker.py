@@ -244,8 +244,8 @@ def test_a_child_that_dies_midway_leaves_its_checks_to_the_caller():
 
 
 def test_a_short_log_is_verified_in_line_and_a_long_one_shares_with_the_child(fresh, keyed):  # noqa: F811
-    """Both sides' keys registered (their events signed), "auto" starts no child below CHILD_FROM events (it would barely be ready before the audit is done); the
-    length comes from the store before the rows are read."""
+    """Both sides' keys registered (their events signed), "auto" starts no child below CHILD_FROM events (it would
+    barely be ready before the audit is done); the length comes from the store before the rows are read."""
     from cgledger.ledger.signatures import Verifier, cpus
 
     ledger = open_ledger(str(fresh.db))
