@@ -215,7 +215,7 @@ def test_forged_signatures_in_batches_taken_back_from_the_child_are_found():
     wait: a forged signature there, in the first batch (the child's) and in a partial last batch is found the same."""
     from cgledger.ledger.signatures import Verifier
 
-    size = Verifier.BATCH * 20 + 5
+    size = Verifier.BATCH * 40 + 5  # more batches than may wait for the child (a long backlog is checked here too)
     forged = {3, Verifier.BATCH * 10 + 1, size - 1}
     verifier = Verifier("process")
     assert verifier.ready(30)
