@@ -4,7 +4,7 @@ reads whose answers are kept per log head (ledger/answers.py) are timed both rep
 (no answer kept on the sample; one roll recorded just before on the grown campaigns): the read tables' other rows
 run each command several times, so those of the reads kept are their repeated figure after the first run.
 
-    .venv/bin/python bench/bench_cli.py [--sizes 1000,10000,50000] [--runs 3]
+    .venv/bin/python bench/bench_cli.py [--sizes 1000,10000,50000] [--runs 3] [--audit-only]
 
 The campaigns: the shipped KGP sample (six CG Dates, a Map Group, undos, a rewind), then both sides' keys and
 rolls up to each size (every one signed, as bench_ledger.py records them), in a temp directory deleted afterwards.
@@ -19,7 +19,8 @@ Floors, measured in this process on the same file:
 "x floor" of a command = its wall time / (start-up of `import click` + the typed-decode floor at that size).
 The audit is also timed in process against the floors (no start-up in either), with the signatures verified in line
 and on a worker thread (ledger/signatures.py `Verifier`), and the peak memory (VmHWM) of a child process running
-the decode + verify floor once, against `cgledger audit`'s.
+the decode + verify floor once, against `cgledger audit`'s. `--audit-only` builds the campaigns and prints only the
+audit's in-process table, the floor and the audit run back to back in each of --runs rounds.
 """
 
 from __future__ import annotations
@@ -283,6 +284,32 @@ def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
     return best, cpu
 
 
+def audit_only(dbs: dict[int, Path], sizes: list[int], runs: int) -> None:
+    """`--audit-only`: the in-process audit against the decode + verify floor, the two run back to back in each of
+    `runs` rounds (each itself best of 3), the best of each kept; and the audit verifying in line, for reference."""
+    rows = {}
+    for size in sizes:
+        db = dbs[size]
+        floor, child, cpu = float("inf"), float("inf"), float("inf")
+        for _ in range(runs):
+            floor = min(floor, floor_verify(db))
+            wall, main = audit_in_process(db, "process")
+            child, cpu = min(child, wall), min(cpu, main)
+        typed, count = floor_typed(db)
+        rows[size] = (typed, floor, audit_in_process(db, None)[0], child, cpu, count)
+        print(f"measured {size}", flush=True)
+    print(f"\naudit in process, {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite: best of {runs} "
+          "rounds, the floor and the audit back to back in each")
+    print(f"{'in process':<40}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))
+    for i, label in ((0, "floor: SELECT + typed decode"), (1, "floor + Ed25519 verify of each"),
+                     (2, "audit, signatures verified in line"), (3, "audit, checks shared with a child"),
+                     (4, "  its main thread's CPU")):
+        print(f"{label:<40}" + "".join(f"{rows[s][i] * 1000:>14.0f}{rows[s][i] / rows[s][5] * 1e6:>7.0f}"
+                                       for s in sizes))
+    print("audit / (floor + verify): in line " + ", ".join(f"{rows[s][2] / rows[s][1]:.2f}x" for s in sizes)
+          + "; shared with the child " + ", ".join(f"{rows[s][3] / rows[s][1]:.2f}x at {s:,}" for s in sizes))
+
+
 def print_ms_table(title: str, columns: list[tuple[str, int]], reads, timed: dict, sizes: list[int]) -> None:
     """One table of seconds per read and size, in ms: each size's columns (name, width), the first named with the size."""
     print(title)
@@ -299,6 +326,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,50000", help="campaign sizes in events (default 1000,10000,50000)")
     parser.add_argument("--runs", type=int, default=3, help="runs of each command, best kept (default 3)")
+    parser.add_argument("--audit-only", action="store_true",
+                        help="only the in-process audit against its decode + verify floor (--runs rounds)")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     if sizes[0] < 200:
@@ -315,6 +344,8 @@ def main() -> None:
         t0 = time.perf_counter()
         dbs = build(tmp, sizes)
         print(f"built {', '.join(map(str, sizes))}-event campaigns in {time.perf_counter() - t0:.0f} s", flush=True)
+        if args.audit_only:
+            return audit_only(dbs, sizes, args.runs)
         small = {**ENV, "CGLEDGER_DB": str(dbs[sizes[0]])}
         runs = max(args.runs, 5)
         run(CLICK, 1)

@@ -25,7 +25,7 @@ from .events import (
     CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed, RollDeclared,
     SecretRollMade, SecretRollRevealed,
 )
-from .signatures import Signed, Verifier, author_check, cpus
+from .signatures import Signed, Verifier, author_check
 from .events import TAGS
 from .evolve import authorship, CampaignState, begin
 from .inforce import voided_by
@@ -78,7 +78,10 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     decisions that read the log before an event (`Past`), so the whole decoded log is never held (issue 24).
     `worker`: where the signatures are verified while the events are decided (`signatures.Verifier`): "process" (a
     child process), "thread", None (in line); "auto": a child process when this process may run on more than one
-    CPU, else in line. The findings are the same, in the same order, wherever they are verified."""
+    CPU and the log is long enough to gain from it (`Verifier.CHILD_FROM`), else in line. The findings are the same,
+    in the same order, wherever they are verified."""
+    # first: a child verifying signatures starts while the re-decisions load; its worth depends on the log's length
+    verifier = Verifier(worker, len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
     # here, not at the top: a read never decides
     from .decide.redecide import decided_together, redecide
     from .decide.redecide import revealed as decided_once_revealed
@@ -98,7 +101,6 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     used_up = UsedUp()
     kept = Kept()  # what the checks after the replay read of the whole log
     events = Events(logged)
-    verifier = Verifier(("process" if cpus() > 1 else None) if worker == "auto" else worker)
 
     def find(version: int, kind: str, message: str) -> None:
         findings.append(Finding(version, kind, message))

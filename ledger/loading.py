@@ -132,10 +132,13 @@ class Loader:
             found[latest[0]] = (msgspec.json.decode(latest[1].state), latest[2])
         return found
 
-    def rows(self, cid, page: int):
+    def rows(self, cid, page: int) -> "Rows":
         """Every stored event of the campaign in order, a page of `page` rows per SELECT, each as its stored bytes
         (`audit.Raw`, decoded by the audit as it reads it) or, if even those cannot be read, as a damaged `Logged`.
-        A generator: what it has given is not held here."""
+        Iterated as a generator: what it has given is not held here."""
+        return Rows(self, cid, page)
+
+    def _rows(self, cid, page: int):
         from .audit import Raw
 
         after = None
@@ -178,3 +181,20 @@ def envelope_problem(cid, state: CampaignState, event, signature: bool = True) -
 
     found = check_author(state, event.fact, logged)
     return found[0] if found else None
+
+
+class Rows:
+    """`Loader.rows`: the stored events in order when iterated; `size`, before that, the last stored version (one
+    indexed query): how long the log is, for the audit to decide where it verifies signatures. Only a hint: a writer
+    may add events in between, and the events read are the ones counted."""
+
+    def __init__(self, loader: Loader, cid, page: int):
+        self._loader, self._cid, self._page = loader, cid, page
+
+    def __iter__(self):
+        return self._loader._rows(self._cid, self._page)
+
+    @property
+    def size(self) -> int:
+        last = self._loader.recorder.select_events(self._cid, desc=True, limit=1)
+        return last[0].originator_version if last else 0

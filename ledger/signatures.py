@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections import deque
 from dataclasses import dataclass
 
 from . import rules as rulesmod
@@ -95,21 +96,32 @@ def cpus() -> int:
 class Verifier:
     """Ed25519 checks (`add`, each with a tag of the caller's); `failed()`: the tags of those that do not verify.
 
-    `worker` (worth it on more than one CPU: `cpus()`): "process" sends the checks, in batches of BATCH, to a child
+    `worker` (worth it on more than one CPU: `cpus()`): "process" shares the checks, in batches of BATCH, with a child
     Python process (`_Child`: the same `cryptography` call as `secrets.verify`, on the bytes `bytes.fromhex` gives),
-    which verifies them on another CPU while the caller goes on; until the child says it is ready, and for any check
-    whose text is not plain hex, the check is made here. "thread" runs them on a worker thread instead: `cryptography`
-    releases the GIL while it verifies, but each check must take the GIL back, so the caller is interrupted once per
-    check (the switch interval is shortened to SWITCH while it runs, else the worker waits 5 ms each time). Measured
-    on 2 free cores, 5,000 events (bench/README.md): the audit 128 µs an event with the child, 173-208 with the
-    thread, 197-207 in line; the decode + verify floor 108. None: each check is made in `add`, as `check_author`
-    makes it. An outcome never depends on where the check ran, only when it is known;
-    if the child fails, what it did not answer is checked here."""
+    which verifies them on another CPU while the caller goes on; at the end the caller checks itself what the child
+    has not answered yet rather than wait for it, and any check whose text is not plain hex of a key's, digest's or
+    signature's length. "thread" runs them on a worker thread instead: `cryptography` releases the GIL while it
+    verifies, but each check must take the GIL back, so the caller is interrupted once per check (the switch interval
+    is shortened to SWITCH while it runs, else the worker waits 5 ms each time). "auto": the child for a log of at
+    least CHILD_FROM events (`size`; unknown: the child) on more than one CPU, else in line. Measured on 2 free cores
+    (bench/README.md): the audit 101-109 µs an event with the child at 1,000 to 20,000 events, 173-208 with the
+    thread (5,000), 181-207 in line; the decode + verify floor 98-113. None: each check is made in `add`, as
+    `check_author` makes it. An outcome never depends on where the check ran, only when it is known; if the child
+    fails, what it did not answer is checked here."""
 
     BATCH = 64
     SWITCH = 0.0001  # s: a worker thread waits at most this for the GIL after a check
+    # Measured on 2 cores (bench/README.md, "The audit's checks shared with its child"): the child is ready ~25 ms
+    # after its start (python -I -S + `cryptography`), which costs the caller 1-7 ms (its fork). The audit at 200,
+    # 300, 400 events: in line 26, 46, 65 ms; with the child and a free core 27, 39, 51; with no free core (load 4)
+    # 26, 51, 62. So: in line below 300 events, where the child gains little on a free core and loses without one.
+    CHILD_FROM = 300
 
-    def __init__(self, worker: str | None):
+    def __init__(self, worker: str | None, size: int | None = None):
+        if worker == "auto":
+            worker = "process" if cpus() > 1 and (size is None or size >= self.CHILD_FROM) else None
+        self.worker = worker
+        self._child = _Child() if worker == "process" else None  # first: it starts while the rest loads
         from .secrets import verify  # cryptography: loaded only where a signature is checked
 
         self._verify = verify
@@ -118,17 +130,20 @@ class Verifier:
         self._futures: list = []
         self._batch: list[tuple] = []
         self._interval = None
-        if worker == "process":
-            self._pool = _Child.start()
-        if worker == "thread" or worker == "process" and self._pool is None:
+        self.taken_back = 0  # batches meant for the child checked here after all, once `failed()` is known
+        if worker == "thread":
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cgledger-verify")
             self._interval = _shorten(self.SWITCH)
 
+    def ready(self, timeout: float = 0) -> bool:
+        """Whether a child takes checks now (waiting up to `timeout` s for it to start)."""
+        return self._child is not None and self._child.started.wait(timeout) and not self._child.dead
+
     def add(self, public: str, digest: str, signature: str, tag) -> None:
-        waiting = isinstance(self._pool, _Child) and not self._pool.ready()  # a child not started yet, or gone
-        if self._pool is None or waiting or not _plain_hex(public, digest, signature):
+        shared = self._child is not None and not self._child.dead or self._pool is not None
+        if not shared or not _plain_hex(public, digest, signature):
             if not self._verify(public, digest, signature):
                 self._failed.append(tag)
             return
@@ -137,6 +152,11 @@ class Verifier:
             self._flush()
 
     def _flush(self) -> None:
+        if self._child is not None:
+            if self._batch:
+                self._failed += self._child.put(self._batch, self._verify)
+                self._batch = []
+            return
         if self._batch:
             self._futures.append(self._pool.submit(_verify_batch, self._verify, self._batch))
             self._batch = []
@@ -144,10 +164,14 @@ class Verifier:
             self._failed += self._futures.pop(0).result()
 
     def failed(self) -> list:
-        """The tags of every check that failed (waits for the worker)."""
+        """The tags of every check that failed (with a child: what it has not answered is checked here)."""
+        if self._child is not None:
+            self._flush()
+            self._failed += self._child.finish(self._verify)
+            self.taken_back, self._child = self._child.taken_back, None
         if self._pool is not None:
             self._flush()
-            self._pool.shutdown(wait=True)  # every batch checked (what a child did not answer, here)
+            self._pool.shutdown(wait=True)  # every batch checked
             self._pool = None
             for future in self._futures:
                 self._failed += future.result()
@@ -156,6 +180,9 @@ class Verifier:
         return self._failed
 
     def close(self) -> None:
+        if self._child is not None:
+            self._child.stop()
+            self._child = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -168,7 +195,8 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def _plain_hex(*texts: str) -> bool:
-    return all(isinstance(t, str) and t and _HEX.issuperset(t) for t in texts)
+    """Plain hex no longer than a signature's: what the child is given (anything else fails or is checked here)."""
+    return all(isinstance(t, str) and t and len(t) <= 128 and _HEX.issuperset(t) for t in texts)
 
 
 # The child's program: one line of "public,digest,signature" items (plain hex) per batch in, one line of the failed
@@ -194,70 +222,163 @@ for line in sys.stdin:
 """
 
 
-class _Child:
-    """A child Python process verifying batches (`Verifier`'s "process" worker), with the executor's few methods the
-    verifier uses. A reader thread takes its answers (blocked in a read, it leaves the GIL to the caller)."""
+class _Sent:
+    """A batch written to the child; `done` once its outcome is counted (the child's answer or the caller's check,
+    whichever comes first)."""
+    __slots__ = ("batch", "done")
 
-    def __init__(self, proc):
-        self._proc = proc
-        self._sent: list = []  # (future, batch) sent and not answered yet, in order
-        self._dead = False
-        self._ready = threading.Event()
-        self._reader = threading.Thread(target=self._read, name="cgledger-verify-reader", daemon=True)
+    def __init__(self, batch: list[tuple]):
+        self.batch = batch
+        self.done = False
+
+
+class _Child:
+    """A child Python process sharing the checks with the caller (`Verifier`'s "process" worker).
+
+    Batches wait here (`put`) and are written to the child IN_FLIGHT at a time, by the caller or by a reader thread
+    that takes the child's answers (blocked in a read, it leaves the GIL to the caller) and writes the next batch; so
+    no write ever blocks (IN_FLIGHT lines are within a pipe's 64 KB) and a batch not written yet can be taken back.
+    Past BACKLOG waiting batches the caller checks the newest itself (memory). At the end (`finish`) the caller
+    checks the waiting batches from the newest back, while the child goes on from the oldest, then the batches the
+    child was sent and has not answered, from the last back, one check at a time, until the child has answered the
+    one it is at (it answers in order); then the child is stopped. A child that dies, or answers what it was not
+    asked, is fed no more; whatever it did not answer is checked here. Trusted: a batch's answer from this child,
+    which runs this package's own program (isolated, python -I) on the same `cryptography`: never an answer to a
+    check it was not given (each answer is matched, in order, to a batch written to it)."""
+
+    IN_FLIGHT = 3  # ~17 KB a batch of 64: within a pipe's 64 KB; two ahead of the child's current one cover the GIL
+    # switch interval (5 ms) the reader may wait before it writes the next
+    BACKLOG = 32
+
+    def __init__(self):
+        self._proc = None  # set by the reader thread, which starts the child (the caller goes on meanwhile)
+        self._lock = threading.Lock()
+        self._waiting: deque[list[tuple]] = deque()  # batches not written to the child yet, oldest first
+        self._sent: deque[_Sent] = deque()  # written, answer not read yet, in order
+        self._failed: list = []  # tags the child answered as failed
+        self._ready = False
+        self.started = threading.Event()  # set once the child said it is ready, or is gone
+        self.dead = False
+        self.taken_back = 0
+        self._reader = threading.Thread(target=self._run, name="cgledger-verify-reader", daemon=True)
         self._reader.start()
 
-    @classmethod
-    def start(cls):
+    def _run(self) -> None:
+        """The child started here, not by the caller: its fork and exec hold this thread 1-8 ms (measured), the
+        caller 0.3 ms of CPU. Then its answers read until it ends."""
         import subprocess
 
         try:
-            # -I: isolated, so no module in the working folder or PYTHONPATH can stand in for `cryptography` and
-            # answer "valid" (a file the other player sent, saved beside the campaign, must not be imported)
-            proc = subprocess.Popen([sys.executable, "-I", "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True)
-        except (OSError, ValueError):
-            return None
-        return cls(proc)
+            import site
 
-    def ready(self) -> bool:
-        return self._ready.is_set() and not self._dead
+            # -I: isolated, so no module in the working folder or PYTHONPATH can stand in for `cryptography` and
+            # answer "valid" (a file the other player sent, saved beside the campaign, must not be imported). -S: the
+            # site-packages folders -I would add, given as they are: their .pth files are not run (an editable
+            # install's finder made the child ready ~6 ms later, measured); a `cryptography` not found there ends
+            # the child before it is ready, and the checks are made here.
+            program = f"import sys\nsys.path += {[*site.getsitepackages()]!r}\n" + _CHILD
+            proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", program], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except (OSError, ValueError, AttributeError):  # AttributeError: a `site` without getsitepackages
+            with self._lock:
+                self.dead = True
+            self.started.set()
+            return
+        with self._lock:
+            self._proc = proc
+            stopped = self.dead  # the caller was done before the child started
+        if not stopped:
+            self._read()
+        with self._lock:
+            self.dead = True
+        self.started.set()
+        proc.kill()  # gone already, unless stopped or it answered what it was not asked
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                pipe.close()
+            except OSError:  # what was left unwritten: the child is gone
+                pass
+        proc.wait()  # reaped here: the caller does not wait for it
 
     def _read(self) -> None:
         try:
             for line in self._proc.stdout:
-                if not self._ready.is_set():
-                    self._ready.set()
-                    continue
-                future, batch = self._sent.pop(0)
-                future.set_result([batch[int(n)][3] for n in line.split()])
+                with self._lock:
+                    if self._ready:
+                        entry = self._sent[0]  # IndexError: an answer to nothing asked
+                        bad = [entry.batch[int(n)][3] for n in line.split()]
+                        self._sent.popleft()
+                        if not entry.done:
+                            entry.done = True
+                            self._failed += bad
+                    self._ready = True
+                    self.started.set()
+                    self._send()
         except (OSError, ValueError, IndexError):
             pass
-        self._dead = True
 
-    def submit(self, _fn, verify, batch):
-        from concurrent.futures import Future
+    def _send(self) -> None:
+        """Under the lock: the oldest waiting batches written to the child, up to IN_FLIGHT unanswered."""
+        while self._ready and not self.dead and self._waiting and len(self._sent) < self.IN_FLIGHT:
+            batch = self._waiting.popleft()
+            self._sent.append(_Sent(batch))
+            try:
+                self._proc.stdin.write(" ".join(f"{p},{d},{s}" for p, d, s, _tag in batch) + "\n")
+                self._proc.stdin.flush()
+            except (OSError, ValueError):
+                self.dead = True
 
-        future = Future()
-        line = " ".join(f"{p},{d},{s}" for p, d, s, _tag in batch) + "\n"
-        self._sent.append((future, batch))
-        try:
-            self._proc.stdin.write(line)
-            self._proc.stdin.flush()
-        except (OSError, ValueError):
-            pass
-        future.verify = verify
-        return future
+    def put(self, batch: list[tuple], verify) -> list:
+        """One batch to share; the failed tags of a batch checked here (the newest, past BACKLOG waiting)."""
+        with self._lock:
+            self._waiting.append(batch)
+            self._send()
+            over = self._waiting.pop() if len(self._waiting) > self.BACKLOG else None
+        return self._here(over, verify) if over else []
 
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        try:
-            self._proc.stdin.close()
-        except (OSError, ValueError):
-            pass
-        self._reader.join()
-        self._proc.wait()
-        for future, batch in self._sent:  # what the child did not answer: checked here
-            future.set_result(_verify_batch(future.verify, batch))
-        self._sent = []
+    def _here(self, batch: list[tuple], verify) -> list:
+        self.taken_back += 1
+        return [tag for public, digest, signature, tag in batch if not verify(public, digest, signature)]
+
+    def finish(self, verify) -> list:
+        """The failed tags of every batch put: what the child has not answered is checked here, none waited for."""
+        failed = []
+        while True:
+            with self._lock:
+                batch = self._waiting.pop() if self._waiting else None
+            if batch is None:
+                break
+            failed += self._here(batch, verify)
+        with self._lock:
+            unanswered = [entry for entry in self._sent if not entry.done]
+        for entry in reversed(unanswered):
+            bad = []
+            for public, digest, signature, tag in entry.batch:
+                if entry.done:  # answered meanwhile (the reader sets it): so is every one sent before it
+                    break
+                if not verify(public, digest, signature):
+                    bad.append(tag)
+            else:
+                with self._lock:
+                    if not entry.done:
+                        entry.done = True
+                        failed += bad
+                self.taken_back += 1
+                continue
+            break
+        self.stop()
+        return failed + self._failed
+
+    def stop(self) -> None:
+        """The child killed (it may be busy with a batch checked here already, or not started yet); its reader reaps
+        it, unwaited for."""
+        with self._lock:
+            self.dead = True  # nothing more written
+            if self._proc is not None:
+                try:
+                    self._proc.kill()
+                except OSError:
+                    pass
 
 
 _switch_lock = threading.Lock()

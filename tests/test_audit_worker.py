@@ -3,7 +3,9 @@ the same findings, in the same order and words, as the audit verifying in line o
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from cgledger.ledger.audit import audit, sources_of
 from cgledger.ledger.chain import campaign_id
 from cgledger.ledger.reading import collector_paused
 from conftest import Cli, sql
-from test_cgs import fortified, fresh  # noqa: F401  (fixtures)
+from test_cgs import fortified, fresh, keyed  # noqa: F401  (fixtures)
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 SIZE = 3000
@@ -123,8 +125,6 @@ def test_a_log_with_map_decisions_reads_the_same_past_streamed(fortified):  # no
 def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
     """The child takes only plain hex; texts `bytes.fromhex` reads otherwise (spaces, upper case) or refuses are
     checked in line: every outcome is `secrets.verify`'s."""
-    import time
-
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -141,9 +141,7 @@ def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
     expected = [n for n, case in enumerate(cases) if not verify(*case)]
     for worker in ("process", "thread", None):
         verifier = Verifier(worker)
-        started = time.monotonic()  # the child's checks are the ones compared: wait until it is ready
-        while worker == "process" and not verifier._pool.ready() and time.monotonic() - started < 30:
-            time.sleep(0.01)
+        assert worker != "process" or verifier.ready(30)  # the child's checks are the ones compared
         for n, case in enumerate(cases):
             verifier.add(*case, n)
         assert sorted(verifier.failed()) == expected, worker
@@ -172,3 +170,95 @@ def test_a_cryptography_beside_the_campaign_cannot_answer_for_the_child(long_log
     assert all(other == streamed for other in others)
     for version in versions:
         assert any(f.version == version and f.kind == "signature" for f in streamed.findings), version
+
+
+def signed_cases(count: int, forged: set[int]) -> list[tuple[str, str, str]]:
+    """`count` (public, digest, signature) texts of one key, those numbered in `forged` with a signature flipped."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    key = Ed25519PrivateKey.generate()
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    cases = []
+    for n in range(count):
+        digest = f"{n:064x}"
+        signature = key.sign(bytes.fromhex(digest)).hex()
+        cases.append((public, digest, flip(signature) if n in forged else signature))
+    return cases
+
+
+def verifier_children() -> list[int]:
+    """The verifying child processes of this process (Linux /proc): their pids."""
+    found = []
+    for task in Path("/proc/self/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            try:
+                if b"Ed25519PublicKey" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+def children_gone() -> bool:
+    """No verifying child left, within 10 s: stopped, it is reaped by its reader thread, not waited for."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while verifier_children() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not verifier_children()
+
+
+def test_forged_signatures_in_batches_taken_back_from_the_child_are_found():
+    """At the end the caller checks itself the batches the child has not answered yet (the newest first) rather than
+    wait: a forged signature there, in the first batch (the child's) and in a partial last batch is found the same."""
+    from cgledger.ledger.signatures import Verifier
+
+    size = Verifier.BATCH * 40 + 5  # more batches than may wait for the child (a long backlog is checked here too)
+    forged = {3, Verifier.BATCH * 10 + 1, size - 1}
+    verifier = Verifier("process")
+    assert verifier.ready(30)
+    for n, case in enumerate(signed_cases(size, forged)):
+        verifier.add(*case, n)
+    assert sorted(verifier.failed()) == sorted(forged)
+    assert verifier.taken_back >= 1
+    assert children_gone()
+
+
+def test_a_child_that_dies_midway_leaves_its_checks_to_the_caller():
+    from cgledger.ledger.signatures import Verifier
+
+    cases = signed_cases(Verifier.BATCH * 12, forged := {2, Verifier.BATCH * 5, Verifier.BATCH * 11 + 7})
+    verifier = Verifier("process")
+    assert verifier.ready(30)
+    for n, case in enumerate(cases[:Verifier.BATCH * 6]):
+        verifier.add(*case, n)
+    children = verifier_children()
+    assert len(children) == 1
+    os.kill(children[0], signal.SIGKILL)  # gone with batches sent and not answered
+    for n, case in enumerate(cases[Verifier.BATCH * 6:], start=Verifier.BATCH * 6):
+        verifier.add(*case, n)
+    assert sorted(verifier.failed()) == sorted(forged)
+    assert not verifier.ready()
+
+
+def test_a_short_log_is_verified_in_line_and_a_long_one_shares_with_the_child(fresh, keyed):  # noqa: F811
+    """Both sides' keys registered (their events signed), "auto" starts no child below CHILD_FROM events (it would
+    barely be ready before the audit is done); the length comes from the store before the rows are read."""
+    from cgledger.ledger.signatures import Verifier, cpus
+
+    ledger = open_ledger(str(fresh.db))
+    try:
+        rows = ledger.loader.rows(campaign_id(ledger.resolve_name(None)), ledger.READ_PAGE)
+        assert 0 < rows.size == len(list(rows)) < Verifier.CHILD_FROM
+    finally:
+        ledger.close()
+    assert Verifier("auto", Verifier.CHILD_FROM - 1).worker is None
+    for size in (Verifier.CHILD_FROM, None):  # None: not known
+        verifier = Verifier("auto", size)
+        assert verifier.worker == ("process" if cpus() > 1 else None)
+        verifier.close()
+    (streamed, *others), _logged = reports(fresh.db)
+    assert all(other == streamed for other in others)
+    assert children_gone()

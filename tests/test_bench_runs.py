@@ -32,6 +32,11 @@ def test_cli_bench_runs_on_a_small_campaign():
     assert "300 cold  current" in out and "300 repeated   first" in out  # the kept views and answers tables
 
 
+def test_cli_bench_audit_only_runs_on_a_small_campaign():
+    out = bench("bench_cli.py", "--sizes", "300", "--runs", "1", "--audit-only")
+    assert "floor + Ed25519 verify of each" in out and "shared with the child" in out and "x click" not in out
+
+
 def test_agent_bench_runs_on_a_small_campaign():
     out = bench("bench_agent.py", "--sizes", "300,400", "--runs", "1")
     assert "agent on ms" in out and "target: a signed roll at 400 events within 1.2x" in out
