@@ -18,13 +18,13 @@ from .app import common, emit_json, json_option, main
 def export(obj, since: str, path: Path, as_json: bool) -> None:
     """Write the events your opponent does not have yet to FILE (to send by email)."""
     from cgledger.ledger.bundle import export_bundle
-    from cgledger.ledger.reading import sqlite_entries
+    from cgledger.ledger.reading import stored_entries
     from cgledger.ledger.store import resolve_db
 
     # the campaign loaded and checked as every command loads it, kept per log head as a read's answer (a log this
     # machine checked at this head loads nothing for it); the events themselves: every stored row decoded (issue 24)
     name, system = obj.answer("export", (), lambda ledger: ledger.export_source(obj.campaign))
-    entries = sqlite_entries(resolve_db(obj.db), name)
+    entries = stored_entries(resolve_db(obj.db), name)
     bundle = export_bundle(obj.ledger().entries(name) if entries is None else entries, name, system, since, path)
     if as_json:
         emit_json({"campaign": bundle.campaign, "since": bundle.since, "events": len(bundle.events),

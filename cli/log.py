@@ -182,12 +182,12 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
 
 
 def _whole_json(obj) -> None:
-    """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone (ledger/reading.py
-    sqlite_entries), else through the application; its rows encoded a page at a time (issue 24)."""
-    from cgledger.ledger.reading import sqlite_entries
+    """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone, a PostgreSQL one
+    through libpq (ledger/reading.py stored_entries), else through the application; its rows encoded a page at a time (issue 24)."""
+    from cgledger.ledger.reading import stored_entries
     from cgledger.ledger.store import resolve_db
 
-    entries = sqlite_entries(resolve_db(obj.db), obj.campaign)
+    entries = stored_entries(resolve_db(obj.db), obj.campaign)
     if entries is None:
         entries = obj.ledger().entries(obj.campaign)
     binary = getattr(sys.stdout, "buffer", None)  # the web runs commands into a text stream: no bytes there

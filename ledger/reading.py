@@ -119,6 +119,47 @@ def sqlite_entries(db: str, name: str | None, page: int = 2000) -> list | None:
         return None
 
 
+def stored_entries(db: str, name: str | None) -> list | None:
+    """`sqlite_entries` or `postgres_entries`, as the database is: None when the application must read it."""
+    return postgres_entries(db, name) if is_postgres(db) else sqlite_entries(db, name)
+
+
+def postgres_entries(db: str, name: str | None, libraries: Iterable[str] | None = None) -> list | None:
+    """`sqlite_entries` of a PostgreSQL ledger: one query through libpq (psycopg when no libpq loads), without the
+    event-sourcing library. The server gives the campaign's rows in version order as three values: per row its
+    version and the byte lengths of its topic and state, then the topics and the states each run together; they
+    are cut apart here by those lengths (no value's content can shift a cut), and a count that does not add up is
+    the application's to read. None as `sqlite_entries` gives it, and for a log over PostgreSQL's 1 GB a value."""
+    if not is_postgres(db) or not _plain_store():
+        return None
+    from .envelope import read_entries
+    from .libpq import QueryError, session
+
+    try:
+        with session(db, libraries) as query:
+            last = _postgres_last(query, name)
+            if last is None:
+                return None
+            (index, topics, states), = query(
+                "SELECT string_agg(originator_version::text || ',' || octet_length(topic)::text || ',' || "
+                "octet_length(state)::text, ';' ORDER BY originator_version), "
+                "string_agg(convert_to(topic, 'UTF8'), ''::bytea ORDER BY originator_version), "
+                "string_agg(state, ''::bytea ORDER BY originator_version) FROM cgledger_events WHERE originator_id = $1",
+                (last[0],))
+    except QueryError:
+        return None
+    rows, at_topic, at_state = [], 0, 0
+    with collector_paused():
+        for line in (index or "").split(";") if index else ():
+            version, topic_size, state_size = map(int, line.split(","))
+            topic = topics[at_topic:at_topic + topic_size].decode("utf-8")
+            rows.append((version, topic, states[at_state:at_state + state_size]))
+            at_topic, at_state = at_topic + topic_size, at_state + state_size
+        if at_topic != len(topics or b"") or at_state != len(states or b""):
+            return None
+        return read_entries(rows)
+
+
 def _postgres_last(query, name: str | None) -> tuple[UUID, tuple[int, str, bytes]] | None:
     """The campaign's id and last stored row (version, topic, state) in a marked ledger; None when the database is
     not marked as one of this format (the application says what it is)."""

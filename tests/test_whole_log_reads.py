@@ -71,8 +71,8 @@ def test_log_json_of_damaged_rows_is_the_whole_folds(sample):
     assert shown == b"".join(log_json(entries)).decode()  # the application's path (PostgreSQL, a cipher) the same
 
 
-@pytest.mark.sqlite_only
 def test_log_json_reads_no_event_sourcing_library(sample):
+    """SQLite through sqlite3, PostgreSQL through libpq (ledger/reading.py stored_entries)."""
     (code, out, err), modules = apart(sample.db, "log", "--json")
     assert code == 0 and not err and out == sample.ok("log", "--json").stdout
     assert not any(m == "eventsourcing" or m.startswith(("eventsourcing.", "cgledger.ledger.application",
