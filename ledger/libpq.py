@@ -153,6 +153,38 @@ class Connection:
 
     def query(self, sql: str, params: Sequence[str | int | UUID | None] = ()) -> list[tuple]:
         """The rows of `sql`, whose $1, $2, ... are `params` sent as text (never formatted into the SQL)."""
+        return self._run(sql, params, self._rows)
+
+    def blobs(self, sql: str, params: Sequence[str | int | UUID | None] = ()) -> list[bytes | None]:
+        """The first column of each row of `sql` as its bytes in binary format (a bytea as stored), undecoded: three
+        libpq calls a row instead of five a cell (a whole log's rows packed one value a row: ledger/reading.py)."""
+        def first(lib, res) -> list[bytes | None]:
+            if lib.PQnfields(res) != 1 or lib.PQftype(res, 0) != 17:
+                raise QueryError("blobs reads one bytea column", "")
+            value, length, null, string_at = lib.PQgetvalue, lib.PQgetlength, lib.PQgetisnull, ctypes.string_at
+            return [None if null(res, row, 0) else string_at(value(res, row, 0), length(res, row, 0))
+                    for row in range(lib.PQntuples(res))]
+
+        return self._run(sql, params, first)
+
+    def _rows(self, lib, res) -> list[tuple]:
+        columns = range(lib.PQnfields(res))
+        decoders = []
+        for column in columns:
+            oid = lib.PQftype(res, column)
+            if oid not in _DECODE:
+                raise QueryError(f"column {column + 1} has a type this reader does not decode (oid {oid})", "")
+            decoders.append(_DECODE[oid])
+        try:
+            return [tuple(None if lib.PQgetisnull(res, row, column)
+                          else decoders[column](ctypes.string_at(lib.PQgetvalue(res, row, column),
+                                                                 lib.PQgetlength(res, row, column)))
+                          for column in columns)
+                    for row in range(lib.PQntuples(res))]
+        except ValueError as e:  # text that is not UTF-8, a uuid not 16 bytes
+            raise QueryError(f"a value could not be read: {e}", "") from None
+
+    def _run(self, sql: str, params, read):
         lib = self.lib
         if not self.conn:
             raise DatabaseError("the PostgreSQL connection is closed")
@@ -171,21 +203,7 @@ class Connection:
                 raise QueryError(_line(lib.PQresultErrorField(res, _DIAG_MESSAGE) or lib.PQresultErrorMessage(res),
                                        "the query failed"),
                                  (lib.PQresultErrorField(res, _DIAG_SQLSTATE) or b"").decode())
-            columns = range(lib.PQnfields(res))
-            decoders = []
-            for column in columns:
-                oid = lib.PQftype(res, column)
-                if oid not in _DECODE:
-                    raise QueryError(f"column {column + 1} has a type this reader does not decode (oid {oid})", "")
-                decoders.append(_DECODE[oid])
-            try:
-                return [tuple(None if lib.PQgetisnull(res, row, column)
-                              else decoders[column](ctypes.string_at(lib.PQgetvalue(res, row, column),
-                                                                     lib.PQgetlength(res, row, column)))
-                              for column in columns)
-                        for row in range(lib.PQntuples(res))]
-            except ValueError as e:  # text that is not UTF-8, a uuid not 16 bytes
-                raise QueryError(f"a value could not be read: {e}", "") from None
+            return read(lib, res)
         finally:
             lib.PQclear(res)
 

@@ -125,38 +125,39 @@ def stored_entries(db: str, name: str | None) -> list | None:
 
 
 def postgres_entries(db: str, name: str | None, libraries: Iterable[str] | None = None) -> list | None:
-    """`sqlite_entries` of a PostgreSQL ledger: one query through libpq (psycopg when no libpq loads), without the
-    event-sourcing library. The server gives the campaign's rows in version order as three values: per row its
-    version and the byte lengths of its topic and state, then the topics and the states each run together; they
-    are cut apart here by those lengths (no value's content can shift a cut), and a count that does not add up is
-    the application's to read. None as `sqlite_entries` gives it, and for a log over PostgreSQL's 1 GB a value."""
+    """`sqlite_entries` of a PostgreSQL ledger: one connection through libpq, without the event-sourcing library (no
+    libpq: None, and the application reads through psycopg). The server packs each of the campaign's rows, in
+    version order, into one value: its version (8 bytes), its topic's length (4) and bytes, then its state; they
+    are cut apart here by those lengths (no content can shift a cut). A row that does not add up is the
+    application's to read. None as `sqlite_entries` gives it."""
     if not is_postgres(db) or not _plain_store():
         return None
     from .envelope import read_entries
-    from .libpq import QueryError, session
+    from .libpq import QueryError, connect
 
     try:
-        with session(db, libraries) as query:
-            last = _postgres_last(query, name)
+        conn = connect(db, libraries)
+        if conn is None:
+            return None
+        with conn:
+            last = _postgres_last(conn.query, name)
             if last is None:
                 return None
-            (index, topics, states), = query(
-                "SELECT string_agg(originator_version::text || ',' || octet_length(topic)::text || ',' || "
-                "octet_length(state)::text, ';' ORDER BY originator_version), "
-                "string_agg(convert_to(topic, 'UTF8'), ''::bytea ORDER BY originator_version), "
-                "string_agg(state, ''::bytea ORDER BY originator_version) FROM cgledger_events WHERE originator_id = $1",
-                (last[0],))
+            packed = conn.blobs("SELECT int8send(originator_version) || int4send(octet_length(topic)) || "
+                                "convert_to(topic, 'UTF8') || state FROM cgledger_events WHERE originator_id = $1 "
+                                "ORDER BY originator_version", (last[0],))
     except QueryError:
         return None
-    rows, at_topic, at_state = [], 0, 0
+    rows = []
     with collector_paused():
-        for line in (index or "").split(";") if index else ():
-            version, topic_size, state_size = map(int, line.split(","))
-            topic = topics[at_topic:at_topic + topic_size].decode("utf-8")
-            rows.append((version, topic, states[at_state:at_state + state_size]))
-            at_topic, at_state = at_topic + topic_size, at_state + state_size
-        if at_topic != len(topics or b"") or at_state != len(states or b""):
-            return None
+        for value in packed:
+            if value is None or len(value) < 12:
+                return None
+            size = int.from_bytes(value[8:12], "big")
+            if len(value) < 12 + size:
+                return None
+            rows.append((int.from_bytes(value[:8], "big", signed=True), value[12:12 + size].decode("utf-8"),
+                         value[12 + size:]))
         return read_entries(rows)
 
 

@@ -144,6 +144,32 @@ def test_a_type_it_does_not_decode_is_one_line(make_db):
         conn.query("SELECT now()")
 
 
+def test_blobs_are_a_bytea_columns_bytes_and_nothing_else(make_db):
+    db = make_db()
+    sql(db, "CREATE TABLE sample (id BIGINT, data BYTEA)")
+    sql(db, "INSERT INTO sample VALUES (?, ?), (?, ?), (?, NULL)", (1, b"\x00\xff", 2, b"", 3))
+    with libpq.connect(db) as conn:
+        assert conn.blobs("SELECT data FROM sample ORDER BY id") == [b"\x00\xff", b"", None]
+        assert conn.blobs("SELECT int8send(id) || coalesce(data, '') FROM sample WHERE id = $1", (1,)) == \
+            [(1).to_bytes(8, "big") + b"\x00\xff"]
+        for wrong in ("SELECT id FROM sample", "SELECT data, data FROM sample"):
+            with pytest.raises(libpq.QueryError, match="one bytea column"):
+                conn.blobs(wrong)
+
+
+def test_a_whole_log_through_libpq_is_the_applications(kgp):
+    """`log --json` and `export` read the whole log through libpq (reading.postgres_entries): the same rows as the
+    application's `entries`, in order."""
+    from cgledger.ledger.reading import postgres_entries
+
+    rolled(kgp)
+    ours = postgres_entries(str(kgp.db), None)
+    theirs = open_ledger(str(kgp.db)).entries(None)
+    assert ours is not None and len(ours) == len(theirs) > 1
+    assert [(v, t, r.digest, r.fact) for v, t, r in ours] == [(v, t, r.digest, r.fact) for v, t, r in theirs]
+    assert postgres_entries(str(kgp.db), None, NOWHERE) is None  # no libpq: the application reads (psycopg)
+
+
 def test_no_libpq_means_psycopg(kgp):
     assert libpq.load(NOWHERE) is None and libpq.connect(kgp.db, NOWHERE) is None
     assert imported(kgp.db, NOWHERE)["psycopg"]
