@@ -115,7 +115,7 @@ def effective(logged, opened: dict | None = None) -> list:
     """The log as the projections read it: a Secret roll or a secret RG purchase that was revealed (or that this
     player's own key opens) stands as the roll or purchase it was, at its own place; the reveal events themselves
     drop out."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from .events import TAGS, RGPurchaseRevealed, SecretRollRevealed
 

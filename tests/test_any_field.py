@@ -174,7 +174,7 @@ def forged(events: list, fact, cid, before: list) -> list:
     """The events as a cheater's ledger writes them: the first with the changed fact, the digests recomputed over
     it and chained on, each signed again with its author's key where the log is signed (`before`: the log before
     them)."""
-    from dataclasses import replace
+    from msgspec.structs import replace  # Logged is a frozen msgspec Struct
 
     out, prev = [], events[0].prev
     for i, event in enumerate(events):
