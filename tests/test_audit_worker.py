@@ -191,7 +191,11 @@ def verifier_children() -> list[int]:
     """The verifying child processes of this process (Linux /proc): their pids."""
     found = []
     for task in Path("/proc/self/task").iterdir():
-        for pid in (task / "children").read_text().split():
+        try:
+            pids = (task / "children").read_text().split()
+        except OSError:  # a thread that ended while the tasks were listed (the child's reader, reaping it)
+            continue
+        for pid in pids:
             try:
                 if b"Ed25519PublicKey" in Path(f"/proc/{pid}/cmdline").read_bytes():
                     found.append(int(pid))
