@@ -20,21 +20,18 @@ from .campaign import Campaign, CampaignState, campaign_id, fold
 from .evolve import SCENARIO
 from . import chain
 from . import lazy
-from .decide import chits, fair, steps, walk
+from .decide import chits, fair, rights, rolls, steps, walk
 from .decide.steps import next_step, title, unmet
+from .dice import DiceSource, SystemDice, parse_entered
 from .authorship import owner, recorder, signing_sides
 from .decide import witness as witnessing
-# the write verbs' decisions: a read runs none of them, so each is imported when first used (ledger/lazy.py)
+# the write verbs' decisions a read never loads otherwise: each imported when first used (ledger/lazy.py)
 fortify = lazy.module("cgledger.ledger.decide.fortify")
 mapd = lazy.module("cgledger.ledger.decide.map")
 purchases = lazy.module("cgledger.ledger.decide.purchases")
-rolls = lazy.module("cgledger.ledger.decide.rolls")
 secrets = lazy.module("cgledger.ledger.decide.secrets")
-rights = lazy.module("cgledger.ledger.decide.rights")
 cmd = lazy.module("cgledger.ledger.decide.commands")
 hiddenmod = lazy.module("cgledger.ledger.hidden")
-dicemod = lazy.module("cgledger.ledger.dice")
-timeline = lazy.module("cgledger.ledger.timeline")
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
 from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
@@ -51,13 +48,13 @@ from .reading import collector_paused
 from .persistence import decode_envelope
 from .reading import pick_name, started_names
 from .rules import Resolution, parse_declared
+from . import timeline
 from .store import (
     check_postgres, check_sqlite, index_topics, is_postgres, local_name, lost_connection, postgres_env, redact,
 )
 
 if TYPE_CHECKING:
     from .audit import Report
-    from .dice import DiceSource
 
 
 @dataclass(frozen=True)
@@ -87,7 +84,7 @@ class CampaignLedger(Application):
 
     def __init__(self, env=None, dice: DiceSource | None = None):
         super().__init__(env)
-        self._dice = dice  # the system's dice unless given: made when first rolled (a read rolls none)
+        self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
@@ -96,16 +93,6 @@ class CampaignLedger(Application):
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
         self.kept = KeptReads(self)  # the read views kept current (issue 24 item 6)
-
-    @property
-    def dice(self) -> DiceSource:
-        if self._dice is None:
-            self._dice = dicemod.SystemDice()
-        return self._dice
-
-    @dice.setter
-    def dice(self, dice: DiceSource) -> None:
-        self._dice = dice
 
     @property
     def notices(self) -> list[str]:
@@ -338,7 +325,7 @@ class CampaignLedger(Application):
                 raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
             faces, source = report.faces, "vasl"
         elif dice is not None:
-            faces, source = dicemod.parse_entered(table.die, dice), "entered"
+            faces, source = parse_entered(table.die, dice), "entered"
         else:
             faces, source = self.dice.roll(table.die), self.dice.name
         command = rolls.RollCommand(
