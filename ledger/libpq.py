@@ -12,8 +12,10 @@ load, e.g. `none`, means psycopg everywhere)."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import re
+import threading
 from contextlib import contextmanager
 from typing import Iterable, Sequence
 from uuid import UUID
@@ -162,8 +164,9 @@ class Connection:
             if lib.PQnfields(res) != 1 or lib.PQftype(res, 0) != 17:
                 raise QueryError("blobs reads one bytea column", "")
             value, length, null, string_at = lib.PQgetvalue, lib.PQgetlength, lib.PQgetisnull, ctypes.string_at
-            return [None if null(res, row, 0) else string_at(value(res, row, 0), length(res, row, 0))
-                    for row in range(lib.PQntuples(res))]
+            # a value of some length is not NULL: only an empty one is asked whether it is (one call a row fewer)
+            return [string_at(value(res, row, 0), size) if (size := length(res, row, 0))
+                    else None if null(res, row, 0) else b"" for row in range(lib.PQntuples(res))]
 
         return self._run(sql, params, first)
 
@@ -230,15 +233,51 @@ def connect(url: str, libraries: Iterable[str] | None = None) -> Connection | No
     return None if lib is None else Connection(lib, url)
 
 
+KEPT = 4  # connections kept per thread (a process that reads many databases closes the oldest)
+_shared = threading.local()  # this thread's open read connections: url and libraries -> Connection
+
+
+def shared(url: str, libraries: Iterable[str] | None = None) -> tuple[Connection | None, bool]:
+    """This thread's read connection to `url`, opened at its first use and kept for the process (a command's reads
+    of one database, e.g. `export`'s kept answer and then its rows, pay one new server session, not one each), and
+    whether it was open before. None as `connect` gives it. A connection is never used by two threads."""
+    key = (url, None if libraries is None else tuple(libraries))
+    kept = getattr(_shared, "connections", None)
+    if kept is None:
+        kept = _shared.connections = {}
+    conn = kept.pop(key, None)
+    if conn is not None and conn.conn:
+        kept[key] = conn  # the latest used last: the first is the one left longest
+        return conn, True
+    conn = connect(url, libraries)
+    if conn is not None:
+        while len(kept) >= KEPT:
+            kept.pop(next(iter(kept))).close()
+        kept[key] = conn
+    return conn, False
+
+
 @contextmanager
 def session(db: str, libraries: Iterable[str] | None = None):
     """query(sql, params) -> rows on the database `db`, through libpq or, when no libpq loads,
     psycopg; $1, $2, ... are the parameters. A server error is a QueryError; an unreachable server a one-line
-    DatabaseError, as the store gives it."""
-    conn = connect(db, libraries)
+    DatabaseError, as the store gives it. Through libpq, this thread's `shared` connection: one kept from before
+    that the server has since dropped (restarted, the session ended) is opened again once, as a new one would be."""
+    conn, reused = shared(db, libraries)
     if conn is not None:
-        with conn:
-            yield conn.query
+        def run(read: str, sql: str, params: Sequence[str | int | UUID | None] = ()):
+            nonlocal conn, reused
+            try:
+                return getattr(conn, read)(sql, params)
+            except ConnectionLost:
+                if not reused:
+                    raise
+                conn, reused = shared(db, libraries)  # the lost one closed itself: a new one (queries only read)
+                return getattr(conn, read)(sql, params)
+
+        query = functools.partial(run, "query")
+        query.blobs = functools.partial(run, "blobs")  # `Connection.blobs`, on libpq only
+        yield query
         return
     import psycopg
 

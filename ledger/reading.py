@@ -125,27 +125,27 @@ def stored_entries(db: str, name: str | None) -> list | None:
 
 
 def postgres_entries(db: str, name: str | None, libraries: Iterable[str] | None = None) -> list | None:
-    """`sqlite_entries` of a PostgreSQL ledger: one connection through libpq, without the event-sourcing library (no
-    libpq: None, and the application reads through psycopg). The server packs each of the campaign's rows, in
-    version order, into one value: its version (8 bytes), its topic's length (4) and bytes, then its state; they
-    are cut apart here by those lengths (no content can shift a cut). A row that does not add up is the
-    application's to read. None as `sqlite_entries` gives it."""
+    """`sqlite_entries` of a PostgreSQL ledger: through libpq (this thread's shared connection), without the
+    event-sourcing library (no libpq: None, and the application reads through psycopg). The server packs each of
+    the campaign's rows into one value: its version (8 bytes), its topic's length (4) and bytes, then its state;
+    they are cut apart here by those lengths (no content can shift a cut) and put in version order here (the
+    server's sort of a whole log spills to disk: measured 14 ms of 36 at 5,000 events). A row that does not add up
+    is the application's to read. None as `sqlite_entries` gives it."""
     if not is_postgres(db) or not _plain_store():
         return None
     from .envelope import read_entries
-    from .libpq import QueryError, connect
+    from .libpq import QueryError, session
 
     try:
-        conn = connect(db, libraries)
-        if conn is None:
-            return None
-        with conn:
-            last = _postgres_last(conn.query, name)
+        with session(db, libraries) as query:
+            if not getattr(query, "blobs", None):
+                return None  # psycopg: the application reads
+            last = _postgres_last(query, name)
             if last is None:
                 return None
-            packed = conn.blobs("SELECT int8send(originator_version) || int4send(octet_length(topic)) || "
-                                "convert_to(topic, 'UTF8') || state FROM cgledger_events WHERE originator_id = $1 "
-                                "ORDER BY originator_version", (last[0],))
+            packed = query.blobs("SELECT int8send(originator_version) || int4send(octet_length(topic)) || "
+                                 "convert_to(topic, 'UTF8') || state FROM cgledger_events WHERE originator_id = $1",
+                                 (last[0],))
     except QueryError:
         return None
     rows = []
@@ -158,7 +158,12 @@ def postgres_entries(db: str, name: str | None, libraries: Iterable[str] | None 
                 return None
             rows.append((int.from_bytes(value[:8], "big", signed=True), value[12:12 + size].decode("utf-8"),
                          value[12 + size:]))
+        rows.sort(key=_version)
         return read_entries(rows)
+
+
+def _version(row: tuple) -> int:
+    return row[0]
 
 
 def _postgres_last(query, name: str | None) -> tuple[UUID, tuple[int, str, bytes]] | None:

@@ -163,6 +163,9 @@ def test_a_whole_log_through_libpq_is_the_applications(kgp):
     from cgledger.ledger.reading import postgres_entries
 
     rolled(kgp)
+    # the first event's row rewritten with the same bytes: stored last in the table now, read first all the same
+    # (the rows come from the server in no order and are put in version order by the reader)
+    sql(kgp.db, "UPDATE {events} SET state = state WHERE originator_version = 1")
     ours = postgres_entries(str(kgp.db), None)
     theirs = open_ledger(str(kgp.db)).entries(None)
     assert ours is not None and len(ours) == len(theirs) > 1
@@ -219,3 +222,29 @@ def test_a_kept_answer_on_postgresql_needs_neither_psycopg_nor_the_library(kgp):
     after, loaded = shown_apart(kgp.db, "status", "--json")
     assert "eventsourcing" in loaded and after != first
     assert json.loads(after) == json.loads(kgp.ok("status", "--json").stdout)
+
+
+def test_reads_share_a_connection_and_open_a_dropped_one_again(make_db):
+    """A command's reads of one database share this thread's connection (one server session, not one per read); one
+    the server has dropped since is opened again once, so the read answers as a new connection would."""
+    db = make_db()
+
+    def backend() -> int:
+        with libpq.session(db) as query:
+            return query("SELECT pg_backend_pid()")[0][0]
+
+    first = backend()
+    assert backend() == first
+    sql(db, "SELECT pg_terminate_backend(?)", (first,))
+    again = backend()
+    assert again != first and backend() == again
+
+
+def test_a_thread_keeps_a_few_connections_and_closes_the_oldest(make_db):
+    dbs = [make_db() for _ in range(libpq.KEPT + 1)]
+    opened = []
+    for db in dbs:
+        opened.append(libpq.shared(db)[0])
+        assert opened[-1].query("SELECT 1") == [(1,)]
+    assert opened[0].conn is None and all(conn.conn for conn in opened[1:])  # closed: its server session ended
+    assert libpq.shared(dbs[-1]) == (opened[-1], True) and libpq.shared(dbs[0])[1] is False
