@@ -54,6 +54,10 @@ HWM = ("import atexit, os\n"
        "atexit.register(_hwm)\n")
 CGLEDGER = [sys.executable, "-c", HWM + "from cgledger.cli import main; main(prog_name='cgledger')"]
 CLICK = [sys.executable, "-c", HWM + "import click"]
+# what any full read imports before it reads a row (the fold, the events, the rules engine, msgspec, sqlite3,
+# hashlib), no event-sourcing library, no CLI module, nothing read: the floor of a read no answer is kept for
+FOLD_IMPORTS = [sys.executable, "-c", HWM + "import click, msgspec, sqlite3, hashlib, json\n"
+                "import cgledger.ledger.evolve, cgledger.ledger.rules, cgledger.ledger.envelope, cgledger.ledger.chain"]
 READS = [  # (label, arguments): every command that reads the whole log, or a part of it
     ("status", ["status"]),
     ("head", ["head"]),
@@ -352,6 +356,7 @@ def main() -> None:
         run([*CGLEDGER, "--help"], 1, small)  # the bytecode cache filled
         click_s, click_mb = run(CLICK, runs)
         startup = [("python -c 'import click'", click_s, click_mb)]
+        startup.append(("imports of a full read, nothing read", *run(FOLD_IMPORTS, runs)))
         sample = {**ENV, "CGLEDGER_DB": str(dbs[0])}
         uncached = {**sample, "XDG_CACHE_HOME": str(tmp / "no-cache")}
         answers = Path(ENV["XDG_STATE_HOME"]) / "cgledger" / "answers"
