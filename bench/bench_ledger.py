@@ -144,10 +144,10 @@ def compare_mappers(ledger: CampaignLedger, cid: UUID) -> dict[str, tuple[float,
         msgspec.to_builtins(fact). Its decode returns that fact as an untyped dict (no Struct
         rebuilt, no validation), so the comparison flatters the default mapper.
     Returns {name: (encode seconds, decode seconds, events, mean stored bytes per event)}."""
-    ours = ledger.mapper
-    stored_rows = ledger.recorder.select_events(cid)
+    ours = ledger.app.mapper  # the library's mapper (reads before a write use sqlite3 rows: ledger/reading.py)
+    stored_rows = ledger.app.recorder.select_events(cid)
     transcoder = JSONTranscoder()
-    ledger.register_transcodings(transcoder)
+    ledger.app.register_transcodings(transcoder)
     default = Mapper(transcoder=transcoder)
 
     def plain_events() -> list[PlainRecorded]:

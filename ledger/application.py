@@ -11,13 +11,10 @@ from typing import TYPE_CHECKING
 import msgspec
 from pathlib import Path
 
-from eventsourcing.application import Application
-from eventsourcing.domain import OriginatorVersionError
-from eventsourcing.persistence import IntegrityError, MapperDeserialisationError, OperationalError
-
 from . import rules as rulesmod
-from .campaign import Campaign, CampaignState, campaign_id, fold
-from .evolve import SCENARIO
+from .chain import campaign_id
+from .evolve import SCENARIO, CampaignState, fold
+from .folded import OutOfSequence, UnreadableRow, recording
 from . import chain
 from . import lazy
 from .decide import chits, fair, rights, rolls, steps, walk
@@ -44,17 +41,19 @@ turn = lazy.module("cgledger.ledger.turn")
 from . import takeback
 from .secretbooks import SecretBooks
 from .keptreads import KeptReads, as_stored
-from .reading import collector_paused
-from .persistence import decode_envelope
+from .reading import SqliteRows, collector_paused, light_rows
+from .envelope import decode_envelope
 from .reading import pick_name, started_names
 from .rules import Resolution, parse_declared
 from . import timeline
+from . import store
 from .store import (
     check_postgres, check_sqlite, index_topics, is_postgres, local_name, lost_connection, postgres_env, redact,
 )
 
 if TYPE_CHECKING:
     from .audit import Report
+    from .campaign import Campaign
 
 
 @dataclass(frozen=True)
@@ -68,31 +67,68 @@ class Rolled:
     effects: tuple = ()  # CGS: what it did on the hexes it names (and the hidden ones it revealed there first)
 
 
-def replay(campaign: Campaign | None, events) -> Campaign | None:
-    """A plain projector: the library's default checks a typing Protocol per event (measured:
-    2-3x slower on a 200-event replay; bench/)."""
-    for event in events:
-        campaign = event.mutate(campaign)
-    return campaign
+class CampaignLedger:
+    """The application service. It holds the event-sourcing library's application (ledger/eventstore.py) by
+    composition, built when a command first records, or at once where its rows cannot be read plainly
+    (PostgreSQL, a cipher or compressor): reads fold the stored rows (`rows`: a plain SQLite file read with sqlite3)
+    without the library (issue 24)."""
 
-
-class CampaignLedger(Application):
-    name = "cgledger"  # pinned: test subclasses must not get other table names
-    snapshotting_intervals = {Campaign: 100}
-    snapshotting_projectors = {Campaign: replay}
-    env = {"MAPPER_TOPIC": "cgledger.ledger.persistence:MsgspecMapper"}
-
-    def __init__(self, env=None, dice: DiceSource | None = None):
-        super().__init__(env)
+    def __init__(self, env=None, dice: DiceSource | None = None, rows: SqliteRows | None = None):
+        self.env = dict(env or {})
+        self._app = None
+        self._rows = rows
+        if rows is None:
+            self.app  # the library reads: built now, as before (a refused connection is `open_ledger`'s one line)
         self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
         self.said: list[str] = []  # what this command did besides its act, said to the player (a walk on, a witness)
-        self.loader = Loader(self.events, self.snapshots, self.recorder, self.mapper)
+        self.loader = Loader(self)
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
         self.kept = KeptReads(self)  # the read views kept current (issue 24 item 6)
+
+    # ---- the store: read plainly until a command records --------------------------------------
+    @property
+    def app(self):
+        """The event-sourcing library's application, built at first use: the first write's."""
+        if self._app is None:
+            from .eventstore import EventStore
+
+            self._app = EventStore(self, self.env)
+        return self._app
+
+    @property
+    def recorder(self):
+        return self._rows if self._app is None else self._app.recorder
+
+    @property
+    def snapshot_recorder(self):
+        if self._app is None:
+            return self._rows.snapshots
+        return self._app.snapshots.recorder if self._app.snapshots is not None else None
+
+    @property
+    def mapper(self):
+        return self._rows if self._app is None else self._app.mapper
+
+    @property
+    def snapshots(self):
+        return self.app.snapshots
+
+    @property
+    def factory(self):
+        return self.app.factory
+
+    def save(self, *objects):
+        return self.app.save(*objects)
+
+    def close(self) -> None:
+        if self._app is not None:
+            self._app.close()
+        if self._rows is not None:
+            self._rows.close()
 
     @property
     def notices(self) -> list[str]:
@@ -117,8 +153,8 @@ class CampaignLedger(Application):
                 return again
         try:
             campaign = self._rebuild(cid)
-        except (MapperDeserialisationError, OriginatorVersionError) as e:
-            raise DatabaseError(f"the campaign log is damaged ({type(e).__name__}: {e}): run `cgledger audit`") from None
+        except (UnreadableRow, OutOfSequence) as e:
+            raise DatabaseError(f"the campaign log is damaged ({e}): run `cgledger audit`") from None
         self._check_seen(campaign, writing)
         if campaign.irregular:  # a forged take-back (the audit names it): the books can disagree from here on
             action, voided = campaign.irregular
@@ -197,9 +233,10 @@ class CampaignLedger(Application):
             mark.advance(self.where, key, *self.loader.checked)
         return campaign
 
-    def take_snapshot(self, aggregate_id, version: int | None = None, projector_func=None) -> None:
+    def take_snapshot(self, aggregate_id, version: int | None = None) -> None:
         """A snapshot built the way reads build the campaign: never on top of a snapshot that does not check out."""
-        self.snapshots.put([Campaign.Snapshot.take(self._rebuild(aggregate_id, version))])
+        campaign = recording(self._rebuild(aggregate_id, version))
+        self.snapshots.put([type(campaign).Snapshot.take(campaign)])
 
     def snapshots_of(self, name: str | None) -> dict[int, tuple[dict | None, str | None]]:
         return self.loader.snapshots(campaign_id(self.resolve_name(name)))
@@ -251,6 +288,7 @@ class CampaignLedger(Application):
             else:
                 sign = None
             records.append((fact, author, sign))
+        recording(campaign)
         for fact, author, sign in records:
             campaign.record(fact, author, sign, command)
 
@@ -279,11 +317,15 @@ class CampaignLedger(Application):
             if self.command_id and self.campaign(fact.name).recorded(self.command_id) == 1:
                 raise AlreadyRecorded(1)
             raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
+        from .campaign import Campaign
+
         campaign = Campaign.begin(fact, self.command_id)
         self._save(campaign)
         return campaign
 
     def campaign_names(self) -> list[str]:
+        if self._app is None:
+            return started_names(self._rows.started())
         return started_names((n.originator_id, n.originator_version, self.mapper.decode_state(n))
                              for n in self.recorder.select_notifications(None, 10_000, topics=["CampaignStarted"]))
 
@@ -887,14 +929,17 @@ class CampaignLedger(Application):
             if mark.read(self.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
                 mark.advance(self.where, key, new[-1].version, new[-1].digest)
         self.kept.advance(None, [], cid, new[0].version)  # issue 24 item 6: the kept read views that were current
-        interval = self.snapshotting_intervals[Campaign]
+        interval = store.SNAPSHOT_INTERVAL
         if new[-1].version // interval > (new[0].version - 1) // interval:
-            self.take_snapshot(cid, projector_func=replay)
+            self.take_snapshot(cid)
         return bundle.campaign, len(new)
 
     def _save(self, campaign: Campaign) -> None:
         """Saves the pending events; if another writer recorded first, nothing of ours is stored and
         the one line says what the other side recorded."""
+        from eventsourcing.persistence import IntegrityError, OperationalError
+
+        recording(campaign)
         pending = [event.digest for event in campaign._pending_events]
         new = [as_stored(event) for event in campaign._pending_events]  # for the views kept current (issue 24 item 6)
         base = campaign.version - len(pending)
@@ -929,6 +974,8 @@ class CampaignLedger(Application):
 
     def _save_events(self, events: list) -> None:
         """Stores events made elsewhere (an imported bundle), exactly as they are, in one transaction."""
+        from eventsourcing.persistence import IntegrityError
+
         try:
             if _on_postgres(self.recorder):
                 self._insert_batched([self.mapper.to_stored_event(e) for e in events])
@@ -1011,10 +1058,12 @@ class CampaignLedger(Application):
         """The campaign's stored events after version `after`, `limit` of them: the recorder's select_events. On
         SQLite the library's own statement, without its parse of every row's originator id into a UUID (a third of a
         whole-log read, issue 24): the rows are the ones of `cid`, which the statement's WHERE asks for."""
+        recorder = self.recorder
+        if isinstance(recorder, SqliteRows):
+            return recorder.select_events(cid, gt=after, limit=limit)
         from eventsourcing.persistence import StoredEvent
         from eventsourcing.sqlite import SQLiteAggregateRecorder
 
-        recorder = self.recorder
         if not isinstance(recorder, SQLiteAggregateRecorder):
             return recorder.select_events(cid, gt=after, limit=limit)
         statement = recorder.select_events_statement + ("AND originator_version>? " if after is not None else "")
@@ -1033,7 +1082,7 @@ class CampaignLedger(Application):
         if start:
             try:
                 before = self._rebuild(cid, start)
-            except (LedgerError, MapperDeserialisationError, OriginatorVersionError):
+            except (LedgerError, UnreadableRow, OutOfSequence):
                 return None, self.history(name)
         with collector_paused():
             tail = [self.loader.logged(stored) for stored in self.recorder.select_events(cid, gt=start)]
@@ -1217,7 +1266,7 @@ def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -
         check_sqlite(db, create)
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}
     try:
-        ledger = CampaignLedger(env=env, dice=dice)
+        ledger = CampaignLedger(env=env, dice=dice, rows=None if is_postgres(db) or create else light_rows(db))
         ledger.where = local_name(db)  # the key of the head it saw
     except Exception as e:  # noqa: BLE001
         if lost_connection(e):
@@ -1228,4 +1277,4 @@ def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -
     return ledger
 
 
-__all__ = ["CampaignLedger", "open_ledger", "Logged", "Rolled", "MapperDeserialisationError"]
+__all__ = ["CampaignLedger", "open_ledger", "Logged", "Rolled", "recording"]

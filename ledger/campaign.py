@@ -52,9 +52,6 @@ class Campaign(CampaignState, Aggregate):
         return cls._create(cls.Started, id=id_, timestamp=timestamp, fact=fact, prev=chain.GENESIS, digest=digest,
                            author="", signature="", command=command, form=chain.FORM)
 
-    def begin_action(self) -> int:
-        return self.next_action
-
     def record(self, fact: Fact, author: str = "", sign: Callable[[str], str] | None = None,
                command: str = "") -> None:
         """Append one fact, by its author side, signed with `sign` (digest -> signature) once that side has a

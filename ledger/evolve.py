@@ -128,6 +128,10 @@ class CampaignState:
     ACT_RANGES = 64  # `acts` ranges kept before the older ones are packed into `acts_closed`
     FRAMES = 32
 
+    def begin_action(self) -> int:
+        """The number the next act gets (each recorded act is one action)."""
+        return self.next_action
+
     def start(self, fact: CampaignStarted, digest: str, first_step: str, command: str = "") -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
         self.options = {"random_weather": fact.random_weather}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from .campaign import Campaign
+from .evolve import CampaignState
 from .decide import chits, fair, rolls, secrets, steps
 from .errors import LedgerError
 from .rules import parse_declared
@@ -36,7 +36,7 @@ class FairPlay:
     def keyring(self):
         return self.app.keyring
 
-    def declare(self, campaign: Campaign, rules, table, who: str, drms, secret: bool, purpose: str,
+    def declare(self, campaign: CampaignState, rules, table, who: str, drms, secret: bool, purpose: str,
                 rg: int | None, view=None) -> "Declared":
         """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's
         ledger answers."""
@@ -56,7 +56,7 @@ class FairPlay:
         return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
                         rules.system.sides[fair.other(rules, who)])
 
-    def settle(self, campaign: Campaign, rules) -> list:
+    def settle(self, campaign: CampaignState, rules) -> list:
         """What the protocol owes the side whose key was given, recorded before its command (not saved here): its
         answers to the other side's declared rolls (an open roll's dice in the same action), its own answered
         Secret rolls made and sealed, its sealed Initiative chit revealed once both are sealed, its next chain committed
@@ -106,7 +106,7 @@ class FairPlay:
         facts += self.settle_chits(campaign, rules, me)
         return facts
 
-    def renew(self, campaign: Campaign, rules, me: str) -> list:
+    def renew(self, campaign: CampaignState, rules, me: str) -> list:
         """Issue 22 item 5: this side's chains that near their end, each followed by the next one, committed now (a
         new random seed each, sealed with its key), so that no roll waits for a chain."""
         facts = []
@@ -117,7 +117,7 @@ class FairPlay:
             facts.append(renewed)
         return facts
 
-    def settle_chits(self, campaign: Campaign, rules, me: str) -> list:
+    def settle_chits(self, campaign: CampaignState, rules, me: str) -> list:
         """Once both chits are sealed, this side's is revealed; once both are revealed, the matrix resolves (8.6232)
         in the same action."""
         mine = campaign.sealed_chits.get(me)

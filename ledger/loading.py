@@ -9,14 +9,13 @@ import sys
 
 import msgspec
 
-from . import chain
-from .campaign import Campaign
+from . import chain, folded
 from .errors import CampaignNotFound
 from .events import TAGS
 from .evolve import CampaignState
+from .folded import Folded
 from .logged import Logged
 from .envelope import read_logged, read_snapshot, snapshot_seal
-from .persistence import snapshot_event
 from .reading import collector_paused
 
 
@@ -25,14 +24,26 @@ class _MarkBroken(Exception):
 
 
 class Loader:
-    def __init__(self, events, snapshots, recorder, mapper):
-        self.events, self.snapshot_store, self.recorder, self.mapper = events, snapshots, recorder, mapper
+    """Folds a campaign from the rows of `store` (the application service: its `recorder`, `snapshot_recorder`
+    and `mapper`, asked at each use, as they change when a command first records), without the event-sourcing
+    library (ledger/folded.py)."""
+
+    def __init__(self, store):
+        self.store = store
         self.notices: list[str] = []
         self.checked: tuple[int, str] | None = None  # (version, head) the last load verified up to (with a mark)
         self.broken = False  # the last load found that the log no longer extends the mark
         self.problems: list[tuple[int, str, str]] = []  # what the last load found: (event, kind, message)
 
-    def campaign(self, cid, version: int | None = None, mark: tuple[int, str] | None = None) -> Campaign:
+    @property
+    def recorder(self):
+        return self.store.recorder
+
+    @property
+    def mapper(self):
+        return self.store.mapper
+
+    def campaign(self, cid, version: int | None = None, mark: tuple[int, str] | None = None) -> Folded:
         """The aggregate from its latest snapshot (at or before `version`) if that snapshot checks out, then the
         events after it, each checked. `mark` (ledger/mark.py): (N, digest of event N) this machine verified up to,
         (0, "") for none: then the snapshot is taken at or before N and only the events past N are checked, so
@@ -47,15 +58,16 @@ class Loader:
                 return self._load(cid, version, (0, ""))
         return self._load(cid, version, None)
 
-    def _load(self, cid, version: int | None, mark: tuple[int, str] | None) -> Campaign:
+    def _load(self, cid, version: int | None, mark: tuple[int, str] | None) -> Folded:
         start = None
         upto = version if mark is None else mark[0] if version is None else min(version, mark[0])
-        rows = self.snapshot_store.recorder.select_events(cid, desc=True, limit=1, lte=upto) \
-            if self.snapshot_store and (mark is None or upto > 0) else []
+        snapshots = self.store.snapshot_recorder
+        rows = snapshots.select_events(cid, desc=True, limit=1, lte=upto) \
+            if snapshots is not None and (mark is None or upto > 0) else []
         if rows:
             snap, problem = self.snapshot_problem(cid, rows[0])
             if problem is None:
-                start = snapshot_event(rows[0], snap).mutate(None)
+                start = folded.from_snapshot(rows[0], snap)
                 if mark is not None and start.version == mark[0] and start.head != mark[1]:
                     raise _MarkBroken
             else:
@@ -70,10 +82,12 @@ class Loader:
         return campaign
 
     def _replay(self, cid, start, version: int | None, trusted: int = 0, mark: tuple[int, str] | None = None
-                ) -> Campaign:
+                ) -> Folded:
         """`trusted`: events up to it are not checked again (the snapshot's, or the machine's mark)."""
         campaign = start
-        for event in self.events.get(cid, gt=start.version if start else None, lte=version):
+        decode, read = self.mapper.decode_state, folded.event
+        for stored in self.recorder.select_events(cid, gt=start.version if start else None, lte=version):
+            event = read(stored, decode)
             number = event.originator_version
             at_mark = mark is not None and number == mark[0]
             if at_mark and event.digest != mark[1]:
@@ -116,11 +130,12 @@ class Loader:
         it does not check out). Each one's seal and event are checked; the audit compares the latest whole with
         its replay (an older edited one either shows in the next, built on it, or no longer matters)."""
         found: dict[int, tuple[dict | None, str | None]] = {}
-        if not self.snapshot_store:
+        snapshots = self.store.snapshot_recorder
+        if snapshots is None:
             return found
         after, latest = 0, None
         while True:  # a few at a time: each holds the whole state, so all of them at 50k events are gigabytes
-            rows = self.snapshot_store.recorder.select_events(cid, gt=after, limit=16)
+            rows = snapshots.select_events(cid, gt=after, limit=16)
             for stored in rows:
                 snap, problem = self.snapshot_problem(cid, stored)
                 found[stored.originator_version] = (None, problem)

@@ -53,6 +53,87 @@ def _plain_store() -> bool:
                    for key in os.environ)
 
 
+class StoredRow(NamedTuple):
+    """A stored event or snapshot row, as the library's recorders give it (its StoredEvent's attributes)."""
+    originator_id: UUID
+    originator_version: int
+    topic: str
+    state: bytes
+
+
+class SqliteRows:
+    """A plain SQLite ledger read with sqlite3 alone (ledger/application.py reads through it until a command records):
+    `select_events` answers as the library's SQLite recorder does, on the events table or `snapshots`' table, with
+    the same rows; `started` the CampaignStarted rows. One read-only connection per thread, opened at first use."""
+
+    cipher = compressor = None  # the mapper's settings (`decode_state`): a plain store has neither
+
+    def __init__(self, db: str, table: str = "stored_events"):
+        import threading
+
+        self.db, self.table = db, table
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self.snapshots = self if table == "stored_snapshots" else SqliteRows(db, "stored_snapshots")
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = sqlite3.connect(f"{Path(self.db).absolute().as_uri()}?mode=ro", uri=True,
+                                                      check_same_thread=False)
+            self._opened.append(conn)
+        return conn
+
+    def _rows(self, sql: str, params: list) -> list:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):
+                return []  # a ledger no command has recorded in yet
+            raise LedgerError(f"cannot read {self.db}: {e}") from None
+        except sqlite3.DatabaseError as e:
+            raise LedgerError(f"cannot read {self.db}: {e}") from None
+
+    def select_events(self, originator_id: UUID, *, gt: int | None = None, lte: int | None = None,
+                      desc: bool = False, limit: int | None = None) -> list[StoredRow]:
+        sql = f"SELECT originator_version, topic, state FROM {self.table} WHERE originator_id = ? "
+        params: list = [originator_id.hex]
+        if gt is not None:
+            sql += "AND originator_version > ? "
+            params.append(gt)
+        if lte is not None:
+            sql += "AND originator_version <= ? "
+            params.append(lte)
+        sql += "ORDER BY originator_version DESC " if desc else "ORDER BY originator_version "
+        if limit is not None:
+            sql += "LIMIT ?"
+            params.append(limit)
+        return [StoredRow(originator_id, version, topic, state) for version, topic, state in self._rows(sql, params)]
+
+    def started(self) -> list[tuple[UUID, int, bytes]]:
+        """(campaign id, version, stored state) of every CampaignStarted row, in the order stored."""
+        return [(UUID(cid), version, state) for cid, version, state in self._rows(
+            "SELECT originator_id, originator_version, state FROM stored_events WHERE topic = 'CampaignStarted' "
+            "ORDER BY rowid LIMIT 10000", [])]
+
+    def decode_state(self, stored) -> bytes:
+        return stored.state
+
+    def close(self) -> None:
+        for conn in (*self._opened, *(self.snapshots._opened if self.snapshots is not self else ())):
+            conn.close()
+        self._opened.clear()
+        self._local = type(self._local)()
+        if self.snapshots is not self:
+            self.snapshots._opened.clear()
+            self.snapshots._local = type(self.snapshots._local)()
+
+
+def light_rows(db: str) -> SqliteRows | None:
+    """The reader of a plain SQLite ledger (no cipher, compressor or other mapper set), else None."""
+    return SqliteRows(db) if not is_postgres(db) and _plain_store() else None
+
+
 def sqlite_head(db: str, name: str | None) -> str | None:
     """The campaign's fingerprint (as CampaignLedger.head gives it, its last event's digest recomputed), or None
     when the database is not a plain SQLite file: then the application reads it."""

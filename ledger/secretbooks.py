@@ -5,7 +5,7 @@ aggregate it records into; the decisions are in ledger/decide/, the cryptography
 
 from __future__ import annotations
 
-from .campaign import Campaign, fold
+from .evolve import CampaignState, fold
 from .decide import fair, fortify, purchases, secrets
 from . import hidden as hiddenmod
 from .errors import BadInput
@@ -20,7 +20,7 @@ class SecretBooks:
     def keyring(self):
         return self.app.keyring  # replaced whenever the key material given changes
 
-    def own_view(self, campaign: Campaign, rules, side: str):
+    def own_view(self, campaign: CampaignState, rules, side: str):
         """The campaign as the side's own ledger knows it (8.619): its secret RG purchases and Secret rolls opened
         with its key, each at its own place. The campaign itself when the side has bought nothing in secret."""
         if not any(s["side"] == side for s in campaign.secret_rgs.values()):
@@ -37,7 +37,7 @@ class SecretBooks:
         view.next_action = campaign.next_action
         return view
 
-    def sealed_cpp(self, campaign: Campaign, rules, side: str) -> int:
+    def sealed_cpp(self, campaign: CampaignState, rules, side: str) -> int:
         return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.app.stored_facts(campaign, versions))
 
     def publish(self, campaign, rules, side: str | None, roll: int | None = None, cause: str = "",

@@ -13,6 +13,7 @@ from .pgurl import is_postgres, postgres_env, redact  # noqa: F401 - the store's
 DEFAULT_DB = "campaign.db"
 META_TABLE = "cgledger_meta"
 FORMAT = "1"
+SNAPSHOT_INTERVAL = 100  # a snapshot of the campaign every 100 events (ledger/eventstore.py; `import` too)
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 

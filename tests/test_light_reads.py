@@ -1,0 +1,119 @@
+"""Reads without the event-sourcing library (issue 24, "read commands import only what they use"): a plain SQLite
+ledger is read with sqlite3 and folded into ledger/folded.py's `Folded`, step for step the library's aggregate; a
+command that records makes the campaign it read the aggregate in place (`recording`) and writes through the
+library."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import conftest
+from conftest import sql
+
+from cgledger.cli import main
+from cgledger.cli.app import forget
+from cgledger.ledger.application import open_ledger
+from cgledger.ledger.campaign import Campaign
+from cgledger.ledger.chain import campaign_id
+from cgledger.ledger.eventstore import replay
+from cgledger.ledger.events import DiceRolled
+from cgledger.ledger.folded import Folded, recording
+
+ROOT = Path(__file__).parent.parent
+SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
+_TEMPLATE: list[Path] = []
+
+
+@pytest.fixture
+def sample(tmp_path_factory, tmp_path, make_db) -> str:
+    """The shipped KGP sample (114 events: a snapshot at 100), replayed by `script FILE --quiet`: a copy per test
+    on SQLite, a new database per test on PostgreSQL."""
+    if conftest.BACKEND == "postgres":
+        db = make_db()
+        done = CliRunner().invoke(main, ["--db", db, "script", str(SAMPLE), "--quiet"])
+        assert done.exit_code == 0, done.output
+        return db
+    if not _TEMPLATE:
+        folder = tmp_path_factory.mktemp("light-sample")
+        done = CliRunner().invoke(main, ["--db", str(folder / "s.db"), "script", str(SAMPLE), "--quiet"])
+        assert done.exit_code == 0, done.output
+        forget(str(folder / "s.db"))
+        _TEMPLATE.append(folder)
+    shutil.copytree(_TEMPLATE[0], tmp_path / "db")
+    return str(tmp_path / "db" / "s.db")
+
+
+def attributes(campaign) -> dict:
+    return {k: v for k, v in vars(campaign).items() if k != "_pending_events"}
+
+
+def test_the_fold_is_the_libraries_aggregate_at_every_version(sample):
+    """From the snapshot at 100 or from the first event, at any version: the same attributes, in the same order, with
+    the same values as the library's repository gives (its mapper, its Campaign events)."""
+    ledger = open_ledger(sample)
+    cid = campaign_id("KGP CG I sample")
+    library = ledger.app  # built here only to compare: reads never build it
+    for version in (1, 2, 50, 99, 100, 101, 114, None):
+        ours = ledger.loader.campaign(cid, version)
+        theirs = library.repository.get(cid, version=version)
+        assert type(ours) is Folded and type(theirs) is Campaign
+        assert list(attributes(ours)) == list(attributes(theirs)) and attributes(ours) == attributes(theirs), version
+        assert (ours.id, ours.version, ours.created_on, ours.modified_on) == \
+            (theirs.id, theirs.version, theirs.created_on, theirs.modified_on)
+    whole = ledger.loader._replay(cid, None, None)  # every event folded, no snapshot
+    assert attributes(whole) == attributes(replay(None, library.events.get(cid)))
+
+
+@pytest.mark.sqlite_only
+def test_a_read_builds_no_library_and_a_write_does(sample):
+    ledger = open_ledger(sample)
+    campaign = ledger.campaign(None)
+    assert ledger._app is None and type(campaign) is Folded and campaign.version == 114
+    before = attributes(campaign)
+    made = recording(campaign)
+    assert made is campaign and type(campaign) is Campaign and attributes(campaign) == before  # only the class
+    campaign.record(DiceRolled(action=campaign.begin_action(), table="KGP3", rule="KGP3", side="german", die="DR",
+                               dice=(2, 3), original=5, final=5, result="no change", source="entered"), "german")
+    ledger._save(campaign)
+    assert ledger._app is not None
+    again = open_ledger(sample).campaign(None)
+    assert type(again) is Folded and again.version == 115 and again.head == campaign.head
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("read", [["status"], ["log"], ["log", "--last", "5"], ["history"], ["audit"],
+                                  ["audit", "--fast"], ["areas", "--group", "St"], ["report", "--html", "r.html"]])
+def test_reads_import_no_event_sourcing_library(sample, tmp_path, read):
+    code = ("import sys\nfrom cgledger.cli import main\n"
+            f"try:\n    main({['--db', sample, *read]!r}, prog_name='cgledger')\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print('LOADED', ' '.join(sorted(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "fresh")})  # no answer kept
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.rsplit("LOADED ", 1)[1].split())
+    assert "cgledger.ledger.application" in loaded  # it read the campaign in full
+    assert not {m for m in loaded if m.split(".")[0] == "eventsourcing"} and "cgledger.ledger.campaign" not in loaded
+
+
+def test_a_gap_in_the_log_is_one_line_in_the_games_words(sample):
+    """A stored event missing (a row deleted behind the ledger's back): every read and write refuses with one line
+    naming it, without the library's class names; nothing is written."""
+    forget(sample)
+    stored = sample if conftest.BACKEND == "postgres" else Path(sample)  # conftest.sql: a URL, or a file's Path
+    sql(stored, "DELETE FROM {events} WHERE originator_version = 110")
+    done = CliRunner().invoke(main, ["--db", sample, "status"])
+    assert done.exit_code == 1
+    line = done.output.strip().splitlines()[-1]
+    assert "event 111 follows event 109: 110 is missing" in line and "Error" not in line.split(":", 1)[1]
+    count = len(sql(stored, "SELECT originator_version FROM {events}"))
+    done = CliRunner().invoke(main, ["--db", sample, "roll", "KGP3", "--side", "german", "--dice", "2,3"])
+    assert done.exit_code == 1 and "110 is missing" in done.output
+    assert len(sql(stored, "SELECT originator_version FROM {events}")) == count
