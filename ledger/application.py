@@ -41,7 +41,7 @@ turn = lazy.module("cgledger.ledger.turn")
 from . import takeback
 from .secretbooks import SecretBooks
 from .keptreads import KeptReads, as_stored
-from .reading import SqliteRows, collector_paused, light_rows
+from .reading import PostgresRows, SqliteRows, collector_paused, light_rows
 from .envelope import decode_envelope
 from .reading import pick_name, started_names
 from .rules import Resolution, parse_declared
@@ -69,11 +69,11 @@ class Rolled:
 
 class CampaignLedger:
     """The application service. It holds the event-sourcing library's application (ledger/eventstore.py) by
-    composition, built when a command first records, or at once where its rows cannot be read plainly
-    (PostgreSQL, a cipher or compressor): reads fold the stored rows (`rows`: a plain SQLite file read with sqlite3)
-    without the library (issue 24)."""
+    composition, built when a command first records, or at once where its rows cannot be read plainly (a cipher or
+    compressor set; PostgreSQL without libpq): reads fold the stored rows (`rows`: sqlite3, or libpq) without the
+    library (issue 24)."""
 
-    def __init__(self, env=None, dice: DiceSource | None = None, rows: SqliteRows | None = None):
+    def __init__(self, env=None, dice: DiceSource | None = None, rows: SqliteRows | PostgresRows | None = None):
         self.env = dict(env or {})
         self._app = None
         self._rows = rows
@@ -977,7 +977,7 @@ class CampaignLedger:
         from eventsourcing.persistence import IntegrityError
 
         try:
-            if _on_postgres(self.recorder):
+            if _on_postgres(self.app.recorder):  # the library's, which writes
                 self._insert_batched([self.mapper.to_stored_event(e) for e in events])
             else:
                 self.save(*events)  # SQLite: one transaction already (measured: 50,000 events in ~2 s)
@@ -995,7 +995,7 @@ class CampaignLedger:
         given in commit order."""
         from psycopg.sql import SQL, Identifier
 
-        recorder = self.recorder
+        recorder = self.app.recorder  # the library's, which writes
         datastore = recorder.datastore
         table = SQL("{0}.{1}").format(Identifier(datastore.schema), Identifier(recorder.events_table_name))
         insert = SQL("INSERT INTO {table} (originator_id, originator_version, topic, state) "
@@ -1059,7 +1059,7 @@ class CampaignLedger:
         SQLite the library's own statement, without its parse of every row's originator id into a UUID (a third of a
         whole-log read, issue 24): the rows are the ones of `cid`, which the statement's WHERE asks for."""
         recorder = self.recorder
-        if isinstance(recorder, SqliteRows):
+        if isinstance(recorder, (SqliteRows, PostgresRows)):
             return recorder.select_events(cid, gt=after, limit=limit)
         from eventsourcing.persistence import StoredEvent
         from eventsourcing.sqlite import SQLiteAggregateRecorder
@@ -1211,9 +1211,7 @@ class Verified:
 
 
 def _on_postgres(recorder) -> bool:
-    from . import pgstore  # libpq's reads, eventsourcing's writes; neither imports psycopg
-
-    return type(recorder).__module__ in (pgstore.LIBRARY, pgstore.MODULE)
+    return type(recorder).__module__ in (store.PG_LIBRARY, store.PG_READER)  # ledger/pgstore.py, or the library's
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:
@@ -1256,17 +1254,15 @@ def start_campaign(db: str, name: str, system: str, cg: str, start_cpp: tuple[st
 def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -> CampaignLedger:
     """The SQLite file (the default) or, for a postgresql:// URL, the shared PostgreSQL database."""
     if is_postgres(db):
-        from . import pgstore
-
         check_postgres(db, create)
         # tables are created once, by `new`: concurrent first starts must not race to create them
         env = {**postgres_env(db), "CREATE_TABLE": "yes" if create else "no", "POSTGRES_POOL_SIZE": "2",
-               "POSTGRES_MAX_OVERFLOW": "2", "PERSISTENCE_MODULE": pgstore.module(create)}  # reads through libpq
+               "POSTGRES_MAX_OVERFLOW": "2", "PERSISTENCE_MODULE": store.postgres_persistence(create)}
     else:
         check_sqlite(db, create)
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}
     try:
-        ledger = CampaignLedger(env=env, dice=dice, rows=None if is_postgres(db) or create else light_rows(db))
+        ledger = CampaignLedger(env=env, dice=dice, rows=None if create else light_rows(db))
         ledger.where = local_name(db)  # the key of the head it saw
     except Exception as e:  # noqa: BLE001
         if lost_connection(e):

@@ -31,9 +31,9 @@ from eventsourcing.persistence import (AggregateRecorder, ApplicationRecorder, D
 from eventsourcing.utils import retry, strtobool
 
 from . import libpq
+from .store import PG_LIBRARY as LIBRARY, PG_READER as MODULE, postgres_persistence
 
-LIBRARY = "eventsourcing.postgres"
-MODULE = __name__
+assert MODULE == __name__  # the name open_ledger gives the library (ledger/store.py), without importing this module
 
 # The library's error class for a server error, by SQLSTATE class, as psycopg maps them (and eventsourcing wraps)
 _ERRORS = {"08": OperationalError, "0A": NotSupportedError, "22": DataError, "23": IntegrityError,
@@ -77,9 +77,8 @@ def _unpacked(blob: bytes | None, decoders: Sequence[Callable[[bytes], Any]]) ->
 
 
 def module(create: bool) -> str:
-    """The persistence module for a PostgreSQL ledger: this one when libpq loads, unless tables are to be created
-    (a write from the start); the library's otherwise."""
-    return MODULE if not create and libpq.load() is not None else LIBRARY
+    """ledger/store.py `postgres_persistence`."""
+    return postgres_persistence(create)
 
 
 class Factory(InfrastructureFactory):

@@ -129,9 +129,73 @@ class SqliteRows:
             self.snapshots._local = type(self.snapshots._local)()
 
 
-def light_rows(db: str) -> SqliteRows | None:
-    """The reader of a plain SQLite ledger (no cipher, compressor or other mapper set), else None."""
-    return SqliteRows(db) if not is_postgres(db) and _plain_store() else None
+class PostgresRows:
+    """`SqliteRows` of a PostgreSQL ledger: through libpq (ledger/libpq.py, this thread's shared connection), each
+    row packed by the server into one value (its version, its topic's length and bytes, its state), cut apart here by
+    those lengths, as `postgres_entries` reads them: the same rows as the library's recorders (eventsourcing.postgres,
+    ledger/pgstore.py) give."""
+
+    cipher = compressor = None
+
+    def __init__(self, db: str, table: str = "cgledger_events"):
+        self.db, self.table = db, table
+        self.snapshots = self if table == "cgledger_snapshots" else PostgresRows(db, "cgledger_snapshots")
+
+    def _read(self, read: str, sql: str, params: tuple) -> list:
+        from .libpq import QueryError, session
+
+        try:
+            with session(self.db) as query:
+                return (query.blobs if read == "blobs" else query)(sql, params)
+        except QueryError as e:
+            if e.sqlstate == "42P01":  # no such table: a ledger no command has recorded in yet
+                return []
+            raise
+
+    def select_events(self, originator_id: UUID, *, gt: int | None = None, lte: int | None = None,
+                      desc: bool = False, limit: int | None = None) -> list[StoredRow]:
+        sql = (f"SELECT int8send(originator_version) || int4send(octet_length(topic)) || convert_to(topic, 'UTF8') || "
+               f"state FROM {self.table} WHERE originator_id = $1 ")
+        params: list = [originator_id]
+        for clause, value in (("AND originator_version > ${} ", gt), ("AND originator_version <= ${} ", lte)):
+            if value is not None:
+                params.append(value)
+                sql += clause.format(len(params))
+        sql += "ORDER BY originator_version DESC " if desc else "ORDER BY originator_version "
+        if limit is not None:
+            params.append(limit)
+            sql += f"LIMIT ${len(params)}"
+        rows = []
+        for value in self._read("blobs", sql, tuple(params)):
+            size = int.from_bytes(value[8:12], "big") if value is not None and len(value) >= 12 else -1
+            if size < 0 or len(value) < 12 + size:
+                raise LedgerError(f"a stored row of {self.table} cannot be read: its packed value does not add up")
+            rows.append(StoredRow(originator_id, int.from_bytes(value[:8], "big", signed=True),
+                                  value[12:12 + size].decode("utf-8"), value[12 + size:]))
+        return rows
+
+    def started(self) -> list[tuple[UUID, int, bytes]]:
+        return self._read("query", "SELECT originator_id, originator_version, state FROM cgledger_events "
+                                   "WHERE topic = 'CampaignStarted' ORDER BY notification_id LIMIT 10000", ())
+
+    def decode_state(self, stored) -> bytes:
+        return stored.state
+
+    def close(self) -> None:
+        """Nothing of its own: the thread's shared connection is the process's (libpq.shared)."""
+
+
+def light_rows(db: str) -> SqliteRows | PostgresRows | None:
+    """The reader of a plain ledger (no cipher, compressor or other mapper, table schema or id type set), else None:
+    the library then reads it. PostgreSQL needs libpq (no libpq: psycopg, through the library)."""
+    if not _plain_store():
+        return None
+    if not is_postgres(db):
+        return SqliteRows(db)
+    from .libpq import load
+
+    settings = ("POSTGRES_SCHEMA", "ORIGINATOR_ID_TYPE", "POSTGRES_GET_PASSWORD_TOPIC")
+    return PostgresRows(db) if load() is not None and not any(os.environ.get(k) for k in settings) else None
 
 
 def sqlite_head(db: str, name: str | None) -> str | None:

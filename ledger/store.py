@@ -14,6 +14,18 @@ DEFAULT_DB = "campaign.db"
 META_TABLE = "cgledger_meta"
 FORMAT = "1"
 SNAPSHOT_INTERVAL = 100  # a snapshot of the campaign every 100 events (ledger/eventstore.py; `import` too)
+PG_LIBRARY = "eventsourcing.postgres"  # the library's PostgreSQL persistence module
+PG_READER = "cgledger.ledger.pgstore"  # ours: reads through libpq until the first write (ledger/pgstore.py)
+
+
+def postgres_persistence(create: bool) -> str:
+    """The persistence module for a PostgreSQL ledger: ledger/pgstore.py when libpq loads, unless tables are to be
+    created (a write from the start); the library's otherwise. Chosen without importing either."""
+    from .libpq import load
+
+    return PG_READER if not create and load() is not None else PG_LIBRARY
+
+
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 

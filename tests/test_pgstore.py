@@ -24,6 +24,7 @@ from test_server import Cutter, one_error_line
 from cgledger.cli import app
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.chain import campaign_id
+from cgledger.ledger.reading import PostgresRows
 from cgledger.ledger.errors import DatabaseError
 from cgledger.ledger.store import check_postgres, lost_connection
 
@@ -43,7 +44,7 @@ def needs_postgres():
 
 def module_of(db: str) -> str:
     """The persistence module the ledger this process has open on `db` uses."""
-    return type(app._OPENED[db].recorder).__module__
+    return type(app._OPENED[db].app.recorder).__module__  # the library's application: it writes
 
 
 def opened(db: str, monkeypatch, libpq: bool):
@@ -53,7 +54,7 @@ def opened(db: str, monkeypatch, libpq: bool):
     else:
         monkeypatch.setenv("CGLEDGER_LIBPQ", NOWHERE)
     ledger = open_ledger(db)
-    assert type(ledger.recorder).__module__ == ("cgledger.ledger.pgstore" if libpq else "eventsourcing.postgres")
+    assert type(ledger.app.recorder).__module__ == ("cgledger.ledger.pgstore" if libpq else "eventsourcing.postgres")
     return ledger
 
 
@@ -63,14 +64,14 @@ def test_the_recorders_answer_as_the_librarys(at, monkeypatch):
     ours, theirs = opened(db, monkeypatch, True), opened(db, monkeypatch, False)
     theirs.take_snapshot(campaign_id("CG I"))  # a row in the snapshots table (the library writes it)
     cid, nobody = campaign_id("CG I"), uuid.uuid4()
-    last = theirs.recorder.max_notification_id()
-    assert last > 10 and ours.recorder.max_notification_id() == last
+    last = theirs.app.recorder.max_notification_id()
+    assert last > 10 and ours.app.recorder.max_notification_id() == last
     for originator, kwargs in [(cid, {}), (cid, {"gt": 3}), (cid, {"lte": 5}), (cid, {"gt": 2, "lte": 9}),
                                (cid, {"desc": True}), (cid, {"desc": True, "limit": 1}), (cid, {"limit": 4}),
                                (cid, {"gt": 4, "lte": 8, "desc": True, "limit": 2}), (cid, {"gt": 10_000}),
                                (nobody, {}), (str(cid), {"lte": 2})]:
-        answer = ours.recorder.select_events(originator, **kwargs)
-        assert answer == theirs.recorder.select_events(originator, **kwargs), kwargs
+        answer = ours.app.recorder.select_events(originator, **kwargs)
+        assert answer == theirs.app.recorder.select_events(originator, **kwargs), kwargs
         assert all(type(e) is StoredEvent and isinstance(e.originator_id, uuid.UUID) and type(e.state) is bytes
                    for e in answer)
     assert ours.snapshots.recorder.select_events(cid, desc=True, limit=1) == \
@@ -79,10 +80,20 @@ def test_the_recorders_answer_as_the_librarys(at, monkeypatch):
                          ((1, 100), {"stop": 7}), ((None, 100), {"topics": ["CampaignStarted"]}),
                          ((2, 100), {"topics": ("StepOpened", "DiceRolled"), "stop": last - 1}),
                          ((last + 1, 10), {})]:
-        answer = ours.recorder.select_notifications(*args, **kwargs)
-        assert answer == theirs.recorder.select_notifications(*args, **kwargs), (args, kwargs)
+        answer = ours.app.recorder.select_notifications(*args, **kwargs)
+        assert answer == theirs.app.recorder.select_notifications(*args, **kwargs), (args, kwargs)
         assert all(type(n) is Notification for n in answer)
     assert not sys.modules.get("psycopg") or ours.factory.library is None  # all of it read through libpq
+    rows = PostgresRows(db)  # what reads use until a command records (ledger/reading.py): the same rows again
+    for kwargs in ({}, {"gt": 3}, {"lte": 5}, {"gt": 2, "lte": 9}, {"desc": True}, {"desc": True, "limit": 1},
+                   {"limit": 4}, {"gt": 4, "lte": 8, "desc": True, "limit": 2}, {"gt": 10_000}):
+        for mine, library in ((rows, theirs.app.recorder), (rows.snapshots, theirs.snapshots.recorder)):
+            answer = [tuple(e) for e in mine.select_events(cid, **kwargs)]
+            assert answer == [(e.originator_id, e.originator_version, e.topic, e.state)
+                              for e in library.select_events(cid, **kwargs)], kwargs
+    assert rows.select_events(nobody) == []
+    assert rows.started() == [(n.originator_id, n.originator_version, n.state)
+                              for n in theirs.app.recorder.select_notifications(None, 100, topics=["CampaignStarted"])]
 
 
 def test_a_missing_table_is_the_same_error(make_db, monkeypatch):
@@ -92,7 +103,7 @@ def test_a_missing_table_is_the_same_error(make_db, monkeypatch):
     errors = []
     for libpq in (True, False):
         with pytest.raises(ProgrammingError) as refused:
-            opened(db, monkeypatch, libpq).recorder.select_events(uuid.uuid4())
+            opened(db, monkeypatch, libpq).app.recorder.select_events(uuid.uuid4())
         errors.append((type(refused.value), str(refused.value).splitlines()[0]))
     assert errors[0] == errors[1] == (ProgrammingError, 'relation "public.cgledger_events" does not exist')
 
@@ -255,14 +266,14 @@ def test_a_server_stopped_between_two_queries_is_one_line(at, monkeypatch):
         db = proxy.url(target.db)
         ledger = opened(db, monkeypatch, True)
         cid = campaign_id("CG I")
-        assert ledger.recorder.select_events(cid, limit=1)
+        assert ledger.app.recorder.select_events(cid, limit=1)
         cli = Cli(db)
         cli.ok("status")
         assert module_of(db) == "cgledger.ledger.pgstore"
         proxy.listener.shutdown(socket.SHUT_RDWR)  # the server is gone: new connections refused (accept ends),
         proxy.close()  # and every open one cut
         with pytest.raises(Exception) as lost:
-            ledger.recorder.select_events(cid, gt=1)
+            ledger.app.recorder.select_events(cid, gt=1)
         assert "refused" in lost_connection(lost.value)
         line = one_error_line(cli("--command-id", "gone-1", "status"), "gone-1")
         assert line.startswith("Error: the connection to the database was lost (") and "--command-id gone-1" in line
