@@ -166,22 +166,20 @@ class LedgerGroup(click.Group):
             click.echo(e.line())
             return None
         except LedgerError as e:
+            from cgledger.ledger.store import lost_connection
+
+            if lost_connection(e) is not None:  # libpq's reads (ledger/reading.py): said as any lost connection
+                lost(ctx, e)
             show_notices(ctx, echo=False)  # a refusal is one line
             raise click.ClickException(" ".join(p.strip() for p in e.line().splitlines())) from None  # one line
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as e:  # noqa: BLE001 - a lost connection, anywhere in any command: one line, not a traceback
-            from cgledger.ledger.store import lost_connection, resolve_db
-
             if isinstance(e, BrokenPipeError):  # `cgledger log | head -1`: the reader has all it wanted
                 quiet_pipe()
-            problem = lost_connection(e)
-            if problem is None:
-                one_line(e)
-                raise
-            obj = ctx.find_object(LedgerContext)
-            forget(resolve_db(obj.db))  # the next command in this process opens a fresh pool
-            raise ConnectionLost(problem, obj.command_id) from None
+            lost(ctx, e)
+            one_line(e)
+            raise
         show_notices(ctx)
         return result
 
@@ -207,6 +205,19 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
                                 command_id or given.command_id, given.material)
         return
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
+
+
+def lost(ctx: click.Context, e: Exception) -> None:
+    """A lost database connection, anywhere in any command: one line with the command id to run it again with (the
+    next command in this process opens a fresh pool); anything else returns."""
+    from cgledger.ledger.store import lost_connection, resolve_db
+
+    problem = lost_connection(e)
+    if problem is None:
+        return
+    obj = ctx.find_object(LedgerContext)
+    forget(resolve_db(obj.db))
+    raise ConnectionLost(problem, obj.command_id) from None
 
 
 def one_line(e: Exception) -> None:

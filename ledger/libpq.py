@@ -261,22 +261,13 @@ def shared(url: str, libraries: Iterable[str] | None = None) -> tuple[Connection
 def session(db: str, libraries: Iterable[str] | None = None):
     """query(sql, params) -> rows on the database `db`, through libpq or, when no libpq loads,
     psycopg; $1, $2, ... are the parameters. A server error is a QueryError; an unreachable server a one-line
-    DatabaseError, as the store gives it. Through libpq, this thread's `shared` connection: one kept from before
-    that the server has since dropped (restarted, the session ended) is opened again once, as a new one would be."""
-    conn, reused = shared(db, libraries)
+    DatabaseError, as the store gives it. Through libpq, this thread's `shared` connection: one the server has
+    dropped since (restarted, the session ended) is a ConnectionLost, said in one line, as a new one that broke
+    mid-query is; having closed itself, it is opened again by the next session (the next command)."""
+    conn, _reused = shared(db, libraries)
     if conn is not None:
-        def run(read: str, sql: str, params: Sequence[str | int | UUID | None] = ()):
-            nonlocal conn, reused
-            try:
-                return getattr(conn, read)(sql, params)
-            except ConnectionLost:
-                if not reused:
-                    raise
-                conn, reused = shared(db, libraries)  # the lost one closed itself: a new one (queries only read)
-                return getattr(conn, read)(sql, params)
-
-        query = functools.partial(run, "query")
-        query.blobs = functools.partial(run, "blobs")  # `Connection.blobs`, on libpq only
+        query = functools.partial(conn.query)
+        query.blobs = conn.blobs  # `Connection.blobs`, on libpq only
         yield query
         return
     import psycopg

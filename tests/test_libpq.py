@@ -228,7 +228,7 @@ def test_a_kept_answer_on_postgresql_needs_neither_psycopg_nor_the_library(kgp):
 
 def test_reads_share_a_connection_and_open_a_dropped_one_again(make_db):
     """A command's reads of one database share this thread's connection (one server session, not one per read); one
-    the server has dropped since is opened again once, so the read answers as a new connection would."""
+    the server has dropped since is said in one line, once, and the next read opens a new one."""
     db = make_db()
 
     def backend() -> int:
@@ -238,6 +238,9 @@ def test_reads_share_a_connection_and_open_a_dropped_one_again(make_db):
     first = backend()
     assert backend() == first
     sql(db, "SELECT pg_terminate_backend(?)", (first,))
+    with pytest.raises(libpq.ConnectionLost) as lost:
+        backend()
+    assert len(str(lost.value).splitlines()) == 1
     again = backend()
     assert again != first and backend() == again
 
