@@ -978,7 +978,7 @@ class CampaignLedger:
 
         try:
             if _on_postgres(self.app.recorder):  # the library's, which writes
-                self._insert_batched([self.mapper.to_stored_event(e) for e in events])
+                self._insert_batched([self.app.mapper.to_stored_event(e) for e in events])
             else:
                 self.save(*events)  # SQLite: one transaction already (measured: 50,000 events in ~2 s)
         except IntegrityError:
