@@ -26,9 +26,15 @@ def started_names(started: Iterable[tuple[object, int, bytes]]) -> list[str]:
     from .chain import campaign_id
     from .envelope import decode_envelope
 
+    from .errors import DatabaseError
+
     names = []
     for originator_id, version, state in started:
-        fact = decode_envelope(state).fact
+        try:
+            fact = decode_envelope(state).fact
+        except Exception as e:  # noqa: BLE001 - not an event as this ledger stores one: damaged, or stored enciphered
+            raise DatabaseError(f"the stored start of a campaign (its event {version}) cannot be read ({e}): the "
+                                "database is damaged, or was written with a cipher or compressor set") from None
         if version == 1 and str(originator_id).replace("-", "") == campaign_id(fact.name).hex and fact.name not in names:
             names.append(fact.name)
     return names

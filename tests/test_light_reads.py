@@ -116,3 +116,18 @@ def test_a_gap_in_the_log_is_one_line_in_the_games_words(sample):
     done = CliRunner().invoke(main, ["--db", sample, "roll", "KGP3", "--side", "german", "--dice", "2,3"])
     assert done.exit_code == 1 and "110 is missing" in done.output
     assert len(sql(stored, "SELECT originator_version FROM {events}")) == count
+
+
+def test_an_unreadable_campaign_start_is_one_line(sample):
+    """A campaign's first stored row that is not an event as stored here (damaged, or written with a compressor
+    set): every command says so in one line, exit 1, and writes nothing."""
+    forget(sample)
+    stored = sample if conftest.BACKEND == "postgres" else Path(sample)
+    sql(stored, "UPDATE {events} SET state = ? WHERE originator_version = 1", (b"x\x9c\x00 not json",))
+    count = len(sql(stored, "SELECT originator_version FROM {events}"))
+    for args in (["status"], ["roll", "KGP3", "--side", "german", "--dice", "2,3"]):
+        done = CliRunner().invoke(main, ["--db", sample, *args])
+        assert done.exit_code == 1 and "Traceback" not in done.output, done.output
+        lines = done.output.strip().splitlines()
+        assert len(lines) == 1 and "the stored start of a campaign (its event 1) cannot be read" in lines[0]
+    assert len(sql(stored, "SELECT originator_version FROM {events}")) == count
