@@ -237,10 +237,10 @@ KEPT = 4  # connections kept per thread (a process that reads many databases clo
 _shared = threading.local()  # this thread's open read connections: url and libraries -> Connection
 
 
-def shared(url: str, libraries: Iterable[str] | None = None) -> tuple[Connection | None, bool]:
+def shared(url: str, libraries: Iterable[str] | None = None) -> Connection | None:
     """This thread's read connection to `url`, opened at its first use and kept for the process (a command's reads
-    of one database, e.g. `export`'s kept answer and then its rows, pay one new server session, not one each), and
-    whether it was open before. None as `connect` gives it. A connection is never used by two threads."""
+    of one database, e.g. `export`'s kept answer and then its rows, pay one new server session, not one each). None
+    as `connect` gives it. A connection is never used by two threads."""
     key = (url, None if libraries is None else tuple(libraries))
     kept = getattr(_shared, "connections", None)
     if kept is None:
@@ -248,13 +248,13 @@ def shared(url: str, libraries: Iterable[str] | None = None) -> tuple[Connection
     conn = kept.pop(key, None)
     if conn is not None and conn.conn:
         kept[key] = conn  # the latest used last: the first is the one left longest
-        return conn, True
+        return conn
     conn = connect(url, libraries)
     if conn is not None:
         while len(kept) >= KEPT:
             kept.pop(next(iter(kept))).close()
         kept[key] = conn
-    return conn, False
+    return conn
 
 
 @contextmanager
@@ -264,7 +264,7 @@ def session(db: str, libraries: Iterable[str] | None = None):
     DatabaseError, as the store gives it. Through libpq, this thread's `shared` connection: one the server has
     dropped since (restarted, the session ended) is a ConnectionLost, said in one line, as a new one that broke
     mid-query is; having closed itself, it is opened again by the next session (the next command)."""
-    conn, _reused = shared(db, libraries)
+    conn = shared(db, libraries)
     if conn is not None:
         query = functools.partial(conn.query)
         query.blobs = conn.blobs  # `Connection.blobs`, on libpq only

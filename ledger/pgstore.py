@@ -31,7 +31,7 @@ from eventsourcing.persistence import (AggregateRecorder, ApplicationRecorder, D
 from eventsourcing.utils import retry, strtobool
 
 from . import libpq
-from .store import PG_LIBRARY as LIBRARY, PG_READER as MODULE, postgres_persistence
+from .store import PG_LIBRARY as LIBRARY, PG_READER as MODULE
 
 assert MODULE == __name__  # the name open_ledger gives the library (ledger/store.py), without importing this module
 
@@ -74,11 +74,6 @@ def _unpacked(blob: bytes | None, decoders: Sequence[Callable[[bytes], Any]]) ->
                 at += size
         rows.append(tuple(row))
     return rows
-
-
-def module(create: bool) -> str:
-    """ledger/store.py `postgres_persistence`."""
-    return postgres_persistence(create)
 
 
 class Factory(InfrastructureFactory):

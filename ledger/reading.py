@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from .errors import CampaignNotFound, LedgerError
+from .errors import CampaignNotFound, DatabaseError, LedgerError
 from .store import FORMAT, META_TABLE, check_sqlite, is_postgres
 
 
@@ -25,8 +25,6 @@ def started_names(started: Iterable[tuple[object, int, bytes]]) -> list[str]:
     campaign's log starts nothing (the audit names it)."""
     from .chain import campaign_id
     from .envelope import decode_envelope
-
-    from .errors import DatabaseError
 
     names = []
     for originator_id, version, state in started:
@@ -126,13 +124,27 @@ class SqliteRows:
         return stored.state
 
     def close(self) -> None:
-        for conn in (*self._opened, *(self.snapshots._opened if self.snapshots is not self else ())):
+        for conn in self._opened:
             conn.close()
         self._opened.clear()
         self._local = type(self._local)()
         if self.snapshots is not self:
-            self.snapshots._opened.clear()
-            self.snapshots._local = type(self.snapshots._local)()
+            self.snapshots.close()
+
+
+# each stored row packed by the server into one value: its version (8 bytes), its topic's length (4) and bytes, then
+# its state; `_cut` takes it apart by those lengths (no content can shift a cut)
+_PACKED = "int8send(originator_version) || int4send(octet_length(topic)) || convert_to(topic, 'UTF8') || state"
+
+
+def _cut(value: bytes | None) -> tuple[int, str, bytes] | None:
+    """(version, topic, state) of a `_PACKED` value, or None when it does not add up."""
+    if value is None or len(value) < 12:
+        return None
+    size = int.from_bytes(value[8:12], "big")
+    if len(value) < 12 + size:
+        return None
+    return int.from_bytes(value[:8], "big", signed=True), value[12:12 + size].decode("utf-8"), value[12 + size:]
 
 
 class PostgresRows:
@@ -160,8 +172,7 @@ class PostgresRows:
 
     def select_events(self, originator_id: UUID, *, gt: int | None = None, lte: int | None = None,
                       desc: bool = False, limit: int | None = None) -> list[StoredRow]:
-        sql = (f"SELECT int8send(originator_version) || int4send(octet_length(topic)) || convert_to(topic, 'UTF8') || "
-               f"state FROM {self.table} WHERE originator_id = $1 ")
+        sql = f"SELECT {_PACKED} FROM {self.table} WHERE originator_id = $1 "
         params: list = [originator_id]
         for clause, value in (("AND originator_version > ${} ", gt), ("AND originator_version <= ${} ", lte)):
             if value is not None:
@@ -173,11 +184,10 @@ class PostgresRows:
             sql += f"LIMIT ${len(params)}"
         rows = []
         for value in self._read("blobs", sql, tuple(params)):
-            size = int.from_bytes(value[8:12], "big") if value is not None and len(value) >= 12 else -1
-            if size < 0 or len(value) < 12 + size:
+            row = _cut(value)
+            if row is None:
                 raise LedgerError(f"a stored row of {self.table} cannot be read: its packed value does not add up")
-            rows.append(StoredRow(originator_id, int.from_bytes(value[:8], "big", signed=True),
-                                  value[12:12 + size].decode("utf-8"), value[12 + size:]))
+            rows.append(StoredRow(originator_id, *row))
         return rows
 
     def started(self) -> list[tuple[UUID, int, bytes]]:
@@ -277,11 +287,10 @@ def stored_entries(db: str, name: str | None) -> list | None:
 
 def postgres_entries(db: str, name: str | None, libraries: Iterable[str] | None = None) -> list | None:
     """`sqlite_entries` of a PostgreSQL ledger: through libpq (this thread's shared connection), without the
-    event-sourcing library (no libpq: None, and the application reads through psycopg). The server packs each of
-    the campaign's rows into one value: its version (8 bytes), its topic's length (4) and bytes, then its state;
-    they are cut apart here by those lengths (no content can shift a cut) and put in version order here (the
-    server's sort of a whole log spills to disk: measured 14 ms of 36 at 5,000 events). A row that does not add up
-    is the application's to read. None as `sqlite_entries` gives it."""
+    event-sourcing library (no libpq: None, and the application reads through psycopg). Each of the campaign's rows
+    `_PACKED` by the server, `_cut` apart here and put in version order here (the server's sort of a whole log
+    spills to disk: measured 14 ms of 36 at 5,000 events). A row that does not add up is the application's to read.
+    None as `sqlite_entries` gives it."""
     if not is_postgres(db) or not _plain_store():
         return None
     from .envelope import read_entries
@@ -294,21 +303,16 @@ def postgres_entries(db: str, name: str | None, libraries: Iterable[str] | None 
             last = _postgres_last(query, name)
             if last is None:
                 return None
-            packed = query.blobs("SELECT int8send(originator_version) || int4send(octet_length(topic)) || "
-                                 "convert_to(topic, 'UTF8') || state FROM cgledger_events WHERE originator_id = $1",
-                                 (last[0],))
+            packed = query.blobs(f"SELECT {_PACKED} FROM cgledger_events WHERE originator_id = $1", (last[0],))
     except QueryError:
         return None
     rows = []
     with collector_paused():
         for value in packed:
-            if value is None or len(value) < 12:
+            row = _cut(value)
+            if row is None:
                 return None
-            size = int.from_bytes(value[8:12], "big")
-            if len(value) < 12 + size:
-                return None
-            rows.append((int.from_bytes(value[:8], "big", signed=True), value[12:12 + size].decode("utf-8"),
-                         value[12 + size:]))
+            rows.append(row)
         rows.sort(key=_version)
         return read_entries(rows)
 

@@ -249,7 +249,9 @@ def test_a_thread_keeps_a_few_connections_and_closes_the_oldest(make_db):
     dbs = [make_db() for _ in range(libpq.KEPT + 1)]
     opened = []
     for db in dbs:
-        opened.append(libpq.shared(db)[0])
+        opened.append(libpq.shared(db))
         assert opened[-1].query("SELECT 1") == [(1,)]
     assert opened[0].conn is None and all(conn.conn for conn in opened[1:])  # closed: its server session ended
-    assert libpq.shared(dbs[-1]) == (opened[-1], True) and libpq.shared(dbs[0])[1] is False
+    assert libpq.shared(dbs[-1]) is opened[-1]  # kept
+    again = libpq.shared(dbs[0])
+    assert again is not opened[0] and again.query("SELECT 1") == [(1,)]  # the closed one opened anew
