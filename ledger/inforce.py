@@ -15,18 +15,23 @@ def voided_by(fact) -> tuple[int, ...] | None:
     return None
 
 
+_VOIDING = (ActionUndone, Rewound)
+
+
 def voided_actions(logged) -> set[int]:
     """Actions voided by an undo or a rewind anywhere in the given events."""
     voided: set[int] = set()
     for event in logged:
-        actions = voided_by(event.fact)
-        if actions:
-            voided.update(actions)
+        fact = event.fact
+        if isinstance(fact, _VOIDING):
+            voided.update(voided_by(fact))
     return voided
 
 
 def live(logged) -> list:
     """The events of actions still in force (undo and rewind events themselves excluded)."""
     voided = voided_actions(logged)
-    return [e for e in logged if e.fact is not None and voided_by(e.fact) is None
+    if not voided:  # the common log: only the undo and rewind events themselves (none) and unreadable ones drop out
+        return [e for e in logged if e.fact is not None and not isinstance(e.fact, _VOIDING)]
+    return [e for e in logged if e.fact is not None and not isinstance(e.fact, _VOIDING)
             and getattr(e.fact, "action", None) not in voided]

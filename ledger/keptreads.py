@@ -169,7 +169,7 @@ class KeptReads:
                 tail = tails.get((version, digest)) if data is not None else None
                 if tail is not None and not tail:
                     state, at, changed = data, (version, digest), False
-                elif tail and not any(kept.disturbs(view, e.fact) for e in tail):
+                elif tail and not any(kept.disturbs(view, e.fact, rules) for e in tail):
                     state = kept.advance(view, data, self._effective(campaign, rules, tail), rules)
                     at = (tail[-1].version, tail[-1].digest)
             if state is None:
@@ -211,7 +211,7 @@ class KeptReads:
                     parts = (*base, view)
                     found = views.load(parts)
                     if found is None or found[0] != new[0].version - 1 or found[1] != new[0].prev \
-                            or any(kept.disturbs(view, e.fact) for e in new):
+                            or any(kept.disturbs(view, e.fact, rules) for e in new):
                         continue
                     body = found[2] if key is None else unseal_bytes(key, found[2].decode("ascii"))
                     if opened is None:

@@ -30,11 +30,16 @@ def reph_ends(logged) -> dict[str, int]:
             date = fact.cg_date
         elif isinstance(fact, FirefightEnded) and no_reph:
             ends.setdefault(fact.firefight, event.version)
-        elif isinstance(fact, StepOpened) and fact.step == SCENARIO and date:
-            ends.setdefault(date, event.version)
-        elif isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY and date:
+        elif date and ends_reph(fact):
             ends.setdefault(date, event.version)
     return ends
+
+
+def ends_reph(fact) -> bool:
+    """Whether this event ends its CG Date's RePh (the first such event of the date does): the CG scenario about to
+    begin, or an Idle Day's initiative."""
+    return (isinstance(fact, StepOpened) and fact.step == SCENARIO) or (
+        isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY)
 
 
 def as_of(logged, date: str | None, calendar) -> list:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cgledger.ledger.errors import LedgerError
+from cgledger.ledger.events import HQRecorded, LocationControlled
 from cgledger.ledger.hexmap import Hex, Location, parse_location
 from cgledger.ledger.mapping import control_of, controls_at
 from cgledger.ledger.timeline import reph_ends
@@ -161,6 +162,45 @@ def areas_by_date(logged, rules, group: str) -> list[tuple[str, dict[str, Any]]]
         previous = result["areas"]
         out.append((date, result))
     return out
+
+
+# The Setup Areas stepped event by event (the kept `areas:GROUP` views and the history's story, projections/kept.py):
+# `held` is one Map Group's Control and HQs as last recorded by the events in force so far (mapping.control_of) and
+# the Setup Areas determined at the last RePh end (their IDs carry over, 8.605), JSON-native.
+def held_init() -> dict[str, Any]:
+    return {"control": {}, "hq": {}, "previous": None}
+
+
+def track(held: dict[str, Any], fact, group: str) -> None:
+    """One event in force, as control_of reads it."""
+    if isinstance(fact, LocationControlled):
+        where = parse_location(fact.location)
+        if where.hex.group == group:
+            held["control"][str(where)] = [fact.side, fact.strategic]
+    elif isinstance(fact, HQRecorded) and fact.location.startswith(group):
+        held["hq"][fact.side] = fact.location
+
+
+def determine_held(rules, group: str, held: dict[str, Any]) -> dict[str, Any]:
+    """The map as determined from what `held` holds (what areas_as_of gives for the same events)."""
+    control = {parse_location(where): (side, kind) for where, (side, kind) in held["control"].items()}
+    previous = held["previous"]
+    if previous is not None:
+        previous = {side: {area: {parse_location(h).hex for h in hexes} for area, hexes in named.items()}
+                    for side, named in previous.items()}
+    return determine(rules, rules.map_of(group), control, dict(held["hq"]), previous)
+
+
+def reph_ended(held: dict[str, Any], rules, group: str) -> dict[str, Any]:
+    """A CG Date's RePh ended: its map determined, and its Setup Areas kept as the ones the next date's IDs follow."""
+    result = determine_held(rules, group, held)
+    held["previous"] = areas_out(result["areas"])
+    return result
+
+
+def areas_out(named: dict[str, dict[str, set]]) -> dict[str, dict[str, list[str]]]:
+    return {side: {area: sorted(str(h) for h in hexes) for area, hexes in by_id.items()}
+            for side, by_id in named.items()}
 
 
 def areas_as_of(logged, rules, group: str) -> dict[str, Any]:

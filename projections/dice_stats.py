@@ -10,6 +10,7 @@ shows, only the counts per total, the sums and the streak runs, so `finish` cost
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -25,6 +26,7 @@ SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "see
 EXPECTED = {"DR": {t: (6 - abs(t - 7)) / 36 for t in range(2, 13)}, "dr": {f: 1 / 6 for f in range(1, 7)}}
 MEAN = {"DR": 7.0, "dr": 3.5}
 HIGH_LOW = {"DR": (8, 6), "dr": (4, 3)}  # a 'high' streak is >= the first, a 'low' one <= the second
+_TOTALS = {t: str(t) for t in range(0, 19)}  # a total as the JSON view keys its counts
 
 
 def chi_square_sf(x: float, df: int) -> float:
@@ -329,7 +331,8 @@ def _add(agg: dict[str, Any], die: str, dice: list[int]) -> None:
     """One roll into a die's counts: n, per total, sums, and the streak runs (as `_streaks` runs them)."""
     total = sum(dice)
     agg["n"] += 1
-    agg["counts"][str(total)] = agg["counts"].get(str(total), 0) + 1
+    counts, name = agg["counts"], _TOTALS.get(total) or str(total)
+    counts[name] = counts.get(name, 0) + 1
     agg["sum"] += total
     if die == "DR":
         agg["white"] += dice[0]
@@ -340,9 +343,12 @@ def _add(agg: dict[str, Any], die: str, dice: list[int]) -> None:
     run[1] = run[1] + 1 if total <= low else 0
     run[2] = run[2] + 1 if total == agg["prev"] else 1
     agg["prev"] = total
-    for i in range(3):
-        if run[i] > best[i]:
-            best[i] = run[i]
+    if run[0] > best[0]:
+        best[0] = run[0]
+    if run[1] > best[1]:
+        best[1] = run[1]
+    if run[2] > best[2]:
+        best[2] = run[2]
 
 
 def _add_both(both: dict[str, Any], die: str, dice: list[int]) -> None:
@@ -429,6 +435,7 @@ def _count_vasl(vasl: dict[str, Any], unit: dict[str, Any]) -> None:
             _add(vasl[name], "dr", [unit[name]])
 
 
+@cache
 def _key(in_force: bool, side: str, source: str) -> str:
     return msgspec.json.encode([in_force, side, source]).decode()
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from cgledger.ledger.decide import witness
 from cgledger.ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
-from cgledger.ledger.timeline import IDLE_DAY, summary, voided_actions
+from cgledger.ledger.timeline import IDLE_DAY, ends_reph, summary, voided_actions
 
-from .areas import areas_by_date, document
+from .areas import areas_by_date, document, held_init, reph_ended, track
 from .rg_record import rg_records
 from .roster import public, rosters
 
@@ -75,16 +75,21 @@ def compose(roster, records, dice_view, story, rules, state) -> dict[str, Any]:
 
 
 # The story's own part as a kept view (projections/kept.py): notable rolls, undos and rewinds by CG Date, and
-# the maps of each CG Date whose RePh ended. An undo, a rewind or a new RePh end is no step: the view is folded
-# again (`fold`); a notable roll is a step.
+# the maps of each CG Date whose RePh ended (each Map Group's Control and HQs held as they stand, its map determined
+# at each RePh end: what scenario_maps gives). An undo or a rewind is no step: the view is folded again (`fold`); a
+# notable roll, a Control change and a RePh end are steps.
 def fold(logged, rules) -> dict[str, Any]:
     voided = voided_actions(logged)
-    view = {"voided": sorted(voided), "date": None, "notes": []}
-    what = {}  # action -> what it recorded first, to say what an undo took back
-    for event in logged:
-        action = getattr(event.fact, "action", None)
-        if action is not None and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
-            what[action] = summary(event.fact, rules.system.sides)
+    control = any(step.control for step in rules.system.steps)
+    view = {"voided": sorted(voided), "date": None, "notes": [], "maps": [], "ended": [],
+            "groups": {group: held_init() for group in sorted(rules.maps)} if control else {}}
+    undone = {e.fact.undone for e in logged if isinstance(e.fact, ActionUndone)}
+    what = {}  # undone action -> what it recorded first, to say what the undo took back
+    if undone:
+        for event in logged:
+            action = getattr(event.fact, "action", None)
+            if action in undone and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
+                what[action] = summary(event.fact, rules.system.sides)
     for event in logged:
         fact = event.fact
         if isinstance(fact, ActionUndone):
@@ -96,8 +101,6 @@ def fold(logged, rules) -> dict[str, Any]:
                                   event.version])
         elif fact is not None:
             _step(view, fact, event.version, rules, voided)
-    control = any(step.control for step in rules.system.steps)
-    view["maps"] = scenario_maps(logged, rules) if control else []
     view["terrain"] = terrain_by_date(logged, rules) if not control else []
     return view
 
@@ -107,11 +110,25 @@ def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
 
 
 def _step(view, fact, version: int, rules, voided) -> dict[str, Any]:
-    if isinstance(fact, (CampaignStarted, CGDateChanged)) and getattr(fact, "action", None) not in voided:
+    if getattr(fact, "action", None) in voided:
+        return view
+    if isinstance(fact, (CampaignStarted, CGDateChanged)):
         view["date"] = fact.cg_date
-    elif isinstance(fact, DiceRolled) and fact.action not in voided and notable(fact):
-        view["notes"].append([view["date"], "notable", f"{fact.table} {rules.system.sides[fact.side]}: Original "
-                              f"{fact.original}, Final {fact.final}: {fact.result}", version])
+    elif isinstance(fact, DiceRolled):
+        if notable(fact):
+            view["notes"].append([view["date"], "notable", f"{fact.table} {rules.system.sides[fact.side]}: Original "
+                                  f"{fact.original}, Final {fact.final}: {fact.result}", version])
+    elif view["groups"]:  # the Setup Areas of each Map Group, determined as each CG Date's RePh ends (scenario_maps)
+        if not ends_reph(fact):
+            for group, held in view["groups"].items():
+                track(held, fact, group)
+        elif view["date"] and view["date"] not in view["ended"]:
+            view["ended"].append(view["date"])
+            for group, held in view["groups"].items():
+                result = reph_ended(held, rules, group)
+                view["maps"].append({"group": group, "date": view["date"], "control": bool(result["control"]),
+                                     "areas": document(result, rules, group)})
+            view["maps"].sort(key=lambda m: m["group"])  # as scenario_maps lists them: by Map Group, then by date
     return view
 
 

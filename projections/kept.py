@@ -22,7 +22,6 @@ from typing import Any
 
 import msgspec
 
-from cgledger.ledger.evolve import SCENARIO
 from cgledger.ledger.events import (
     CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted,
     DiceModeChosen, DiceReported, DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed, FortificationPlaced,
@@ -30,10 +29,9 @@ from cgledger.ledger.events import (
     MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, RubblePlaced,
     ScenarioEnded, SecretRollMade, SideAdvanced, StepOpened, TakeBackProposed, VaslLogImported,
 )
-from cgledger.ledger.hexmap import parse_location
 from cgledger.ledger.inforce import live, voided_actions
 from cgledger.ledger.mapping import control_of
-from cgledger.ledger.timeline import IDLE_DAY, reph_ends
+from cgledger.ledger.timeline import ends_reph, reph_ends
 
 from . import areas, dice_stats, history, rg_record, roster
 
@@ -63,13 +61,12 @@ def names(rules) -> tuple[str, ...]:
     return NAMES + tuple(AREAS + group for group in sorted(rules.maps))
 
 
-def disturbs(name: str, fact) -> bool:
+def disturbs(name: str, fact, rules) -> bool:
     """Whether this event (as stored, before reveals are applied) changes what earlier events mean to the view."""
     if fact is None or not isinstance(fact, PLAIN):
         return True
-    if name == "story":  # a new RePh end: the maps of that CG Date (timeline.reph_ends)
-        return (isinstance(fact, StepOpened) and fact.step == SCENARIO) or (
-            isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY)
+    if name == "story" and not any(step.control for step in rules.system.steps):
+        return ends_reph(fact)  # a new RePh end: the terrain as it stands (a system without Setup Areas: CGS)
     return False
 
 
@@ -137,7 +134,7 @@ def _build_areas(logged, rules, group: str) -> dict[str, Any]:
             date = event.fact.cg_date
     return {"voided": sorted(voided_actions(logged)), "date": date, "ended": list(reph_ends(logged)),
             "control": {str(where): [side, kind] for where, (side, kind) in control.items()}, "hq": hq,
-            "previous": _areas_out(dates[-1][1]["areas"]) if dates else None}
+            "previous": areas.areas_out(dates[-1][1]["areas"]) if dates else None}
 
 
 def _step_areas(view: dict[str, Any], fact, rules, group: str) -> None:
@@ -145,33 +142,16 @@ def _step_areas(view: dict[str, Any], fact, rules, group: str) -> None:
     date's map, whose Setup Area IDs the next determination keeps."""
     if isinstance(fact, CGDateChanged):
         view["date"] = fact.cg_date
-    elif isinstance(fact, LocationControlled):
-        where = parse_location(fact.location)
-        if where.hex.group == group:
-            view["control"][str(where)] = [fact.side, fact.strategic]
-    elif isinstance(fact, HQRecorded):
-        if fact.location.startswith(group):
-            view["hq"][fact.side] = fact.location
-    elif ((isinstance(fact, StepOpened) and fact.step == SCENARIO)
-          or (isinstance(fact, InitiativeChosen) and fact.scenario == IDLE_DAY)) \
-            and view["date"] and view["date"] not in view["ended"]:
+    elif not ends_reph(fact):
+        areas.track(view, fact, group)
+    elif view["date"] and view["date"] not in view["ended"]:
         view["ended"].append(view["date"])
-        view["previous"] = _areas_out(finish_areas(view, rules, group)["areas"])
+        areas.reph_ended(view, rules, group)
 
 
 def finish_areas(view: dict[str, Any], rules, group: str) -> dict[str, Any]:
     """The map as determined now (what areas_as_of gives for the whole log)."""
-    control = {parse_location(where): (side, kind) for where, (side, kind) in view["control"].items()}
-    previous = view["previous"]
-    if previous is not None:
-        previous = {side: {area: {parse_location(h).hex for h in hexes} for area, hexes in named.items()}
-                    for side, named in previous.items()}
-    return areas.determine(rules, rules.map_of(group), control, dict(view["hq"]), previous)
-
-
-def _areas_out(named: dict[str, dict[str, set]]) -> dict[str, dict[str, list[str]]]:
-    return {side: {area: sorted(str(h) for h in hexes) for area, hexes in by_id.items()}
-            for side, by_id in named.items()}
+    return areas.determine_held(rules, group, view)
 
 
 _LIVE = {"roster": roster, "rg": rg_record}

@@ -19,7 +19,7 @@ from cgledger.ledger import views
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.campaign import fold as fold_state
 from cgledger.ledger.decide.witness import unwitnessed_events
-from cgledger.ledger.timeline import effective
+from cgledger.ledger.timeline import effective, ends_reph
 from cgledger.projections import areas, dice_stats, history, kept, rg_record, roster
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -53,7 +53,7 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
     logged = ledger.history(None)
     rules = ledger.rules_for(ledger.campaign(None))
     kept_views = {name: kept.build(name, effective(logged[:1]), rules) for name in kept.names(rules)}
-    folded_again, steps, groups = 0, 0, set()
+    folded_again, steps, map_steps, groups = 0, 0, 0, set()
     for k in range(2, len(logged) + 1):
         prefix = effective(logged[:k])
         state = fold_state(logged[:k])
@@ -61,13 +61,14 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
         for name in kept.names(rules):
             if name not in kept_views:  # a Map Group whose grid a rules file loaded since
                 kept_views[name] = kept.build(name, prefix, rules)
-            elif kept.disturbs(name, logged[k - 1].fact):
+            elif kept.disturbs(name, logged[k - 1].fact, rules):
                 kept_views[name] = kept.build(name, prefix, rules)
                 folded_again += 1
             else:
                 kept_views[name] = kept.advance(name, kept.decode(kept.encode(kept_views[name])),
                                                 effective(logged[k - 1:k]), rules)
                 steps += name.startswith(kept.AREAS)
+                map_steps += name == "story" and ends_reph(logged[k - 1].fact)
         expected = {"roster": roster.rosters(prefix, rules), "rg": rg_record.rg_records(prefix, rules),
                     "dice": dice_stats.dice_stats(prefix, None, unwitnessed_events(state))}
         for name in kept.names(rules)[len(kept.NAMES):]:  # each Map Group's Setup Areas, as `areas --json` gives them
@@ -83,9 +84,13 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
                                    kept.decode(kept.encode(kept_views["dice"])),
                                    kept.decode(kept.encode(kept_views["story"])), rules, state)
         assert _whole(composed) == _whole(history.history(prefix, rules, state)), (sample, k)
+        # the story's maps, stepped RePh end by RePh end, are each CG Date's map as the plain definition determines it
+        maps = kept.decode(kept.encode(kept_views["story"]))["maps"]
+        assert _whole(maps) == _whole(history.scenario_maps(prefix, rules) if kept.names(rules) != kept.NAMES else [])
     assert 0 < folded_again < len(logged) * len(kept_views) / 4  # folding again is the exception
     if sample == "kgp-cg1-sample.cgl":  # a Map Group loaded (RR's sample loads none; CGS determines no Setup Areas)
         assert groups == {"St"} and steps > len(logged) / 2
+        assert map_steps >= 3  # the story's maps determined as each CG Date's RePh ended, not folded again
 
 
 def _fresh(cli: Cli, tmp_path: Path, *args: str) -> str:
@@ -132,7 +137,7 @@ def test_a_write_advances_the_views_that_were_current(kgp):
     kgp.ok("roll", "KGP3", "--side", "us", "--dice", "5,6")
     parts, head = _parts(kgp.db, "roster")
     assert views.load(parts)[0] == head  # folded by the writes, before any read
-    assert views.load((*parts[:-1], "story"))[0] < head  # a new RePh end (the scenario step): left for a read
+    assert views.load((*parts[:-1], "story"))[0] == head  # a RePh end (the scenario step) is a step too
     kgp.ok("undo")  # voids an earlier action: left for the next read to fold again
     assert views.load(parts)[0] < _parts(kgp.db, "roster")[1]
     kgp.ok("roster", "--side", "german")
@@ -237,7 +242,7 @@ def test_the_kept_dice_wait_for_their_witness(at, tmp_path):
     for k in range(2, len(logged) + 1):
         prefix = effective(logged[:k])
         state = fold_state(logged[:k])
-        if kept.disturbs("dice", logged[k - 1].fact):
+        if kept.disturbs("dice", logged[k - 1].fact, rules):
             view = kept.build("dice", prefix, rules)
         else:
             view = kept.advance("dice", kept.decode(kept.encode(view)), effective(logged[k - 1:k]), rules)
