@@ -135,12 +135,13 @@ class KeptReads:
 
     def _kept(self, name: str | None, wanted: tuple[str, ...]):
         """({view: its state}, rules, state) from the views kept on this machine, each caught up with the events
-        recorded since (or folded again from the whole log, and kept); None where no view can be kept (no machine
-        secret, no database path, a campaign that cannot be loaded): the caller reads the whole log."""
+        recorded since: folded in, or, where one of them changes what earlier events mean (an undo, a rewind, a
+        reveal), folded from a checkpoint kept before what it changes, else from the whole log; then kept. None where
+        no view can be kept (no machine secret, no database path, a campaign that cannot be loaded): the caller reads
+        the whole log."""
         from cgledger.projections import kept
 
         from . import views
-        from .secrets import seal_bytes, unseal_bytes
 
         if not self.app.where or not views.available():
             return None
@@ -156,32 +157,91 @@ class KeptReads:
         whole = None
         for view in wanted:
             parts = (*base, view)
-            state, at, changed = None, None, True
+            state, at, before = None, None, None
             found = views.load(parts)
-            if found is not None:
-                version, digest, body = found
-                try:
-                    data = kept.decode(body if key is None else unseal_bytes(key, body.decode("ascii")))
-                except Exception:  # noqa: BLE001 - never trusted, never an error: folded again
-                    data = None
-                if data is not None and (version, digest) not in tails:
-                    tails[version, digest] = self._view_tail(campaign.id, version, digest)
-                tail = tails.get((version, digest)) if data is not None else None
+            data = self._opened(found, key)
+            if data is not None:
+                version, digest = found[0], found[1]
+                tail = self._tail(tails, campaign.id, version, digest)
                 if tail is not None and not tail:
-                    state, at, changed = data, (version, digest), False
-                elif tail and not any(kept.disturbs(view, e.fact, rules) for e in tail):
+                    out[view] = data
+                    continue
+                if tail and not any(kept.disturbs(view, e.fact, rules) for e in tail):
+                    before = (found, {"checkpointed": data.get("checkpointed", 0)})
                     state = kept.advance(view, data, self._effective(campaign, rules, tail), rules)
                     at = (tail[-1].version, tail[-1].digest)
             if state is None:
+                state, at = self._from_checkpoint(campaign, rules, parts, key, tails)
+            if state is None:
                 if whole is None:
                     raw = self.app.history(campaign.name)
-                    whole = (self._effective(campaign, rules, raw), (raw[-1].version, raw[-1].digest))
-                state, at = kept.build(view, whole[0], rules), whole[1]
-            if changed:
-                body = kept.encode(state)
-                views.store(parts, *at, body if key is None else seal_bytes(key, body).encode("ascii"))
+                    whole = self._effective(campaign, rules, raw), (raw[-1].version, raw[-1].digest)
+                logged = whole[0]
+                keep = len(logged) - views.CHECKPOINT_EVERY if len(logged) > 2 * views.CHECKPOINT_EVERY else 0
+                state, checkpoint = kept.build(view, logged, rules, keep)
+                at = whole[1]
+                if checkpoint is not None:
+                    mark = logged[keep - 1]
+                    views.keep_checkpoint(parts, mark.version, mark.digest, self._sealed(checkpoint, key))
+                    state["checkpointed"] = mark.version
+            self._store(parts, at, state, key, before)
             out[view] = state
         return out, rules, campaign
+
+    def _from_checkpoint(self, campaign, rules, parts: tuple, key, tails: dict):
+        """(the view, (version, digest) of the log's head) folded from the latest checkpoint that every event since
+        allows (kept.resumes), or (None, None)."""
+        from cgledger.projections import kept
+
+        from . import views
+
+        for version, digest, body in views.checkpoints(parts):
+            data = self._opened((version, digest, body), key)
+            tail = self._tail(tails, campaign.id, version, digest) if data is not None else None
+            if tail and all(kept.resumes(parts[-1], data, version, e, rules) for e in tail):
+                state = kept.advance(parts[-1], data, self._effective(campaign, rules, tail), rules)
+                return state, (tail[-1].version, tail[-1].digest)
+        return None, None
+
+    def _store(self, parts: tuple, at: tuple, state: dict, key, before=None) -> None:
+        """The view kept as of event `at`; `before` (the stored view it was advanced from, and its state) is kept as
+        a checkpoint, one every so many events."""
+        from cgledger.projections import kept
+
+        from . import views
+
+        if before is not None:
+            (version, digest, body), old = before
+            if version - old.get("checkpointed", 0) >= views.CHECKPOINT_EVERY:
+                views.keep_checkpoint(parts, version, digest, body)
+                state["checkpointed"] = version
+        views.store(parts, *at, self._sealed(kept.encode(state), key))
+
+    @staticmethod
+    def _opened(found, key):
+        """A stored view's state, opened with the reader's key where it was sealed with it; None if it cannot be."""
+        from cgledger.projections import kept
+
+        from .secrets import unseal_bytes
+
+        if found is None:
+            return None
+        body = found[2]
+        try:
+            return kept.decode(body if key is None else unseal_bytes(key, body.decode("ascii")))
+        except Exception:  # noqa: BLE001 - never trusted, never an error: folded again
+            return None
+
+    @staticmethod
+    def _sealed(body: bytes, key) -> bytes:
+        from .secrets import seal_bytes
+
+        return body if key is None else seal_bytes(key, body).encode("ascii")
+
+    def _tail(self, tails: dict, cid, version: int, digest: str) -> list | None:
+        if (version, digest) not in tails:
+            tails[version, digest] = self._view_tail(cid, version, digest)
+        return tails[version, digest]
 
     def advance(self, campaign, new: list, cid=None, first: int = 0) -> None:
         """After a save or an import: each kept view that was current just before these events has them folded in
@@ -190,7 +250,6 @@ class KeptReads:
         from cgledger.projections import kept
 
         from . import views
-        from .secrets import seal_bytes, unseal_bytes
 
         try:
             if not self.app.where or not views.folder().is_dir() or not views.available():
@@ -213,12 +272,13 @@ class KeptReads:
                     if found is None or found[0] != new[0].version - 1 or found[1] != new[0].prev \
                             or any(kept.disturbs(view, e.fact, rules) for e in new):
                         continue
-                    body = found[2] if key is None else unseal_bytes(key, found[2].decode("ascii"))
+                    data = self._opened(found, key)
+                    if data is None:
+                        continue
                     if opened is None:
                         opened = self._effective(campaign, rules, new) if reader else effective(new)
-                    state = kept.advance(view, kept.decode(body), opened, rules)
-                    body = kept.encode(state)
-                    views.store(parts, new[-1].version, new[-1].digest,
-                                body if key is None else seal_bytes(key, body).encode("ascii"))
+                    before = (found, {"checkpointed": data.get("checkpointed", 0)})
+                    state = kept.advance(view, data, opened, rules)
+                    self._store(parts, (new[-1].version, new[-1].digest), state, key, before)
         except Exception:  # noqa: BLE001 - a view is only ever a shortcut: the next read folds it again
             return

@@ -82,6 +82,22 @@ def load(parts: tuple) -> tuple[int, str, bytes] | None:
     return version_number, digest_text, body
 
 
+# Checkpoints: a view as it stood some events back, kept beside it (sealed the same way), so that an undo, a rewind or a
+# reveal folds the view again from before what it changes, not from the whole log (projections/kept.resumes).
+CHECKPOINT_EVERY = 200  # events between checkpoints
+CHECKPOINTS = 3  # kept per view: the oldest is written over
+
+
+def keep_checkpoint(parts: tuple, version: int, digest: str, body: bytes) -> None:
+    store((*parts, "checkpoint", version // CHECKPOINT_EVERY % CHECKPOINTS), version, digest, body)
+
+
+def checkpoints(parts: tuple) -> list[tuple[int, str, bytes]]:
+    """The view's checkpoints this machine sealed, the latest first."""
+    found = (load((*parts, "checkpoint", slot)) for slot in range(CHECKPOINTS))
+    return sorted((f for f in found if f is not None), key=lambda f: -f[0])
+
+
 def store(parts: tuple, version: int, digest: str, body: bytes) -> None:
     """Writes the view whole or not at all (a temp file, then os.replace); a home that cannot be written keeps
     nothing."""

@@ -256,21 +256,27 @@ def init(rules=None) -> dict[str, Any]:
 
 
 def fold(logged) -> dict[str, Any]:
+    return resume(start(logged), logged)
+
+
+def start(logged) -> dict[str, Any]:
+    """The view before any event, for folding this log."""
     view = init()
     view["voided"] = sorted(voided_actions(logged))
-    voided = set(view["voided"])
     # whether both sides register keys anywhere in this log: a Secret roll revealed later is a claim from then on
     view["keyed_all"] = len({e.fact.side for e in logged
                              if isinstance(e.fact, SideKeyRegistered) and e.fact.public}) >= 2
-    for event in logged:
-        _step(view, event.fact, event.version, voided)
     return view
 
 
-def step(view: dict[str, Any], fact, version: int, rules=None) -> dict[str, Any]:
-    """One event (any: undone rolls are counted apart) folded into the view, in place. An undo, a rewind, a reveal
-    or a key registration is no step: it changes what rolls before it are (the view is folded again, `fold`)."""
-    return _step(view, fact, version, set(view["voided"]))
+def resume(view: dict[str, Any], logged) -> dict[str, Any]:
+    """These events (any: undone rolls are counted apart) folded into the view, in place; its `voided` already holds
+    every action they void. A key registration is no step: it changes what rolls before it are (the view is folded
+    again, `fold`)."""
+    voided = set(view["voided"])
+    for event in logged:
+        _step(view, event.fact, event.version, voided)
+    return view
 
 
 def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[str, Any]:

@@ -79,17 +79,40 @@ def compose(roster, records, dice_view, story, rules, state) -> dict[str, Any]:
 # at each RePh end: what scenario_maps gives). An undo or a rewind is no step: the view is folded again (`fold`); a
 # notable roll, a Control change and a RePh end are steps.
 def fold(logged, rules) -> dict[str, Any]:
-    voided = voided_actions(logged)
+    return ended(resume(start(logged, rules), logged, rules), logged, rules)
+
+
+def start(logged, rules) -> dict[str, Any]:
+    """The view before any event, for folding this log."""
     control = any(step.control for step in rules.system.steps)
-    view = {"voided": sorted(voided), "date": None, "notes": [], "maps": [], "ended": [],
-            "groups": {group: held_init() for group in sorted(rules.maps)} if control else {}}
+    return {"voided": sorted(voided_actions(logged)), "date": None, "notes": [], "maps": [], "ended": [],
+            "groups": {group: held_init() for group in sorted(rules.maps)} if control else {}, "terrain": []}
+
+
+def ended(view: dict[str, Any], logged, rules) -> dict[str, Any]:
+    """A system without Setup Areas (CGS): the terrain as each firefight left it, from the whole log folded."""
+    if not any(step.control for step in rules.system.steps):
+        view["terrain"] = terrain_by_date(logged, rules)
+    return view
+
+
+def undone_records(logged, rules) -> dict[int, str]:
+    """Each action an undo among these events voids -> what it recorded first, to say what the undo took back."""
     undone = {e.fact.undone for e in logged if isinstance(e.fact, ActionUndone)}
-    what = {}  # undone action -> what it recorded first, to say what the undo took back
+    what: dict[int, str] = {}
     if undone:
         for event in logged:
             action = getattr(event.fact, "action", None)
             if action in undone and action not in what and not isinstance(event.fact, (ActionUndone, Rewound)):
                 what[action] = summary(event.fact, rules.system.sides)
+    return what
+
+
+def resume(view: dict[str, Any], logged, rules, what: dict[int, str] | None = None) -> dict[str, Any]:
+    """These events folded into the view, in place; its `voided` already holds every action they void, and the
+    first event of each action an undo among them voids is among them (or in `what`: undone_records)."""
+    voided = set(view["voided"])
+    what = undone_records(logged, rules) if what is None else what
     for event in logged:
         fact = event.fact
         if isinstance(fact, ActionUndone):
@@ -101,12 +124,7 @@ def fold(logged, rules) -> dict[str, Any]:
                                   event.version])
         elif fact is not None:
             _step(view, fact, event.version, rules, voided)
-    view["terrain"] = terrain_by_date(logged, rules) if not control else []
     return view
-
-
-def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
-    return _step(view, fact, version, rules, set(view["voided"]))
 
 
 def _step(view, fact, version: int, rules, voided) -> dict[str, Any]:

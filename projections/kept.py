@@ -23,15 +23,15 @@ from typing import Any
 import msgspec
 
 from cgledger.ledger.events import (
-    CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted,
+    ActionUndone, CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted,
     DiceModeChosen, DiceReported, DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded, InitiativeChosen, LocationControlled,
     MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, RubblePlaced,
-    ScenarioEnded, SecretRollMade, SideAdvanced, StepOpened, TakeBackProposed, VaslLogImported,
+    Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, StepOpened,
+    TakeBackProposed, VaslLogImported,
 )
-from cgledger.ledger.inforce import live, voided_actions
-from cgledger.ledger.mapping import control_of
-from cgledger.ledger.timeline import ends_reph, reph_ends
+from cgledger.ledger.inforce import voided_actions, voided_by
+from cgledger.ledger.timeline import ends_reph
 
 from . import areas, dice_stats, history, rg_record, roster
 
@@ -70,40 +70,78 @@ def disturbs(name: str, fact, rules) -> bool:
     return False
 
 
-def build(name: str, logged, rules) -> dict[str, Any]:
-    """The view folded from the whole log (as the projections read it)."""
+def build(name: str, logged, rules, keep: int = 0) -> tuple[dict[str, Any], bytes | None]:
+    """(the view folded from the whole log (as the projections read it), and with `keep`, the view as it stood after
+    the first `keep` events, encoded: a checkpoint to fold again from (`resumes`))."""
     if name == "dice":
-        return dice_stats.fold(logged)
-    if name == "story":
-        return history.fold(logged, rules)
-    if name.startswith(AREAS):
-        return _build_areas(logged, rules, name[len(AREAS):])
-    module = _LIVE[name]
-    view = module.init(rules)
-    for event in live(logged):
-        module.step(view, event.fact, event.version, rules)
-    return {"voided": sorted(voided_actions(logged)), "view": view}
+        view = dice_stats.start(logged)
+    elif name == "story":
+        view = history.start(logged, rules)
+    elif name.startswith(AREAS):
+        group = name[len(AREAS):]
+        areas.check_determined(rules, group)
+        rules.map_of(group)  # an unknown Map Group, or one whose grid is not loaded: said, nothing kept
+        view = {"voided": sorted(voided_actions(logged)), "date": None, "ended": [], **areas.held_init()}
+    else:
+        view = {"voided": sorted(voided_actions(logged)), "view": _LIVE[name].init(rules)}
+    checkpoint = None
+    what = history.undone_records(logged, rules) if name == "story" else None  # what each undo took back
+    if keep:
+        advance(name, view, logged[:keep], rules, what)
+        view["seen"] = logged[-1].version  # its undos and reveals are those of the whole log
+        checkpoint = encode(view)
+    view = advance(name, view, logged[keep:], rules, what)
+    return (history.ended(view, logged, rules) if name == "story" else view), checkpoint
 
 
-def advance(name: str, view: dict[str, Any], logged, rules) -> dict[str, Any]:
-    """The view with these later events folded in (none of them `disturbs` it), in place."""
+def advance(name: str, view: dict[str, Any], logged, rules, what: dict[int, str] | None = None) -> dict[str, Any]:
+    """The view with these later events folded in, in place: any event `disturbs` does not, and from a checkpoint
+    those `resumes` allows. `actions`: the last action number folded so far."""
+    newly = voided_actions(logged)
+    if newly:
+        view["voided"] = sorted(set(view["voided"]) | newly)
+    if logged:
+        view["actions"] = max(view.get("actions", 0), max(getattr(e.fact, "action", 0) for e in logged))
+        view["seen"] = max(view.get("seen", 0), logged[-1].version)
     if name == "dice":
-        for event in logged:
-            dice_stats.step(view, event.fact, event.version)
-        return view
+        return dice_stats.resume(view, logged)
     if name == "story":
-        for event in logged:
-            history.step(view, event.fact, event.version, rules)
-        return view
+        return history.resume(view, logged, rules, what)
     voided = set(view["voided"])
+    areas_of = name[len(AREAS):] if name.startswith(AREAS) else None
     for event in logged:
-        if getattr(event.fact, "action", None) in voided:
-            continue
-        if name.startswith(AREAS):
-            _step_areas(view, event.fact, rules, name[len(AREAS):])
+        fact = event.fact
+        if fact is None or voided_by(fact) is not None or getattr(fact, "action", None) in voided:
+            continue  # the events in force (inforce.live)
+        if areas_of is None:
+            _LIVE[name].step(view["view"], fact, event.version, rules)
+        elif isinstance(fact, CampaignStarted):  # the CG Date as reph_ends reads it
+            view["date"] = fact.cg_date
         else:
-            _LIVE[name].step(view["view"], event.fact, event.version, rules)
+            _step_areas(view, fact, rules, areas_of)
     return view
+
+
+def resumes(name: str, checkpoint: dict[str, Any], at: int, event, rules) -> bool:
+    """Whether the view kept as it stood at event `at` may fold this later event, which may `disturb` the view: an
+    undo or a rewind of actions all recorded after it (its `actions`: the last action number it folded), the reveal
+    of a Secret roll or a secret RG purchase recorded after it; or such an event it has already seen (its `seen`:
+    the log's last event when it was folded; not for the story, whose undo notes name what the undo took back). A
+    key registration, a rules file, CGS's terrain, an unreadable event: never (folded again from the whole log)."""
+    fact = event.fact
+    if not disturbs(name, fact, rules):
+        return True
+    if name == "story" and not any(step.control for step in rules.system.steps):
+        return False
+    done, seen = checkpoint.get("actions"), checkpoint.get("seen", 0)
+    if isinstance(fact, (ActionUndone, Rewound)):
+        voided = (fact.undone,) if isinstance(fact, ActionUndone) else fact.voided
+        return (done is not None and min(voided, default=0) > done) or (name != "story" and event.version <= seen)
+    if isinstance(fact, SecretRollRevealed):
+        return fact.roll > at or event.version <= seen
+    if isinstance(fact, RGPurchaseRevealed):
+        return fact.purchase > at or event.version <= seen
+    return False
 
 
 def encode(view: dict[str, Any]) -> bytes:
@@ -120,21 +158,6 @@ def finish_roster(view, rules) -> dict[str, list[dict[str, Any]]]:
 
 def finish_rg(view, rules) -> dict[str, list[dict[str, Any]]]:
     return rg_record.finish(view["view"], rules)
-
-
-def _build_areas(logged, rules, group: str) -> dict[str, Any]:
-    """The Setup Areas' view folded from the whole log, by the projection's own functions (areas_as_of)."""
-    areas.check_determined(rules, group)
-    rules.map_of(group)  # an unknown Map Group, or one whose grid is not loaded: said, nothing kept
-    dates = areas.areas_by_date(logged, rules, group)
-    control, hq = control_of(logged, group)
-    date = None
-    for event in live(logged):  # the CG Date as reph_ends reads it
-        if isinstance(event.fact, (CampaignStarted, CGDateChanged)):
-            date = event.fact.cg_date
-    return {"voided": sorted(voided_actions(logged)), "date": date, "ended": list(reph_ends(logged)),
-            "control": {str(where): [side, kind] for where, (side, kind) in control.items()}, "hq": hq,
-            "previous": areas.areas_out(dates[-1][1]["areas"]) if dates else None}
 
 
 def _step_areas(view: dict[str, Any], fact, rules, group: str) -> None:

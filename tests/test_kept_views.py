@@ -52,7 +52,7 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
     ledger = open_ledger(str(cli.db))
     logged = ledger.history(None)
     rules = ledger.rules_for(ledger.campaign(None))
-    kept_views = {name: kept.build(name, effective(logged[:1]), rules) for name in kept.names(rules)}
+    kept_views = {name: kept.build(name, effective(logged[:1]), rules)[0] for name in kept.names(rules)}
     folded_again, steps, map_steps, groups = 0, 0, 0, set()
     for k in range(2, len(logged) + 1):
         prefix = effective(logged[:k])
@@ -60,9 +60,9 @@ def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
         rules = ledger.rules_for(state)
         for name in kept.names(rules):
             if name not in kept_views:  # a Map Group whose grid a rules file loaded since
-                kept_views[name] = kept.build(name, prefix, rules)
+                kept_views[name] = kept.build(name, prefix, rules)[0]
             elif kept.disturbs(name, logged[k - 1].fact, rules):
-                kept_views[name] = kept.build(name, prefix, rules)
+                kept_views[name] = kept.build(name, prefix, rules)[0]
                 folded_again += 1
             else:
                 kept_views[name] = kept.advance(name, kept.decode(kept.encode(kept_views[name])),
@@ -237,13 +237,13 @@ def test_the_kept_dice_wait_for_their_witness(at, tmp_path):
     ledger = open_ledger(str(cli.db))
     logged = ledger.history(None)
     rules = ledger.rules_for(ledger.campaign(None))
-    view = kept.build("dice", effective(logged[:1]), rules)
+    view = kept.build("dice", effective(logged[:1]), rules)[0]
     labels, waited = set(), False
     for k in range(2, len(logged) + 1):
         prefix = effective(logged[:k])
         state = fold_state(logged[:k])
         if kept.disturbs("dice", logged[k - 1].fact, rules):
-            view = kept.build("dice", prefix, rules)
+            view = kept.build("dice", prefix, rules)[0]
         else:
             view = kept.advance("dice", kept.decode(kept.encode(view)), effective(logged[k - 1:k]), rules)
         unwitnessed = unwitnessed_events(state)
