@@ -10,7 +10,6 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
-import pytest
 
 from conftest import Cli, Player
 from test_kept_views import _fresh
