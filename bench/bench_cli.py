@@ -102,9 +102,10 @@ ANSWERED = [  # the reads whose answers are kept per log head (ledger/answers.py
 ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX and this machine's XDG_STATE_HOME (its kept views), set in main()
 
 
-def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float, float]]:
+def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float, float, float]]:
     """Each kept read: (cold: no view on this machine, so folded from the whole log and kept; current: the view is
-    at the log's head; one behind: another machine recorded one roll since, so one event is folded), best of runs."""
+    at the log's head; one behind: another machine recorded one roll since, so one event is folded; undo: another
+    machine recorded a roll and undid it, so the view is folded again from a checkpoint), best of runs."""
     views = Path(env["XDG_STATE_HOME"]) / "cgledger" / "views"
     answers = views.parent / "answers"  # forgotten before each run: these rows time the views, not the answers kept
     other = {**env, "XDG_STATE_HOME": str(tmp / "other-machine"), "CGLEDGER_PASSPHRASE": PASSPHRASE.decode()}
@@ -115,13 +116,19 @@ def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float,
         subprocess.run([*CGLEDGER, "roll", "8.6142", "--side", "us", "--drm", "vehicular", "--for", f"bench {i}"], env=other,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def undone() -> None:  # another machine rolls and takes the roll back: the undo changes what an earlier event means
+        i = next(count)
+        for argv in (["roll", "8.6142", "--side", "german", "--drm", "vehicular", "--for", f"undone {i}"], ["undo"]):
+            subprocess.run([*CGLEDGER, *argv], env=other, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+
     out = {}
     for label, argv in KEPT:
         argv = [*CGLEDGER, *[a.replace("{tmp}", str(tmp)) for a in argv]]
         cold = run(argv, runs, env, before=lambda: [shutil.rmtree(p, ignore_errors=True) for p in (views, answers)])[0]
         current = run(argv, runs, env, before=lambda: shutil.rmtree(answers, ignore_errors=True))[0]
         behind = run(argv, runs, env, before=one_more)[0]
-        out[label] = (cold, current, behind)
+        out[label] = (cold, current, behind, run(argv, runs, env, before=undone)[0])
     return out
 
 
@@ -420,7 +427,8 @@ def main() -> None:
     print()
     print_ms_table("kept views (issue 24 item 6), ms: cold = no view on this machine (folded from the whole log, "
                    "then kept); current = the view at the log's head; +1 = another machine recorded one roll since "
-                   "(one event folded)", [("cold", 12), ("current", 9), ("+1", 7)], KEPT, kept, sizes)
+                   "(one event folded); undo = another machine recorded a roll and its undo since (folded again "
+                   "from a checkpoint)", [("cold", 12), ("current", 9), ("+1", 7), ("undo", 7)], KEPT, kept, sizes)
     print_ms_table("answers kept per log head (ledger/answers.py), ms: repeated = the answer kept for this head; "
                    "first = this machine recorded one roll just before (the answer misses: the read runs in full, "
                    "then keeps it)", [("repeated", 16), ("first", 8)], ANSWERED, answered, sizes)
