@@ -61,6 +61,14 @@ class LedgerContext:
             ticket.keep(data, self._ledger)
         return data
 
+    def side_name(self, side: str) -> str:
+        """A side's name in the campaign's system (`us` -> U.S.), for what a command prints; the id if unknown."""
+        try:
+            ledger = self.ledger()
+            return ledger.rules_for(ledger.campaign(self.campaign)).system.sides.get(side, side)
+        except LedgerError:
+            return side
+
     def ledger(self, create: bool = False):
         from cgledger.ledger.dice import SeededDice, SystemDice
         from cgledger.ledger.store import resolve_db

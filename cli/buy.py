@@ -31,7 +31,7 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
         return
     how = "given in the Initial-Scenario OB" if fact.given else f"{fact.cpp} CPP"
     where = f" for {fact.map_group}" if fact.map_group else ""
-    click.echo(f"{fact.side}: RG {fact.rg} {fact.group_type}{where} ({how})"
+    click.echo(f"{obj.side_name(fact.side)}: RG {fact.rg} {fact.group_type}{where} ({how})"
                + (f"; follow-up rolls: {', '.join(fact.rolls)}" if fact.rolls else ""))
     if sealed:
         click.echo("kept secret (8.619): sealed with the side's key; the other side sees only that one RG was "
@@ -58,7 +58,7 @@ def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, s
                    "fpp": fact.fpp, "setup_area": fact.setup_area, "side": fact.side})
         return
     size_text = f" ({fact.size})" if fact.size else ""
-    click.echo(f"{fact.side}: {fact.count} {fact.name}{size_text} for Setup Area {fact.setup_area}, {fact.fpp:g} FPP")
+    click.echo(f"{obj.side_name(fact.side)}: {fact.count} {fact.name}{size_text} for Setup Area {fact.setup_area}, {fact.fpp:g} FPP")
 
 
 @main.command(name="rg-chart")

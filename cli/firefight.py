@@ -42,7 +42,7 @@ def firefight_end(obj, map_id: str, fires, wrecks, in_sewer, redeployed, as_json
     click.echo(f"{fact.firefight} ended on {fact.map}: {len(fact.fires)} hexes with Fire, {len(fact.burning_wrecks)} "
                f"Burning Wrecks" + (f"; In Sewer, staying in their sector: {', '.join(stay)}" if stay else ""))
     for f in gained:
-        click.echo(f"{f.side} gains {f.cpp} CPP for {f.cg_date} ({f.chart}{', ' + f.rule if f.rule else ''})")
+        click.echo(f"{obj.side_name(f.side)} gains {f.cpp} CPP for {f.cg_date} ({f.chart}{', ' + f.rule if f.rule else ''})")
 
 
 @main.command(name="terrain")
@@ -102,7 +102,7 @@ def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool)
         emit_json({"event": version, "item": fact.item, "hex": fact.hex, "side": fact.side, "hidden": fact.hidden,
                    "rg": fact.rg})
         return
-    click.echo(f"{fact.side}: {fact.item} placed in {fact.hex}" + (
+    click.echo(f"{obj.side_name(fact.side)}: {fact.item} placed in {fact.hex}" + (
         f" (hidden; event {version}: `cgledger reveal {version} --entered` when an enemy unit enters it)"
         if fact.hidden else ""))
 
@@ -123,7 +123,7 @@ def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bo
         emit_json({"item": fact.item, "hex": fact.hex, "side": fact.side, "placed": fact.placed, "by": fact.by,
                    "rule": fact.rule})
         return
-    click.echo(f"{fact.side} {fact.item} removed from {fact.hex} ({fact.by}, {fact.rule})")
+    click.echo(f"{obj.side_name(fact.side)} {fact.item} removed from {fact.hex} ({fact.by}, {fact.rule})")
 
 
 @main.command()
@@ -138,4 +138,4 @@ def mousehole(obj, hexes, side: str, roll: int, as_json: bool) -> None:
     if as_json:
         emit_json({"hexes": list(fact.hexes), "side": fact.side, "rule": fact.rule, "roll": fact.roll or None})
         return
-    click.echo(f"{fact.side}: Mousehole across {'/'.join(fact.hexes)} ({fact.rule})")
+    click.echo(f"{obj.side_name(fact.side)}: Mousehole across {'/'.join(fact.hexes)} ({fact.rule})")

@@ -9,8 +9,11 @@ from cgledger.projections.log import iter_log_json, iter_log_rows, json_list, lo
 from .app import as_of_option, common, json_option, main
 
 
-def describe(row: dict) -> str:
-    """One line for one event row of the log projection."""
+def describe(row: dict, sides: dict[str, str] | None = None) -> str:
+    """One line for one event row of the log projection; `sides`: each side's name (the system's), for its id."""
+    def who(side):
+        return sides.get(side, side) if sides and side else side
+
     kind = row["type"]
     if "error" in row:
         return f"unreadable stored event ({row['error']})"
@@ -26,7 +29,7 @@ def describe(row: dict) -> str:
         rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
         rg += f" <{row['player']}>" if row.get("player") else ""
         return (
-            f"{row['table']} {row['side']} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
+            f"{row['table']} {who(row['side'])} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
             f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}{rg}"
         )
     if kind == "ActionUndone":
@@ -42,64 +45,64 @@ def describe(row: dict) -> str:
         skipped = f" (skipped {', '.join(row['skipped'])})" if row["skipped"] else ""
         return f"step {row['step']}{skipped}"
     if kind == "ScenarioEnded":
-        lvp = ", ".join(f"{side} {n}" for side, n in row["lvp"].items())
-        winner = f", winner {row['winner']}" if row["winner"] else ""
+        lvp = ", ".join(f"{who(side)} {n}" for side, n in row["lvp"].items())
+        winner = f", winner {who(row['winner'])}" if row["winner"] else ""
         return f"{row['scenario'] or 'scenario'} ended: Current-LVP {lvp}{winner}" + (
             " (named by the players)" if row["declared"] else "")
     if kind == "InitiativeChosen":
-        chits = ", ".join(f"{side} {chit}" for side, chit in row["chits"].items())
+        chits = ", ".join(f"{who(side)} {chit}" for side, chit in row["chits"].items())
         return f"Initiative chits {chits}: {row['scenario']}"
     if kind == "RGPurchased":
         how = "given" if row["given"] else f"{row['cpp']} CPP"
         where = f" for {row['map_group']}" if row["map_group"] else ""
-        return f"{row['side']} RG {row['rg']} {row['group_type']}{where} ({how})"
+        return f"{who(row['side'])} RG {row['rg']} {row['group_type']}{where} ({how})"
     if kind == "RGPurchaseSealed":
-        return f"{row['side']} bought an RG in secret on {row['cg_date']} (sealed; commitment {row['commitment'][:12]})"
+        return f"{who(row['side'])} bought an RG in secret on {row['cg_date']} (sealed; commitment {row['commitment'][:12]})"
     if kind == "RGPurchaseRevealed":
         bought = row["fact"]
-        return (f"revealed the secret purchase of event {row['purchase']}: {bought['side']} RG {bought['rg']} "
+        return (f"revealed the secret purchase of event {row['purchase']}: {who(bought['side'])} RG {bought['rg']} "
                 f"{bought['group_type']} ({bought['cpp']} CPP)")
     if kind == "FirefightEnded":
         sewer = f"; In Sewer: {', '.join(row['in_sewer'])}" if row.get("in_sewer") else ""
         return (f"{row['firefight']} ended on {row['map']}: Fire in {', '.join(row['fires']) or 'no hex'}; "
                 f"{len(row['burning_wrecks'])} Burning Wrecks{sewer}")
     if kind == "FortificationPlaced":
-        return f"{row['side']} {row['item']} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
+        return f"{who(row['side'])} {row['item']} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
     if kind == "HiddenFortificationPlaced":
-        return f"{row['side']} {row['item']} placed hidden (sealed; commitment {row['commitment'][:12]})"
+        return f"{who(row['side'])} {row['item']} placed hidden (sealed; commitment {row['commitment'][:12]})"
     if kind == "HiddenFortificationRevealed":
         placed = row["fact"]
         why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {row['search']}"}
-        return (f"revealed the hidden {placed['item']} of event {row['placed']}: {placed['side']}, "
+        return (f"revealed the hidden {placed['item']} of event {row['placed']}: {who(placed['side'])}, "
                 f"{placed['hex']}{why.get(row['cause'], '')}")
     if kind == "FortificationRemoved":
-        return f"{row['side']} {row['item']} in {row['hex']} removed ({row['by']}, {row['rule']})"
+        return f"{who(row['side'])} {row['item']} in {row['hex']} removed ({row['by']}, {row['rule']})"
     if kind == "MouseholeMade":
-        return f"{row['side']} Mousehole across {'/'.join(row['hexes'])} ({row['rule']})"
+        return f"{who(row['side'])} Mousehole across {'/'.join(row['hexes'])} ({row['rule']})"
     if kind == "RubblePlaced":
         return f"Rubble placed in {', '.join(row['hexes'])} ({row['rule']})"
     if kind == "CPPGained":
-        return f"{row['side']} gains {row['cpp']} CPP for {row['cg_date']} ({row['chart']})"
+        return f"{who(row['side'])} gains {row['cpp']} CPP for {row['cg_date']} ({row['chart']})"
     if kind == "SecretRollMade":
-        return f"secret roll on {row['table']} by {row['side']}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
+        return f"secret roll on {row['table']} by {who(row['side'])}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
             f" (sealed; commitment {row['commitment'][:12]})"
     if kind == "SecretRollRevealed":
         rolled = row["fact"]
         return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
                 f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
     if kind == "FairDiceCommitted":
-        return f"the {row['side']} side committed to its fair-dice seed ({len(row['shares'])} shares published)"
+        return f"the {who(row['side'])} side committed to its fair-dice seed ({len(row['shares'])} shares published)"
     if kind == "FairSeedRevealed":
-        return f"the {row['side']} side revealed its fair-dice seed"
+        return f"the {who(row['side'])} side revealed its fair-dice seed"
     if kind == "SideKeyRegistered":
-        return f"the {row['side']} side set up its key for Secret rolls"
+        return f"the {who(row['side'])} side set up its key for Secret rolls"
     if kind == "LocationControlled":
         kind_text = f" (Strategic {row['strategic']})" if row["strategic"] else ""
-        return f"{row['location']} Controlled by {row['side']}{kind_text}"
+        return f"{row['location']} Controlled by {who(row['side'])}{kind_text}"
     if kind == "HQRecorded":
-        return f"{row['side']} HQ recorded at {row['location']}"
+        return f"{who(row['side'])} HQ recorded at {row['location']}"
     if kind == "DiceReported":
-        side = f" {row['side']}" if row["side"] else ""
+        side = f" {who(row['side'])}" if row["side"] else ""
         return f"VASL {row['die']} {','.join(map(str, row['dice']))} <{row['player']}>{side} (no table)"
     if kind == "VaslLogImported":
         attached = sum(1 for r in row["reports"] if r.get("table"))
@@ -109,47 +112,64 @@ def describe(row: dict) -> str:
                 + (f"; {len(row['skipped'])} unreadable skipped" if row.get("skipped") else ""))
     if kind == "FortificationsPurchased":
         size = f" {row['size']}" if row["size"] else ""
-        return f"{row['side']} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"
+        return f"{who(row['side'])} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"
     if kind == "RollDeclared":
         what = "Secret fair roll" if row["secret"] else "fair roll"
         purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
         rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
-        return f"{row['side']} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
+        return f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
     if kind == "RollAnswered":
-        return f"the {row['side']} side's ledger answers the fair roll of event {row['declared']}"
+        return f"the {who(row['side'])} side's ledger answers the fair roll of event {row['declared']}"
     if kind == "RollValuePublished":
-        return f"the {row['side']} side publishes the value of its Secret fair roll {row['n']}"
+        return f"the {who(row['side'])} side publishes the value of its Secret fair roll {row['n']}"
     if kind == "DiceCommitted":
-        return f"the {row['side']} side commits to its fair dice ({row['length']} values)"
+        return f"the {who(row['side'])} side commits to its fair dice ({row['length']} values)"
     if kind == "DiceChainRenewed":
         rolls = f"fair rolls {row['first']}-{row['first'] + row['length'] - 1}"
-        return f"the {row['side']} side's ledger commits its next {row['chain']} chain ({rolls})"
+        return f"the {who(row['side'])} side's ledger commits its next {row['chain']} chain ({rolls})"
     if kind == "DiceModeChosen":
         return f"the campaign's dice are {row['mode']}"
     if kind == "ChitSealed":
-        return f"the {row['side']} side seals its Initiative chit for {row['cg_date']}"
+        return f"the {who(row['side'])} side seals its Initiative chit for {row['cg_date']}"
     if kind == "ChitRevealed":
-        return f"the {row['side']} side's Initiative chit: {row['chit']}"
+        return f"the {who(row['side'])} side's Initiative chit: {row['chit']}"
     if kind == "DiceWitnessed":
         events = ", ".join(map(str, row["rolls"]))
         if row.get("disputed"):
-            return f"the {row['side']} side disputes the dice of event {events}: {row['disputed']}"
+            return f"the {who(row['side'])} side disputes the dice of event {events}: {row['disputed']}"
         how = " (its own copy of the VASL log holds the same reports)" if row.get("log_digest") else ""
-        return f"the {row['side']} side witnesses the dice of event {events}{how}"
+        return f"the {who(row['side'])} side witnesses the dice of event {events}{how}"
     if kind == "SideAdvanced":
         done = f" (done with {', '.join(row['passed'])})" if row["passed"] else ""
-        return f"the {row['side']} side walks on to {row['step']}{done}"
+        return f"the {who(row['side'])} side walks on to {row['step']}{done}"
     if kind == "Rewound":
         return f"rewind to the end of {row['cg_date']}'s RePh: actions {row['voided'][0]}-{row['voided'][-1]} voided" + (
             f": {row['reason']}" if row["reason"] else "")
     return kind
 
 
-def render(row: dict) -> str:
+def render(row: dict, sides: dict[str, str] | None = None) -> str:
     voided = "  (undone)" if row.get("in_force") is False else ""
     action = f"#{row['action']}" if "action" in row else ""
-    by = f"  [by {row['author']}{', signed' if row.get('signed') else ''}]" if row.get("author") else ""
-    return f"{row['version']:>5} {action:>5} {row.get('cg_date') or '':>6}  {describe(row)}{voided}{by}"
+    author = (sides or {}).get(row.get("author"), row.get("author"))
+    by = f"  [by {author}{', signed' if row.get('signed') else ''}]" if author else ""
+    return f"{row['version']:>5} {action:>5} {row.get('cg_date') or '':>6}  {describe(row, sides)}{voided}{by}"
+
+
+def side_names(system: str | None) -> dict[str, str] | None:
+    """Each side's name in a system (`german` -> German), for log lines in the game's words; None if not known."""
+    from cgledger.ledger import rules as rulesmod
+    from cgledger.ledger.errors import LedgerError
+
+    try:
+        return dict(rulesmod.load(system).system.sides) if system else None
+    except (LedgerError, OSError):
+        return None
+
+
+def sides_in(rows) -> dict[str, str] | None:
+    """side_names of the campaign these log rows start."""
+    return side_names(next((r.get("system") for r in rows if r.get("type") == "CampaignStarted"), None))
 
 
 @main.command()
@@ -163,9 +183,11 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     if as_json and last is None and not as_of:
         return _whole_json(obj)
     rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict (issue 24)
+    sides = None
     if last is not None and not as_of:  # the tail alone, from the campaign just before it
         before, tail = obj.ledger().log_tail(obj.campaign, last)
         rows = rows_of(tail, before)
+        sides = side_names(getattr(before, "system", None))
     else:
         logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)
         rows = rows_of(logged)  # written as they come: the log never stands in memory as text
@@ -178,7 +200,9 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
             click.echo(chunk.decode(), nl=False)  # text: the web runs commands into a text stream
         return
     for row in rows:
-        click.echo(render(row))
+        if sides is None and row.get("type") == "CampaignStarted":
+            sides = side_names(row.get("system"))
+        click.echo(render(row, sides))
 
 
 def _whole_json(obj) -> None:

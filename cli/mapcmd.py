@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from cgledger.ledger.errors import LedgerError
 
 from . import complete
 from .app import as_of_option, common, emit_answer, emit_json, json_option, main
@@ -35,7 +34,7 @@ def control(obj, location: str, side: str, strategic: str, as_json: bool) -> Non
                    "warnings": list(ledger.notices)})
         return
     kind = f" (Strategic Location, {fact.strategic})" if fact.strategic else ""
-    click.echo(f"{fact.location}: Controlled by {fact.side}{kind}")
+    click.echo(f"{fact.location}: Controlled by {obj.side_name(fact.side)}{kind}")
 
 
 @main.command()
@@ -45,7 +44,7 @@ def control(obj, location: str, side: str, strategic: str, as_json: bool) -> Non
 def hq(obj, location: str, side: str) -> None:
     """8.6052 EXC: record the 'HQ' Location the German traces Isolation to on Lg (instead of LgN25)."""
     fact = obj.ledger().record_hq(obj.campaign, side, location)
-    click.echo(f"{fact.side} HQ is now {fact.location}")
+    click.echo(f"{obj.side_name(fact.side)} HQ is now {fact.location}")
 
 
 def _areas(obj, group: str, as_of: str | None):

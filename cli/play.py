@@ -49,7 +49,7 @@ def initiative(obj, german: str | None, us: str | None, chits, us_has_no_units: 
         if as_json:
             emit_json({"sealed": fact.side, "event": obj.ledger().campaign(obj.campaign).version})
             return
-        click.echo(f"the {fact.side} chit is sealed; both chits are revealed by the sides' ledgers once both are "
+        click.echo(f"the {obj.side_name(fact.side)} chit is sealed; both chits are revealed by the sides' ledgers once both are "
                    "sealed, and the matrix resolves then")
         return
     if as_json:

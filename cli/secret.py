@@ -34,7 +34,7 @@ def keys_init(obj, side: str) -> None:
     fact = obj.ledger().register_key(obj.campaign, side, material)
     from cgledger.ledger.chain import key_fingerprint
 
-    click.echo(f"the {fact.side} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
+    click.echo(f"the {obj.side_name(fact.side)} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
                f"its fingerprint is {key_fingerprint(fact.public)} (read it out to your opponent)")
 
 
@@ -246,7 +246,7 @@ def fair_dice() -> None:
 def fair_commit(obj, side: str) -> None:
     """Commit to SIDE's fair-dice chains (done by `keys init`; for a side whose key is older)."""
     fact = obj.ledger().fair_commit(obj.campaign, side)
-    click.echo(f"the {fact.side} side committed to its fair-dice chains (roll {fact.roll_head[:16]}…, answer "
+    click.echo(f"the {obj.side_name(fact.side)} side committed to its fair-dice chains (roll {fact.roll_head[:16]}…, answer "
                f"{fact.answer_head[:16]}…, {fact.length} values each)")
 
 
@@ -266,7 +266,7 @@ def fair_mode(obj, mode: str) -> None:
 def fair_reveal(obj, side: str) -> None:
     """(Logs of the first fair-dice protocol) publish SIDE's seed, so that `audit` proves its fair rolls."""
     fact = obj.ledger().fair_reveal(obj.campaign, side)
-    click.echo(f"the {fact.side} side's seed is revealed")
+    click.echo(f"the {obj.side_name(fact.side)} side's seed is revealed")
 
 
 @main.command()

@@ -58,13 +58,16 @@ def render_status(status: dict) -> str:
                      "--final` checks the whole log one last time")
     else:
         lines.append(f"next: {status['next_title']}")
-    lines.append("CPP: " + ", ".join(f"{side} {n}" for side, n in status["cpp"].items())
-                 + ("; LVP: " + ", ".join(f"{side} {n}" for side, n in status["lvp"].items()) if status["lvp"] else ""))
+    names = status["sides"]
+    lines.append("CPP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["cpp"].items())
+                 + ("; LVP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["lvp"].items())
+                    if status["lvp"] else ""))
     if status.get("attack_chits_left"):
         left = status["attack_chits_left"]
-        lines.append("Attack Chits left: " + ", ".join(f"{side} {n}" for side, n in left.items()))
+        lines.append("Attack Chits left: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in left.items()))
     for side, count in status.get("secret_purchases", {}).items():
-        lines.append(f"secret: the {side} side bought {count} RG in secret (8.619): its CPP above is before them")
+        lines.append(f"secret: the {names.get(side, side)} side bought {count} RG in secret (8.619): its CPP above "
+                     "is before them")
     if status["flags"]:
         lines.append(f"in effect: {', '.join(status['flags'])}")
     return "\n".join(lines)

@@ -33,7 +33,7 @@ def _result_line(version: int, fact) -> str:
 def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json: bool) -> None:
     """Write everything your opponent has not yet received to FILE, to mail him: no fingerprint to type."""
     from cgledger.projections.log import log_rows
-    from .log import describe
+    from .log import describe, sides_in
 
     ledger = obj.ledger()
     if outbox is not None:
@@ -55,8 +55,9 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
     click.echo(f"{len(bundle.events)} events ({first}-{last}) of '{bundle.campaign}' written to {written}: mail it to "
                "your opponent")
     rows = log_rows(ledger.history(bundle.campaign))
+    sides = sides_in(rows)
     for row in rows[first - 1:]:
-        click.echo(f"  {row['version']:>5}  {describe(row)}")
+        click.echo(f"  {row['version']:>5}  {describe(row, sides)}")
 
 
 @main.command()
@@ -74,7 +75,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     from cgledger.ledger.store import holds_ledger, resolve_db
     from cgledger.ledger.turn import RULE, inbox_files
     from cgledger.projections.log import log_rows
-    from .log import describe
+    from .log import describe, sides_in
 
     if path is None and inbox is None:
         raise BadInput("give the bundle FILE your opponent mailed, or --inbox FOLDER", RULE)
@@ -92,9 +93,10 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     ledger.made_now.clear()  # shown below with the other results
     status = ledger.status(received.campaign)
     rows = {r["version"]: r for r in log_rows(ledger.history(received.campaign))}
-    acts = [{"event": e.version, "side": e.author or None, "text": describe(rows[e.version])}
+    sides = sides_in(rows.values())
+    acts = [{"event": e.version, "side": e.author or None, "text": describe(rows[e.version], sides)}
             for e in received.imported]
-    duties = [{"event": e.version, "text": describe(rows[e.version])} for e in received.duties]
+    duties = [{"event": e.version, "text": describe(rows[e.version], sides)} for e in received.duties]
     results = [{"event": v, "table": f.table, "side": f.side, "dice": list(f.dice), "final": f.final,
                 "result": f.result, "secret": f.secret} for v, f in received.results]
     if as_json:

@@ -221,7 +221,7 @@ def test_a_side_whose_attack_chits_are_used_is_offered_idle_only(rr):
     assert status["attack_chits_left"] == {"german": 6, "canadian": 0} and status["attack_chits"] == {"german": 0,
                                                                                                     "canadian": 2}
     assert status["needs"][0]["command"] == "cgledger initiative --chit german=attack|idle --chit canadian=idle"
-    assert "Attack Chits left: german 6, canadian 0" in rr.ok("status").stdout
+    assert "Attack Chits left: German 6, Canadian 0" in rr.ok("status").stdout
     german, canadian = Player(rr.db, "Peiper's own words"), Player(rr.db, "Harrison's own words")
     german.ok("keys", "init", "--side", "german")
     canadian.ok("keys", "init", "--side", "canadian")

@@ -33,7 +33,7 @@ def test_a_secret_roll_is_sealed_and_committed(players):
     row = anyone.json("log")[-1]
     assert row["type"] == "SecretRollMade" and row["table"] == "8.616" and row["side"] == "german"
     assert "dice" not in row and "result" not in row and len(row["commitment"]) == 64
-    assert "secret roll on 8.616 by german" in anyone.ok("log").stdout
+    assert "secret roll on 8.616 by German" in anyone.ok("log").stdout
     # the other side's key cannot open it
     ledger = open_ledger(str(german.db))
     state = ledger.campaign(None)

@@ -65,7 +65,7 @@ def test_keys_init_makes_a_signing_key_and_every_later_event_is_signed(table):
     german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
     last = anyone.json("log")[-1]
     assert (last["author"], last["signed"]) == ("german", True)
-    assert "[by german, signed]" in anyone.ok("log").stdout.splitlines()[-1]
+    assert "[by German, signed]" in anyone.ok("log").stdout.splitlines()[-1]
     assert kinds(anyone) == []
 
 

@@ -187,7 +187,7 @@ def test_a_click_on_the_map_records_control_as_the_cli_would(sample, kgp):
     kgp.ok("rules", "load", str(FIXTURES / "kgp-st-fixture-map.toml"))
     kgp.ok("step", "scenario")  # the Initial Scenario: Control changes during play
     error, shown = post(page(kgp.db), ["control"], arg="StM20", **{"opt:--side": "us"})
-    assert error is None and "StM20: Controlled by us" in shown
+    assert error is None and "StM20: Controlled by U.S." in shown
     assert kgp.json("log")[-1]["location"] == "StM20"
 
 

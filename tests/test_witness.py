@@ -45,7 +45,7 @@ def test_typed_dice_are_a_claim_until_the_other_side_witnesses_them(table):
     assert anyone("audit", "--final").exit_code == 0
     last = anyone.json("log")[-1]
     assert (last["author"], last["signed"]) == ("us", True)
-    assert "the us side witnesses the dice of event" in anyone.ok("log").stdout.splitlines()[-1]
+    assert "the U.S. side witnesses the dice of event" in anyone.ok("log").stdout.splitlines()[-1]
 
 
 def test_the_witness_is_the_other_side_and_wrong_ones_write_nothing(table):

@@ -86,13 +86,13 @@ def campaign(page, request) -> dict:
     if base["status"] is None:
         return {"template": "start.html", **base, "inbox": page.inbox}
     rows = page.runner.data("log", "--last", "40") or []  # what the page shows at most
-    recent = _recent(rows, base["you"])
+    recent = _recent(rows, base["you"], base["sides"])
     keys = page.runner.data("keys", "show") or []
     return {"template": "campaign.html", **base, "recent": recent, "keys": keys,
             "answered": page.watcher.latest_answers() if page.watcher else []}
 
 
-def _recent(rows: list[dict], you: str | None) -> list[dict]:
+def _recent(rows: list[dict], you: str | None, sides: dict[str, str]) -> list[dict]:
     """The other side's acts since this side's last one (at one table: the last twelve events), in words. A record
     this side's ledger made for the other side (its roll's result, resolved by this side's answer) is the other
     side's news, and shown."""
@@ -106,7 +106,7 @@ def _recent(rows: list[dict], you: str | None) -> list[dict]:
     if you:
         own = [i for i, r in enumerate(rows) if mine(r)]
         start = own[-1] + 1 if own else 0
-    return [{"event": r["version"], "side": r.get("side") or r.get("author"), "text": describe(r),
+    return [{"event": r["version"], "side": r.get("side") or r.get("author"), "text": describe(r, sides),
              "in_force": r.get("in_force", True)} for r in rows[start:] if not you or not mine(r)]
 
 
@@ -159,7 +159,8 @@ def history(page, request) -> dict:
     from cgledger.cli.log import describe
 
     rows = page.runner.data("log", "--last", "120") or []
-    actions = [{"event": r["version"], "action": r.get("action"), "text": describe(r), "in_force": r.get("in_force"),
+    actions = [{"event": r["version"], "action": r.get("action"), "text": describe(r, base["sides"]),
+                "in_force": r.get("in_force"),
                 "side": r.get("author"), "date": r.get("cg_date")} for r in rows if r.get("action")]
     from cgledger.projections.report import lvp_chart_svg
 
@@ -205,7 +206,8 @@ def log(page, request) -> dict:
     base = _basics(page)
     rows = page.runner.data("log", "--last", str(LOG_ROWS)) or []
     return {"template": "log.html", **base, "shown": LOG_ROWS,
-            "rows": [{"event": r["version"], "date": r.get("cg_date"), "side": r.get("author"), "text": describe(r),
+            "rows": [{"event": r["version"], "date": r.get("cg_date"), "side": r.get("author"),
+                      "text": describe(r, base["sides"]),
                       "in_force": r.get("in_force", True), "signed": r.get("signed")} for r in rows][::-1]}
 
 

@@ -1,0 +1,42 @@
+"""What a player reads names each side as its system does (German, U.S., Canadian), never by the id a command takes
+(`--side us`): the log's lines, the authors they name, `status` and what a command says it recorded. The JSON keeps
+the ids (players' scripts read them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import Cli, Player
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+GERMAN, US = "Peiper's own words", "Harrison's own words"
+# a side's id where English expects its name: "the us side", "by us", "[by german", "us declares", "Controlled by us"
+IDS = re.compile(r"\bthe (german|us|canadian) side\b|\bby (german|us|canadian)\b|\[by (german|us|canadian)\b"
+                 r"|^\S* *#?\d* +\S* +(german|us|canadian) |: (german|us|canadian) \d|\b(german|us|canadian) (RG|HQ|gains)\b")
+
+
+def test_the_sample_log_and_status_name_the_sides(make_db):
+    cli = Cli(make_db(), seed="7")
+    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"), "--quiet")
+    log = cli.ok("log").stdout
+    assert "Controlled by U.S." in log and "winner German" in log and "[by German]" in log
+    assert not [line for line in log.splitlines() if IDS.search(line.split("  ", 1)[-1])]
+    status = cli.ok("status").stdout
+    assert "CPP: German " in status and ", U.S. " in status
+    assert {row.get("author") for row in cli.json("log")} >= {"german", "us"}  # JSON: the ids
+
+
+def test_keyed_sides_acts_and_their_authors_are_named(at):
+    cli = at("scenario")
+    cli.ok("rules", "load", str(FIXTURES / "kgp-st-fixture-map.toml"))
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    said = us.ok("keys", "init", "--side", "us").stdout
+    assert "the U.S. side's key is set up" in said
+    german.ok("roll", "KGP3", "--side", "german", "--dice", "2,3")
+    us.ok("witness", "--all")
+    assert "Controlled by U.S." in us.ok("control", "StM20", "--side", "us").stdout
+    lines = cli.ok("log", "--last", "4").stdout.splitlines()
+    assert "[by German, signed]" in lines[-3] and "the U.S. side witnesses the dice of event" in lines[-2]
+    assert not [line for line in lines if IDS.search(line)]
