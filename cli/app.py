@@ -61,13 +61,16 @@ class LedgerContext:
             ticket.keep(data, self._ledger)
         return data
 
-    def side_name(self, side: str) -> str:
-        """A side's name in the campaign's system (`us` -> U.S.), for what a command prints; the id if unknown."""
+    def side_names(self) -> dict[str, str]:
+        """Each side's name in the campaign's system (`us` -> U.S.), for what a command prints; none if unknown."""
         try:
             ledger = self.ledger()
-            return ledger.rules_for(ledger.campaign(self.campaign)).system.sides.get(side, side)
+            return dict(ledger.rules_for(ledger.campaign(self.campaign)).system.sides)
         except LedgerError:
-            return side
+            return {}
+
+    def side_name(self, side: str) -> str:
+        return self.side_names().get(side, side)
 
     def ledger(self, create: bool = False):
         from cgledger.ledger.dice import SeededDice, SystemDice

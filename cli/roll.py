@@ -88,7 +88,7 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
     for note in rolled.resolution.notes:
         click.echo(f"  note: {note}")
     for effect in rolled.effects:
-        click.echo(f"  map: {describe({**map_effect(effect), 'type': type(effect).__name__})}")
+        click.echo(f"  map: {describe({**map_effect(effect), 'type': type(effect).__name__}, obj.side_names())}")
     if table.map is not None and not fact.hexes:
         from cgledger.ledger.decide.fortify import row_of
 

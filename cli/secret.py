@@ -294,9 +294,9 @@ def answer(obj, as_json: bool) -> None:
         click.echo("nothing waits for your side")
     for row in rows:
         if "made" in row:
-            click.echo(f"made the {row['side']} side's Secret fair roll {row['n']} on {row['made']} (sealed)")
+            click.echo(f"made the {obj.side_name(row['side'])} side's Secret fair roll {row['n']} on {row['made']} (sealed)")
         elif "table" in row:
-            click.echo(f"answered event {row['answered']}: {row['table']} {row['side']} "
+            click.echo(f"answered event {row['answered']}: {row['table']} {obj.side_name(row['side'])} "
                        f"{','.join(map(str, row['dice']))} Final {row['final']}: {row['result']}")
         else:
             click.echo(f"answered the Secret fair roll of event {row['answered']}")

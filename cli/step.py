@@ -48,7 +48,7 @@ def render_status(status: dict) -> str:
             lines.append(f"  the {name} side is done up to here and stands in {where['step_title']}")
         elif where["step"] == status["step"] and where["may"]:
             lines.append(f"  the campaign waits here for the {name} side, which may still act: {where['may']}")
-    lines += [f"  waiting: the {w['side']} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
+    lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))

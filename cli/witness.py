@@ -30,5 +30,6 @@ def witness(obj, events: tuple[int, ...], every: bool, dispute: str, as_json: bo
         return
     verb = f"disputed ({fact.disputed})" if fact.disputed else "witnessed"
     click.echo(f"{verb}: the dice of {len(fact.rolls)} roll(s) of the other side")
+    sides = obj.side_names()
     for row in rows:
-        click.echo(f"  event {row['version']}: {describe(row)}")
+        click.echo(f"  event {row['version']}: {describe(row, sides)}")

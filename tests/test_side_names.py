@@ -35,7 +35,7 @@ def test_keyed_sides_acts_and_their_authors_are_named(at):
     said = us.ok("keys", "init", "--side", "us").stdout
     assert "the U.S. side's key is set up" in said
     german.ok("roll", "KGP3", "--side", "german", "--dice", "2,3")
-    us.ok("witness", "--all")
+    assert "KGP3 German DR 2,3" in us.ok("witness", "--all").stdout
     assert "Controlled by U.S." in us.ok("control", "StM20", "--side", "us").stdout
     lines = cli.ok("log", "--last", "4").stdout.splitlines()
     assert "[by German, signed]" in lines[-3] and "the U.S. side witnesses the dice of event" in lines[-2]
