@@ -155,7 +155,7 @@ def test_live_on_one_postgresql_a_fair_roll_shows_its_result_in_both_pages_uncli
         drivers = [chrome(), chrome()]
         german, us = Player(servers[0], drivers[0], "German"), Player(servers[1], drivers[1], "U.S.")
         us.open("/")
-        assert "KGP3 german DR" not in us.text()
+        assert "KGP3 German DR" not in us.text()
         footer = us.driver.find_element("tag name", "footer").text
         assert "the shared database says when the other side records" in footer, footer  # LISTEN, not polling
         marker = us.driver.find_element("tag name", "html")
@@ -164,13 +164,13 @@ def test_live_on_one_postgresql_a_fair_roll_shows_its_result_in_both_pages_uncli
         german.open("/")
 
         def shows_result(player):  # read as the page reloads itself
-            return lambda _d: "KGP3 german DR" in player.text()
+            return lambda _d: "KGP3 German DR" in player.text()
 
         WebDriverWait(us.driver, 30, poll_frequency=0.2).until(shows_result(us))
         WebDriverWait(german.driver, 30, poll_frequency=0.2).until(shows_result(german))
         rolled = [r for r in g.json("log") if r["type"] == "DiceRolled" and r["table"] == "KGP3"]
         assert rolled and rolled[-1]["source"] == "fair" and rolled[-1]["final"] is not None
-        line = next(x for x in us.text().splitlines() if "KGP3 german DR" in x)
+        line = next(x for x in us.text().splitlines() if "KGP3 German DR" in x)
         assert f"Final {rolled[-1]['final']}" in line and "(fair)" in line
         from selenium.common.exceptions import WebDriverException
 
