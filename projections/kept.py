@@ -3,11 +3,13 @@ the dice and the history's story, each an explicit fold of the log as the projec
 `build` folds a whole log, `advance` folds only events recorded after it, and each projection's `finish` gives what
 the command prints. Pure: the views are JSON-native data.
 
-An event `advance` cannot fold (it changes what earlier events mean) makes the view be built again from the whole
-log: an undo, a rewind or an accepted take-back (they void earlier actions), the reveal of a Secret roll or of a
-secret RG purchase (it opens an earlier event), rules files (they change the rules every row was read with), a key
-registration, an event that cannot be read, any kind of event not named in PLAIN below; and for the story, the end
-of a CG Date's RePh (a new map of that date: the maps are folded at each RePh end), or the end of a firefight.
+An event that changes what earlier events mean (`disturbs`) is folded from a checkpoint, the view as it stood
+before the events it changes (`resumes`): an undo, a rewind or an accepted take-back (they void earlier actions), the
+reveal of a Secret roll or of a secret RG purchase (it opens an earlier event). Else the view is built again from
+the whole log: rules files (they change the rules every row was read with), a key registration, an event that cannot
+be read, any kind of event not named in PLAIN below, no checkpoint early enough; and for the story of a system
+without Setup Areas (CGS), the end of a firefight or of a RePh (its terrain is folded from the whole log). The
+story's maps are determined at each RePh end, as the Setup Areas view determines its own.
 The Setup Areas of a Map Group (`areas`, `map`, the web's map page: one view per Map Group, "areas:St") keep each
 Location's Control and each side's HQ as last recorded, the CG Date, the dates whose RePh has ended and the Setup
 Areas determined at the last of those ends (8.605-8.6057: their IDs carry over to the next CG Date); a new RePh end
