@@ -18,7 +18,7 @@ def undo(obj, reason: str, as_json: bool) -> None:
     keys, the other side's action or a shared one it has received is only proposed: the other side takes it back
     with `accept`."""
     fact, concerned = obj.ledger().undo(obj.campaign, reason)
-    show_take_back(fact, concerned, reason, as_json, obj.side_names())
+    show_take_back(fact, concerned, reason, as_json, obj.side_names)
 
 
 @main.command()
@@ -27,10 +27,11 @@ def undo(obj, reason: str, as_json: bool) -> None:
 def accept(obj, as_json: bool) -> None:
     """Accept the other side's open proposal (an undo, a rewind or a rules file): it is carried out, both signed."""
     fact, concerned = obj.ledger().accept(obj.campaign)
-    show_take_back(fact, concerned, getattr(fact, "reason", ""), as_json, obj.side_names())
+    show_take_back(fact, concerned, getattr(fact, "reason", ""), as_json, obj.side_names)
 
 
-def show_take_back(fact, concerned, reason: str, as_json: bool, sides: dict[str, str] | None = None) -> None:
+def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict) -> None:
+    """What an undo, a rewind or an accepted proposal did; `side_names()`: each side's name, for the events listed."""
     if isinstance(fact, TablesOverridden):  # an accepted rules file
         if as_json:
             emit_json({"source": fact.source, "tables": list(fact.tables), "accepted": fact.proposal})
@@ -61,5 +62,6 @@ def show_take_back(fact, concerned, reason: str, as_json: bool, sides: dict[str,
         click.echo(f"rewound to the end of {fact.cg_date}'s RePh (event {fact.to_version}); {len(fact.voided)} "
                    "actions voided, kept in the log" + (" (accepted proposal)" if fact.proposal else ""))
         return
+    sides = side_names() if rows else {}
     for row in rows:
         click.echo(f"  event {row['version']}: {describe(row, sides)}")

@@ -89,17 +89,19 @@ def build(name: str, logged, rules, keep: int = 0) -> tuple[dict[str, Any], byte
     checkpoint = None
     what = history.undone_records(logged, rules) if name == "story" else None  # what each undo took back
     if keep:
-        advance(name, view, logged[:keep], rules, what)
+        advance(name, view, logged[:keep], rules, what, voided_known=True)
         view["seen"] = logged[-1].version  # its undos and reveals are those of the whole log
         checkpoint = encode(view)
-    view = advance(name, view, logged[keep:], rules, what)
+    view = advance(name, view, logged[keep:], rules, what, voided_known=True)
     return (history.ended(view, logged, rules) if name == "story" else view), checkpoint
 
 
-def advance(name: str, view: dict[str, Any], logged, rules, what: dict[int, str] | None = None) -> dict[str, Any]:
+def advance(name: str, view: dict[str, Any], logged, rules, what: dict[int, str] | None = None,
+            voided_known: bool = False) -> dict[str, Any]:
     """The view with these later events folded in, in place: any event `disturbs` does not, and from a checkpoint
-    those `resumes` allows. `actions`: the last action number folded so far."""
-    newly = voided_actions(logged)
+    those `resumes` allows (`voided_known`: the view's `voided` already holds what they void, as `build`'s does).
+    `actions`: the last action number folded so far."""
+    newly = set() if voided_known else voided_actions(logged)
     if newly:
         view["voided"] = sorted(set(view["voided"]) | newly)
     if logged:

@@ -40,3 +40,9 @@ def test_keyed_sides_acts_and_their_authors_are_named(at):
     lines = cli.ok("log", "--last", "4").stdout.splitlines()
     assert "[by German, signed]" in lines[-3] and "the U.S. side witnesses the dice of event" in lines[-2]
     assert not [line for line in lines if IDS.search(line)]
+
+
+def test_an_undo_names_the_side_of_what_it_took_back(at):
+    cli = at("scenario")
+    cli.ok("roll", "KGP3", "--side", "us", "--dice", "3,4")
+    assert "KGP3 U.S. DR 3,4" in cli.ok("undo").stdout
