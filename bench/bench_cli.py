@@ -52,12 +52,15 @@ HWM = ("import atexit, os\n"
        "    kb = next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
        "    os.write(2, f'\\nHWM {kb}\\n'.encode())\n"
        "atexit.register(_hwm)\n")
-CGLEDGER = [sys.executable, "-c", HWM + "from cgledger.cli import main; main(prog_name='cgledger')"]
+# as the console script runs it (cli/quick.py: `status` and `head` without click, the rest through the click group)
+CGLEDGER = [sys.executable, "-c", HWM + "import sys\nsys.argv[0] = 'cgledger'\nfrom cgledger.cli.quick import main\nmain()"]
 CLICK = [sys.executable, "-c", HWM + "import click"]
 # what any full read imports before it reads a row (the fold, the events, the rules engine, msgspec, sqlite3,
 # hashlib), no event-sourcing library, no CLI module, nothing read: the floor of a read no answer is kept for
 FOLD_IMPORTS = [sys.executable, "-c", HWM + "import click, msgspec, sqlite3, hashlib, json\n"
                 "import cgledger.ledger.evolve, cgledger.ledger.rules, cgledger.ledger.envelope, cgledger.ledger.chain"]
+# the same without click: what `status` (cli/quick.py) imports before it reads a row when no answer is kept
+QUICK_IMPORTS = [FOLD_IMPORTS[0], "-c", FOLD_IMPORTS[2].replace("import click, ", "import ")]
 READS = [  # (label, arguments): every command that reads the whole log, or a part of it
     ("status", ["status"]),
     ("head", ["head"]),
@@ -364,6 +367,7 @@ def main() -> None:
         click_s, click_mb = run(CLICK, runs)
         startup = [("python -c 'import click'", click_s, click_mb)]
         startup.append(("imports of a full read, nothing read", *run(FOLD_IMPORTS, runs)))
+        startup.append(("the same without click (status's)", *run(QUICK_IMPORTS, runs)))
         sample = {**ENV, "CGLEDGER_DB": str(dbs[0])}
         uncached = {**sample, "XDG_CACHE_HOME": str(tmp / "no-cache")}
         answers = Path(ENV["XDG_STATE_HOME"]) / "cgledger" / "answers"

@@ -4,8 +4,6 @@ command, its module in cli/ and its short help (tests/test_cli_registry.py check
 
 from __future__ import annotations
 
-from .app import main
-
 COMMANDS: dict[str, tuple[str, str]] = {
     "accept": ("undo", "Accept the other side's open proposal (an undo, a rewind or a rules file): it is carried "
                        "out, both signed."),
@@ -81,6 +79,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "vasl-import": ("vasl", "Import the VASL dice reports of each FILE, in order: a VASSAL log or save (.vlog, "
                             ".vsav), the chat window's text (copied with dice images off) or dice-bot lines."),
 }
-main.lazy = COMMANDS
+
+
+def __getattr__(name: str):
+    """`main`, the click group (cli/app.py), imported when asked for: the quick path (cli/quick.py) runs `status`
+    and `head` without click."""
+    if name == "main":
+        from .app import main
+
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["COMMANDS", "main"]

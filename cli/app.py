@@ -2,140 +2,20 @@
 
 from __future__ import annotations
 
-import atexit
 import functools
-import os
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from . import complete
+from .context import (_OPENED, LedgerContext, file_line, forget, lost_line, notice_lines, opened,  # noqa: F401
+                      quiet_pipe, refusal_line)
 
 from cgledger.ledger.errors import LedgerError
 
 
-class LedgerContext:
-    """Built once in the group callback; opens the ledger only when a command needs it."""
-
-    def __init__(self, db: str | None, campaign: str | None, seed: str | None, key_file: str | None = None,
-                 command_id: str | None = None, material: bytes | None = None):
-        import uuid
-
-        self.material = material  # a key given in-process (`serve`'s page), never read from a file or the env again
-        self.db = db
-        self.campaign = campaign
-        self.seed = seed
-        self.key_file = key_file
-        self.command_id = command_id or str(uuid.uuid4())  # chosen before the first attempt
-        self._ledger = None
-
-    def key_material(self) -> bytes | None:
-        """This player's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file / CGLEDGER_KEY_FILE)."""
-        if self.material is not None:
-            return self.material
-        if self.key_file:
-            from pathlib import Path
-
-            try:
-                return Path(self.key_file).read_bytes().strip()
-            except OSError as e:
-                raise LedgerError(f"cannot read key file {self.key_file}: {e.strerror}") from None
-        passphrase = os.environ.get("CGLEDGER_PASSPHRASE")
-        return passphrase.encode() if passphrase else None
-
-    def answer(self, command: str, options: tuple, compute: Callable[[Any], Any], as_of: str | None = None):
-        """What a read command renders, as JSON gives it back (ledger/answers.py): the answer this machine kept for
-        this log's head when there is one (nothing else is loaded), else `compute(ledger)`, kept for the next time.
-        A read with a key or --as-of neither uses nor fills the answers kept."""
-        from cgledger.ledger import answers
-        from cgledger.ledger.store import resolve_db
-
-        keyed = self.material is not None or bool(self.key_file) or bool(os.environ.get("CGLEDGER_PASSPHRASE"))
-        ticket = None if keyed or as_of is not None else answers.ticket(resolve_db(self.db), self.campaign, command,
-                                                                         options)
-        found = ticket.lookup() if ticket is not None else None
-        if found is not None:
-            return found
-        data = answers.plain(compute(self.ledger()))
-        if ticket is not None:
-            ticket.keep(data, self._ledger)
-        return data
-
-    def side_names(self) -> dict[str, str]:
-        """Each side's name in the campaign's system (`us` -> U.S.), for what a command prints; none if unknown."""
-        try:
-            ledger = self.ledger()
-            return dict(ledger.rules_for(ledger.campaign(self.campaign)).system.sides)
-        except LedgerError:
-            return {}
-
-    def side_name(self, side: str) -> str:
-        return self.side_names().get(side, side)
-
-    def ledger(self, create: bool = False):
-        from cgledger.ledger.dice import SeededDice, SystemDice
-        from cgledger.ledger.store import resolve_db
-
-        if self._ledger is None:
-            self._ledger = opened(resolve_db(self.db), create)
-            self._ledger.forget_reads()  # read once per command, afresh for each
-            self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
-            self._ledger.key_material = material = self.key_material()
-            if material is not None and self._ledger.keyring.agent is None:
-                from cgledger.ledger.keyagent import Client
-
-                self._ledger.keyring.agent = Client()  # `keys unlock`'s agent, if one runs: else stretched as before
-            self._ledger.command_id = self.command_id
-        return self._ledger
-
-
-_OPENED: dict[str, Any] = {}  # db -> ledger: commands run in one process (script, demo, tests) share it
-
-
-def opened(db: str, create: bool = False):
-    """The ledger of a database, opened (and checked) once per process. The application keeps no
-    campaign state between commands (each loads its aggregate), only its connections."""
-    from cgledger.ledger.application import open_ledger
-
-    if db not in _OPENED:
-        if len(_OPENED) >= 8:
-            forget(next(iter(_OPENED)))
-        _OPENED[db] = open_ledger(db, create=create)
-    elif create:
-        from cgledger.ledger.store import check_postgres, is_postgres
-
-        # a SQLite file open here was checked when it was opened, and is not checked again: reading its header with
-        # open() and close() would drop every POSIX lock this process holds on it (SQLite's included), and another
-        # process's last close would then delete the WAL this process still writes to (found by `serve`)
-        if is_postgres(db):
-            check_postgres(db, True)
-    return _OPENED[db]
-
-
-def forget(db: str) -> None:
-    """Drop a database's open ledger (before its file is replaced, or after its connection was lost)."""
-    ledger = _OPENED.pop(db, None)
-    if ledger is not None:
-        try:
-            ledger.close()
-        except Exception:  # noqa: BLE001 - a pool whose connections are already gone
-            pass
-
-
 class ConnectionLost(click.ClickException):
     """The database connection was lost mid-command: one line, exit 1, with the id to run the command again with."""
-
-    def __init__(self, problem: str, command_id: str):
-        self.problem, self.command_id = problem, command_id
-        super().__init__(f"the connection to the database was lost ({problem}): it is not known whether this command "
-                         f"was recorded; run it again with --command-id {command_id}, which records it at most once")
-
-
-@atexit.register
-def _close_all() -> None:
-    """Close connections while the interpreter can still do it cleanly."""
-    for db in list(_OPENED):
-        forget(db)
 
 
 class LedgerGroup(click.Group):
@@ -182,7 +62,7 @@ class LedgerGroup(click.Group):
             if lost_connection(e) is not None:  # libpq's reads (ledger/reading.py): said as any lost connection
                 lost(ctx, e)
             show_notices(ctx, echo=False)  # a refusal is one line
-            raise click.ClickException(" ".join(p.strip() for p in e.line().splitlines())) from None  # one line
+            raise click.ClickException(refusal_line(e)) from None  # one line
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as e:  # noqa: BLE001 - a lost connection, anywhere in any command: one line, not a traceback
@@ -221,56 +101,28 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
 def lost(ctx: click.Context, e: Exception) -> None:
     """A lost database connection, anywhere in any command: one line with the command id to run it again with (the
     next command in this process opens a fresh pool); anything else returns."""
-    from cgledger.ledger.store import lost_connection, resolve_db
-
-    problem = lost_connection(e)
-    if problem is None:
-        return
-    obj = ctx.find_object(LedgerContext)
-    forget(resolve_db(obj.db))
-    raise ConnectionLost(problem, obj.command_id) from None
+    line = lost_line(ctx.find_object(LedgerContext), e)
+    if line is not None:
+        raise ConnectionLost(line) from None
 
 
 def one_line(e: Exception) -> None:
     """A file that cannot be written or read (a missing folder, a name too long) or is not UTF-8: one line."""
-    if isinstance(e, UnicodeDecodeError):
-        raise click.ClickException(f"a file given is not UTF-8 text (byte {e.object[e.start]:#04x} at offset "
-                                   f"{e.start})") from None
-    if isinstance(e, OSError):
-        name = str(e.filename or "")
-        name = name if len(name) <= 80 else f"{name[:40]}…{name[-20:]} ({len(name)} characters)"
-        raise click.ClickException(f"cannot use {name or 'a file given'}: {e.strerror or e}") from None
-
-
-def quiet_pipe() -> None:
-    """stdout's reader went away: end quietly, as `yes | head` does (exit 141, nothing on stderr)."""
-    import sys
-
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
-    except (OSError, ValueError):
-        pass
-    raise SystemExit(141)
+    line = file_line(e)
+    if line is not None:
+        raise click.ClickException(line) from None
 
 
 def show_notices(ctx: click.Context, echo: bool = True) -> None:
-    """What a read worked around (a snapshot that does not check out, an event that does not verify), once, on
-    stderr after the command's own output."""
-    obj = ctx.obj
-    ledger = getattr(obj, "_ledger", None)
-    for line in getattr(ledger, "said", ()) if echo else ():  # what the command did besides its act
+    """What the command said besides its answer (context.notice_lines), once, on stderr after its own output; a
+    refusal (echo=False) is one line: they are forgotten unsaid."""
+    ledger = getattr(ctx.obj, "_ledger", None)
+    for line in notice_lines(ledger) if echo else ():
         click.echo(line, err=True)
-    for notice in dict.fromkeys(getattr(ledger, "notices", ())) if echo else ():
-        click.echo(f"Warning: {notice}", err=True)
-    for version, rolled in getattr(ledger, "made_now", ()) if echo else ():  # the roller sees his Secret roll at once
-        drms = "".join(f" {d.value:+d} {d.name or d.key}" for d in rolled.drms)
-        click.echo(f"your ledger made your Secret roll on {rolled.table} (event {version}): {rolled.die} "
-                   f"{','.join(map(str, rolled.dice))}, Original {rolled.original}{drms}, Final {rolled.final}: "
-                   f"{rolled.result} (only you see this)", err=True)
-    if ledger is not None:
-        ledger.notices.clear()
-        getattr(ledger, "made_now", []).clear()
-        getattr(ledger, "said", []).clear()
+    if ledger is not None and not echo:
+        from .context import forget_said
+
+        forget_said(ledger)
 
 
 def common(func):
@@ -325,3 +177,8 @@ def emit_json(data: Any) -> None:
         click.echo("\n]")
         return
     click.echo(("[" if first else ",") + b",".join(chunk).decode() + "\n]")
+
+
+from . import COMMANDS  # noqa: E402 - the package's list, defined before this module loads
+
+main.lazy = COMMANDS

@@ -3,6 +3,7 @@ from __future__ import annotations
 import click
 
 from .app import as_of_option, common, emit_json, json_option, main
+from .quick import head_data, head_fingerprint
 
 
 @main.command()
@@ -11,14 +12,8 @@ from .app import as_of_option, common, emit_json, json_option, main
 @common
 def head(obj, as_of: str | None, as_json: bool) -> None:
     """Print a short fingerprint of the whole log: equal fingerprints, same history."""
-    from cgledger.ledger.reading import postgres_head, sqlite_head
-    from cgledger.ledger.store import resolve_db
-
-    db = resolve_db(obj.db)
-    fingerprint = ((sqlite_head(db, obj.campaign) or postgres_head(db, obj.campaign)) if as_of is None else None) \
-        or obj.ledger().head(obj.campaign, as_of)
+    fingerprint = head_fingerprint(obj, as_of)
     if as_json:
-        version, short = fingerprint.split(":")
-        emit_json({"fingerprint": fingerprint, "events": int(version), "digest": short})
+        emit_json(head_data(fingerprint))
         return
     click.echo(fingerprint)

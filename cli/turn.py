@@ -119,7 +119,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
             click.echo(f"  {duty['event']:>5}  {duty['text']}")
     for version, fact in received.results:
         click.echo(_result_line(version, fact) + ("  (Secret: only you see this)" if fact.secret else ""))
-    from .step import render_status
+    from .statustext import render_status
 
     click.echo("now:")
     click.echo(render_status(status))

@@ -1,0 +1,137 @@
+"""The `cgledger` program (issue 24, "start instantly"): `status` and `head` run here without click, whose import
+alone costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
+
+Taken here, and only exactly these: `[--db PATH] [--campaign NAME] [--key-file FILE] [--command-id ID]
+status|head [--json] [--as-of DATE] [--db PATH] [--campaign NAME]`, each option at most once in its place, as
+`--opt VALUE` or `--opt=VALUE`, no value empty or starting with `-`; anything else (`--help`, `--seed`, a typo) is
+click's, which says what is wrong. The environment is read as click reads it (CGLEDGER_DB, CGLEDGER_CAMPAIGN,
+CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset). Both commands run the very code
+the click commands run (LedgerContext.answer, `head_fingerprint`, render_status, answers.dumps for `--json`, which
+writes what msgspec writes), print the same lines, and say what goes wrong as the click group does
+(context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1; the notices after the
+answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+COMMANDS = ("status", "head")
+GLOBAL = ("--db", "--campaign", "--key-file", "--command-id")  # the group's options taken here (not --seed: hidden)
+LOCAL = ("--db", "--campaign", "--as-of")  # after the command name, with --json
+
+
+def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
+    """(command, options given, --json) of a command line taken here, or None: click's."""
+    given: dict[str, str] = {}
+    command, as_json, seen = None, False, set()
+    args = iter(argv)
+    for arg in args:
+        if command is not None and arg == "--json" and not as_json:
+            as_json = True
+            continue
+        name, equals, value = arg.partition("=")
+        if name in (GLOBAL if command is None else LOCAL):
+            if not equals:
+                value = next(args, "")
+            place = (command is not None, name)
+            if not value or value.startswith("-") or place in seen:
+                return None
+            seen.add(place)
+            given[name[2:]] = value  # after the command name it wins, as `common` lets it
+            continue
+        if command is None and arg in COMMANDS:
+            command = arg
+            continue
+        return None
+    return (command, given, as_json) if command is not None else None
+
+
+def head_fingerprint(obj, as_of: str | None) -> str:
+    """`head`: the fingerprint of the campaign's last stored event, read with sqlite3 or libpq alone (its digest
+    recomputed); the application's where the store is not plain, or as of a CG Date."""
+    from cgledger.ledger.reading import postgres_head, sqlite_head
+    from cgledger.ledger.store import resolve_db
+
+    db = resolve_db(obj.db)
+    return ((sqlite_head(db, obj.campaign) or postgres_head(db, obj.campaign)) if as_of is None else None) \
+        or obj.ledger().head(obj.campaign, as_of)
+
+
+def head_data(fingerprint: str) -> dict:
+    version, short = fingerprint.split(":")
+    return {"fingerprint": fingerprint, "events": int(version), "digest": short}
+
+
+def run(command: str, given: dict[str, str], as_json: bool) -> int:
+    """The command run as its click command runs it: its exit status, its lines printed."""
+    from cgledger.ledger.errors import AlreadyRecorded, LedgerError
+    from cgledger.ledger.reading import collector_paused
+
+    from .context import LedgerContext, file_line, forget_said, lost_line, notice_lines, quiet_pipe, refusal_line
+
+    def setting(name: str) -> str | None:  # the option given, else its variable, as click resolves them
+        return given.get(name) or os.environ.get(f"CGLEDGER_{name.upper().replace('-', '_')}") or None
+
+    obj = LedgerContext(setting("db"), setting("campaign"), setting("seed"), setting("key-file"), setting("command-id"))
+    as_of = given.get("as-of")
+    try:
+        with collector_paused():  # a command reads a log and exits, as the click group runs it
+            from cgledger.ledger.answers import dumps
+
+            if command == "head":
+                fingerprint = head_fingerprint(obj, as_of)
+                out = dumps(head_data(fingerprint)) if as_json else fingerprint
+            else:
+                from .statustext import render_status
+
+                data = obj.answer("status", (), lambda ledger: ledger.status(obj.campaign, as_of), as_of)
+                out = dumps(data) if as_json else render_status(data)
+    except AlreadyRecorded as e:  # a retried command: said once, not done twice
+        _write(sys.stdout, e.line())
+        return 0
+    except LedgerError as e:
+        line = lost_line(obj, e)
+        if line is None and obj._ledger is not None:
+            forget_said(obj._ledger)  # a refusal is one line
+        _write(sys.stderr, f"Error: {line or refusal_line(e)}")
+        return 1
+    except KeyboardInterrupt:
+        _write(sys.stderr, "Aborted!")
+        return 1
+    except Exception as e:  # noqa: BLE001 - a lost connection or a file: one line; anything else, its traceback
+        if isinstance(e, BrokenPipeError):
+            quiet_pipe()
+        line = lost_line(obj, e) or file_line(e)
+        if line is None:
+            raise
+        _write(sys.stderr, f"Error: {line}")
+        return 1
+    _write(sys.stdout, out)
+    for line in notice_lines(obj._ledger):
+        _write(sys.stderr, line)
+    return 0
+
+
+def _write(stream, text: str) -> None:
+    try:
+        stream.write(text + "\n")
+        stream.flush()
+    except BrokenPipeError:  # `cgledger status | head -1`: the reader has all it wanted
+        from .context import quiet_pipe
+
+        quiet_pipe()
+
+
+def main() -> None:
+    """The `cgledger` console script."""
+    parsed = parse(sys.argv[1:])
+    if parsed is not None:
+        sys.exit(run(*parsed))
+    from .app import main as group
+
+    group()
+
+
+if __name__ == "__main__":
+    main()

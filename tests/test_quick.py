@@ -1,0 +1,189 @@
+"""The `cgledger` program's quick path (cli/quick.py, issue 24 "start instantly"): `status` and `head` run without
+click, and print exactly what the click commands print, refusals and warnings included; every other command line
+goes to click. Each form is run both ways as a player runs it (a subprocess), each way on a machine of its own (its
+own state folder: its own marks, views and answers kept), first and again (the second answered from what the first
+kept), and what each printed and its exit status are compared."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import conftest
+from conftest import Player, what_is_stored
+
+from cgledger.cli import main
+from cgledger.cli.app import forget
+from cgledger.cli.quick import parse
+
+ROOT = Path(__file__).parent.parent
+SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
+QUICK = "import sys; sys.argv[0] = 'cgledger'; from cgledger.cli.quick import main; main()"  # as the console script
+CLICK = "from cgledger.cli.app import main; main(prog_name='cgledger')"
+
+
+@pytest.fixture
+def sample(make_db) -> str:
+    db = make_db()
+    done = CliRunner().invoke(main, ["--db", str(db), "script", str(SAMPLE), "--quiet"])
+    assert done.exit_code == 0, done.output
+    forget(str(db))
+    return str(db)
+
+
+def environment(state: Path, **settings: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CGLEDGER_")}
+    env.update(XDG_STATE_HOME=str(state), PYTHONDONTWRITEBYTECODE="1", **settings)
+    return env
+
+
+def both(tmp_path: Path, args: list[str], runs: int = 2, **settings: str) -> list[tuple]:
+    """(exit status, stdout, stderr) of the quick path and of click, each on a fresh machine of its own, `runs` times;
+    asserts each run printed the same both ways, and returns the quick path's."""
+    states = {way: tmp_path / f"state-{way}-{abs(hash(tuple(args)))}" for way in ("quick", "click")}
+    for state in states.values():
+        shutil.rmtree(state, ignore_errors=True)
+    seen = []
+    for _ in range(runs):
+        done = {way: subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                                    env=environment(states[way], **settings), cwd=tmp_path, timeout=120)
+                for way, code in (("quick", QUICK), ("click", CLICK))}
+        printed = {way: (d.returncode, d.stdout, d.stderr) for way, d in done.items()}
+        assert printed["quick"] == printed["click"], args
+        seen.append(printed["quick"])
+    return seen
+
+
+@pytest.mark.parametrize("args", [
+    ["status"], ["status", "--json"], ["head"], ["head", "--json"],
+    ["--campaign", "KGP CG I sample", "status", "--json"], ["status", "--campaign=KGP CG I sample"],
+    ["status", "--as-of", "19 AM"], ["status", "--json", "--as-of=20 AM"], ["head", "--as-of", "19 PM", "--json"],
+])
+def test_status_and_head_print_what_click_prints(sample, tmp_path, args):
+    (first_code, first, _), again = both(tmp_path, args, CGLEDGER_DB=sample)
+    assert first_code == 0 and first.strip()
+    assert again[:2] == (0, first)
+
+
+def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
+    """--db before or after the command name (after it wins), CGLEDGER_DB, an empty variable as none."""
+    elsewhere = str(tmp_path / "not-here.db")
+    for args, settings in ((["--db", sample, "status"], {}), (["status", "--db", sample], {"CGLEDGER_DB": elsewhere}),
+                           (["--db", elsewhere, "head", "--db", sample], {}),
+                           (["--db=" + sample, "head"], {"CGLEDGER_CAMPAIGN": ""})):
+        (code, out, _), _again = both(tmp_path, args, **settings)
+        assert code == 0 and out.strip(), args
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--campaign", "Nope", "status"], "no campaign 'Nope'"),
+    (["head", "--campaign", "Nope", "--json"], "no campaign 'Nope'"),
+    (["status", "--as-of", "32 XX"], "8.6121"),
+    (["head", "--as-of", "32 XX"], "8.6121"),
+])
+def test_refusals_are_the_same_one_line(sample, tmp_path, args, says):
+    before = what_is_stored(sample)
+    for code, out, err in both(tmp_path, args, CGLEDGER_DB=sample):
+        assert code == 1 and out == "" and err.startswith("Error: ") and says in err and len(err.splitlines()) == 1
+    assert what_is_stored(sample) == before
+
+
+@pytest.mark.sqlite_only
+def test_missing_foreign_and_damaged_files_are_the_same_one_line(tmp_path):
+    foreign = tmp_path / "notes.db"
+    foreign.write_text("a shopping list, not a campaign\n" * 200)
+    for args in (["--db", str(tmp_path / "none.db"), "status"], ["--db", str(tmp_path / "none.db"), "head", "--json"],
+                 ["--db", str(foreign), "status"], ["head", "--db", str(foreign)],
+                 ["--db", str(tmp_path / "no-such-folder" / "c.db"), "head"]):
+        for code, out, err in both(tmp_path, args, runs=1):
+            assert code == 1 and out == "" and err.startswith("Error: ") and len(err.splitlines()) == 1, (args, err)
+    assert foreign.read_text() == "a shopping list, not a campaign\n" * 200
+
+
+@pytest.mark.sqlite_only
+def test_a_warning_is_said_after_the_answer_as_click_says_it(sample, tmp_path):
+    """A database replaced by an older copy of itself: each machine saw the longer log, and both say events are
+    gone, on stderr after the status."""
+    older = tmp_path / "older.db"
+    shutil.copy(sample, older)
+    Player(sample, None).ok("undo")  # one event more than the copy
+    states = [tmp_path / "state-quick", tmp_path / "state-click"]
+    for state in states:  # each machine reads the longer log, then the file is the older copy
+        done = subprocess.run([sys.executable, "-c", QUICK, "status"], env=environment(state, CGLEDGER_DB=sample),
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    forget(sample)
+    for extra in ("-wal", "-shm"):  # the file replaced as a player restores a copy: no WAL of the newer one left
+        Path(sample + extra).unlink(missing_ok=True)
+    shutil.copy(older, sample)
+    printed = []
+    for state, code in zip(states, (QUICK, CLICK)):
+        done = subprocess.run([sys.executable, "-c", code, "status"], env=environment(state, CGLEDGER_DB=sample),
+                              capture_output=True, text=True, timeout=120)
+        printed.append((done.returncode, done.stdout, done.stderr))
+    assert printed[0] == printed[1]
+    assert printed[0][1].strip() and printed[0][2].startswith("Warning: ") and "are gone" in printed[0][2]
+
+
+@pytest.mark.sqlite_only
+def test_a_keyed_status_answers_the_waiting_fair_roll_as_click_does(at, tmp_path):
+    """With the U.S. key, `status` first gives the dice the German's declared roll waits for (it records): both ways
+    record the same events and print the same lines."""
+    from test_fair_dice import US, keyed, rows
+
+    german, _us, anyone = keyed(at("8.610"))
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")
+    forget(str(german.db))
+    copies = {}
+    for way in ("quick", "click"):
+        folder = tmp_path / way
+        shutil.copytree(Path(german.db).parent, folder)
+        copies[way] = folder / Path(german.db).name
+    printed, logged = {}, {}
+    for way, code in (("quick", QUICK), ("click", CLICK)):
+        done = subprocess.run([sys.executable, "-c", code, "status"], capture_output=True, text=True, timeout=120,
+                              env=environment(tmp_path / f"state-{way}", CGLEDGER_DB=str(copies[way]),
+                                              CGLEDGER_PASSPHRASE=US))
+        printed[way] = (done.returncode, done.stdout, done.stderr)
+        logged[way] = [(r["type"], r.get("author")) for r in rows(Player(copies[way], None))]
+    assert printed["quick"] == printed["click"]
+    assert printed["quick"][0] == 0 and "waiting" not in printed["quick"][1]
+    assert logged["quick"] == logged["click"] and ("RollAnswered", "us") in logged["quick"]
+
+
+def test_other_command_lines_go_to_click(sample, tmp_path):
+    for args in (["status", "--help"], ["--seed", "1", "status"], ["status", "now"], ["status", "--json", "--json"],
+                 ["--db", "", "status"], ["status", "--db"], ["head", "--as-of", "--json"], ["--json", "head"]):
+        assert parse(args) is None, args
+        both(tmp_path, args, runs=1, CGLEDGER_DB=sample)
+    assert "Usage: cgledger status" in both(tmp_path, ["status", "--help"], runs=1)[0][1]
+
+
+def test_the_forms_taken_here():
+    assert parse(["status"]) == ("status", {}, False)
+    assert parse(["--db", "a.db", "--campaign=CG I", "head", "--json", "--db", "b.db", "--as-of", "20 AM"]) == (
+        "head", {"db": "b.db", "campaign": "CG I", "as-of": "20 AM"}, True)
+    assert parse(["--key-file", "k", "--command-id", "c1", "status"]) == (
+        "status", {"key-file": "k", "command-id": "c1"}, False)
+    assert parse(["--as-of", "20 AM", "status"]) is None  # a command's option before its name: click says so
+    assert parse(["--db", "a.db", "--db", "b.db", "status"]) is None
+    assert parse(["head", "status"]) is None and parse([]) is None and parse(["log"]) is None
+
+
+def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sample, tmp_path):
+    probe = ("import sys; sys.argv = ['cgledger', '{}']\nfrom cgledger.cli.quick import main\ntry:\n    main()\n"
+             "except SystemExit as e:\n    assert not e.code, e.code\n"
+             "print(sorted(m for m in ('click', 'eventsourcing', 'psycopg') if m in sys.modules))")
+    for command in ("head", "status", "status"):  # the second status answered from what the first kept
+        done = subprocess.run([sys.executable, "-c", probe.format(command)], capture_output=True, text=True,
+                              timeout=120, env=environment(tmp_path / "state", CGLEDGER_DB=sample))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == "[]", (command, done.stdout)
+    if conftest.BACKEND == "sqlite":
+        assert "eventsourcing" not in done.stdout
