@@ -5,7 +5,6 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -56,8 +55,7 @@ if TYPE_CHECKING:
     from .campaign import Campaign
 
 
-@dataclass(frozen=True)
-class Rolled:
+class Rolled(msgspec.Struct, frozen=True):
     fact: DiceRolled
     resolution: Resolution
     cg_date: str
@@ -1196,8 +1194,7 @@ class CampaignLedger:
 UNVERIFIED = frozenset({"missing", "unreadable", "tampered", "chain", "author", "signature"})
 
 
-@dataclass(frozen=True)
-class Verified:
+class Verified(msgspec.Struct, frozen=True):
     """What `audit --fast` found: the log's length, the event up to which this machine had verified it before (0:
     none, or the log no longer extends its mark: `broken`), and the problems of the events checked now."""
     events: int

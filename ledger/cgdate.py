@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from .errors import BadInput
 
@@ -11,8 +12,7 @@ TIMES = {"AM": "AM", "PM": "PM", "N": "N", "NIGHT": "N"}
 _SHAPE = re.compile(r"^(?:DEC(?:EMBER)?\s*)?(\d{1,2}|[A-Z]+)\s*(AM|PM|N|NIGHT)$")
 
 
-@dataclass(frozen=True, order=True)
-class CGDate:
+class CGDate(msgspec.Struct, frozen=True, order=True):
     index: int  # position in the system's calendar: the order of play
     text: str  # canonical form, e.g. '19 AM'
     day: int | None  # day of December, None for named dates (RR 'Interlude')

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
+import os
 
 LENGTH = 10_000  # values per chain: fair rolls a side can make (and answer) before its ledger commits the next one
 CHAINS = ("roll", "answer")
 
 
 def new_seed() -> bytes:
-    return secrets.token_bytes(32)
+    return os.urandom(32)  # secrets.token_bytes, without importing secrets (and random) in every read
 
 
 def _start(seed: bytes, chain: str) -> bytes:

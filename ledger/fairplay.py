@@ -6,8 +6,6 @@ and ledger/decide/chits.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgspec
 
 from .evolve import CampaignState
@@ -16,8 +14,7 @@ from .errors import LedgerError
 from .rules import parse_declared
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(msgspec.Struct, frozen=True):
     """A fair roll declared: its dice come once the other side's ledger answers."""
 
     fact: object  # RollDeclared

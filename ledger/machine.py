@@ -11,7 +11,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 from functools import cache
 from pathlib import Path
 
@@ -35,7 +34,7 @@ def _secret_at(path: str) -> bytes | None:
         return None
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        made = secrets.token_bytes(SIZE)
+        made = os.urandom(SIZE)  # what secrets.token_bytes gives, without importing it (and random) in every read
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as file:
             file.write(made)

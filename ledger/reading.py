@@ -73,10 +73,10 @@ class SqliteRows:
     cipher = compressor = None  # the mapper's settings (`decode_state`): a plain store has neither
 
     def __init__(self, db: str, table: str = "stored_events"):
-        import threading
+        from _thread import _local  # threading.local itself, without importing threading in every read
 
         self.db, self.table = db, table
-        self._local = threading.local()
+        self._local = _local()
         self._opened: list[sqlite3.Connection] = []
         self.snapshots = self if table == "stored_snapshots" else SqliteRows(db, "stored_snapshots")
 

@@ -4,7 +4,8 @@ CG-Scenario End and its winner, Initiative, a new campaign, undo and rewind. Pur
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+import msgspec
 
 from .. import rules as rulesmod
 from ..errors import BadInput
@@ -30,8 +31,7 @@ def moved(rules: Rules, state: CampaignState, facts: list, passed_of) -> "Move":
                 campaign_step=state.step, side=alone.side if alone else "")
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(msgspec.Struct, frozen=True):
     """What `step` will record: the steps passed over, a new CG Date if 8.612 is entered, the target."""
 
     target: str

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -48,8 +47,7 @@ OPTIONS = frozenset({"random_weather"})  # what `cgledger new` lets players choo
 DRM_LIMIT = {"DR": (6, 2), "dr": (6, 2), "d10": (10, 3), "d100": (50, 10)}  # die -> (per DRM, per unit); see above
 
 
-@dataclass(frozen=True)
-class Situation:
+class Situation(msgspec.Struct, frozen=True):
     """The campaign state a roll is made in: what automatic DRMs are derived from."""
 
     side: str
@@ -68,8 +66,7 @@ class Situation:
     san: int | None = None  # the side's SAN as the log knows it (its last SAN dr)
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(msgspec.Struct, frozen=True):
     key: str
     name: str
     value: int
@@ -77,8 +74,7 @@ class Applied:
     input: int | None = None
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(msgspec.Struct, frozen=True):
     table: Table
     original: int
     drms: tuple[Applied, ...]
@@ -87,7 +83,7 @@ class Resolution:
     code: str = ""
     value: int | None = None
     sets: tuple[str, ...] = ()
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
 
 def parse_declared(items: list[str] | tuple[str, ...]) -> dict[str, int | None]:
