@@ -33,6 +33,7 @@ from .events import DiceRolled, Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
 from .loading import Loader
+from .outcomes import Rolled, Verified
 from .fairplay import FairPlay
 from . import guidance
 from . import mark, seen
@@ -53,16 +54,6 @@ from .store import (
 if TYPE_CHECKING:
     from .audit import Report
     from .campaign import Campaign
-
-
-class Rolled(msgspec.Struct, frozen=True):
-    fact: DiceRolled
-    resolution: Resolution
-    cg_date: str
-    version: int
-    side_name: str
-    sealed: bool = False  # recorded as a SecretRollMade: only its side can read it
-    effects: tuple = ()  # CGS: what it did on the hexes it names (and the hidden ones it revealed there first)
 
 
 class CampaignLedger:
@@ -1192,19 +1183,6 @@ class CampaignLedger:
 
 # what the whole audit finds wrong with an event's envelope: after a clean one, this machine marks the log verified
 UNVERIFIED = frozenset({"missing", "unreadable", "tampered", "chain", "author", "signature"})
-
-
-class Verified(msgspec.Struct, frozen=True):
-    """What `audit --fast` found: the log's length, the event up to which this machine had verified it before (0:
-    none, or the log no longer extends its mark: `broken`), and the problems of the events checked now."""
-    events: int
-    trusted: int
-    broken: bool
-    findings: tuple
-
-    @property
-    def clean(self) -> bool:
-        return not self.findings
 
 
 def _on_postgres(recorder) -> bool:
