@@ -32,7 +32,7 @@ def situation(side: str = "german", date: str = "20 AM") -> Situation:
 def roll(table_id: str, faces, declared=None, side: str = "german", date: str = "20 AM"):
     """Through the engine: declared DRMs named by the player, automatic ones derived from the situation
     ('depleted': the RG the roll is for was Depleted by its 2.5191 roll, which the log decides)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     declared = dict(declared or {})
     where = situation(side, date)
