@@ -121,6 +121,10 @@ def _write(stream, text: str) -> None:
         from .context import quiet_pipe
 
         quiet_pipe()
+    except UnicodeEncodeError:  # a stream whose encoding cannot say a name (PYTHONIOENCODING=ascii): as click says it
+        import click
+
+        click.echo(text, err=stream is sys.stderr)
 
 
 def main() -> None:

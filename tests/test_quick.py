@@ -157,6 +157,16 @@ def test_a_keyed_status_answers_the_waiting_fair_roll_as_click_does(at, tmp_path
     assert logged["quick"] == logged["click"] and ("RollAnswered", "us") in logged["quick"]
 
 
+def test_a_name_the_terminal_cannot_encode_is_written_as_click_writes_it(make_db, tmp_path):
+    db = str(make_db())
+    done = CliRunner().invoke(main, ["--db", db, "new", "Stoumont – Peiper’s", "--system", "kgp", "--cg", "I"])
+    assert done.exit_code == 0, done.output
+    forget(db)
+    for args in (["status"], ["status", "--json"], ["--campaign", "Stoumont – Peiper’s", "head"]):
+        (code, out, _err), = both(tmp_path, args, runs=1, CGLEDGER_DB=db, PYTHONIOENCODING="ascii")
+        assert code == 0 and out.strip(), args
+
+
 def test_other_command_lines_go_to_click(sample, tmp_path):
     for args in (["status", "--help"], ["--seed", "1", "status"], ["status", "now"], ["status", "--json", "--json"],
                  ["--db", "", "status"], ["status", "--db"], ["head", "--as-of", "--json"], ["--json", "head"]):
