@@ -12,7 +12,8 @@ from cgledger.ledger.errors import LedgerError
 
 
 class LedgerContext:
-    """Built once in the group callback; opens the ledger only when a command needs it."""
+    """Built once per command (the click group's callback, or cli/quick.py); opens the ledger only when the command
+    needs it."""
 
     def __init__(self, db: str | None, campaign: str | None, seed: str | None, key_file: str | None = None,
                  command_id: str | None = None, material: bytes | None = None):
