@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from . import complete
-from .context import (_OPENED, LedgerContext, file_line, forget, lost_line, notice_lines, opened,  # noqa: F401
-                      quiet_pipe, refusal_line)
+from .context import (_OPENED, LedgerContext, file_line, forget, forget_said, lost_line, notice_lines,  # noqa: F401
+                      opened, quiet_pipe, refusal_line)
 
 from cgledger.ledger.errors import LedgerError
 
@@ -120,8 +120,6 @@ def show_notices(ctx: click.Context, echo: bool = True) -> None:
     for line in notice_lines(ledger) if echo else ():
         click.echo(line, err=True)
     if ledger is not None and not echo:
-        from .context import forget_said
-
         forget_said(ledger)
 
 

@@ -127,7 +127,6 @@ def _close_all() -> None:
         forget(db)
 
 
-
 def quiet_pipe() -> None:
     """stdout's reader went away: end quietly, as `yes | head` does (exit 141, nothing on stderr)."""
     import sys
@@ -137,7 +136,6 @@ def quiet_pipe() -> None:
     except (OSError, ValueError):
         pass
     raise SystemExit(141)
-
 
 
 def notice_lines(ledger) -> list[str]:

@@ -1,6 +1,5 @@
 """CG Dates: a day plus time of day ('19 AM', '19 PM', '19 N'), ordered by the system's calendar."""
 
-
 import re
 
 import msgspec

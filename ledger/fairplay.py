@@ -4,7 +4,6 @@ own answered Secret rolls made and sealed, its Initiative chit revealed once bot
 waiting. Composed into the application service (`CampaignLedger.fair`); the decisions are in ledger/decide/fair.py
 and ledger/decide/chits.py."""
 
-
 import msgspec
 
 from .evolve import CampaignState

@@ -1,7 +1,6 @@
 """Steps and scenarios: the Refit Phase as a state machine (8.6) driven by the system's step data, the
 CG-Scenario End and its winner, Initiative, a new campaign, undo and rewind. Pure decisions."""
 
-
 import math
 
 import msgspec

@@ -28,7 +28,6 @@ player could use to tilt the dice passes.
 * FPP (an RG's `fpp`, a Fortification's costs) are finite (the schema makes them >= 0 / > 0).
 """
 
-
 import math
 import re
 
