@@ -5,8 +5,8 @@ alternate columns offset half a hex. Hexes are named with their Map Group: 'StJ1
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import NamedTuple
 
 from .errors import BadInput
 
@@ -26,8 +26,7 @@ def column_label(index: int) -> str:
     return chr(ord("A") + index % 26) * (1 + index // 26)
 
 
-@dataclass(frozen=True, order=True)
-class Hex:
+class Hex(NamedTuple):  # a tuple: hashed, compared and ordered in C (every Setup Area determination, 8.605)
     group: str
     column: int
     row: int
@@ -37,8 +36,7 @@ class Hex:
         return f"{self.group}{separator}{column_label(self.column)}{self.row}"
 
 
-@dataclass(frozen=True, order=True)
-class Location:
+class Location(NamedTuple):
     hex: Hex
     level: int = 0
 
