@@ -175,10 +175,10 @@ class KeptReads:
             if state is None:
                 if whole is None:
                     raw = self.app.history(campaign.name)
-                    whole = self._effective(campaign, rules, raw), (raw[-1].version, raw[-1].digest)
-                logged = whole[0]
+                    whole = kept.Whole(self._effective(campaign, rules, raw), rules), (raw[-1].version, raw[-1].digest)
+                logged = whole[0].logged
                 keep = len(logged) - views.CHECKPOINT_EVERY if len(logged) > 2 * views.CHECKPOINT_EVERY else 0
-                state, checkpoint = kept.build(view, logged, rules, keep)
+                state, checkpoint = kept.build(view, logged, rules, keep, whole[0])
                 at = whole[1]
                 if checkpoint is not None:
                     mark = logged[keep - 1]

@@ -125,11 +125,17 @@ def effective(logged, opened: dict | None = None) -> list:
     from .events import TAGS, RGPurchaseRevealed, SecretRollRevealed
 
     known = dict(opened or {})
+    reveals = False
     for event in logged:
-        if isinstance(event.fact, SecretRollRevealed):
+        kind = type(event.fact)
+        if kind is SecretRollRevealed:
             known[event.fact.roll] = event.fact.fact
-        elif isinstance(event.fact, RGPurchaseRevealed):
+            reveals = True
+        elif kind is RGPurchaseRevealed:
             known[event.fact.purchase] = event.fact.fact
+            reveals = True
+    if not known and not reveals:
+        return list(logged)  # nothing sealed opens and no reveal drops out: the log as it is
     out = []
     for event in logged:
         if isinstance(event.fact, (SecretRollRevealed, RGPurchaseRevealed)):

@@ -259,10 +259,10 @@ def fold(logged) -> dict[str, Any]:
     return resume(start(logged), logged)
 
 
-def start(logged) -> dict[str, Any]:
-    """The view before any event, for folding this log."""
+def start(logged, voided: list[int] | None = None) -> dict[str, Any]:
+    """The view before any event, for folding this log (`voided`: its voided actions, sorted, if known)."""
     view = init()
-    view["voided"] = sorted(voided_actions(logged))
+    view["voided"] = sorted(voided_actions(logged)) if voided is None else voided
     # whether both sides register keys anywhere in this log: a Secret roll revealed later is a claim from then on
     view["keyed_all"] = len({e.fact.side for e in logged
                              if isinstance(e.fact, SideKeyRegistered) and e.fact.public}) >= 2
@@ -284,47 +284,61 @@ def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[st
     if view["importing"] is not None and action != view["importing"]:
         view["importing"] = None  # the import's attached rolls (its claims) are all in: its reports may settle
         _settle(view)
-    if isinstance(fact, (CampaignStarted, CGDateChanged)) and action not in voided:
-        view["date"] = fact.cg_date
-    date = view["date"]
-    keyed = len(view["keyed"]) >= 2  # a superset of the state's `both_keyed`: every key with a public half counts
-    if isinstance(fact, SideKeyRegistered) and fact.public and fact.side not in view["keyed"]:
-        view["keyed"].append(fact.side)
-        view["keyed_all"] = view["keyed_all"] or len(view["keyed"]) >= 2
-    elif isinstance(fact, DiceWitnessed) and not fact.disputed:
-        for roll in fact.rolls:
-            view["claims"].pop(str(roll), None)
-        _settle(view)
-    elif isinstance(fact, VaslLogImported):
+    kind = type(fact)
+    if kind is DiceRolled or kind is DiceReported:  # nearly every event of a campaign: its own path
+        in_force = action not in voided
+        ref = None
+        if kind is DiceRolled and fact.source in CLAIMED and in_force and (
+                len(view["keyed"]) >= 2 or (fact.secret and view["keyed_all"])):
+            # may be a claim the other side has not witnessed
+            view["claims"][str(version)] = [action, fact.table, list(fact.dice)]
+            ref = version
+        die = fact.die
+        if die not in EXPECTED and die != "3d6":
+            return view
+        if fact.vasl:  # a VASL roll: also counted per scenario, player and category
+            if kind is DiceRolled and any(i["action"] == action for i in view["imports"].values()):
+                return view  # counted from its import
+            _count(view, {"side": fact.side or "unassigned", "die": die, "dice": list(fact.dice),
+                          "source": SOURCES.get(fact.source, fact.source), "table": getattr(fact, "table", None),
+                          "in_force": in_force, "player": fact.player, "category": getattr(fact, "category", ""),
+                          "scenario": f"action {action}", "third": None, "rof": None, "cg_date": view["date"],
+                          "ref": ref})
+            return view
+        side, source, table = fact.side or "unassigned", SOURCES.get(fact.source, fact.source), getattr(fact, "table", None)
+        if die == "3d6":  # its DR and its dr (_split)
+            white, colored, third = fact.dice
+            _count_unit(view, side, "DR", [white, colored], source, table, in_force, ref)
+            _count_unit(view, side, "dr", [third], source, table, in_force, ref)
+        else:
+            _count_unit(view, side, die, list(fact.dice), source, table, in_force, ref)
+        return view
+    if kind is CampaignStarted or kind is CGDateChanged:
+        if action not in voided:
+            view["date"] = fact.cg_date
+    elif kind is SideKeyRegistered:
+        if fact.public and fact.side not in view["keyed"]:
+            view["keyed"].append(fact.side)
+            view["keyed_all"] = view["keyed_all"] or len(view["keyed"]) >= 2
+    elif kind is DiceWitnessed:
+        if not fact.disputed:
+            for roll in fact.rolls:
+                view["claims"].pop(str(roll), None)
+            _settle(view)
+    elif kind is VaslLogImported:
         in_force = fact.action not in voided
         view["imports"][str(version)] = {"action": fact.action, "file": fact.file, "form": fact.form}
-        claims = keyed and in_force  # its reports are claims through the rolls attached after it (same action)
+        # its reports are claims through the rolls attached after it (same action)
+        claims = len(view["keyed"]) >= 2 and in_force
         if claims:
             view["importing"] = fact.action
+        date = view["date"]
         for entry in fact.reports:
             _count(view, {"side": entry.side or "unassigned", "die": entry.die, "dice": list(entry.dice),
                           "source": "vasl", "table": entry.table or None, "in_force": in_force,
                           "player": entry.player, "category": entry.category, "scenario": version,
                           "third": entry.third, "rof": entry.rof, "cg_date": date,
                           "ref": [fact.action, entry.table, list(entry.dice)] if claims else None})
-    elif isinstance(fact, (DiceRolled, DiceReported)):
-        in_force = fact.action not in voided
-        ref = None
-        if isinstance(fact, DiceRolled) and fact.source in CLAIMED and in_force and (
-                keyed or (fact.secret and view["keyed_all"])):  # may be a claim the other side has not witnessed
-            view["claims"][str(version)] = [fact.action, fact.table, list(fact.dice)]
-            ref = version
-        if fact.die in EXPECTED or fact.die == "3d6":
-            if isinstance(fact, DiceRolled) and fact.vasl and any(i["action"] == fact.action
-                                                                   for i in view["imports"].values()):
-                return view  # counted from its import
-            vasl = bool(getattr(fact, "vasl", ""))
-            _count(view, {"side": fact.side or "unassigned", "die": fact.die, "dice": list(fact.dice),
-                          "source": SOURCES.get(fact.source, fact.source), "table": getattr(fact, "table", None),
-                          "in_force": in_force, "player": fact.player if vasl else None,
-                          "category": getattr(fact, "category", "") if vasl else None,
-                          "scenario": f"action {fact.action}" if vasl else None, "third": None, "rof": None,
-                          "cg_date": date, "ref": ref})
     return view
 
 
@@ -336,25 +350,39 @@ def _agg() -> dict[str, Any]:
 def _add(agg: dict[str, Any], die: str, dice: list[int]) -> None:
     """One roll into a die's counts: n, per total, sums, and the streak runs (as `_streaks` runs them)."""
     total = sum(dice)
-    agg["n"] += 1
-    counts, name = agg["counts"], _TOTALS.get(total) or str(total)
-    counts[name] = counts.get(name, 0) + 1
-    agg["sum"] += total
     if die == "DR":
         agg["white"] += dice[0]
         agg["colored"] += dice[1]
-    high, low = HIGH_LOW[die]
+        high, low = 8, 6  # HIGH_LOW["DR"]
+    else:
+        high, low = HIGH_LOW[die]
+    agg["n"] += 1
+    agg["sum"] += total
+    counts = agg["counts"]
+    name = _TOTALS.get(total) or str(total)
+    counts[name] = counts.get(name, 0) + 1
     run, best = agg["run"], agg["best"]
-    run[0] = run[0] + 1 if total >= high else 0
-    run[1] = run[1] + 1 if total <= low else 0
-    run[2] = run[2] + 1 if total == agg["prev"] else 1
-    agg["prev"] = total
-    if run[0] > best[0]:
-        best[0] = run[0]
-    if run[1] > best[1]:
-        best[1] = run[1]
-    if run[2] > best[2]:
-        best[2] = run[2]
+    if total >= high:
+        run[0] += 1
+        if run[0] > best[0]:
+            best[0] = run[0]
+    else:
+        run[0] = 0
+    if total <= low:
+        run[1] += 1
+        if run[1] > best[1]:
+            best[1] = run[1]
+    else:
+        run[1] = 0
+    if total == agg["prev"]:
+        run[2] += 1
+        if run[2] > best[2]:
+            best[2] = run[2]
+    else:
+        run[2] = 1
+        if best[2] < 1:
+            best[2] = 1
+        agg["prev"] = total
 
 
 def _add_both(both: dict[str, Any], die: str, dice: list[int]) -> None:
@@ -398,22 +426,30 @@ def _vasl_init() -> dict[str, Any]:
 def _count(view: dict[str, Any], roll: dict[str, Any]) -> None:
     """A roll (a 3d6 as its DR and dr) into every group it belongs to."""
     for unit in _split(roll):
-        side, die, dice = unit["side"], unit["die"], unit["dice"]
-        if unit["in_force"]:
-            both = view["sides"].setdefault(side, {"DR": None, "dr": None})
-            _add_both(both, die, dice)
-            if unit["player"] is not None:
-                _count_vasl(view["vasl"]["all"], unit)
-                _count_vasl(view["vasl"]["side"].setdefault(side, _vasl_init()), unit)
-        key = _key(unit["in_force"], side, unit["source"])
-        waiting = view["pending"].get(key)
-        if waiting is None and unit["ref"] is not None:
-            waiting = view["pending"][key] = {"in_force": unit["in_force"], "side": side, "source": unit["source"],
-                                              "rolls": []}
-        if waiting is not None:
-            waiting["rolls"].append([die, dice, unit["table"], unit["ref"]])
-        else:
-            _group_add(view["groups"], unit["in_force"], side, unit["source"], die, dice, unit["table"])
+        _count_unit(view, unit["side"], unit["die"], unit["dice"], unit["source"], unit["table"], unit["in_force"],
+                    unit["ref"], unit if unit["player"] is not None else None)
+
+
+def _count_unit(view: dict[str, Any], side: str, die: str, dice: list[int], source: str, table: str | None,
+                in_force: bool, ref, vasl: dict[str, Any] | None = None) -> None:
+    """One DR or dr into its side's counts (in force), its VASL groups (`vasl`: the unit, a VASL roll) and its
+    (side, source) group, or that group's waiting list while a roll before it may be a claim not witnessed."""
+    if in_force:
+        both = view["sides"].get(side)
+        if both is None:
+            both = view["sides"][side] = {"DR": None, "dr": None}
+        _add_both(both, die, dice)
+        if vasl is not None:
+            _count_vasl(view["vasl"]["all"], vasl)
+            _count_vasl(view["vasl"]["side"].setdefault(side, _vasl_init()), vasl)
+    key = _key(in_force, side, source)
+    waiting = view["pending"].get(key)
+    if waiting is None and ref is not None:
+        waiting = view["pending"][key] = {"in_force": in_force, "side": side, "source": source, "rolls": []}
+    if waiting is not None:
+        waiting["rolls"].append([die, dice, table, ref])
+    else:
+        _group_add(view["groups"], in_force, side, source, die, dice, table, key)
 
 
 def _count_vasl(vasl: dict[str, Any], unit: dict[str, Any]) -> None:
@@ -447,8 +483,9 @@ def _key(in_force: bool, side: str, source: str) -> str:
 
 
 def _group_add(groups: dict[str, Any], in_force: bool, side: str, source: str, die: str, dice: list[int],
-               table: str | None) -> None:
-    key = _key(in_force, side, source)
+               table: str | None, key: str | None = None) -> None:
+    """`key`: the group's (`_key`), if the caller has it."""
+    key = _key(in_force, side, source) if key is None else key
     group = groups.get(key)
     if group is None:
         group = groups[key] = {"in_force": in_force, "side": side, "source": source, "DR": None, "dr": None,

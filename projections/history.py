@@ -82,10 +82,10 @@ def fold(logged, rules) -> dict[str, Any]:
     return ended(resume(start(logged, rules), logged, rules), logged, rules)
 
 
-def start(logged, rules) -> dict[str, Any]:
-    """The view before any event, for folding this log."""
+def start(logged, rules, voided: list[int] | None = None) -> dict[str, Any]:
+    """The view before any event, for folding this log (`voided`: its voided actions, sorted, if known)."""
     control = any(step.control for step in rules.system.steps)
-    return {"voided": sorted(voided_actions(logged)), "date": None, "notes": [], "maps": [], "ended": [],
+    return {"voided": sorted(voided_actions(logged)) if voided is None else voided, "date": None, "notes": [], "maps": [], "ended": [],
             "groups": {group: held_init() for group in sorted(rules.maps)} if control else {}, "terrain": []}
 
 
@@ -115,7 +115,10 @@ def resume(view: dict[str, Any], logged, rules, what: dict[int, str] | None = No
     what = undone_records(logged, rules) if what is None else what
     for event in logged:
         fact = event.fact
-        if isinstance(fact, ActionUndone):
+        if type(fact) is DiceRolled:  # most events of a campaign: a note only if notable (_step)
+            if notable(fact) and fact.action not in voided:
+                _step(view, fact, event.version, rules, voided)
+        elif isinstance(fact, ActionUndone):
             view["notes"].append([view["date"], "undo", f"undo of {what.get(fact.undone, f'action {fact.undone}')}"
                                   + (f": {fact.reason}" if fact.reason else ""), event.version])
         elif isinstance(fact, Rewound):

@@ -20,6 +20,7 @@ registrations and reveals (which make claims of earlier rolls) being folded agai
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 import msgspec
@@ -72,57 +73,136 @@ def disturbs(name: str, fact, rules) -> bool:
     return False
 
 
-def build(name: str, logged, rules, keep: int = 0) -> tuple[dict[str, Any], bytes | None]:
+class Whole:
+    """A whole log as the views' builds read it, with what every build works out of it first (the actions voided,
+    the events in force, the last action number, what each undo took back), worked out once for all the views one
+    read builds (issue 24: `history` builds four)."""
+
+    def __init__(self, logged, rules):
+        self.logged, self.rules = logged, rules
+        self._voided: set[int] | None = None
+        self._in_force: list | None = None
+        self._what: dict[int, str] | None = None
+        self._actions: dict[tuple[int, int], int] = {}
+
+    @property
+    def voided(self) -> set[int]:
+        if self._voided is None:
+            self._voided = voided_actions(self.logged)
+        return self._voided
+
+    @property
+    def what(self) -> dict[int, str]:
+        if self._what is None:
+            self._what = history.undone_records(self.logged, self.rules)
+        return self._what
+
+    def in_force(self, start: int, stop: int) -> list:
+        """The events in force (as `advance` folds them) among logged[start:stop]."""
+        if self._in_force is None:
+            voided, at = self.voided, []
+            for i, event in enumerate(self.logged):
+                fact = event.fact
+                if fact is None or type(fact) in _VOIDING or (voided and getattr(fact, "action", None) in voided):
+                    continue
+                at.append(i)
+            self._in_force = at
+        logged, at = self.logged, self._in_force
+        return [logged[i] for i in at[bisect_left(at, start):bisect_left(at, stop)]]
+
+    def actions(self, start: int, stop: int) -> int:
+        """The last action number among logged[start:stop] (0: none)."""
+        if (start, stop) not in self._actions:
+            self._actions[start, stop] = _last_action(self.logged[start:stop])
+        return self._actions[start, stop]
+
+
+_VOIDING = (ActionUndone, Rewound)  # inforce.voided_by: an undo or a rewind is itself no event in force
+
+
+def _last_action(logged) -> int:
+    last = 0
+    for event in logged:
+        action = getattr(event.fact, "action", 0)
+        if action > last:
+            last = action
+    return last
+
+
+def build(name: str, logged, rules, keep: int = 0, whole: Whole | None = None) -> tuple[dict[str, Any], bytes | None]:
     """(the view folded from the whole log (as the projections read it), and with `keep`, the view as it stood after
-    the first `keep` events, encoded: a checkpoint to fold again from (`resumes`))."""
+    the first `keep` events, encoded: a checkpoint to fold again from (`resumes`)). `whole`: the same log as other
+    views of this read fold it (what they work out of it is worked out once)."""
+    whole = Whole(logged, rules) if whole is None else whole
+    voided = sorted(whole.voided)
     if name == "dice":
-        view = dice_stats.start(logged)
+        view = dice_stats.start(logged, voided)
     elif name == "story":
-        view = history.start(logged, rules)
+        view = history.start(logged, rules, voided)
     elif name.startswith(AREAS):
         group = name[len(AREAS):]
         areas.check_determined(rules, group)
         rules.map_of(group)  # an unknown Map Group, or one whose grid is not loaded: said, nothing kept
-        view = {"voided": sorted(voided_actions(logged)), "date": None, "ended": [], **areas.held_init()}
+        view = {"voided": voided, "date": None, "ended": [], **areas.held_init()}
     else:
-        view = {"voided": sorted(voided_actions(logged)), "view": _LIVE[name].init(rules)}
+        view = {"voided": voided, "view": _LIVE[name].init(rules)}
     checkpoint = None
-    what = history.undone_records(logged, rules) if name == "story" else None  # what each undo took back
+    what = whole.what if name == "story" else None  # what each undo took back
     if keep:
-        advance(name, view, logged[:keep], rules, what, voided_known=True)
+        _advance_whole(name, view, whole, 0, keep, what)
         view["seen"] = logged[-1].version  # its undos and reveals are those of the whole log
         checkpoint = encode(view)
-    view = advance(name, view, logged[keep:], rules, what, voided_known=True)
+    view = _advance_whole(name, view, whole, keep, len(logged), what)
     return (history.ended(view, logged, rules) if name == "story" else view), checkpoint
 
 
-def advance(name: str, view: dict[str, Any], logged, rules, what: dict[int, str] | None = None,
-            voided_known: bool = False) -> dict[str, Any]:
+def _advance_whole(name: str, view: dict[str, Any], whole: Whole, start: int, stop: int, what) -> dict[str, Any]:
+    """`advance` of logged[start:stop] of a whole log whose `voided` the view already holds."""
+    logged = whole.logged[start:stop]
+    if logged:
+        view["actions"] = max(view.get("actions", 0), whole.actions(start, stop))
+        view["seen"] = max(view.get("seen", 0), logged[-1].version)
+    if name == "dice":
+        return dice_stats.resume(view, logged)
+    if name == "story":
+        return history.resume(view, logged, whole.rules, what)
+    return _fold_in_force(name, view, whole.in_force(start, stop), whole.rules)
+
+
+def advance(name: str, view: dict[str, Any], logged, rules, what: dict[int, str] | None = None) -> dict[str, Any]:
     """The view with these later events folded in, in place: any event `disturbs` does not, and from a checkpoint
-    those `resumes` allows (`voided_known`: the view's `voided` already holds what they void, as `build`'s does).
-    `actions`: the last action number folded so far."""
-    newly = set() if voided_known else voided_actions(logged)
+    those `resumes` allows. `actions`: the last action number folded so far; `seen`: the last event."""
+    newly = voided_actions(logged)
     if newly:
         view["voided"] = sorted(set(view["voided"]) | newly)
     if logged:
-        view["actions"] = max(view.get("actions", 0), max(getattr(e.fact, "action", 0) for e in logged))
+        view["actions"] = max(view.get("actions", 0), _last_action(logged))
         view["seen"] = max(view.get("seen", 0), logged[-1].version)
     if name == "dice":
         return dice_stats.resume(view, logged)
     if name == "story":
         return history.resume(view, logged, rules, what)
     voided = set(view["voided"])
-    areas_of = name[len(AREAS):] if name.startswith(AREAS) else None
-    for event in logged:
+    return _fold_in_force(name, view, [e for e in logged if e.fact is not None and voided_by(e.fact) is None
+                                       and getattr(e.fact, "action", None) not in voided], rules)
+
+
+def _fold_in_force(name: str, view: dict[str, Any], in_force: list, rules) -> dict[str, Any]:
+    """The events in force (inforce.live) folded into the roster, the RG record or a Map Group's Setup Areas."""
+    if not name.startswith(AREAS):
+        step, state = _LIVE[name].step, view["view"]
+        for event in in_force:
+            step(state, event.fact, event.version, rules)
+        return view
+    group = name[len(AREAS):]
+    for event in in_force:
         fact = event.fact
-        if fact is None or voided_by(fact) is not None or getattr(fact, "action", None) in voided:
-            continue  # the events in force (inforce.live)
-        if areas_of is None:
-            _LIVE[name].step(view["view"], fact, event.version, rules)
-        elif isinstance(fact, CampaignStarted):  # the CG Date as reph_ends reads it
+        if type(fact) is DiceRolled:
+            continue  # no roll sets Control, an HQ, the CG Date or a RePh's end
+        if isinstance(fact, CampaignStarted):  # the CG Date as reph_ends reads it
             view["date"] = fact.cg_date
         else:
-            _step_areas(view, fact, rules, areas_of)
+            _step_areas(view, fact, rules, group)
     return view
 
 

@@ -23,6 +23,8 @@ def init(rules) -> dict[str, Any]:
 
 def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
     """One event in force (live) folded into the view, in place."""
+    if type(fact) is DiceRolled and fact.rg is None:
+        return view  # most events of a campaign: a roll for no RG
     records, by_version = view["records"], view["by_version"]
     if isinstance(fact, (CampaignStarted, CGDateChanged)):
         view["date"] = fact.cg_date

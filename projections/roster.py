@@ -34,6 +34,8 @@ def init(rules) -> dict[str, Any]:
 
 def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
     """One event in force (live) folded into the view, in place."""
+    if type(fact) is DiceRolled and not fact.effect:
+        return view  # most events of a campaign: a roll the books do not use
     rows = view["rows"]
     sides = list(rows)
     if isinstance(fact, CampaignStarted):
