@@ -1,60 +1,18 @@
-"""The campaign's books: `roster`, `rg-record`, `history`, `report`."""
+"""The campaign's books: `roster`, `rg-record`, `history`, `report`, `final`. What the first three print is
+cli/readtext.py's (the console script's quick path prints the same without click)."""
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import click
 
-from cgledger.ledger.wording import describe_claim, final_lines
+from cgledger.ledger.wording import final_lines
 
-from . import complete
+from . import complete, readtext
 from .app import as_of_option, common, emit_answer, json_option, main
 
 csv_option = click.option("--csv", "as_csv", is_flag=True, help="CSV on stdout.")
-
-
-def emit_csv(rows: list[dict]) -> None:
-    out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _flat(v) for k, v in row.items()})
-    click.echo(out.getvalue(), nl=False)
-
-
-def _flat(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return "; ".join(_item(v) for v in value)
-    return str(value)
-
-
-def _item(value) -> str:
-    if isinstance(value, dict):
-        return value.get("text") or f"{value['id']}({value['cpp']})"
-    return str(value)
-
-
-def _cell(value) -> str:
-    return "" if value is None else _flat(value)
-
-
-def table(rows: list[dict], columns: list[tuple[str, str]]) -> str:
-    cells = [[title for _key, title in columns]] + [[_cell(r.get(key)) for key, _title in columns] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
-
-
-ROSTER = [("date", "Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"), ("spent", "Spent"),
-          ("left", "Left"), ("rg", "RG"), ("lvp", "LVP"), ("cg_lvp", "CG-LVP"), ("win", "Win"),
-          ("weather", "Weather"), ("recon", "Recon")]
-RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("p", "#P"), ("r", "#R"), ("str", "Str"),
-          ("units", "# Units"), ("sw", "SW"), ("leaders", "Leaders"), ("objective", "Objective Hex"), ("ref", "Ref")]
 
 
 @main.command()
@@ -65,26 +23,7 @@ RECORD = [("date", "CG Date"), ("id", "RG ID"), ("group_type", "Group Type"), ("
 @common
 def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, Weather, Recon."""
-    def compute(ledger) -> dict:
-        from cgledger.ledger.decide import witness as witnessing
-        from cgledger.projections.roster import public
-
-        books, rules, state = ledger.rosters_of(obj.campaign, as_of)
-        return {"name": rules.system.sides[rules.side(side)], "rows": [public(r) for r in books[rules.side(side)]],
-                "sides": dict(rules.system.sides),
-                "unwitnessed": [c for c in witnessing.view(state, rules) if c["side"] == rules.side(side)]}
-
-    answer = obj.answer("roster", (side,), compute, as_of)
-    rows = answer["rows"]
-    if as_json:
-        emit_answer(rows)
-    elif as_csv:
-        emit_csv(rows)
-    else:
-        click.echo(f"CG Roster: {answer['name']}")
-        click.echo(table(rows, ROSTER))
-        for claim in answer["unwitnessed"]:
-            click.echo(f"  not witnessed: {describe_claim(claim, answer['sides'])}")
+    click.echo(readtext.roster(obj, side, as_of, as_json, as_csv), nl=False)
 
 
 @main.command(name="rg-record")
@@ -95,19 +34,7 @@ def roster(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> No
 @common
 def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) -> None:
     """The side's RG Purchase Record (8.6198)."""
-    def compute(ledger) -> dict:
-        records, rules, _state = ledger.rg_records_of(obj.campaign, as_of)
-        return {"name": rules.system.sides[rules.side(side)], "rows": records[rules.side(side)]}
-
-    answer = obj.answer("rg-record", (side,), compute, as_of)
-    rows = answer["rows"]
-    if as_json:
-        emit_answer(rows)
-    elif as_csv:
-        emit_csv(rows)
-    else:
-        click.echo(f"RG Purchase Record: {answer['name']}")
-        click.echo(table(rows, RECORD) if rows else "(no RG yet)")
+    click.echo(readtext.rg_record(obj, side, as_of, as_json, as_csv), nl=False)
 
 
 @main.command()
@@ -116,22 +43,7 @@ def rg_record(obj, side: str, as_of: str | None, as_json: bool, as_csv: bool) ->
 @common
 def history(obj, as_of: str | None, as_json: bool) -> None:
     """The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls, undos."""
-    story = obj.answer("history", (), lambda ledger: ledger.history_of(obj.campaign, as_of)[0], as_of)
-    if as_json:
-        emit_answer(story)
-        return
-    sides = story["campaign"]["sides"]
-    for d in story["dates"]:
-        winner = f", won by {sides.get(d['winner'], d['winner'])}" if d["winner"] else ""
-        click.echo(f"{d['date']}: {d['scenario'] or 'RePh'}{winner}; weather {d['weather'] or '-'}")
-        for side, name in sides.items():
-            rg = ", ".join(r.get("text") or f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"
-            click.echo(f"  {name}: LVP {_cell(d['lvp'][side]) or '-'}, CG-LVP {_cell(d['cg_lvp'][side]) or '-'}, "
-                       f"CPP spent {_cell(d['cpp_spent'][side]) or '-'}, {rg}")
-        for line in d["notable"]:
-            click.echo(f"  roll: {line}")
-        for line in d["undos"]:
-            click.echo(f"  {line}")
+    click.echo(readtext.history(obj, as_of, as_json), nl=False)
 
 
 @main.command()

@@ -1,37 +1,49 @@
-"""The `cgledger` program (issue 24, "start instantly"): `status` and `head` run here without click, whose import
-alone costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
+"""The `cgledger` program (issue 24, "start instantly"): `status`, `head` and the books' and dice's reads (`roster`,
+`rg-record`, `history`, `dice-stats`) run here without click, whose import alone costs about what Python's own
+start-up does; every other command line goes to the click group (cli/app.py).
 
-Taken here, and only exactly these: `[--db PATH] [--campaign NAME] [--key-file FILE] [--command-id ID]
-status|head [--json] [--as-of DATE] [--db PATH] [--campaign NAME]`, each option at most once in its place, as
-`--opt VALUE` or `--opt=VALUE`, no value empty or starting with `-`; anything else (`--help`, `--seed`, a typo) is
-click's, which says what is wrong. The environment is read as click reads it (CGLEDGER_DB, CGLEDGER_CAMPAIGN,
-CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset). Both commands run the very code
-the click commands run (LedgerContext.answer, `head_fingerprint`, render_status, answers.dumps for `--json`, which
-writes what msgspec writes), print the same lines, and say what goes wrong as the click group does
-(context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1; the notices after the
-answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints."""
+Taken here, and only exactly these: `[--db PATH] [--campaign NAME] [--key-file FILE] [--command-id ID] COMMAND
+[--db PATH] [--campaign NAME] [--as-of DATE]` and the command's own options and flags as COMMANDS lists them (`roster
+--side SIDE [--json] [--csv]`), each option and flag at most once in its place, an option as `--opt VALUE` or
+`--opt=VALUE`, no value empty or starting with `-`, a required option given; anything else (`--help`, `--seed`, a
+typo) is click's, which says what is wrong. The environment is read as click reads it (CGLEDGER_DB,
+CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset). Each command
+runs the very code its click command runs (LedgerContext.answer, `head_fingerprint`, render_status, cli/readtext.py,
+answers.dumps for `--json`, which writes what msgspec writes), prints the same lines, and says what goes wrong as the
+click group does (context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1; the notices
+after the answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints, and checks
+COMMANDS against the click commands' own options."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-COMMANDS = ("status", "head")
 GLOBAL = ("--db", "--campaign", "--key-file", "--command-id")  # the group's options taken here (not --seed: hidden)
-LOCAL = ("--db", "--campaign", "--as-of")  # after the command name, with --json
+LOCAL = ("--db", "--campaign", "--as-of")  # after every command name here (`common` and as_of_option)
+COMMANDS = {  # command: (its own options that take a value, its flags, the options it requires)
+    "status": ((), ("--json",), ()),
+    "head": ((), ("--json",), ()),
+    "roster": (("--side",), ("--json", "--csv"), ("side",)),
+    "rg-record": (("--side",), ("--json", "--csv"), ("side",)),
+    "history": ((), ("--json",), ()),
+    "dice-stats": (("--side",), ("--json",), ()),
+}
 
 
-def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
-    """(command, options given, --json) of a command line taken here, or None: click's."""
+def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
+    """(command, options given, flags given) of a command line taken here, or None: click's."""
     given: dict[str, str] = {}
-    command, as_json, seen = None, False, set()
+    flags: set[str] = set()
+    command, seen = None, set()
     args = iter(argv)
     for arg in args:
-        if command is not None and arg == "--json" and not as_json:
-            as_json = True
+        own = COMMANDS[command] if command is not None else None
+        if own is not None and arg in own[1] and arg[2:] not in flags:
+            flags.add(arg[2:])
             continue
         name, equals, value = arg.partition("=")
-        if name in (GLOBAL if command is None else LOCAL):
+        if name in (GLOBAL if own is None else LOCAL + own[0]):
             if not equals:
                 value = next(args, "")
             place = (command is not None, name)
@@ -44,7 +56,9 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], bool] | None:
             command = arg
             continue
         return None
-    return (command, given, as_json) if command is not None else None
+    if command is None or any(name not in given for name in COMMANDS[command][2]):
+        return None
+    return command, given, frozenset(flags)
 
 
 def head_fingerprint(obj, as_of: str | None) -> str:
@@ -63,7 +77,7 @@ def head_data(fingerprint: str) -> dict:
     return {"fingerprint": fingerprint, "events": int(version), "digest": short}
 
 
-def run(command: str, given: dict[str, str], as_json: bool) -> int:
+def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()) -> int:
     """The command run as its click command runs it: its exit status, its lines printed."""
     from cgledger.ledger.errors import AlreadyRecorded, LedgerError
     from cgledger.ledger.reading import collector_paused
@@ -74,30 +88,40 @@ def run(command: str, given: dict[str, str], as_json: bool) -> int:
         return given.get(name) or os.environ.get(f"CGLEDGER_{name.upper().replace('-', '_')}") or None
 
     obj = LedgerContext(setting("db"), setting("campaign"), setting("seed"), setting("key-file"), setting("command-id"))
-    as_of = given.get("as-of")
+    as_of, as_json = given.get("as-of"), "json" in flags
     try:
         with collector_paused():  # a command reads a log and exits, as the click group runs it
             from cgledger.ledger.answers import dumps
 
             if command == "head":
                 fingerprint = head_fingerprint(obj, as_of)
-                out = dumps(head_data(fingerprint)) if as_json else fingerprint
-            else:
+                out = (dumps(head_data(fingerprint)) if as_json else fingerprint) + "\n"
+            elif command == "status":
                 from .statustext import render_status
 
                 data = obj.answer("status", (), lambda ledger: ledger.status(obj.campaign, as_of), as_of)
-                out = dumps(data) if as_json else render_status(data)
+                out = (dumps(data) if as_json else render_status(data)) + "\n"
+            else:
+                from . import readtext
+
+                if command == "history":
+                    out = readtext.history(obj, as_of, as_json)
+                elif command == "dice-stats":
+                    out = readtext.dice_stats(obj, given.get("side"), as_of, as_json)
+                else:
+                    read = readtext.roster if command == "roster" else readtext.rg_record
+                    out = read(obj, given["side"], as_of, as_json, "csv" in flags)
     except AlreadyRecorded as e:  # a retried command: said once, not done twice
-        _write(sys.stdout, e.line())
+        _write(sys.stdout, e.line() + "\n")
         return 0
     except LedgerError as e:
         line = lost_line(obj, e)
         if line is None and obj._ledger is not None:
             forget_said(obj._ledger)  # a refusal is one line
-        _write(sys.stderr, f"Error: {line or refusal_line(e)}")
+        _write(sys.stderr, f"Error: {line or refusal_line(e)}\n")
         return 1
     except KeyboardInterrupt:
-        _write(sys.stderr, "Aborted!")
+        _write(sys.stderr, "Aborted!\n")
         return 1
     except Exception as e:  # noqa: BLE001 - a lost connection or a file: one line; anything else, its traceback
         if isinstance(e, BrokenPipeError):
@@ -105,17 +129,18 @@ def run(command: str, given: dict[str, str], as_json: bool) -> int:
         line = lost_line(obj, e) or file_line(e)
         if line is None:
             raise
-        _write(sys.stderr, f"Error: {line}")
+        _write(sys.stderr, f"Error: {line}\n")
         return 1
     _write(sys.stdout, out)
     for line in notice_lines(obj._ledger):
-        _write(sys.stderr, line)
+        _write(sys.stderr, line + "\n")
     return 0
 
 
 def _write(stream, text: str) -> None:
+    """`text` as it is (its own line ends), as click.echo(text, nl=False) writes it."""
     try:
-        stream.write(text + "\n")
+        stream.write(text)
         stream.flush()
     except BrokenPipeError:  # `cgledger status | head -1`: the reader has all it wanted
         from .context import quiet_pipe
@@ -124,7 +149,7 @@ def _write(stream, text: str) -> None:
     except UnicodeEncodeError:  # a stream whose encoding cannot say a name (PYTHONIOENCODING=ascii): as click says it
         import click
 
-        click.echo(text, err=stream is sys.stderr)
+        click.echo(text, err=stream is sys.stderr, nl=False)
 
 
 def main() -> None:

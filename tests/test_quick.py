@@ -1,6 +1,6 @@
-"""The `cgledger` program's quick path (cli/quick.py, issue 24 "start instantly"): `status` and `head` run without
-click, and print exactly what the click commands print, refusals and warnings included; every other command line
-goes to click. Each form is run both ways as a player runs it (a subprocess), each way on a machine of its own (its
+"""The `cgledger` program's quick path (cli/quick.py, issue 24 "start instantly"): `status`, `head`, `roster`,
+`rg-record`, `history` and `dice-stats` run without click, and print exactly what the click commands print, refusals
+and warnings included; every other command line goes to click. Each form is run both ways as a player runs it (a subprocess), each way on a machine of its own (its
 own state folder: its own marks, views and answers kept), first and again (the second answered from what the first
 kept), and what each printed and its exit status are compared."""
 
@@ -69,6 +69,49 @@ def test_status_and_head_print_what_click_prints(sample, tmp_path, args):
     (first_code, first, _), again = both(tmp_path, args, CGLEDGER_DB=sample)
     assert first_code == 0 and first.strip()
     assert again[:2] == (0, first)
+
+
+@pytest.mark.parametrize("args", [
+    ["roster", "--side", "german"], ["roster", "--side=us", "--json"], ["roster", "--csv", "--side", "german"],
+    ["roster", "--side", "us", "--as-of", "19 PM"], ["rg-record", "--side", "german"],
+    ["rg-record", "--side", "us", "--csv", "--json"], ["rg-record", "--side", "german", "--as-of", "19 AM", "--csv"],
+    ["history"], ["history", "--json"], ["history", "--as-of", "19 PM"], ["dice-stats"],
+    ["dice-stats", "--side", "german", "--json"], ["dice-stats", "--as-of", "20 AM"],
+])
+def test_the_books_and_dice_print_what_click_prints(sample, tmp_path, args):
+    """8.6162 roster, 8.6198 RG Purchase Record, the story and the dice: text, CSV and JSON, as of a CG Date."""
+    (first_code, first, _), again = both(tmp_path, args, CGLEDGER_DB=sample)
+    assert first_code == 0 and first.strip()
+    assert again[:2] == (0, first)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["roster", "--side", "british"], "british"), (["dice-stats", "--side", "allied"], "allied"),
+    (["history", "--as-of", "32 AM"], "8.6121"), (["rg-record", "--side", "us", "--as-of", "Spring"], "8.6121"),
+])
+def test_the_books_refuse_as_click_refuses(sample, tmp_path, args, says):
+    before = what_is_stored(sample)
+    (code, out, err), = both(tmp_path, args, runs=1, CGLEDGER_DB=sample)
+    assert code == 1 and out == "" and says in err and len(err.strip().splitlines()) == 1, err
+    assert what_is_stored(sample) == before
+
+
+def test_the_forms_taken_here_are_the_click_commands_own():
+    """Every option and flag the quick path takes is the click command's, of the same kind (a flag, or an option
+    with a value), and the options click requires are the ones the quick path requires."""
+    import click
+
+    from cgledger.cli.app import main as group
+    from cgledger.cli.quick import COMMANDS, LOCAL
+
+    with click.Context(group) as ctx:
+        for name, (values, flags, required) in COMMANDS.items():
+            options = {p.opts[0]: p for p in group.get_command(ctx, name).params if isinstance(p, click.Option)}
+            for opt in LOCAL + values:
+                assert opt in options and not options[opt].is_flag and not options[opt].multiple, (name, opt)
+            for opt in flags:
+                assert opt in options and options[opt].is_flag, (name, opt)
+            assert {o[2:] for o, p in options.items() if p.required} == set(required), name
 
 
 def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
@@ -176,11 +219,16 @@ def test_other_command_lines_go_to_click(sample, tmp_path):
 
 
 def test_the_forms_taken_here():
-    assert parse(["status"]) == ("status", {}, False)
+    assert parse(["status"]) == ("status", {}, frozenset())
     assert parse(["--db", "a.db", "--campaign=CG I", "head", "--json", "--db", "b.db", "--as-of", "20 AM"]) == (
-        "head", {"db": "b.db", "campaign": "CG I", "as-of": "20 AM"}, True)
+        "head", {"db": "b.db", "campaign": "CG I", "as-of": "20 AM"}, {"json"})
     assert parse(["--key-file", "k", "--command-id", "c1", "status"]) == (
-        "status", {"key-file": "k", "command-id": "c1"}, False)
+        "status", {"key-file": "k", "command-id": "c1"}, frozenset())
+    assert parse(["roster", "--csv", "--side=us", "--json"]) == ("roster", {"side": "us"}, {"csv", "json"})
+    assert parse(["dice-stats"]) == ("dice-stats", {}, frozenset())
+    assert parse(["roster"]) is None and parse(["rg-record", "--json"]) is None  # --side is required: click says so
+    assert parse(["history", "--side", "us"]) is None and parse(["status", "--csv"]) is None  # not theirs
+    assert parse(["--side", "us", "roster"]) is None and parse(["roster", "--side", "us", "--side", "german"]) is None
     assert parse(["--as-of", "20 AM", "status"]) is None  # a command's option before its name: click says so
     assert parse(["--db", "a.db", "--db", "b.db", "status"]) is None
     assert parse(["head", "status"]) is None and parse([]) is None and parse(["log"]) is None
@@ -190,7 +238,7 @@ def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sampl
     probe = ("import sys; sys.argv = ['cgledger', '{}']\nfrom cgledger.cli.quick import main\ntry:\n    main()\n"
              "except SystemExit as e:\n    assert not e.code, e.code\n"
              "print(sorted(m for m in ('click', 'eventsourcing', 'psycopg') if m in sys.modules))")
-    for command in ("head", "status", "status"):  # the second status answered from what the first kept
+    for command in ("head", "status", "status", "history", "dice-stats"):  # the second status: what the first kept
         done = subprocess.run([sys.executable, "-c", probe.format(command)], capture_output=True, text=True,
                               timeout=120, env=environment(tmp_path / "state", CGLEDGER_DB=sample))
         assert done.returncode == 0, done.stderr
