@@ -1,7 +1,7 @@
-"""What the books' and the dice's read commands print (issue 24, "start instantly"): `roster`, `rg-record`,
-`history` and `dice-stats`, each answered (LedgerContext.answer: kept per log head) and written as text, CSV or
-JSON, without click. The click commands (cli/books.py, cli/stats.py) and the console script's quick path
-(cli/quick.py) print these very strings."""
+"""What the books', the dice's and the map's read commands print (issue 24, "start instantly"): `roster`,
+`rg-record`, `history`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written
+as text, CSV or JSON, without click. The click commands (cli/books.py, cli/stats.py, cli/mapcmd.py) and the console
+script's quick path (cli/quick.py) print these very strings."""
 
 import csv
 import io
@@ -88,6 +88,41 @@ def dice_stats(obj, side: str | None = None, as_of: str | None = None, as_json: 
                       _stat_line("dr", group["dr"]),
                       "    per table: " + ", ".join(f"{t} {n}" for t, n in group["tables"].items())]
     return _lines(lines + _vasl_lines(stats["vasl"], names))
+
+
+def areas_answer(obj, group: str, as_of: str | None, command: str = "areas") -> dict:
+    """The Map Group's Setup Areas and what their text names, kept per log head (ledger/answers.py); for `map`,
+    {"terrain": True} on a CGS map (drawn from objects, for the side of the key given: not kept as an answer)."""
+    def compute(ledger) -> dict:
+        from cgledger.projections.areas import document
+
+        if command == "map":
+            _state, rules = ledger.state_as_of(obj.campaign)
+            if not any(step.control for step in rules.system.steps):  # CGS: its map is the terrain the firefights left
+                return {"terrain": True}
+        result, rules, _state = ledger.areas_of(obj.campaign, group, as_of)  # a kept view unless as_of (issue 24)
+        return {"areas": document(result, rules, group), "sides": dict(rules.system.sides),
+                "rule": [step.id for step in rules.system.steps if step.control][-1]}  # Setup Area Determination
+
+    return obj.answer(command, (group,), compute, as_of)
+
+
+def areas(obj, group: str, as_of: str | None = None, as_json: bool = False) -> str:
+    """Setup Areas, No Man's Land, Uncontrolled Territory and Isolated Locations of a Map Group (8.605)."""
+    answer = areas_answer(obj, group, as_of)
+    data, sides = answer["areas"], answer["sides"]
+    if as_json:
+        return _json(data)
+    nml = sum(1 for e in data["hexes"] if e[next(iter(sides))] == "nml")
+    lines = [f"Map Group {group}: {len(data['hexes'])} hexes, {nml} No Man's Land"]
+    for side, name in sides.items():
+        areas_text = ", ".join(f"{a} ({len(h)} hexes)" for a, h in data["setup_areas"][side].items()) or "none"
+        isolated = ", ".join(data["isolated"][side]) or "none"
+        lines.append(f"  {name}: Setup Areas {areas_text}; Isolated {isolated}; Current-LVP {data['lvp'][side]} "
+                     f"of {data['lvp_total']}")
+    lines += [f"  {sides[side]} Controls no non-Isolated Strategic Location on {group} ({answer['rule']})"
+              for side in data["no_strategic_location"]]
+    return _lines(lines)
 
 
 def _stat_line(name: str, stats: dict | None) -> str:

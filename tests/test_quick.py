@@ -1,8 +1,8 @@
 """The `cgledger` program's quick path (cli/quick.py, issue 24 "start instantly"): `status`, `head`, `roster`,
-`rg-record`, `history` and `dice-stats` run without click, and print exactly what the click commands print, refusals
-and warnings included; every other command line goes to click. Each form is run both ways as a player runs it (a subprocess), each way on a machine of its own (its
-own state folder: its own marks, views and answers kept), first and again (the second answered from what the first
-kept), and what each printed and its exit status are compared."""
+`rg-record`, `history`, `dice-stats` and `areas` run without click, and print exactly what the click commands print,
+refusals and warnings included; every other command line goes to click. Each form is run both ways as a player runs it
+(a subprocess), each way on a machine of its own (its own state folder: its own marks, views and answers kept), first
+and again (the second answered from what the first kept), and what each printed and its exit status are compared."""
 
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ def test_status_and_head_print_what_click_prints(sample, tmp_path, args):
     ["rg-record", "--side", "us", "--csv", "--json"], ["rg-record", "--side", "german", "--as-of", "19 AM", "--csv"],
     ["history"], ["history", "--json"], ["history", "--as-of", "19 PM"], ["dice-stats"],
     ["dice-stats", "--side", "german", "--json"], ["dice-stats", "--as-of", "20 AM"],
+    ["areas", "--group", "St"], ["areas", "--json", "--group=St", "--as-of", "19 PM"],
 ])
 def test_the_books_and_dice_print_what_click_prints(sample, tmp_path, args):
     """8.6162 roster, 8.6198 RG Purchase Record, the story and the dice: text, CSV and JSON, as of a CG Date."""
@@ -88,6 +89,7 @@ def test_the_books_and_dice_print_what_click_prints(sample, tmp_path, args):
 @pytest.mark.parametrize("args, says", [
     (["roster", "--side", "british"], "british"), (["dice-stats", "--side", "allied"], "allied"),
     (["history", "--as-of", "32 AM"], "8.6121"), (["rg-record", "--side", "us", "--as-of", "Spring"], "8.6121"),
+    (["areas", "--group", "Zz"], "Zz"),
 ])
 def test_the_books_refuse_as_click_refuses(sample, tmp_path, args, says):
     before = what_is_stored(sample)
