@@ -1,5 +1,5 @@
-"""The campaign's books: `roster`, `rg-record`, `history`, `report`, `final`. What the first three print is
-cli/readtext.py's (the console script's quick path prints the same without click)."""
+"""The campaign's books: `roster`, `rg-record`, `history`, `report`, `final`. What the first four print and write
+is cli/readtext.py's (the console script's quick path prints the same without click)."""
 
 from __future__ import annotations
 
@@ -52,13 +52,7 @@ def history(obj, as_of: str | None, as_json: bool) -> None:
 @common
 def report(obj, html_file: Path, as_of: str | None) -> None:
     """Write the campaign's story as one self-contained HTML page (history, rosters, RG records, LVP chart)."""
-    def compute(ledger) -> dict:
-        from cgledger.projections.report import render_html
-
-        return {"html": render_html(ledger.history_of(obj.campaign, as_of)[0])}
-
-    html_file.write_text(obj.answer("report", (), compute, as_of)["html"], encoding="utf-8")  # kept per log head
-    click.echo(f"report written to {html_file}")
+    click.echo(readtext.report(obj, html_file, as_of), nl=False)
 
 
 @main.command()

@@ -1,4 +1,5 @@
-"""The map: `control`, `hq`, `areas`, `map` (8.605-8.6057). What `areas` prints is cli/readtext.py's."""
+"""The map: `control`, `hq`, `areas`, `map` (8.605-8.6057). What `areas` and `map` print and write is
+cli/readtext.py's."""
 
 from __future__ import annotations
 
@@ -59,17 +60,4 @@ def areas(obj, group: str, as_of: str | None, as_json: bool) -> None:
 def map_command(obj, group: str, svg_file: Path, as_of: str | None) -> None:
     """Draw the Map Group as hexes: Strategic Locations outlined, No Man's Land yellow, Setup Areas, Isolated (a CGS
     map: its terrain, fortifications and Mouseholes, as `terrain --svg` draws it for the side of the key given)."""
-    from cgledger.projections.mapsvg import map_svg
-
-    answer = readtext.areas_answer(obj, group, as_of, "map")
-    result, rules = obj.ledger().terrain(obj.campaign, group, as_of) if answer.get("terrain") else (None, None)
-    if result is not None:
-        from cgledger.projections.terrainsvg import terrain_svg
-
-        svg_file.write_text(terrain_svg(result, f"{group} map" + (f" as of {as_of}" if as_of else ""),
-                                        rules.system.sides), encoding="utf-8")
-        click.echo(f"map written to {svg_file}")
-        return
-    svg_file.write_text(map_svg(answer["areas"], f"{group} Map Group" + (f" as of {as_of}" if as_of else "")),
-                        encoding="utf-8")
-    click.echo(f"map written to {svg_file}")
+    click.echo(readtext.map_file(obj, group, svg_file, as_of), nl=False)

@@ -1,18 +1,18 @@
 """The `cgledger` program (issue 24, "start instantly"): `status`, `head` and the books', dice's and map's reads
-(`roster`, `rg-record`, `history`, `dice-stats`, `areas`) run here without click, whose import alone costs about what
-Python's own start-up does; every other command line goes to the click group (cli/app.py).
+(`roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`) run here without click, whose import alone
+costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
 
 Taken here, and only exactly these: `[--db PATH] [--campaign NAME] [--key-file FILE] [--command-id ID] COMMAND [--db
 PATH] [--campaign NAME] [--as-of DATE]` and the command's own options and flags as COMMANDS lists them (`roster --side
 SIDE [--json] [--csv]`), each option and flag at most once in its place, an option as `--opt VALUE` or `--opt=VALUE`, no
-value empty or starting with `-`, a required option given; anything else (`--help`, `--seed`, a typo) is click's, which
-says what is wrong. The environment is read as click reads it (CGLEDGER_DB, CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE,
-CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset). Each command runs the very code its click command runs
-(LedgerContext.answer, `head_fingerprint`, render_status, cli/readtext.py, answers.dumps for `--json`, which writes what
-msgspec writes), prints the same lines, and says what goes wrong as the click group does (context.refusal_line,
-lost_line, file_line: `Error: ` and one line on stderr, exit 1; the notices after the answer on stderr).
-tests/test_quick.py runs every form both ways and compares what each prints, and checks COMMANDS against the click
-commands' own options."""
+value empty or starting with `-`, a required option given, no file to write that is a folder; anything else (`--help`,
+`--seed`, a typo) is click's, which says what is wrong. The environment is read as click reads it (CGLEDGER_DB,
+CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset). Each command runs
+the very code its click command runs (LedgerContext.answer, `head_fingerprint`, render_status, cli/readtext.py,
+answers.dumps for `--json`, which writes what msgspec writes), prints the same lines, and says what goes wrong as the
+click group does (context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1; the notices
+after the answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints, and checks
+COMMANDS against the click commands' own options."""
 
 from __future__ import annotations
 
@@ -29,7 +29,10 @@ COMMANDS = {  # command: (its own options that take a value, its flags, the opti
     "history": ((), ("--json",), ()),
     "dice-stats": (("--side",), ("--json",), ()),
     "areas": (("--group",), ("--json",), ("group",)),
+    "map": (("--group", "--svg"), (), ("group", "svg")),
+    "report": (("--html",), (), ("html",)),
 }
+FILES = ("--svg", "--html")  # files written: one that names a folder is click's to refuse (click.Path(dir_okay=False))
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
@@ -48,7 +51,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
             if not equals:
                 value = next(args, "")
             place = (command is not None, name)
-            if not value or value.startswith("-") or place in seen:
+            if not value or value.startswith("-") or place in seen or (name in FILES and os.path.isdir(value)):
                 return None
             seen.add(place)
             given[name[2:]] = value  # after the command name it wins, as `common` lets it
@@ -111,6 +114,10 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
                     out = readtext.dice_stats(obj, given.get("side"), as_of, as_json)
                 elif command == "areas":
                     out = readtext.areas(obj, given["group"], as_of, as_json)
+                elif command == "map":
+                    out = readtext.map_file(obj, given["group"], given["svg"], as_of)
+                elif command == "report":
+                    out = readtext.report(obj, given["html"], as_of)
                 else:
                     read = readtext.roster if command == "roster" else readtext.rg_record
                     out = read(obj, given["side"], as_of, as_json, "csv" in flags)

@@ -1,6 +1,6 @@
 """What the books', the dice's and the map's read commands print (issue 24, "start instantly"): `roster`,
 `rg-record`, `history`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written
-as text, CSV or JSON, without click. The click commands (cli/books.py, cli/stats.py, cli/mapcmd.py) and the console
+as text, CSV or JSON, and the files `map` and `report` write, without click. The click commands (cli/books.py, cli/stats.py, cli/mapcmd.py) and the console
 script's quick path (cli/quick.py) print these very strings."""
 
 import csv
@@ -123,6 +123,39 @@ def areas(obj, group: str, as_of: str | None = None, as_json: bool = False) -> s
     lines += [f"  {sides[side]} Controls no non-Isolated Strategic Location on {group} ({answer['rule']})"
               for side in data["no_strategic_location"]]
     return _lines(lines)
+
+
+def map_file(obj, group: str, svg_file, as_of: str | None = None) -> str:
+    """The Map Group drawn into an SVG file (a CGS map: its terrain, as `terrain --svg` draws it); the line said."""
+    from pathlib import Path
+
+    svg_file = Path(svg_file)
+    title = f" as of {as_of}" if as_of else ""
+    answer = areas_answer(obj, group, as_of, "map")
+    if answer.get("terrain"):
+        from cgledger.projections.terrainsvg import terrain_svg
+
+        result, rules = obj.ledger().terrain(obj.campaign, group, as_of)
+        svg_file.write_text(terrain_svg(result, f"{group} map{title}", rules.system.sides), encoding="utf-8")
+    else:
+        from cgledger.projections.mapsvg import map_svg
+
+        svg_file.write_text(map_svg(answer["areas"], f"{group} Map Group{title}"), encoding="utf-8")
+    return _lines([f"map written to {svg_file}"])
+
+
+def report(obj, html_file, as_of: str | None = None) -> str:
+    """The campaign's story written as one self-contained HTML page; the line said."""
+    from pathlib import Path
+
+    def compute(ledger) -> dict:
+        from cgledger.projections.report import render_html
+
+        return {"html": render_html(ledger.history_of(obj.campaign, as_of)[0])}
+
+    html_file = Path(html_file)
+    html_file.write_text(obj.answer("report", (), compute, as_of)["html"], encoding="utf-8")  # kept per log head
+    return _lines([f"report written to {html_file}"])
 
 
 def _stat_line(name: str, stats: dict | None) -> str:

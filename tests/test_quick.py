@@ -1,8 +1,9 @@
 """The `cgledger` program's quick path (cli/quick.py, issue 24 "start instantly"): `status`, `head`, `roster`,
-`rg-record`, `history`, `dice-stats` and `areas` run without click, and print exactly what the click commands print,
-refusals and warnings included; every other command line goes to click. Each form is run both ways as a player runs it
-(a subprocess), each way on a machine of its own (its own state folder: its own marks, views and answers kept), first
-and again (the second answered from what the first kept), and what each printed and its exit status are compared."""
+`rg-record`, `history`, `dice-stats`, `areas`, `map` and `report` run without click, and print (and write) exactly what
+the click commands print, refusals and warnings included; every other command line goes to click. Each form is run both
+ways as a player runs it (a subprocess), each way on a machine of its own (its own state folder: its own marks, views
+and answers kept), first and again (the second answered from what the first kept), and what each printed and its exit
+status are compared."""
 
 from __future__ import annotations
 
@@ -86,10 +87,40 @@ def test_the_books_and_dice_print_what_click_prints(sample, tmp_path, args):
     assert again[:2] == (0, first)
 
 
+@pytest.mark.parametrize("args", [
+    ["map", "--group", "St", "--svg", "out/st.svg"], ["map", "--svg=./out//st.svg", "--group", "St", "--as-of", "19 PM"],
+    ["report", "--html", "out/report.html"], ["report", "--as-of", "19 PM", "--html=out/report.html"],
+])
+def test_the_map_and_the_report_write_what_click_writes(sample, tmp_path, args):
+    """8.605's map as SVG and the story as HTML: the same file and the same line both ways."""
+    (tmp_path / "out").mkdir()
+    written = tmp_path / "out" / ("st.svg" if args[0] == "map" else "report.html")
+    files = {}
+    for way, code in (("quick", QUICK), ("click", CLICK)):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
+                              env=environment(tmp_path / f"state-{way}", CGLEDGER_DB=sample), timeout=120)
+        files[way] = (done.returncode, done.stdout, done.stderr, written.read_text(encoding="utf-8"))
+        written.unlink()
+    assert files["quick"] == files["click"]
+    said = "map written to out/st.svg" if args[0] == "map" else "report written to out/report.html"
+    assert files["quick"][:2] == (0, said + "\n") and files["quick"][3].strip()
+
+
+def test_a_file_that_cannot_be_written_is_said_as_click_says_it(sample, tmp_path):
+    """A folder that does not exist: one line, exit 1; a folder given as the file: click's own refusal."""
+    (tmp_path / "a-folder.svg").mkdir()
+    for args in (["map", "--group", "St", "--svg", "no-such-folder/st.svg"], ["report", "--html", "nowhere/r.html"],
+                 ["map", "--group", "St", "--svg", "a-folder.svg"]):
+        (code, out, err), = both(tmp_path, args, runs=1, CGLEDGER_DB=sample)
+        assert code != 0 and out == "" and err.strip(), args
+    assert parse(["map", "--group", "St", "--svg", str(tmp_path / "a-folder.svg")]) is None
+
+
 @pytest.mark.parametrize("args, says", [
     (["roster", "--side", "british"], "british"), (["dice-stats", "--side", "allied"], "allied"),
     (["history", "--as-of", "32 AM"], "8.6121"), (["rg-record", "--side", "us", "--as-of", "Spring"], "8.6121"),
-    (["areas", "--group", "Zz"], "Zz"),
+    (["areas", "--group", "Zz"], "Zz"), (["map", "--group", "Zz", "--svg", "zz.svg"], "Zz"),
+    (["report", "--html", "r.html", "--as-of", "19 XM"], "8.6121"),
 ])
 def test_the_books_refuse_as_click_refuses(sample, tmp_path, args, says):
     before = what_is_stored(sample)
