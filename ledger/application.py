@@ -1014,13 +1014,17 @@ class CampaignLedger:
     # ---- reads ----------------------------------------------------------------------------------
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
+        from .envelope import read_logged
+
         cid = campaign_id(self.resolve_name(name))
+        plain = not self.mapper.cipher and not self.mapper.compressor  # the stored bytes are the envelope itself
         logged: list[Logged] = []
         after = None
         with collector_paused():
             while True:  # a page of stored rows at a time: the whole log's rows and its decoded events are never all
                 rows = self._page(cid, after, self.READ_PAGE)  # held at once (memory)
-                logged.extend(self.loader.logged(stored) for stored in rows)
+                logged += [read_logged(s.originator_version, s.topic, s.state) for s in rows] if plain else \
+                    [self.loader.logged(stored) for stored in rows]
                 if len(rows) < self.READ_PAGE:
                     return logged
                 after = rows[-1].originator_version
