@@ -64,8 +64,12 @@ def render_status(status: dict) -> str:
         left = status["attack_chits_left"]
         lines.append("Attack Chits left: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in left.items()))
     for side, count in status.get("secret_purchases", {}).items():
-        lines.append(f"secret: the {names.get(side, side)} side bought {count} RG in secret (8.619): its CPP above "
-                     "is before them")
+        if side == status.get("own_secrets"):  # the buyer, its key given: its CPP above counts what it bought
+            lines.append(f"secret: you bought {count} RG in secret (8.619): your CPP above counts them; the other side "
+                         "sees your CPP before them")
+        else:
+            lines.append(f"secret: the {names.get(side, side)} side bought {count} RG in secret (8.619): its CPP "
+                         "above is before them")
     if status["flags"]:
         lines.append(f"in effect: {', '.join(status['flags'])}")
     return "\n".join(lines)

@@ -571,6 +571,7 @@ class CampaignLedger:
             "random_weather": state.options.get("random_weather", False),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
+            "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
             "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
             # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
             "proposal": takeback.view(state, rules, self.keyring.opens(state) if as_of is None and self.keyring.material

@@ -78,7 +78,10 @@ def test_a_secret_purchase_shows_the_other_side_only_that_one_rg_was_bought(tabl
     seen = us.json("status")
     assert seen["secret_purchases"] == {"german": 1} and seen["cpp"]["german"] == before
     assert german.json("status")["cpp"]["german"] == before - 2
-    assert "the German side bought 1 RG in secret (8.619)" in us.ok("status").stdout
+    assert "the German side bought 1 RG in secret (8.619): its CPP above is before them" in us.ok("status").stdout
+    said = german.ok("status").stdout  # to its buyer: its own purchase, counted in its own CPP
+    assert "you bought 1 RG in secret (8.619): your CPP above counts them" in said and "German side bought" not in said
+    assert german.json("status")["own_secrets"] == "german" and us.json("status")["own_secrets"] == "us"
     report = audit(anyone)
     assert report["clean"] and any("RG bought in secret on 21 AM was never revealed" in p["what"]
                                    for p in report["pending"])
