@@ -1,10 +1,7 @@
-"""What the books', the dice's and the map's read commands print (issue 24, "start instantly"): `roster`,
-`rg-record`, `history`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written
-as text, CSV or JSON, and the files `map` and `report` write, without click. The click commands (cli/books.py, cli/stats.py, cli/mapcmd.py) and the console
-script's quick path (cli/quick.py) print these very strings."""
-
-import csv
-import io
+"""What the books', the dice's and the map's read commands print (issue 24, "start instantly"): `roster`, `rg-record`,
+`history`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written as text, CSV or
+JSON, and the files `map` and `report` write, without click. The click commands (cli/books.py, cli/stats.py,
+cli/mapcmd.py) and the console script's quick path (cli/quick.py) print these very strings."""
 
 ROSTER = [("date", "Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"), ("spent", "Spent"),
           ("left", "Left"), ("rg", "RG"), ("lvp", "LVP"), ("cg_lvp", "CG-LVP"), ("win", "Win"),
@@ -203,6 +200,9 @@ def _vasl_lines(vasl: dict, names: dict) -> list[str]:
 
 
 def csv_text(rows: list[dict]) -> str:
+    import csv
+    import io
+
     out = io.StringIO()
     if rows:
         writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")

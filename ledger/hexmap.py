@@ -32,8 +32,14 @@ class Hex(NamedTuple):  # a tuple: hashed, compared and ordered in C (every Setu
     row: int
 
     def __str__(self) -> str:
-        separator = "" if len(self.group) == 2 and self.group[1].islower() else "-"
-        return f"{self.group}{separator}{column_label(self.column)}{self.row}"
+        return _hex_name(self.group, self.column, self.row)
+
+
+@cache
+def _hex_name(group: str, column: int, row: int) -> str:
+    """'StJ19', 'DTW-P5': worked out once per hex (every map's document names each hex again)."""
+    separator = "" if len(group) == 2 and group[1].islower() else "-"
+    return f"{group}{separator}{column_label(column)}{row}"
 
 
 class Location(NamedTuple):
