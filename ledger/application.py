@@ -29,7 +29,7 @@ secrets = lazy.module("cgledger.ledger.decide.secrets")
 cmd = lazy.module("cgledger.ledger.decide.commands")
 hiddenmod = lazy.module("cgledger.ledger.hidden")
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
-from .events import DiceRolled, Fact, SideKeyRegistered
+from .events import Fact, SideKeyRegistered
 from .keyring import Keyring
 from .logged import Logged
 from .loading import Loader
@@ -44,7 +44,7 @@ from .keptreads import KeptReads, as_stored
 from .reading import PostgresRows, SqliteRows, collector_paused, light_rows
 from .envelope import decode_envelope
 from .reading import pick_name, started_names
-from .rules import Resolution, parse_declared
+from .rules import parse_declared
 from . import timeline
 from . import store
 from .store import (

@@ -28,10 +28,13 @@ def voided_actions(logged) -> set[int]:
     return voided
 
 
+def in_force(fact, voided: set[int]) -> bool:
+    """Whether an event is in force: readable, no undo or rewind itself, of an action none of `voided`."""
+    return fact is not None and not isinstance(fact, _VOIDING) and (
+        not voided or getattr(fact, "action", None) not in voided)
+
+
 def live(logged) -> list:
     """The events of actions still in force (undo and rewind events themselves excluded)."""
     voided = voided_actions(logged)
-    if not voided:  # the common log: only the undo and rewind events themselves (none) and unreadable ones drop out
-        return [e for e in logged if e.fact is not None and not isinstance(e.fact, _VOIDING)]
-    return [e for e in logged if e.fact is not None and not isinstance(e.fact, _VOIDING)
-            and getattr(e.fact, "action", None) not in voided]
+    return [e for e in logged if in_force(e.fact, voided)]

@@ -33,7 +33,7 @@ from cgledger.ledger.events import (
     Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, StepOpened,
     TakeBackProposed, VaslLogImported,
 )
-from cgledger.ledger.inforce import voided_actions, voided_by
+from cgledger.ledger.inforce import in_force, voided_actions
 from cgledger.ledger.timeline import ends_reph
 
 from . import areas, dice_stats, history, rg_record, roster
@@ -100,13 +100,8 @@ class Whole:
     def in_force(self, start: int, stop: int) -> list:
         """The events in force (as `advance` folds them) among logged[start:stop]."""
         if self._in_force is None:
-            voided, at = self.voided, []
-            for i, event in enumerate(self.logged):
-                fact = event.fact
-                if fact is None or type(fact) in _VOIDING or (voided and getattr(fact, "action", None) in voided):
-                    continue
-                at.append(i)
-            self._in_force = at
+            voided = self.voided
+            self._in_force = [i for i, event in enumerate(self.logged) if in_force(event.fact, voided)]
         logged, at = self.logged, self._in_force
         return [logged[i] for i in at[bisect_left(at, start):bisect_left(at, stop)]]
 
@@ -115,9 +110,6 @@ class Whole:
         if (start, stop) not in self._actions:
             self._actions[start, stop] = _last_action(self.logged[start:stop])
         return self._actions[start, stop]
-
-
-_VOIDING = (ActionUndone, Rewound)  # inforce.voided_by: an undo or a rewind is itself no event in force
 
 
 def _last_action(logged) -> int:
@@ -183,8 +175,7 @@ def advance(name: str, view: dict[str, Any], logged, rules, what: dict[int, str]
     if name == "story":
         return history.resume(view, logged, rules, what)
     voided = set(view["voided"])
-    return _fold_in_force(name, view, [e for e in logged if e.fact is not None and voided_by(e.fact) is None
-                                       and getattr(e.fact, "action", None) not in voided], rules)
+    return _fold_in_force(name, view, [e for e in logged if in_force(e.fact, voided)], rules)
 
 
 def _fold_in_force(name: str, view: dict[str, Any], in_force: list, rules) -> dict[str, Any]:
