@@ -33,7 +33,6 @@ is kept: every read runs in full, as before."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from functools import cache
@@ -41,6 +40,7 @@ from json.encoder import encode_basestring as _text  # C: escapes as msgspec doe
 from pathlib import Path
 
 from . import machine
+from .sha import sha256
 
 FORMAT = "cgledger-answer-1"
 KEEP = 32  # answers kept per database (each command and options one file, replaced as the log grows)
@@ -57,7 +57,7 @@ def code_digest() -> str:
     projections/ and cli/ by name, size and time (not read: cheap), and this Python."""
     import sys
 
-    digest = hashlib.sha256(f"{FORMAT}\x00{sys.version}".encode())
+    digest = sha256(f"{FORMAT}\x00{sys.version}".encode())
     for top in ("ledger", "projections", "cli"):
         for path, dirs, files in os.walk(ROOT / top):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -83,8 +83,8 @@ class Ticket:
         self.db, self.selection, self.head = db, selection, head
         asked = json.dumps([selection, command, list(options), _settings()])
         self.parts = (FORMAT, self.where, asked, *head, code_digest())
-        self.path = (folder() / hashlib.sha256(self.where.encode()).hexdigest()[:32]
-                     / f"{hashlib.sha256(asked.encode()).hexdigest()[:40]}.answer")
+        self.path = (folder() / sha256(self.where.encode()).hexdigest()[:32]
+                     / f"{sha256(asked.encode()).hexdigest()[:40]}.answer")
 
     def lookup(self):
         """The data kept for exactly this key, or None (missing, another head, another machine's, edited, or the

@@ -11,6 +11,7 @@ for the same item after the first was undone.
 from __future__ import annotations
 
 import copy
+import hashlib  # noqa: F401 - loaded: every event's digest through OpenSSL (ledger/sha.py)
 import sys
 from collections import deque
 from dataclasses import dataclass

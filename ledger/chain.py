@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 from datetime import datetime, timezone
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import NAMESPACE_URL, UUID
 
 import msgspec
 
 from .errors import DatabaseError
 from .events import Fact
+from .sha import sha256, uuid5
 
 GENESIS = "0" * 64
 _encoder = msgspec.json.Encoder()
@@ -42,7 +42,7 @@ def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact
     else:
         payload = _encoder.encode((f"cgledger/{form}", str(campaign_id), version, iso_utc(timestamp), prev, topic,
                                    author, command, _without_defaults(fact)))
-    return hashlib.sha256(payload).hexdigest()
+    return sha256(payload).hexdigest()
 
 
 def _without_defaults(fact: Fact) -> dict:
@@ -111,5 +111,5 @@ def checked_fingerprint(cid: UUID, last) -> str:
 
 def key_fingerprint(public: str) -> str:
     """A public key short enough to read out: the first 16 hex digits of its SHA-256, in groups of four."""
-    short = hashlib.sha256(bytes.fromhex(public)).hexdigest()[:16]
+    short = sha256(bytes.fromhex(public)).hexdigest()[:16]
     return " ".join(short[i:i + 4] for i in range(0, 16, 4))

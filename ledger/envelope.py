@@ -2,13 +2,13 @@
 with this and sqlite3, without loading the event-sourcing library (ledger/reading.py)."""
 
 
-import hashlib
 from datetime import datetime
 
 import msgspec
 
 from .events import TAGS, AnyFact
 from .logged import Logged
+from .sha import sha256
 
 
 class Envelope(msgspec.Struct, frozen=True):
@@ -32,7 +32,7 @@ class SnapshotState(msgspec.Struct, frozen=True):
 
 def snapshot_seal(head: str, state: bytes) -> str:
     """What a snapshot must hash to: an edit that does not recompute it is caught on load."""
-    return hashlib.sha256(b"cgledger snapshot:" + head.encode() + b":" + bytes(state)).hexdigest()
+    return sha256(b"cgledger snapshot:" + head.encode() + b":" + bytes(state)).hexdigest()
 
 
 def read_snapshot(data: bytes) -> SnapshotState:

@@ -7,9 +7,9 @@ Pure functions; the seed is sealed with the side's key by the keyring."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
+
+from .sha import hmac_sha256, sha256
 
 LENGTH = 10_000  # values per chain: fair rolls a side can make (and answer) before its ledger commits the next one
 CHAINS = ("roll", "answer")
@@ -20,12 +20,12 @@ def new_seed() -> bytes:
 
 
 def _start(seed: bytes, chain: str) -> bytes:
-    return hmac.new(seed, f"cgledger fair chain:{chain}".encode(), hashlib.sha256).digest()
+    return hmac_sha256(seed, f"cgledger fair chain:{chain}".encode())
 
 
 def _hash(value: bytes, times: int) -> bytes:
     for _ in range(times):
-        value = hashlib.sha256(value).digest()
+        value = sha256(value).digest()
     return value
 
 
@@ -63,7 +63,7 @@ def reaches(text: str, target: str, times: int) -> bool:
     for _ in range(times + 1):
         if value == goal:
             return True
-        value = hashlib.sha256(value).digest()
+        value = sha256(value).digest()
     return False
 
 
@@ -84,7 +84,7 @@ def sample(key: bytes, label: str, die: str) -> tuple[int, ...]:
     while len(out) < count:
         if not stream:
             counter += 1
-            stream = hmac.new(key, f"{label}:{counter}".encode(), hashlib.sha256).digest()
+            stream = hmac_sha256(key, f"{label}:{counter}".encode())
         byte, stream = stream[0], stream[1:]
         if byte < 256 - 256 % span:
             out.append(low + byte % span)

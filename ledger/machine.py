@@ -7,12 +7,12 @@ is sealed and every check is made again, as before."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 from functools import cache
 from pathlib import Path
+
+from .sha import hmac_sha256, same
 
 SIZE = 32
 
@@ -58,13 +58,13 @@ def _message(parts) -> bytes:
 def seal(*parts) -> str | None:
     """HMAC-SHA-256 of the parts under this machine's secret (None: no secret, so nothing is sealed)."""
     key = secret()
-    return hmac.new(key, _message(parts), hashlib.sha256).hexdigest() if key else None
+    return hmac_sha256(key, _message(parts)).hex() if key else None
 
 
 def sealed(value, *parts) -> bool:
     """Whether `value` is this machine's seal of the parts."""
     expected = seal(*parts)
-    return bool(expected) and isinstance(value, str) and hmac.compare_digest(value, expected)
+    return bool(expected) and isinstance(value, str) and same(value, expected)
 
 
 def read_json(path: Path) -> dict:

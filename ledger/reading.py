@@ -7,15 +7,15 @@ cipher or compressor is read there. `stored_head` reads the campaign's last stor
 from __future__ import annotations
 
 import gc
-import hashlib
 import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, NamedTuple
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import NAMESPACE_URL, UUID
 
 from .errors import CampaignNotFound, DatabaseError, LedgerError
+from .sha import sha256, uuid5
 from .store import FORMAT, META_TABLE, check_sqlite, is_postgres
 
 
@@ -427,9 +427,9 @@ def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
 
 
 def _head_of(started: list, name: str | None, last_row, last_snapshot) -> StoredHead | None:
-    campaigns = hashlib.sha256()
+    campaigns = sha256()
     for originator_id, version, state in started:
-        campaigns.update(f"{originator_id}\x00{version}\x00{hashlib.sha256(bytes(state)).hexdigest()}\x00".encode())
+        campaigns.update(f"{originator_id}\x00{version}\x00{sha256(bytes(state)).hexdigest()}\x00".encode())
     if name is not None:
         cid = uuid5(NAMESPACE_URL, f"cgledger:campaign:{name}")  # as chain.campaign_id (not imported: msgspec)
     else:
@@ -441,10 +441,22 @@ def _head_of(started: list, name: str | None, last_row, last_snapshot) -> Stored
     if row is None:
         return None
     version, topic, state = row
-    digest = hashlib.sha256(f"{version}\x00{topic}\x00".encode() + bytes(state)).hexdigest()
+    digest = sha256(f"{version}\x00{topic}\x00".encode() + bytes(state)).hexdigest()
     snap = last_snapshot(cid)
-    snapshot = hashlib.sha256(f"{snap[0]}\x00".encode() + bytes(snap[1])).hexdigest() if snap else ""
+    snapshot = _snapshot_digest(int(snap[0]), bytes(snap[1])) if snap else ""
     return StoredHead(cid, int(version), digest, campaigns.hexdigest(), snapshot)
+
+
+_last_snapshot: list = [(None, b"", "")]  # the last snapshot hashed: a read asks again for it as it keeps its answer
+
+
+def _snapshot_digest(version: int, state: bytes) -> str:
+    """The digest of a stored snapshot row; the same bytes as last time are not hashed again (compared: a snapshot of
+    a long CG Date is large)."""
+    last = _last_snapshot[0]  # one tuple: threads (`serve`) each see a whole one
+    if last[0] != version or last[1] != state:
+        last = _last_snapshot[0] = version, state, sha256(f"{version}\x00".encode() + state).hexdigest()
+    return last[2]
 
 
 @contextmanager

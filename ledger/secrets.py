@@ -5,16 +5,15 @@ or a key file, stretched with scrypt (a salt per side, stored in the log with a 
 the key). Uses the `cryptography` package's Fernet (AES-128-CBC with HMAC-SHA256)."""
 
 
-import base64
 import functools
-import hashlib
-import hmac
 import os
+from base64 import urlsafe_b64decode, urlsafe_b64encode
 
 import msgspec
 
 from .errors import BadInput
 from .events import DiceRolled, FortificationPlaced, RGPurchased
+from .sha import hmac_sha256, sha256
 
 _CHECK = b"cgledger side key check"
 
@@ -40,7 +39,7 @@ def derive_key(material: bytes, salt: str) -> bytes:
     from cryptography.hazmat.primitives.kdf.scrypt import Scrypt  # here: reads that open no key never load it
 
     raw = Scrypt(salt=bytes.fromhex(salt), length=32, n=2**14, r=8, p=1).derive(material)
-    return base64.urlsafe_b64encode(raw)
+    return urlsafe_b64encode(raw)
 
 
 # ---- signing: each side's Ed25519 key, from the same stretched key (never from the passphrase directly) ----
@@ -91,7 +90,7 @@ def signing_key(key: bytes):
     """The side's Ed25519 private key, derived from its stretched key (ledger/secrets.derive_key)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    seed = hmac.new(base64.urlsafe_b64decode(key), _SIGNING, hashlib.sha256).digest()
+    seed = hmac_sha256(urlsafe_b64decode(key), _SIGNING)
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 
@@ -124,12 +123,12 @@ def verify(public: str, digest: str, signature: str) -> bool:
 
 
 def key_check(key: bytes) -> str:
-    return hmac.new(key, _CHECK, hashlib.sha256).hexdigest()
+    return hmac_sha256(key, _CHECK).hex()
 
 
 def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased, salt: str) -> str:
     """What both sides see now and check later: the hash of the whole roll (or placement) and a salt."""
-    return hashlib.sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
+    return sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
 
 
 def _encrypt(key: bytes, record: msgspec.Struct) -> str:
@@ -201,17 +200,16 @@ SHARES = 1000  # fair rolls the other side can make before a side publishes more
 def fair_seed(key: bytes, campaign: str, side: str) -> bytes:
     """A side's seed, derived from its stretched key (scrypt of its passphrase: never the passphrase itself, whose
     plain hash would let the other side guess it offline)."""
-    return hmac.new(base64.urlsafe_b64decode(key), f"cgledger fair seed:{campaign}:{side}".encode(),
-                    hashlib.sha256).digest()
+    return hmac_sha256(urlsafe_b64decode(key), f"cgledger fair seed:{campaign}:{side}".encode())
 
 
 def seed_commitment(seed: bytes) -> str:
-    return hashlib.sha256(seed).hexdigest()
+    return sha256(seed).hexdigest()
 
 
 def share(seed: bytes, campaign: str, side: str, n: int) -> str:
     """The part of `side`'s n-th fair roll that the *other* side's seed contributes (published in advance)."""
-    return hmac.new(seed, f"share:{campaign}:{side}:{n}".encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac_sha256(seed, f"share:{campaign}:{side}:{n}".encode()).hex()[:32]
 
 
 def fair_faces(seed: bytes, other_share: str, campaign: str, side: str, n: int, die: str) -> tuple[int, ...]:

@@ -17,12 +17,12 @@ projections/kept.py."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from functools import cache
 from pathlib import Path
 
 from . import machine
+from .sha import sha256
 
 FORMAT = "cgledger-view-1"
 
@@ -44,7 +44,7 @@ def code_digest(*modules: str) -> str:
 
     from . import rules as rulesmod
 
-    digest = hashlib.sha256(FORMAT.encode())
+    digest = sha256(FORMAT.encode())
     for name in modules:
         module = importlib.import_module(name)
         with open(module.__file__, "rb") as file:
@@ -56,14 +56,14 @@ def code_digest(*modules: str) -> str:
 
 
 def rules_key(system: str, overrides, code: str) -> str:
-    digest = hashlib.sha256(f"{system}\x00{code}".encode())
+    digest = sha256(f"{system}\x00{code}".encode())
     for name, text in overrides:
         digest.update(b"\x00" + name.encode() + b"\x00" + text.encode())
     return digest.hexdigest()
 
 
 def path_of(parts: tuple) -> Path:
-    name = hashlib.sha256("\x00".join(map(str, parts)).encode()).hexdigest()[:40]
+    name = sha256("\x00".join(map(str, parts)).encode()).hexdigest()[:40]
     return folder() / f"{name}.view"
 
 

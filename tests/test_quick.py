@@ -268,9 +268,11 @@ def test_the_forms_taken_here():
 
 
 def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sample, tmp_path):
+    """Nor OpenSSL's hashlib (ledger/sha.py) nor typing_extensions (`lean_msgspec`): each ~3-7 ms of a read's start."""
     probe = ("import sys; sys.argv = ['cgledger', '{}']\nfrom cgledger.cli.quick import main\ntry:\n    main()\n"
              "except SystemExit as e:\n    assert not e.code, e.code\n"
-             "print(sorted(m for m in ('click', 'eventsourcing', 'psycopg') if m in sys.modules))")
+             "print(sorted(m for m in ('click', 'eventsourcing', 'psycopg', '_hashlib', 'typing_extensions', 'inspect')"
+             " if m in sys.modules))")
     for command in ("head", "status", "status", "history", "dice-stats"):  # the second status: what the first kept
         done = subprocess.run([sys.executable, "-c", probe.format(command)], capture_output=True, text=True,
                               timeout=120, env=environment(tmp_path / "state", CGLEDGER_DB=sample))

@@ -5,18 +5,18 @@ change its chit after seeing the other's. Pure decisions, re-run by the audit.""
 
 from __future__ import annotations
 
-import hashlib
 
 from ..errors import BadInput
 from ..events import ChitRevealed, ChitSealed
 from ..evolve import CampaignState
 from ..rules import Rules
+from ..sha import sha256
 from . import steps
 from .steps import choices, left, limits, sealed_play  # noqa: F401 - the Attack Chits, with Initiative (steps.py)
 
 
 def commitment(side: str, chit: str, salt: str) -> str:
-    return hashlib.sha256(f"cgledger chit:{side}:{chit}:{salt}".encode()).hexdigest()
+    return sha256(f"cgledger chit:{side}:{chit}:{salt}".encode()).hexdigest()
 
 
 def check_chit(state: CampaignState, rules: Rules, side: str, chit: str) -> str:

@@ -16,7 +16,6 @@ a refusal is always the parse's own. At most KEEP files are kept: the oldest go 
 
 
 import functools
-import hashlib
 import os
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import msgspec
 
 from .schema import SystemFile, TablesFile
+from ..sha import sha256
 
 FORMAT = 1
 KEEP = 64  # cache files kept (each ~75 KB for KGP): every new set of overrides adds one
@@ -46,15 +46,15 @@ def _code() -> str:
     """What a parse's result depends on besides its sources: the schema it decodes into, the decoders, and the
     checks it passed (engine.py: a parse read back is not checked again, so a new check makes a new key)."""
     code = b"".join((Path(__file__).parent / name).read_bytes() for name in ("schema.py", "engine.py"))
-    return f"{FORMAT}:{hashlib.sha256(code).hexdigest()}:{msgspec.__version__}:{sys.version}"
+    return f"{FORMAT}:{sha256(code).hexdigest()}:{msgspec.__version__}:{sys.version}"
 
 
 def key(system: str, shipped: list[tuple[str, bytes]], overrides: tuple[tuple[str, str], ...]) -> str:
     manifest = msgspec.json.encode([_code(), system,
-                                    [[name, hashlib.sha256(data).hexdigest()] for name, data in shipped],
-                                    [[name, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()]
+                                    [[name, sha256(data).hexdigest()] for name, data in shipped],
+                                    [[name, sha256(text.encode("utf-8", "surrogatepass")).hexdigest()]
                                      for name, text in overrides]])
-    return hashlib.sha256(manifest).hexdigest()
+    return sha256(manifest).hexdigest()
 
 
 _decoder = msgspec.msgpack.Decoder(Parsed)
@@ -66,7 +66,7 @@ def read(key: str) -> Parsed | None:
         data = (folder() / f"{key}.msgpack").read_bytes()
     except (OSError, ValueError):
         return None
-    if len(data) < 32 or hashlib.sha256(memoryview(data)[32:]).digest() != data[:32]:
+    if len(data) < 32 or sha256(memoryview(data)[32:]).digest() != data[:32]:
         return None  # truncated or altered (even where it would still decode): written again by the parse that follows
     try:
         parsed = _decoder.decode(memoryview(data)[32:])
@@ -82,7 +82,7 @@ def write(parsed: Parsed) -> None:
     try:
         where.mkdir(parents=True, exist_ok=True)
         body = msgspec.msgpack.encode(parsed)
-        partial.write_bytes(hashlib.sha256(body).digest() + body)
+        partial.write_bytes(sha256(body).digest() + body)
         os.replace(partial, where / f"{parsed.key}.msgpack")
         _prune(where)
     except (OSError, ValueError):  # an unwritable or missing cache folder: parsed every time, as without it
