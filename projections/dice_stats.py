@@ -10,6 +10,7 @@ shows, only the counts per total, the sums and the streak runs, so `finish` cost
 from __future__ import annotations
 
 import math
+from collections import Counter
 from functools import cache
 from typing import Any
 
@@ -274,9 +275,100 @@ def resume(view: dict[str, Any], logged) -> dict[str, Any]:
     every action they void. A key registration is no step: it changes what rolls before it are (the view is folded
     again, `fold`)."""
     voided = set(view["voided"])
+    waiting: dict[tuple, list] = {}  # rolls counted but not yet added to their counts (_flush): nearly every roll
+    keyed, pending, sides, groups = view["keyed"], view["pending"], view["sides"], view["groups"]
     for event in logged:
-        _step(view, event.fact, event.version, voided)
+        fact = event.fact
+        if type(fact) is DiceRolled and view["importing"] is None and fact.source not in CLAIMED \
+                and not fact.vasl and fact.die in EXPECTED:
+            # a roll nobody need witness, counted at once (as _step and _count_unit count it): its totals wait in
+            # `waiting`, per aggregate in order, and are added to the counts together (the streaks run in order)
+            in_force = fact.action not in voided
+            side, die = fact.side or "unassigned", fact.die
+            source = SOURCES.get(fact.source, fact.source)
+            key = _key(in_force, side, source)
+            if key in pending:  # rolls of its group wait for a witness (only claims' groups do): after them
+                _flush(waiting)
+                _count_unit(view, side, die, list(fact.dice), source, fact.table, in_force, None)
+                continue
+            if in_force:
+                _wait(waiting, sides, side, die, fact.dice)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = {"in_force": in_force, "side": side, "source": source, "DR": None, "dr": None,
+                                       "tables": {}}
+            tables, name = group["tables"], fact.table or "(no table)"
+            tables[name] = tables.get(name, 0) + 1
+            _wait(waiting, group, None, die, fact.dice)
+            continue
+        if waiting:
+            _flush(waiting)
+        _step(view, fact, event.version, voided)
+    if waiting:
+        _flush(waiting)
     return view
+
+
+def _wait(waiting: dict[tuple, list], holder: dict, side: str | None, die: str, dice: tuple[int, ...]) -> None:
+    """A roll's dice for the aggregate of `die` in `holder` (a group, or with `side`, the sides' dict): kept until
+    _flush adds them, in order."""
+    entry = waiting.get((id(holder), side, die))
+    if entry is None:
+        if side is not None:
+            both = holder.get(side)
+            if both is None:
+                both = holder[side] = {"DR": None, "dr": None}
+        else:
+            both = holder
+        if both[die] is None:
+            both[die] = _agg()
+        entry = waiting[id(holder), side, die] = [both[die], die, []]
+    entry[2].append(dice)
+
+
+def _flush(waiting: dict[tuple, list]) -> None:
+    """The rolls kept by _wait added to their aggregates, as _add adds them one by one (the counts, the sums and the
+    streak runs), and forgotten."""
+    for agg, die, rolls in waiting.values():
+        totals = [sum(dice) for dice in rolls]
+        if die == "DR":
+            agg["white"] += sum(dice[0] for dice in rolls)
+            agg["colored"] += sum(dice[1] for dice in rolls)
+        agg["n"] += len(totals)
+        agg["sum"] += sum(totals)
+        counts = agg["counts"]
+        for total, times in Counter(totals).items():
+            name = _TOTALS.get(total) or str(total)
+            counts[name] = counts.get(name, 0) + times
+        high, low = HIGH_LOW[die]
+        (high_run, low_run, same_run), (high_best, low_best, same_best) = agg["run"], agg["best"]
+        prev = agg["prev"]
+        for total in totals:
+            if total >= high:
+                high_run += 1
+                if high_run > high_best:
+                    high_best = high_run
+            else:
+                high_run = 0
+            if total <= low:
+                low_run += 1
+                if low_run > low_best:
+                    low_best = low_run
+            else:
+                low_run = 0
+            if total == prev:
+                same_run += 1
+                if same_run > same_best:
+                    same_best = same_run
+            else:
+                same_run = 1
+                if same_best < 1:
+                    same_best = 1
+                prev = total
+        agg["run"][:] = high_run, low_run, same_run
+        agg["best"][:] = high_best, low_best, same_best
+        agg["prev"] = prev
+    waiting.clear()
 
 
 def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[str, Any]:
