@@ -166,7 +166,8 @@ def lean_msgspec() -> None:
     """msgspec imported without `typing_extensions` (which brings `inspect`, `ast`, `dis` and `tokenize`: ~7 ms of a
     read's start, issue 24 item 4). msgspec takes it only if it is there, for type hints that Python 3.11's own
     `typing` resolves alike (msgspec/_utils.py: `try: from typing_extensions import ...; except Exception: from typing
-    import ...`). Nothing else is changed: a later import of typing_extensions (a write's libraries) finds it as ever."""
+    import ...`). Nothing else is changed: a later import of typing_extensions (a write's libraries) finds it as
+    ever."""
     if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
         return
     sys.modules["typing_extensions"] = None  # type: ignore[assignment] - an import of it raises ImportError

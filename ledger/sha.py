@@ -1,8 +1,9 @@
-"""SHA-256, HMAC-SHA-256 and UUID5 for what a command hashes before its first row (issue 24 item 4, "start instantly"): the
-log's head, an answer's or a view's key, this machine's seals. Short inputs use CPython's own SHA-256, so that a read
-does not load OpenSSL's libcrypto (`hashlib`, ~3 ms of every start); a long one (a snapshot over 512 KB), or any once
-hashlib is loaded, goes to hashlib, whose OpenSSL is several times faster per byte where the CPU has SHA instructions. The digests are the same either
-way (tests/test_sha.py). Whole-log hashing (the chain's digests, the audit) uses hashlib itself."""
+"""SHA-256, HMAC-SHA-256 and UUID5 without loading OpenSSL's libcrypto (`hashlib`: ~3 ms of every start; issue 24
+item 4, "start instantly"): what a read hashes before its first row (the log's head, an answer's or a view's key,
+this machine's seals, a campaign's id) uses CPython's own SHA-256 and SHA-1. An input over 512 KB (a large snapshot),
+or any once the process has loaded hashlib, goes to hashlib, whose OpenSSL is several times faster per byte where
+the CPU has SHA instructions: the audit and `import` load it first, for the chain's digest of every event. The
+digests are the same either way (tests/test_sha.py)."""
 
 from __future__ import annotations
 

@@ -276,7 +276,7 @@ def resume(view: dict[str, Any], logged) -> dict[str, Any]:
     again, `fold`)."""
     voided = set(view["voided"])
     waiting: dict[tuple, list] = {}  # rolls counted but not yet added to their counts (_flush): nearly every roll
-    keyed, pending, sides, groups = view["keyed"], view["pending"], view["sides"], view["groups"]
+    pending, sides, groups = view["pending"], view["sides"], view["groups"]
     for event in logged:
         fact = event.fact
         if type(fact) is DiceRolled and view["importing"] is None and fact.source not in CLAIMED \
@@ -293,10 +293,7 @@ def resume(view: dict[str, Any], logged) -> dict[str, Any]:
                 continue
             if in_force:
                 _wait(waiting, sides, side, die, fact.dice)
-            group = groups.get(key)
-            if group is None:
-                group = groups[key] = {"in_force": in_force, "side": side, "source": source, "DR": None, "dr": None,
-                                       "tables": {}}
+            group = _group(groups, key, in_force, side, source)
             tables, name = group["tables"], fact.table or "(no table)"
             tables[name] = tables.get(name, 0) + 1
             _wait(waiting, group, None, die, fact.dice)
@@ -327,47 +324,9 @@ def _wait(waiting: dict[tuple, list], holder: dict, side: str | None, die: str, 
 
 
 def _flush(waiting: dict[tuple, list]) -> None:
-    """The rolls kept by _wait added to their aggregates, as _add adds them one by one (the counts, the sums and the
-    streak runs), and forgotten."""
+    """The rolls kept by _wait added to their aggregates (_add_rolls), and forgotten."""
     for agg, die, rolls in waiting.values():
-        totals = [sum(dice) for dice in rolls]
-        if die == "DR":
-            agg["white"] += sum(dice[0] for dice in rolls)
-            agg["colored"] += sum(dice[1] for dice in rolls)
-        agg["n"] += len(totals)
-        agg["sum"] += sum(totals)
-        counts = agg["counts"]
-        for total, times in Counter(totals).items():
-            name = _TOTALS.get(total) or str(total)
-            counts[name] = counts.get(name, 0) + times
-        high, low = HIGH_LOW[die]
-        (high_run, low_run, same_run), (high_best, low_best, same_best) = agg["run"], agg["best"]
-        prev = agg["prev"]
-        for total in totals:
-            if total >= high:
-                high_run += 1
-                if high_run > high_best:
-                    high_best = high_run
-            else:
-                high_run = 0
-            if total <= low:
-                low_run += 1
-                if low_run > low_best:
-                    low_best = low_run
-            else:
-                low_run = 0
-            if total == prev:
-                same_run += 1
-                if same_run > same_best:
-                    same_best = same_run
-            else:
-                same_run = 1
-                if same_best < 1:
-                    same_best = 1
-                prev = total
-        agg["run"][:] = high_run, low_run, same_run
-        agg["best"][:] = high_best, low_best, same_best
-        agg["prev"] = prev
+        _add_rolls(agg, die, rolls)
     waiting.clear()
 
 
@@ -440,41 +399,50 @@ def _agg() -> dict[str, Any]:
 
 
 def _add(agg: dict[str, Any], die: str, dice: list[int]) -> None:
-    """One roll into a die's counts: n, per total, sums, and the streak runs (as `_streaks` runs them)."""
-    total = sum(dice)
+    """One roll into a die's counts (_add_rolls)."""
+    _add_rolls(agg, die, (dice,))
+
+
+def _add_rolls(agg: dict[str, Any], die: str, rolls) -> None:
+    """Rolls, in order, into a die's counts: n, per total, sums, and the streak runs (as `_streaks` runs them)."""
+    totals = [sum(dice) for dice in rolls]
     if die == "DR":
-        agg["white"] += dice[0]
-        agg["colored"] += dice[1]
-        high, low = 8, 6  # HIGH_LOW["DR"]
-    else:
-        high, low = HIGH_LOW[die]
-    agg["n"] += 1
-    agg["sum"] += total
+        agg["white"] += sum(dice[0] for dice in rolls)
+        agg["colored"] += sum(dice[1] for dice in rolls)
+    agg["n"] += len(totals)
+    agg["sum"] += sum(totals)
     counts = agg["counts"]
-    name = _TOTALS.get(total) or str(total)
-    counts[name] = counts.get(name, 0) + 1
-    run, best = agg["run"], agg["best"]
-    if total >= high:
-        run[0] += 1
-        if run[0] > best[0]:
-            best[0] = run[0]
-    else:
-        run[0] = 0
-    if total <= low:
-        run[1] += 1
-        if run[1] > best[1]:
-            best[1] = run[1]
-    else:
-        run[1] = 0
-    if total == agg["prev"]:
-        run[2] += 1
-        if run[2] > best[2]:
-            best[2] = run[2]
-    else:
-        run[2] = 1
-        if best[2] < 1:
-            best[2] = 1
-        agg["prev"] = total
+    for total, times in (Counter(totals).items() if len(totals) > 8 else ((t, 1) for t in totals)):
+        name = _TOTALS.get(total) or str(total)
+        counts[name] = counts.get(name, 0) + times
+    high, low = HIGH_LOW[die]
+    (high_run, low_run, same_run), (high_best, low_best, same_best) = agg["run"], agg["best"]
+    prev = agg["prev"]
+    for total in totals:
+        if total >= high:
+            high_run += 1
+            if high_run > high_best:
+                high_best = high_run
+        else:
+            high_run = 0
+        if total <= low:
+            low_run += 1
+            if low_run > low_best:
+                low_best = low_run
+        else:
+            low_run = 0
+        if total == prev:
+            same_run += 1
+            if same_run > same_best:
+                same_best = same_run
+        else:
+            same_run = 1
+            if same_best < 1:
+                same_best = 1
+            prev = total
+    agg["run"][:] = high_run, low_run, same_run
+    agg["best"][:] = high_best, low_best, same_best
+    agg["prev"] = prev
 
 
 def _add_both(both: dict[str, Any], die: str, dice: list[int]) -> None:
@@ -574,14 +542,19 @@ def _key(in_force: bool, side: str, source: str) -> str:
     return msgspec.json.encode([in_force, side, source]).decode()
 
 
-def _group_add(groups: dict[str, Any], in_force: bool, side: str, source: str, die: str, dice: list[int],
-               table: str | None, key: str | None = None) -> None:
-    """`key`: the group's (`_key`), if the caller has it."""
-    key = _key(in_force, side, source) if key is None else key
+def _group(groups: dict[str, Any], key: str, in_force: bool, side: str, source: str) -> dict[str, Any]:
+    """The (side, source) group of rolls in force or undone, under its key (_key), made if new."""
     group = groups.get(key)
     if group is None:
         group = groups[key] = {"in_force": in_force, "side": side, "source": source, "DR": None, "dr": None,
                                "tables": {}}
+    return group
+
+
+def _group_add(groups: dict[str, Any], in_force: bool, side: str, source: str, die: str, dice: list[int],
+               table: str | None, key: str | None = None) -> None:
+    """`key`: the group's (`_key`), if the caller has it."""
+    group = _group(groups, _key(in_force, side, source) if key is None else key, in_force, side, source)
     name = table or "(no table)"
     group["tables"][name] = group["tables"].get(name, 0) + 1
     _add_both(group, die, dice)

@@ -115,9 +115,8 @@ def resume(view: dict[str, Any], logged, rules, what: dict[int, str] | None = No
     what = undone_records(logged, rules) if what is None else what
     for event in logged:
         fact = event.fact
-        if type(fact) is DiceRolled:  # most events of a campaign: a note only if notable (_step; `notable` inline)
-            if ((fact.die == "DR" and fact.original in (2, 12)) or fact.sets or fact.code == "D") \
-                    and fact.action not in voided:
+        if type(fact) is DiceRolled:  # most events of a campaign: a note only if notable (_step)
+            if notable(fact) and fact.action not in voided:
                 _step(view, fact, event.version, rules, voided)
         elif isinstance(fact, ActionUndone):
             view["notes"].append([view["date"], "undo", f"undo of {what.get(fact.undone, f'action {fact.undone}')}"
