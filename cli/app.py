@@ -14,6 +14,13 @@ from .context import (_OPENED, LedgerContext, file_line, forget, forget_said, lo
 from cgledger.ledger.errors import LedgerError
 
 
+CONSOLE = object()  # the group's obj from the console script (cli/quick.py): this process runs one command line
+# read commands that end their process freeing nothing they read (reading.one_shot) when the console script runs them;
+# never `serve`, `script` or `demo` (many commands in one process), nor a key agent
+ONE_SHOT = frozenset({"log", "export", "import", "audit", "final", "tables", "status", "head", "roster", "rg-record",
+                      "history", "dice-stats", "areas", "map", "report"})
+
+
 class ConnectionLost(click.ClickException):
     """The database connection was lost mid-command: one line, exit 1, with the id to run the command again with."""
 
@@ -95,6 +102,10 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
         ctx.obj = LedgerContext(db or given.db, campaign or given.campaign, seed or given.seed, key_file,
                                 command_id or given.command_id, given.material)
         return
+    if ctx.obj is CONSOLE and ctx.invoked_subcommand in ONE_SHOT:
+        from cgledger.ledger.reading import one_shot
+
+        one_shot()
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
 
 

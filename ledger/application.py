@@ -41,7 +41,7 @@ turn = lazy.module("cgledger.ledger.turn")
 from . import takeback
 from .secretbooks import SecretBooks
 from .keptreads import KeptReads, as_stored
-from .reading import PostgresRows, SqliteRows, collector_paused, light_rows
+from .reading import PostgresRows, SqliteRows, collector_paused, hold, light_rows
 from .envelope import decode_envelope
 from .reading import pick_name, started_names
 from .rules import parse_declared
@@ -1027,7 +1027,7 @@ class CampaignLedger:
                 logged += [read_logged(s.originator_version, s.topic, s.state) for s in rows] if plain else \
                     [self.loader.logged(stored) for stored in rows]
                 if len(rows) < self.READ_PAGE:
-                    return logged
+                    return hold(logged)
                 after = rows[-1].originator_version
 
     def entries(self, name: str | None) -> list:
@@ -1045,7 +1045,7 @@ class CampaignLedger:
                 entries += read_entries((s.originator_version, s.topic, s.state) for s in rows) if plain else \
                     [(s.originator_version, s.topic, self.loader.logged(s)) for s in rows]
                 if len(rows) < self.READ_PAGE:
-                    return entries
+                    return hold(entries)
                 after = rows[-1].originator_version
 
     def _page(self, cid, after: int | None, limit: int) -> list:

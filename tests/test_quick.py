@@ -269,10 +269,10 @@ def test_the_forms_taken_here():
 
 def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sample, tmp_path):
     """Nor OpenSSL's hashlib (ledger/sha.py) nor typing_extensions (`lean_msgspec`): each ~3-7 ms of a read's start."""
-    probe = ("import sys; sys.argv = ['cgledger', '{}']\nfrom cgledger.cli.quick import main\ntry:\n    main()\n"
-             "except SystemExit as e:\n    assert not e.code, e.code\n"
-             "print(sorted(m for m in ('click', 'eventsourcing', 'psycopg', '_hashlib', 'typing_extensions', 'inspect')"
-             " if m in sys.modules))")
+    probe = ("import atexit, sys; sys.argv = ['cgledger', '{}']\n"  # the process ends by os._exit: an exit handler
+             "atexit.register(lambda: print(sorted(m for m in ('click', 'eventsourcing', 'psycopg', '_hashlib', "
+             "'typing_extensions', 'inspect') if m in sys.modules)))\n"
+             "from cgledger.cli.quick import main\nmain()")
     for command in ("head", "status", "status", "history", "dice-stats"):  # the second status: what the first kept
         done = subprocess.run([sys.executable, "-c", probe.format(command)], capture_output=True, text=True,
                               timeout=120, env=environment(tmp_path / "state", CGLEDGER_DB=sample))
@@ -280,3 +280,30 @@ def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sampl
         assert done.stdout.splitlines()[-1] == "[]", (command, done.stdout)
     if conftest.BACKEND == "sqlite":
         assert "eventsourcing" not in done.stdout
+
+
+def test_the_quick_path_ends_as_sys_exit_ends_but_frees_nothing(sample, tmp_path):
+    """A quick read ends by os._exit (reading.one_shot: what it read is never freed, the collector stays off): its exit
+    status, its lines, and the exit handlers run (context._close_all closes its connections) as sys.exit would."""
+    probe = ("import atexit, gc, sys; sys.argv = ['cgledger'] + sys.argv[1:]\n"
+             "from cgledger.ledger import reading\n"
+             "atexit.register(lambda: print('held', len(reading._held), 'collector', gc.isenabled(), file=sys.stderr))\n"
+             "from cgledger.cli.quick import main\nmain()")
+    env = environment(tmp_path / "state", CGLEDGER_DB=sample)
+    done = subprocess.run([sys.executable, "-c", probe, "history"], capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 0 and done.stdout.startswith("19 AM: Initial Scenario") and done.stdout.endswith("CG\n")
+    held = done.stderr.split()
+    assert held[:2] == ["held", held[1]] and int(held[1]) >= 1 and held[2:] == ["collector", "False"]
+    refused = subprocess.run([sys.executable, "-c", probe, "roster", "--side", "nobody"], capture_output=True,
+                             text=True, timeout=120, env=env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("Error: ") and refused.stderr.splitlines()[1].startswith("held ")
+
+
+def test_a_process_that_is_not_one_shot_holds_nothing():
+    """`serve` and the tests never call one_shot: `hold` keeps nothing there (a server would grow with every read)."""
+    from cgledger.ledger import reading
+
+    value = object()
+    assert reading.hold(value) is value and reading._held is None
