@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -100,6 +101,7 @@ def _e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
+@lru_cache(maxsize=8192)  # a map's coordinates repeat (a column's x, a row's y): each formatted once (~30% of a map)
 def _f(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".") if v % 1 else str(int(v))
 
