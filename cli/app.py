@@ -16,9 +16,9 @@ from cgledger.ledger.errors import LedgerError
 
 CONSOLE = object()  # the group's obj from the console script (cli/quick.py): this process runs one command line
 # read commands that end their process freeing nothing they read (reading.one_shot) when the console script runs them;
-# never `serve`, `script` or `demo` (many commands in one process), nor a key agent
-ONE_SHOT = frozenset({"log", "export", "import", "audit", "final", "tables", "status", "head", "roster", "rg-record",
-                      "history", "dice-stats", "areas", "map", "report"})
+# no write (none is slowed by freeing), never `serve`, `script` or `demo` (many commands in one process), nor a key agent
+ONE_SHOT = frozenset({"log", "export", "audit", "final", "tables", "status", "head", "roster", "rg-record", "history",
+                      "dice-stats", "areas", "map", "report"})
 
 
 class ConnectionLost(click.ClickException):

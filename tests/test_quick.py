@@ -307,3 +307,26 @@ def test_a_process_that_is_not_one_shot_holds_nothing():
 
     value = object()
     assert reading.hold(value) is value and reading._held is None
+
+
+def test_the_click_groups_reads_end_one_shot_and_its_writes_do_not(sample, tmp_path):
+    """Run by the console script, a read the click group takes (app.ONE_SHOT: `log`, `export`, `audit`, ...) ends as
+    the quick path ends (freeing nothing, its exit handlers run, its status kept); a write never does."""
+    probe = ("import atexit, gc, sys; sys.argv = ['cgledger'] + sys.argv[1:]\n"
+             "from cgledger.ledger import reading\n"
+             "atexit.register(lambda: print('held', reading._held is not None, gc.isenabled(), file=sys.stderr))\n"
+             "from cgledger.cli.quick import main\nmain()")
+    env = environment(tmp_path / "state")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120,
+                              env=env)
+
+    done = run("--db", sample, "log", "--json")
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("]")
+    assert done.stderr.splitlines()[-1] == "held True False"
+    refused = run("--db", sample, "log", "--json", "--last", "nothing")
+    assert refused.returncode == 2 and "Error" in refused.stderr and refused.stderr.splitlines()[-1].startswith("held")
+    written = run("--db", str(tmp_path / "new.db"), "new", "Fresh", "--system", "kgp", "--cg", "I")
+    assert written.returncode == 0, written.stderr
+    assert written.stderr.splitlines()[-1] == "held False True"
