@@ -16,7 +16,8 @@ from cgledger.ledger.errors import LedgerError
 
 CONSOLE = object()  # the group's obj from the console script (cli/quick.py): this process runs one command line
 # read commands that end their process freeing nothing they read (reading.one_shot) when the console script runs them;
-# no write (none is slowed by freeing), never `serve`, `script` or `demo` (many commands in one process), nor a key agent
+# no command made to write (`import`: its memory is not held to the end; a keyed `status` that settles a fair roll
+# has committed before the end), never `serve`, `script` or `demo` (many commands in one process), nor a key agent
 ONE_SHOT = frozenset({"log", "export", "audit", "final", "tables", "status", "head", "roster", "rg-record", "history",
                       "dice-stats", "areas", "map", "report"})
 
