@@ -1,6 +1,6 @@
 """A minimal, read-only PostgreSQL client over libpq (the C library psycopg itself wraps) through ctypes: connect,
 run parameterised queries, close. `import psycopg` costs 110-150 ms on the bench machine, more than a whole `head`
-on SQLite; loading libpq costs about 15 ms (issue 24: "PostgreSQL reads within 1.3x SQLite's").
+on SQLite; importing ctypes and loading libpq cost 5-8 ms (issue 24: "PostgreSQL reads within 1.3x SQLite's").
 
 Only what the fast reads need: values are sent as text parameters ($1, $2, ...; never formatted into the SQL) and
 results come back in binary, decoded by column type into the values psycopg gives (bytes, int, str, bool, UUID,
@@ -23,7 +23,9 @@ from uuid import UUID
 from .errors import DatabaseError
 from .pgurl import postgres_env, redact
 
-# libpq by its soname first (Debian's libpq5, which PostgreSQL's own packages install), then psycopg_binary's copy
+# psycopg_binary's own copy first (the libpq the store's writes go through: psycopg[binary] is this package's
+# PostgreSQL dependency; it loads in 2.6-3.7 ms here against 4.3-6 for Debian's libpq5, which links ~23 libraries),
+# then libpq by its soname (Debian's libpq5, which PostgreSQL's own packages install)
 LIBRARIES = ("libpq.so.5",)
 _CONNECTION_OK = 0
 _TUPLES_OK, _COMMAND_OK = 2, 1
@@ -49,7 +51,6 @@ def bundled() -> list[str]:
     """The libpq psycopg_binary ships (its `psycopg_binary.libs/` folder beside the package), found without
     importing psycopg; [] when psycopg_binary is not installed."""
     from importlib.util import find_spec
-    from pathlib import Path
 
     try:
         spec = find_spec("psycopg_binary")
@@ -57,12 +58,16 @@ def bundled() -> list[str]:
         return []
     if spec is None or not spec.submodule_search_locations:
         return []
-    folder = Path(next(iter(spec.submodule_search_locations))).parent / "psycopg_binary.libs"
-    return sorted(str(p) for p in folder.glob("libpq*.so*")) if folder.is_dir() else []
+    folder = os.path.join(os.path.dirname(next(iter(spec.submodule_search_locations))), "psycopg_binary.libs")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names if n.startswith("libpq") and ".so" in n)
 
 
 def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
-    """The first of `libraries` (names or paths; default: libpq.so.5, then psycopg_binary's copy) that loads, its
+    """The first of `libraries` (names or paths; default: psycopg_binary's copy, then libpq.so.5) that loads, its
     functions declared; None when none does. Not ctypes.util.find_library: it runs ldconfig or gcc (slow)."""
     chosen = os.environ.get("CGLEDGER_LIBPQ")
     key = tuple(libraries) if libraries is not None else \
@@ -81,8 +86,8 @@ def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
 
 
 def _default() -> Iterable[str]:
+    yield from bundled()  # found without pathlib's glob or importing psycopg: 0.1 ms
     yield from LIBRARIES
-    yield from bundled()  # looked for only when the system has no libpq5
 
 
 def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:

@@ -76,13 +76,18 @@ def test_head_equals_the_applications(kgp):
     assert postgres_head(db, None) == app_head(db)
 
 
-def test_the_bundled_libpq_reads_the_same(kgp):
-    """psycopg_binary's own copy (found without importing psycopg) when the system has no libpq5."""
+def test_psycopgs_own_libpq_is_loaded_first_and_debians_reads_the_same(kgp, monkeypatch):
+    """The default loads psycopg_binary's copy (found without importing psycopg), the libpq the store's writes go
+    through and the faster to load; Debian's libpq5 when it is not installed, or when named, reads the same."""
     copies = libpq.bundled()
     if not copies:
         pytest.skip("psycopg_binary is not installed")
-    assert libpq.load(copies) is not None
+    monkeypatch.delenv("CGLEDGER_LIBPQ", raising=False)
+    assert libpq.load()._name == copies[0] and list(libpq._default())[-1] == "libpq.so.5"
     assert postgres_head(kgp.db, None, libraries=copies) == app_head(kgp.db)
+    if libpq.load(libpq.LIBRARIES) is None:
+        pytest.skip("Debian's libpq5 is not installed")
+    assert postgres_head(kgp.db, None, libraries=libpq.LIBRARIES) == app_head(kgp.db)
 
 
 def test_several_campaigns_need_a_name(kgp):
