@@ -54,13 +54,15 @@ def stored_bytes(db: Path) -> tuple[int, int, int, int]:
 class Builder:
     """One campaign, grown by `grow(n)`; `dates` crosses CG Dates as it goes."""
 
-    def __init__(self, db: Path, layout: str, per_date: int | None, target: int):
+    def __init__(self, db: Path, layout: str, per_date: int | None, target: int, rules_files: tuple[str, ...] = ()):
         self.db, self.layout, self.per_date, self.target = db, layout, per_date, target
         self.ledger = open_ledger(str(db), create=True, dice=SeededDice(1))
         self.made = 0  # rolls recorded
         self.dates = 1
         ledger = self.ledger
         ledger.new_campaign("Bench", "kgp", CG)
+        for path in rules_files:  # e.g. a Map Group's grid, as the shipped sample loads it (bench_layouts.py)
+            ledger.load_rules(None, path)
         ledger.step(None, "scenario")  # the Initial Scenario, its end, then on to 8.614
         ledger.step(None, "8.603")
         ledger.scenario_end(None, ("german=0", "us=0"), "german")
