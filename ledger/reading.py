@@ -368,20 +368,23 @@ class StoredHead(NamedTuple):
     snapshot: str  # SHA-256 of the campaign's last snapshot row, which a read starts from ("" if none)
 
 
-def stored_head(db: str, name: str | None) -> StoredHead | None:
+def stored_head(db: str, name: str | None, snapshot: bool = True) -> StoredHead | None:
     """The last stored row of the campaign named (or of the only campaign started), read with sqlite3 (PostgreSQL:
     `_postgres_rows`) without decoding any event; None where anything is unusual (no such file or campaign, several
-    campaigns and none named, a cipher or compressor set): then no answer is kept or used."""
+    campaigns and none named, a cipher or compressor set): then no answer is kept or used. `snapshot` False: the
+    last snapshot is not read (its digest is "")."""
     if not _plain_store():
         return None
     if is_postgres(db):
-        return _postgres_rows(db, name)
+        return _postgres_rows(db, name, snapshot)
     if not os.path.isfile(db):
         return None
     try:
         conn = sqlite3.connect(f"{Path(db).absolute().as_uri()}?mode=ro", uri=True)
 
-        def snapshot(cid):
+        def last_snapshot(cid):
+            if not snapshot:
+                return None
             try:
                 return conn.execute("SELECT originator_version, state FROM stored_snapshots WHERE originator_id = ? "
                                     "ORDER BY originator_version DESC LIMIT 1", (cid.hex,)).fetchone()
@@ -395,14 +398,14 @@ def stored_head(db: str, name: str | None) -> StoredHead | None:
                                          "WHERE topic = 'CampaignStarted' ORDER BY rowid").fetchall(), name,
                             lambda cid: conn.execute("SELECT originator_version, topic, state FROM stored_events "
                                                      "WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1",
-                                                     (cid.hex,)).fetchone(), snapshot)
+                                                     (cid.hex,)).fetchone(), last_snapshot)
         finally:
             conn.close()
     except (sqlite3.Error, ValueError):
         return None
 
 
-def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
+def _postgres_rows(db: str, name: str | None, snapshot: bool = True) -> StoredHead | None:
     """`stored_head` of a PostgreSQL database: one connection through libpq (psycopg when no libpq loads), the same
     rows as SQLite's."""
     from .libpq import session
@@ -421,7 +424,8 @@ def _postgres_rows(db: str, name: str | None) -> StoredHead | None:
                             lambda cid: one("SELECT originator_version, topic, state FROM cgledger_events "
                                             "WHERE originator_id = $1 ORDER BY originator_version DESC LIMIT 1", cid),
                             lambda cid: one("SELECT originator_version, state FROM cgledger_snapshots WHERE "
-                                            "originator_id = $1 ORDER BY originator_version DESC LIMIT 1", cid))
+                                            "originator_id = $1 ORDER BY originator_version DESC LIMIT 1", cid)
+                            if snapshot else None)
     except (LedgerError, ValueError):  # a QueryError (no such table), an unreachable server
         return None
 
@@ -447,7 +451,7 @@ def _head_of(started: list, name: str | None, last_row, last_snapshot) -> Stored
     return StoredHead(cid, int(version), digest, campaigns.hexdigest(), snapshot)
 
 
-_last_snapshot: list = [(None, b"", "")]  # the last snapshot hashed: a read asks again for it as it keeps its answer
+_last_snapshot: list = [(None, b"", "")]  # the last snapshot hashed: `serve` asks for it again read after read
 
 
 def _snapshot_digest(version: int, state: bytes) -> str:

@@ -163,6 +163,44 @@ def test_a_row_edited_in_place_misses(sample, tmp_path):
     assert "run `cgledger audit`" in apart(sample, "status")[0][2]
 
 
+def edit_last_snapshot(db: Path) -> None:
+    """The campaign's last snapshot with another CPP total, its seal left as it was (as a player's hex editor would)."""
+    with sqlite3.connect(db) as conn:
+        version, state = conn.execute("SELECT originator_version, state FROM stored_snapshots "
+                                      "ORDER BY originator_version DESC LIMIT 1").fetchone()
+        snap = json.loads(state)
+        snap["state"]["cpp"]["german"] = 717
+        conn.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?",
+                     (json.dumps(snap).encode(), version))
+    conn.close()
+
+
+def test_a_snapshot_edited_after_the_answer_or_while_its_read_ran_misses(sample, tmp_path):
+    """The answer's key holds the last snapshot as the read's key saw it before the read: one edited after the answer
+    was kept, or edited while the read that keeps it ran (the read keeps it under the snapshot it started from, and
+    does not read the snapshot again), is never shown: the next read runs in full and names the edit."""
+    from cgledger.cli.context import LedgerContext
+
+    kept(sample, "date", "--json")
+    edit_last_snapshot(sample)
+    shown, modules = apart(sample, "date", "--json")
+    assert "cgledger.ledger.application" in modules and "snapshot at event 100 was edited" in shown[2]
+
+    fresh = Path(shutil.copytree(_TEMPLATE[0], tmp_path / "fresh")) / "s.db"  # the sample again: edited mid-read
+
+    def status_then_edited(ledger):
+        data = ledger.status(None, None)  # the read loaded the snapshot as it was
+        edit_last_snapshot(fresh)
+        return data
+
+    reader = LedgerContext(str(fresh), None, None)
+    reader.answer("status", (), status_then_edited)
+    forget(str(fresh))
+    shown, modules = apart(fresh, "status")
+    assert "cgledger.ledger.application" in modules and "snapshot at event 100 was edited" in shown[2]
+    assert shown == full(fresh, tmp_path, "status")
+
+
 def shown_status(db: Path) -> str:
     return apart(db, "status")[0][1].splitlines()[0]
 
