@@ -103,7 +103,21 @@ ANSWERED = [  # the reads whose answers are kept per log head (ledger/answers.py
     ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
 ]
 
-ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX and this machine's XDG_STATE_HOME (its kept views), set in main()
+ENV = dict(os.environ)  # + PYTHONPYCACHEPREFIX and this machine's XDG_STATE_HOME (its kept views): `isolate`
+
+
+def isolate(tmp: Path) -> dict:
+    """The commands' environment, kept in ENV (which `run` uses) and returned: bytecode as an installed package has
+    it (compiled once, cached under `tmp`: without it, as with PYTHONDONTWRITEBYTECODE=1, every command compiles ~40
+    modules again, ~100 ms), this machine's marks, heads, views and answers (XDG_STATE_HOME) and the parsed rules'
+    cache (XDG_CACHE_HOME, ledger/rules/cachefile.py, filled once) under `tmp`, not the user's."""
+    ENV.clear()
+    ENV.update(os.environ)
+    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    ENV["XDG_STATE_HOME"] = str(tmp / "state")
+    ENV["XDG_CACHE_HOME"] = str(tmp / "cache")
+    return dict(ENV)
 
 
 def kept_reads(tmp: Path, env: dict, runs: int) -> dict[str, tuple[float, float, float, float]]:
@@ -348,12 +362,7 @@ def main() -> None:
     if sizes[0] < 200:
         parser.error("sizes start at 200 events (the sample campaign alone is 114)")
     tmp = Path(tempfile.mkdtemp(prefix="cgledger-bench-cli-"))
-    # Bytecode as an installed package has it (compiled once, kept in a cache under the temp dir): without it, as
-    # with PYTHONDONTWRITEBYTECODE=1, every command compiles ~40 modules again (~100 ms).
-    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-    ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    ENV["XDG_STATE_HOME"] = str(tmp / "state")  # this machine's marks and heads, not the user's
-    ENV["XDG_CACHE_HOME"] = str(tmp / "cache")  # the parsed rules' cache (ledger/rules/cachefile.py), filled once
+    isolate(tmp)
     (tmp / "no-cache").write_text("")  # XDG_CACHE_HOME naming a file: no rules cache, parsed as before it
     try:
         t0 = time.perf_counter()

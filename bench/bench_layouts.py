@@ -19,7 +19,6 @@ a subprocess (`cgledger ...`, bytecode cached), best and median of --runs, alter
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sqlite3
 import statistics
@@ -80,14 +79,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="runs of each read on each campaign (default 5)")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
+    if sizes[0] < 200:
+        parser.error("sizes start at 200 events (the sample campaign alone is 114)")
     tmp = Path(tempfile.mkdtemp(prefix="cgledger-bench-layouts-"))
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    env["XDG_STATE_HOME"] = str(tmp / "state")
-    env["XDG_CACHE_HOME"] = str(tmp / "cache")
-    bench_cli.ENV.clear()
-    bench_cli.ENV.update(env)
+    env = bench_cli.isolate(tmp)
     state = Path(env["XDG_STATE_HOME"]) / "cgledger"
     forget = [state / "views", state / "answers"]
     try:

@@ -6,9 +6,9 @@
 Builds the campaign of bench_cli.py (the shipped sample, then both sides' keys and signed rolls) in a SQLite file,
 exports it whole and imports the bundle into a new PostgreSQL database (dropped afterwards). Then every read
 command of bench_cli.py runs as a subprocess against each, alternating run by run: best and median of --runs, wall
-time and the ratio.
-The new database is vacuumed and analysed once (else autovacuum's ANALYZE of the imported rows may run during the
-timings, on the same 2 cores). Each backend's log is checked once by a first `status` (this machine's mark, ledger/mark.py) before the timings.
+time and the ratio. The new database is vacuumed and analysed once (else autovacuum's ANALYZE of the imported rows
+may run during the timings, on the same 2 cores). Each backend's log is checked once by a first `status` (this
+machine's mark, ledger/mark.py) before the timings.
 `head` reads PostgreSQL through libpq (ledger/libpq.py), not psycopg: the last table compares the two clients'
 cost (import, connect, the head row's query), measured inside fresh processes, best of --runs.
 """
@@ -16,7 +16,6 @@ cost (import, connect, the head row's query), measured inside fresh processes, b
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -43,12 +42,7 @@ def main() -> None:
     import psycopg
 
     tmp = Path(tempfile.mkdtemp(prefix="cgledger-bench-pg-"))
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    env["XDG_STATE_HOME"] = str(tmp / "state")
-    bench_cli.ENV.clear()
-    bench_cli.ENV.update(env)
+    env = bench_cli.isolate(tmp)
     name = f"cgledger_bench_{uuid.uuid4().hex[:8]}"
     base = args.pg_url.rsplit("/", 1)[0]
     try:
