@@ -7,15 +7,18 @@ results come back in binary, decoded by column type into the values psycopg give
 None). A server error is a `QueryError`, an unreachable server a `DatabaseError`: one line each, never a ctypes
 trace. `connect` returns None when no libpq can be loaded: the caller then uses psycopg. CGLEDGER_LIBPQ, when set,
 is the list of candidates to load instead of the default (names or paths, separated by os.pathsep; one that cannot
-load, e.g. `none`, means psycopg everywhere)."""
+load, e.g. `none`, means psycopg everywhere).
+
+By default `connect` first tries ledger/pgwire.py, the wire protocol spoken over a loopback socket without ctypes or
+libpq (~5 ms less of every read's start), where it acts as libpq would (a server on this machine, no PG* variable);
+libpq connects where it does not, or where the server refuses it. ctypes is imported only when libpq is loaded."""
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import re
-import threading
+from _thread import _local  # threading.local, without importing threading in every read
 from contextlib import contextmanager
 from typing import Iterable, Sequence
 from uuid import UUID
@@ -69,6 +72,8 @@ def bundled() -> list[str]:
 def load(libraries: Iterable[str] | None = None) -> ctypes.CDLL | None:
     """The first of `libraries` (names or paths; default: psycopg_binary's copy, then libpq.so.5) that loads, its
     functions declared; None when none does. Not ctypes.util.find_library: it runs ldconfig or gcc (slow)."""
+    import ctypes
+
     chosen = os.environ.get("CGLEDGER_LIBPQ")
     key = tuple(libraries) if libraries is not None else \
         tuple(n for n in chosen.split(os.pathsep) if n) if chosen is not None else None
@@ -91,6 +96,8 @@ def _default() -> Iterable[str]:
 
 
 def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
+    import ctypes
+
     conn, res, text, num = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
     strings, ints = ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int)
     for name, restype, argtypes in (
@@ -142,6 +149,8 @@ class Connection:
     store's settings for the URL (ledger/store.py `postgres_env`) when given, `url` only names the server in errors."""
 
     def __init__(self, lib: ctypes.CDLL, url: str, env: dict[str, str] | None = None):
+        import ctypes
+
         self.conn = None
         env = env or postgres_env(url)
         settings = {"host": env["POSTGRES_HOST"], "port": env["POSTGRES_PORT"], "dbname": env["POSTGRES_DBNAME"],
@@ -166,6 +175,8 @@ class Connection:
         """The first column of each row of `sql` as its bytes in binary format (a bytea as stored), undecoded: three
         libpq calls a row instead of five a cell (a whole log's rows packed one value a row: ledger/reading.py)."""
         def first(lib, res) -> list[bytes | None]:
+            import ctypes
+
             if lib.PQnfields(res) != 1 or lib.PQftype(res, 0) != 17:
                 raise QueryError("blobs reads one bytea column", "")
             value, length, null, string_at = lib.PQgetvalue, lib.PQgetlength, lib.PQgetisnull, ctypes.string_at
@@ -176,6 +187,8 @@ class Connection:
         return self._run(sql, params, first)
 
     def _rows(self, lib, res) -> list[tuple]:
+        import ctypes
+
         columns = range(lib.PQnfields(res))
         decoders = []
         for column in columns:
@@ -193,6 +206,8 @@ class Connection:
             raise QueryError(f"a value could not be read: {e}", "") from None
 
     def _run(self, sql: str, params, read):
+        import ctypes
+
         lib = self.lib
         if not self.conn:
             raise DatabaseError("the PostgreSQL connection is closed")
@@ -230,16 +245,38 @@ class Connection:
         self.close()
 
 
-def connect(url: str, libraries: Iterable[str] | None = None) -> Connection | None:
+def connect(url: str, libraries: Iterable[str] | None = None):
     """A connection to the database `url` names (the store's URL: postgresql://USER:PASSWORD@HOST[:PORT]/DBNAME,
-    the store's 10 s connect timeout), or None when libpq cannot be loaded (see `load`). An unreachable server or
-    a refused login is a one-line DatabaseError, as the store gives it."""
+    the store's 10 s connect timeout): by default ledger/pgwire.py's where it suits (a server on this machine, no
+    PG* variable set), else libpq's; None when libpq is needed and cannot be loaded (see `load`). `libraries`, or
+    CGLEDGER_LIBPQ, asks for libpq itself. An unreachable server or a refused login is a one-line DatabaseError,
+    as the store gives it (libpq's words: pgwire leaves a server that refuses it to libpq)."""
+    if libraries is None and "CGLEDGER_LIBPQ" not in os.environ:
+        from . import pgwire
+
+        env = postgres_env(url)
+        if pgwire.suits(env):
+            try:
+                return pgwire.Connection(url, env)
+            except pgwire.Unsupported:
+                pass
     lib = load(libraries)
     return None if lib is None else Connection(lib, url)
 
 
+def light(url: str) -> bool:
+    """Whether reads of `url` go through pgwire or libpq (`connect`), not psycopg: without loading libpq where pgwire
+    suits."""
+    if "CGLEDGER_LIBPQ" not in os.environ:
+        from . import pgwire
+
+        if pgwire.suits(postgres_env(url)):
+            return True
+    return load() is not None
+
+
 KEPT = 4  # connections kept per thread (a process that reads many databases closes the oldest)
-_shared = threading.local()  # this thread's open read connections: url and libraries -> Connection
+_shared = _local()  # this thread's open read connections: url and libraries -> Connection
 
 
 def shared(url: str, libraries: Iterable[str] | None = None) -> Connection | None:

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
+from struct import Struct
 from typing import Iterable, NamedTuple
 from uuid import NAMESPACE_URL, UUID
 
@@ -137,14 +138,17 @@ class SqliteRows:
 _PACKED = "int8send(originator_version) || int4send(octet_length(topic)) || convert_to(topic, 'UTF8') || state"
 
 
+_PACKED_HEAD = Struct(">qI")  # a `_PACKED` value's version and its topic's length
+
+
 def _cut(value: bytes | None) -> tuple[int, str, bytes] | None:
     """(version, topic, state) of a `_PACKED` value, or None when it does not add up."""
     if value is None or len(value) < 12:
         return None
-    size = int.from_bytes(value[8:12], "big")
+    version, size = _PACKED_HEAD.unpack_from(value)
     if len(value) < 12 + size:
         return None
-    return int.from_bytes(value[:8], "big", signed=True), value[12:12 + size].decode("utf-8"), value[12 + size:]
+    return version, value[12:12 + size].decode("utf-8"), value[12 + size:]
 
 
 class PostgresRows:
@@ -164,7 +168,10 @@ class PostgresRows:
 
         try:
             with session(self.db) as query:
-                return (query.blobs if read == "blobs" else query)(sql, params)
+                if read != "blobs":
+                    return query(sql, params)
+                blobs = getattr(query, "blobs", None)  # psycopg's session (pgwire refused, no libpq): a bytea's bytes
+                return blobs(sql, params) if blobs is not None else [row[0] for row in query(sql, params)]
         except QueryError as e:
             if e.sqlstate == "42P01":  # no such table: a ledger no command has recorded in yet
                 return []
@@ -203,15 +210,15 @@ class PostgresRows:
 
 def light_rows(db: str) -> SqliteRows | PostgresRows | None:
     """The reader of a plain ledger (no cipher, compressor or other mapper, table schema or id type set), else None:
-    the library then reads it. PostgreSQL needs libpq (no libpq: psycopg, through the library)."""
+    the library then reads it. PostgreSQL needs ledger/pgwire.py or libpq (neither: psycopg, through the library)."""
     if not _plain_store():
         return None
     if not is_postgres(db):
         return SqliteRows(db)
-    from .libpq import load
+    from .libpq import light
 
     settings = ("POSTGRES_SCHEMA", "ORIGINATOR_ID_TYPE", "POSTGRES_GET_PASSWORD_TOPIC")
-    return PostgresRows(db) if load() is not None and not any(os.environ.get(k) for k in settings) else None
+    return PostgresRows(db) if not any(os.environ.get(k) for k in settings) and light(db) else None
 
 
 def sqlite_head(db: str, name: str | None) -> str | None:

@@ -20,10 +20,16 @@ PG_READER = "cgledger.ledger.pgstore"  # ours: reads through libpq until the fir
 
 def postgres_persistence(create: bool) -> str:
     """The persistence module for a PostgreSQL ledger: ledger/pgstore.py when libpq loads, unless tables are to be
-    created (a write from the start); the library's otherwise. Chosen without importing either."""
+    created (a write from the start); the library's otherwise. Chosen without importing either, and by default
+    without loading libpq (a read through ledger/pgwire.py never needs it): should it not load, pgstore hands over
+    to the library at once. CGLEDGER_LIBPQ set names the libpq to load: loaded here."""
+    if create:
+        return PG_LIBRARY
+    if "CGLEDGER_LIBPQ" not in os.environ:
+        return PG_READER
     from .libpq import load
 
-    return PG_READER if not create and load() is not None else PG_LIBRARY
+    return PG_READER if load() is not None else PG_LIBRARY
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"

@@ -1,5 +1,7 @@
 """ledger/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg (issue 24: "PostgreSQL
-reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend postgres --pg-url URL (.ci/postgres)."""
+reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend postgres --pg-url URL (.ci/postgres).
+Its rows, types and errors are checked through both clients `connect` gives: ledger/pgwire.py (the default on
+loopback: tests/test_pgwire.py) and libpq itself."""
 
 from __future__ import annotations
 
@@ -30,6 +32,19 @@ def needs_postgres():
         pytest.skip("PostgreSQL: run with --backend postgres")
 
 
+@pytest.fixture(params=["pgwire", "libpq"])
+def connect(request):
+    """connect(url) -> a read connection through either client: ledger/pgwire.py (the default on loopback) or libpq
+    itself (psycopg_binary's copy, then Debian's). Both must read alike."""
+    if request.param == "pgwire":
+        def through_pgwire(url: str):
+            conn = libpq.connect(url)
+            assert type(conn).__module__ == "cgledger.ledger.pgwire"
+            return conn
+        return through_pgwire
+    return lambda url: libpq.connect(url, [*libpq.bundled(), *libpq.LIBRARIES])
+
+
 def app_head(db: str, name: str | None = None) -> str:
     """What the application reads (the event-sourcing recorder, psycopg)."""
     return open_ledger(db).head(name)
@@ -40,7 +55,7 @@ def rolled(kgp: Cli) -> Cli:
     return kgp
 
 
-def test_rows_and_types_equal_psycopgs(make_db):
+def test_rows_and_types_equal_psycopgs(make_db, connect):
     db = make_db()
     sql(db, "CREATE TABLE sample (id BIGINT, small SMALLINT, mid INTEGER, name TEXT, data BYTEA, flag BOOLEAN, "
             "ref UUID, label VARCHAR(20))")
@@ -53,7 +68,7 @@ def test_rows_and_types_equal_psycopgs(make_db):
                ("SELECT id FROM sample WHERE ref = $1", (campaign_id("RR"),)),
                ("SELECT count(*), 1, 'a' || $1 FROM sample WHERE name IS NOT DISTINCT FROM $2", ("b", None)),
                ("SELECT data FROM sample WHERE name = $1", ("'; DROP TABLE sample; --",))]
-    with libpq.connect(db) as conn, psycopg.connect(db) as pg:
+    with connect(db) as conn, psycopg.connect(db) as pg:
         for query, params in queries:
             ours = conn.query(query, params)
             theirs = pg.execute(query.replace("$1", "%s").replace("$2", "%s"), params).fetchall()
@@ -132,28 +147,28 @@ def test_unreachable_or_unknown_logins_give_one_line(kgp):
         Cli(url).refused("head", contains=problem)
 
 
-def test_missing_tables_leave_it_to_the_application(make_db):
+def test_missing_tables_leave_it_to_the_application(make_db, connect):
     db = make_db()
     assert postgres_head(db, None) is None and stored_head(db, None) is None
     Cli(db).refused("head", contains="holds no campaign ledger")
     sql(db, "CREATE TABLE cgledger_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     sql(db, "INSERT INTO cgledger_meta VALUES ('format', '1')")  # marked, but its events table not made yet
     assert postgres_head(db, None) is None and stored_head(db, None) is None
-    with libpq.connect(db) as conn, pytest.raises(libpq.QueryError) as refused:
+    with connect(db) as conn, pytest.raises(libpq.QueryError) as refused:
         conn.query("SELECT state FROM cgledger_events")
     assert refused.value.line() == 'relation "cgledger_events" does not exist' and refused.value.sqlstate == "42P01"
 
 
-def test_a_type_it_does_not_decode_is_one_line(make_db):
-    with libpq.connect(make_db()) as conn, pytest.raises(libpq.QueryError, match="does not decode"):
+def test_a_type_it_does_not_decode_is_one_line(make_db, connect):
+    with connect(make_db()) as conn, pytest.raises(libpq.QueryError, match="does not decode"):
         conn.query("SELECT now()")
 
 
-def test_blobs_are_a_bytea_columns_bytes_and_nothing_else(make_db):
+def test_blobs_are_a_bytea_columns_bytes_and_nothing_else(make_db, connect):
     db = make_db()
     sql(db, "CREATE TABLE sample (id BIGINT, data BYTEA)")
     sql(db, "INSERT INTO sample VALUES (?, ?), (?, ?), (?, NULL)", (1, b"\x00\xff", 2, b"", 3))
-    with libpq.connect(db) as conn:
+    with connect(db) as conn:
         assert conn.blobs("SELECT data FROM sample ORDER BY id") == [b"\x00\xff", b"", None]
         assert conn.blobs("SELECT int8send(id) || coalesce(data, '') FROM sample WHERE id = $1", (1,)) == \
             [(1).to_bytes(8, "big") + b"\x00\xff"]

@@ -131,3 +131,19 @@ def test_an_unreadable_campaign_start_is_one_line(sample):
         lines = done.output.strip().splitlines()
         assert len(lines) == 1 and "the stored start of a campaign (its event 1) cannot be read" in lines[0]
     assert len(sql(stored, "SELECT originator_version FROM {events}")) == count
+
+
+def test_a_packed_row_is_cut_by_its_lengths_or_refused():
+    """reading._cut: a PostgreSQL row packed by the server (its version, its topic's length and bytes, its state) is
+    taken apart by the lengths it holds; one whose lengths do not add up is refused, never read askew."""
+    from cgledger.ledger.reading import _cut
+
+    def packed(version: int, topic: bytes, state: bytes, size: int | None = None) -> bytes:
+        return version.to_bytes(8, "big", signed=True) + (len(topic) if size is None else size).to_bytes(4, "big") + \
+            topic + state
+
+    assert _cut(packed(5, b"DiceRolled", b'{"fact":1}')) == (5, "DiceRolled", b'{"fact":1}')
+    assert _cut(packed(2**62, "Übergabe".encode(), b"")) == (2**62, "Übergabe", b"")
+    assert _cut(packed(-1, b"", b"x")) == (-1, "", b"x")
+    for wrong in (packed(1, b"abc", b"", size=4), packed(1, b"abc", b"", size=2**32 - 1), b"\x00" * 11, None):
+        assert _cut(wrong) is None
