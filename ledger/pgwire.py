@@ -18,6 +18,7 @@ import _socket
 import os
 from struct import Struct
 
+from .errors import DatabaseError
 from .libpq import _DECODE, ConnectionLost, QueryError
 
 _LOOPBACK = {"127.0.0.1": ((_socket.AF_INET, "127.0.0.1"),), "::1": ((_socket.AF_INET6, "::1"),),
@@ -132,7 +133,7 @@ class Connection:
     # ---- the wire
     def _send(self, data: bytes) -> None:
         if self.conn is None:
-            raise QueryError("the PostgreSQL connection is closed", "")
+            raise DatabaseError("the PostgreSQL connection is closed")
         try:
             self.conn.sendall(data)
         except OSError as e:
