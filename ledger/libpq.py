@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 from uuid import UUID
 
 from .errors import DatabaseError
+from .pgclient import DECODE as _DECODE, ConnectionLost, QueryError  # noqa: F401 - libpq.ConnectionLost, as ever
 from .pgurl import postgres_env, redact
 
 # psycopg_binary's own copy first (the libpq the store's writes go through: psycopg[binary] is this package's
@@ -35,19 +36,6 @@ _TUPLES_OK, _COMMAND_OK = 2, 1
 _DIAG_SQLSTATE, _DIAG_MESSAGE = ord("C"), ord("M")
 _BINARY = 1
 _loaded: dict[tuple[str, ...], ctypes.CDLL | None] = {}
-
-
-class ConnectionLost(DatabaseError):
-    """The server could not be reached, or the connection broke mid-query (a server stopped or restarted, a session
-    terminated): one line. ledger/store.py `lost_connection` recognises it as it recognises psycopg's."""
-
-
-class QueryError(DatabaseError):
-    """The server refused a query (a missing table, a bad parameter): one line, with its SQLSTATE code."""
-
-    def __init__(self, message: str, sqlstate: str):
-        self.sqlstate = sqlstate
-        super().__init__(message)
 
 
 def bundled() -> list[str]:
@@ -125,23 +113,6 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
 def _line(message: bytes | None, fallback: str) -> str:
     text = (message or b"").decode("utf-8", "replace").strip()
     return text.splitlines()[0].strip() if text else fallback
-
-
-# Binary results by column type (PostgreSQL's pg_type oids): the values psycopg returns for the same columns
-_DECODE = {
-    16: lambda b: b == b"\x01",                              # bool
-    17: bytes,                                               # bytea
-    18: lambda b: b.decode("utf-8"),                         # "char"
-    19: lambda b: b.decode("utf-8"),                         # name
-    20: lambda b: int.from_bytes(b, "big", signed=True),     # int8
-    21: lambda b: int.from_bytes(b, "big", signed=True),     # int2
-    23: lambda b: int.from_bytes(b, "big", signed=True),     # int4
-    25: lambda b: b.decode("utf-8"),                         # text
-    26: lambda b: int.from_bytes(b, "big", signed=False),    # oid
-    1042: lambda b: b.decode("utf-8"),                       # char(n)
-    1043: lambda b: b.decode("utf-8"),                       # varchar
-    2950: lambda b: UUID(bytes=b),                           # uuid
-}
 
 
 class Connection:

@@ -19,7 +19,7 @@ import os
 from struct import Struct
 
 from .errors import DatabaseError
-from .libpq import _DECODE, ConnectionLost, QueryError
+from .pgclient import DECODE, ConnectionLost, QueryError
 
 _LOOPBACK = {"127.0.0.1": ((_socket.AF_INET, "127.0.0.1"),), "::1": ((_socket.AF_INET6, "::1"),),
              "localhost": ((_socket.AF_INET, "127.0.0.1"), (_socket.AF_INET6, "::1"))}
@@ -239,9 +239,9 @@ class Connection:
         oids, rows = self._run(sql, params, False)
         decoders = []
         for column, oid in enumerate(oids):
-            if oid not in _DECODE:
+            if oid not in DECODE:
                 raise QueryError(f"column {column + 1} has a type this reader does not decode (oid {oid})", "")
-            decoders.append(_DECODE[oid])
+            decoders.append(DECODE[oid])
         try:
             return [tuple(None if value is None else decode(value) for decode, value in zip(decoders, row))
                     for row in rows]
