@@ -222,28 +222,32 @@ def connect(url: str, libraries: Iterable[str] | None = None):
     PG* variable set), else libpq's; None when libpq is needed and cannot be loaded (see `load`). `libraries`, or
     CGLEDGER_LIBPQ, asks for libpq itself. An unreachable server or a refused login is a one-line DatabaseError,
     as the store gives it (libpq's words: pgwire leaves a server that refuses it to libpq)."""
-    if libraries is None and "CGLEDGER_LIBPQ" not in os.environ:
-        from . import pgwire
+    env = _wire(url) if libraries is None else None
+    if env is not None:
+        from .pgwire import Connection as WireConnection, Unsupported
 
-        env = postgres_env(url)
-        if pgwire.suits(env):
-            try:
-                return pgwire.Connection(url, env)
-            except pgwire.Unsupported:
-                pass
+        try:
+            return WireConnection(url, env)
+        except Unsupported:
+            pass
     lib = load(libraries)
     return None if lib is None else Connection(lib, url)
+
+
+def _wire(url: str) -> dict[str, str] | None:
+    """The store's settings for `url` where ledger/pgwire.py suits it and libpq is not asked for by name, else None."""
+    if "CGLEDGER_LIBPQ" in os.environ:
+        return None
+    from .pgwire import suits
+
+    env = postgres_env(url)
+    return env if suits(env) else None
 
 
 def light(url: str) -> bool:
     """Whether reads of `url` go through pgwire or libpq (`connect`), not psycopg: without loading libpq where pgwire
     suits."""
-    if "CGLEDGER_LIBPQ" not in os.environ:
-        from . import pgwire
-
-        if pgwire.suits(postgres_env(url)):
-            return True
-    return load() is not None
+    return _wire(url) is not None or load() is not None
 
 
 KEPT = 4  # connections kept per thread (a process that reads many databases closes the oldest)
