@@ -83,7 +83,13 @@ class Grid:
                 for r in range(self.rows[0], self.rows[1] + 1)]
 
     def neighbours(self, hex_: Hex) -> tuple[Hex, ...]:
-        return _neighbours(self.group, self.columns, self.rows, self.shifted, hex_)
+        found = self.adjacent.get(hex_)
+        return found if found is not None else _neighbours(self.group, self.columns, self.rows, self.shifted, hex_)
+
+    @cached_property
+    def adjacent(self) -> dict[Hex, tuple[Hex, ...]]:
+        """Each hex of the map -> the hexes adjacent to it (a Setup Area determination walks them all, 8.605)."""
+        return {h: _neighbours(self.group, self.columns, self.rows, self.shifted, h) for h in self.hexes}
 
     def cube(self, hex_: Hex) -> tuple[int, int, int]:
         x = hex_.column
@@ -100,15 +106,23 @@ class Grid:
         """Every hex within `reach` hexes of any source, with its distance (a breadth-first search)."""
         found = {h: 0 for h in sources}
         frontier = list(sources)
+        adjacent, neighbours = self.adjacent, self.neighbours
         for step in range(1, reach + 1):
             nxt = []
             for h in frontier:
-                for n in self.neighbours(h):
+                for n in adjacent.get(h) or neighbours(h):
                     if n not in found:
                         found[n] = step
                         nxt.append(n)
             frontier = nxt
         return found
+
+
+@cache
+def grid(group: str, columns: tuple[int, int], rows: tuple[int, int], shifted: str) -> Grid:
+    """The Grid of these bounds, made once per process (its hexes and their adjacency worked out once: every CG
+    Date's Setup Areas walk them again)."""
+    return Grid(group, columns, rows, shifted)
 
 
 @cache

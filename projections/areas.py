@@ -20,13 +20,14 @@ LETTERS += [a + b for a in LETTERS for b in LETTERS]  # past Z: AA, AB, …
 def _components(hexes: set[Hex], grid) -> list[set[Hex]]:
     seen: set[Hex] = set()
     parts = []
+    adjacent = grid.adjacent
     for start in sorted(hexes):
         if start in seen:
             continue
         part, stack = {start}, [start]
         seen.add(start)
         while stack:
-            for n in grid.neighbours(stack.pop()):
+            for n in adjacent[stack.pop()]:
                 if n in hexes and n not in seen:
                     seen.add(n)
                     part.add(n)
@@ -38,6 +39,7 @@ def _components(hexes: set[Hex], grid) -> list[set[Hex]]:
 def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dict[str, str],
               previous: dict[str, dict[str, set[Hex]]] | None = None) -> dict[str, Any]:
     grid = rules.grid(geometry)
+    adjacent = grid.adjacent
     sides = list(rules.system.sides)
     strategic = {s: {loc.hex for loc, (side, kind) in control.items() if side == s and kind} for s in sides}
     near = {s: grid.within(strategic[s], 2) for s in sides}  # 8.605: within two hexes
@@ -57,8 +59,8 @@ def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dic
     # 8.6054: Uncontrolled Territory completely enclosed within one side's Setup Area joins it
     uncontrolled = {h for h, c in cls.items() if c[sides[0]] == UNCONTROLLED}
     for part in _components(uncontrolled, grid):
-        border = {n for h in part for n in grid.neighbours(h)} - part
-        edge = any(len(grid.neighbours(h)) < 6 for h in part)
+        border = {n for h in part for n in adjacent[h]} - part
+        edge = any(len(adjacent[h]) < 6 for h in part)
         owners = {next((s for s in sides if cls[n][s] == SETUP), None) if cls[n][sides[0]] != NML else NML
                   for n in border}
         if not edge and len(owners) == 1 and None not in owners and NML not in owners:
@@ -94,7 +96,7 @@ def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dic
         frontier = [h for h in targets if h in passable]
         seen = set(frontier)
         while frontier:
-            for n in grid.neighbours(frontier.pop()):
+            for n in adjacent[frontier.pop()]:
                 if n in passable and n not in seen:
                     seen.add(n)
                     frontier.append(n)

@@ -276,39 +276,52 @@ def resume(view: dict[str, Any], logged) -> dict[str, Any]:
     again, `fold`)."""
     voided = set(view["voided"])
     waiting: dict[tuple, list] = {}  # rolls counted but not yet added to their counts (_flush): nearly every roll
+    # (in force, side, source, die) -> (the side's waiting rolls or None, the group's, the group's tables): where a
+    # roll of that kind goes until the next other event (which may flush, open a claim's wait or start an import)
+    places: dict[tuple, tuple] = {}
     pending, sides, groups = view["pending"], view["sides"], view["groups"]
+    importing = view["importing"]
     for event in logged:
         fact = event.fact
-        if type(fact) is DiceRolled and view["importing"] is None and fact.source not in CLAIMED \
+        if type(fact) is DiceRolled and importing is None and fact.source not in CLAIMED \
                 and not fact.vasl and fact.die in EXPECTED:
             # a roll nobody need witness, counted at once (as _step and _count_unit count it): its totals wait in
             # `waiting`, per aggregate in order, and are added to the counts together (the streaks run in order)
             in_force = fact.action not in voided
-            side, die = fact.side or "unassigned", fact.die
-            source = SOURCES.get(fact.source, fact.source)
-            key = _key(in_force, side, source)
-            if key in pending:  # rolls of its group wait for a witness (only claims' groups do): after them
-                _flush(waiting)
-                _count_unit(view, side, die, list(fact.dice), source, fact.table, in_force, None)
-                continue
-            if in_force:
-                _wait(waiting, sides, side, die, fact.dice)
-            group = _group(groups, key, in_force, side, source)
-            tables, name = group["tables"], fact.table or "(no table)"
+            place = places.get((in_force, fact.side, fact.source, fact.die))
+            if place is None:
+                side, die = fact.side or "unassigned", fact.die
+                source = SOURCES.get(fact.source, fact.source)
+                key = _key(in_force, side, source)
+                if key in pending:  # rolls of its group wait for a witness (only claims' groups do): after them
+                    _flush(waiting)
+                    places.clear()
+                    _count_unit(view, side, die, list(fact.dice), source, fact.table, in_force, None)
+                    continue
+                group = _group(groups, key, in_force, side, source)
+                place = places[in_force, fact.side, fact.source, die] = (
+                    _wait(waiting, sides, side, die) if in_force else None, _wait(waiting, group, None, die),
+                    group["tables"])
+            own, grouped, tables = place
+            if own is not None:
+                own.append(fact.dice)
+            grouped.append(fact.dice)
+            name = fact.table or "(no table)"
             tables[name] = tables.get(name, 0) + 1
-            _wait(waiting, group, None, die, fact.dice)
             continue
         if waiting:
             _flush(waiting)
+            places.clear()
         _step(view, fact, event.version, voided)
+        importing = view["importing"]
     if waiting:
         _flush(waiting)
     return view
 
 
-def _wait(waiting: dict[tuple, list], holder: dict, side: str | None, die: str, dice: tuple[int, ...]) -> None:
-    """A roll's dice for the aggregate of `die` in `holder` (a group, or with `side`, the sides' dict): kept until
-    _flush adds them, in order."""
+def _wait(waiting: dict[tuple, list], holder: dict, side: str | None, die: str) -> list:
+    """The list where rolls' dice for the aggregate of `die` in `holder` (a group, or with `side`, the sides' dict)
+    wait until _flush adds them, in order."""
     entry = waiting.get((id(holder), side, die))
     if entry is None:
         if side is not None:
@@ -320,7 +333,7 @@ def _wait(waiting: dict[tuple, list], holder: dict, side: str | None, die: str, 
         if both[die] is None:
             both[die] = _agg()
         entry = waiting[id(holder), side, die] = [both[die], die, []]
-    entry[2].append(dice)
+    return entry[2]
 
 
 def _flush(waiting: dict[tuple, list]) -> None:

@@ -263,9 +263,9 @@ class Rules:
                     raise RulesDataError(f"{name}: entry area {area.id}: unknown side '{side}'")
 
     def grid(self, geometry: MapGeometry):
-        from ..hexmap import Grid, column_index
+        from ..hexmap import column_index, grid
 
-        return Grid(geometry.group, (column_index(geometry.columns[0]), column_index(geometry.columns[1])),
+        return grid(geometry.group, (column_index(geometry.columns[0]), column_index(geometry.columns[1])),
                     (geometry.rows[0], geometry.rows[1]), geometry.shifted)
 
     def map_of(self, group: str) -> MapGeometry:
