@@ -5,6 +5,7 @@ decisions over stored events (ledger/audit.py)."""
 from __future__ import annotations
 
 import time
+from itertools import starmap
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -1023,12 +1024,11 @@ class CampaignLedger:
         after = None
         with collector_paused():
             while True:  # a page of stored rows at a time: the whole log's rows and its decoded events are never all
-                rows = self._page(cid, after, self.READ_PAGE)  # held at once (memory)
-                logged += [read_logged(s.originator_version, s.topic, s.state) for s in rows] if plain else \
-                    [self.loader.logged(stored) for stored in rows]
+                rows = self._page(cid, after, self.READ_PAGE, plain)  # held at once (memory)
+                logged += list(starmap(read_logged, rows)) if plain else [self.loader.logged(s) for s in rows]
                 if len(rows) < self.READ_PAGE:
                     return hold(logged)
-                after = rows[-1].originator_version
+                after = rows[-1][0] if plain else rows[-1].originator_version
 
     def entries(self, name: str | None) -> list:
         """`history` as ledger/envelope.read_entries gives it: (version, topic, the decoded envelope, or the damaged
@@ -1041,29 +1041,33 @@ class CampaignLedger:
         after = None
         with collector_paused():
             while True:
-                rows = self._page(cid, after, self.READ_PAGE)
-                entries += read_entries((s.originator_version, s.topic, s.state) for s in rows) if plain else \
+                rows = self._page(cid, after, self.READ_PAGE, plain)
+                entries += read_entries(rows) if plain else \
                     [(s.originator_version, s.topic, self.loader.logged(s)) for s in rows]
                 if len(rows) < self.READ_PAGE:
                     return hold(entries)
-                after = rows[-1].originator_version
+                after = rows[-1][0] if plain else rows[-1].originator_version
 
-    def _page(self, cid, after: int | None, limit: int) -> list:
-        """The campaign's stored events after version `after`, `limit` of them: the recorder's select_events. On
-        SQLite the library's own statement, without its parse of every row's originator id into a UUID (a third of a
-        whole-log read, issue 24): the rows are the ones of `cid`, which the statement's WHERE asks for."""
+    def _page(self, cid, after: int | None, limit: int, plain: bool = False) -> list:
+        """The campaign's stored events after version `after`, `limit` of them: the recorder's select_events, or with
+        `plain`, each as (version, topic, stored bytes). On SQLite the library's own statement, without its parse of
+        every row's originator id into a UUID (a third of a whole-log read, issue 24): the rows are the ones of
+        `cid`, which the statement's WHERE asks for."""
         recorder = self.recorder
         if isinstance(recorder, (SqliteRows, PostgresRows)):
-            return recorder.select_events(cid, gt=after, limit=limit)
+            return (recorder.plain_rows if plain else recorder.select_events)(cid, gt=after, limit=limit)
         from eventsourcing.persistence import StoredEvent
         from eventsourcing.sqlite import SQLiteAggregateRecorder
 
         if not isinstance(recorder, SQLiteAggregateRecorder):
-            return recorder.select_events(cid, gt=after, limit=limit)
+            rows = recorder.select_events(cid, gt=after, limit=limit)
+            return [(s.originator_version, s.topic, s.state) for s in rows] if plain else rows
         statement = recorder.select_events_statement + ("AND originator_version>? " if after is not None else "")
         params = [cid.hex, *([after] if after is not None else []), limit]
         with recorder.datastore.transaction(commit=False) as cursor:
             cursor.execute(statement + "ORDER BY originator_version ASC LIMIT ?", params)
+            if plain:
+                return [(row["originator_version"], row["topic"], row["state"]) for row in cursor.fetchall()]
             return [StoredEvent(cid, row["originator_version"], row["topic"], row["state"]) for row in cursor.fetchall()]
 
     def log_tail(self, name: str | None, last: int) -> tuple[Campaign | None, list[Logged]]:
