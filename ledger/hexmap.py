@@ -5,7 +5,7 @@ alternate columns offset half a hex. Hexes are named with their Map Group: 'StJ1
 from __future__ import annotations
 
 import re
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from typing import NamedTuple
 
 from .errors import BadInput
@@ -50,6 +50,7 @@ class Location(NamedTuple):
         return f"{self.hex}" + (f"/{self.level}" if self.level else "")
 
 
+@lru_cache(maxsize=8192)  # a map's Locations are read again at every CG Date's Setup Area determination (8.605)
 def parse_location(text: str, rule: str | None = None) -> Location:
     """`rule`: the hex-grid rule of the campaign's own system (KGP1), cited when the text is no Location."""
     match = _LOCATION.match(text.strip())

@@ -44,18 +44,21 @@ def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dic
     strategic = {s: {loc.hex for loc, (side, kind) in control.items() if side == s and kind} for s in sides}
     near = {s: grid.within(strategic[s], 2) for s in sides}  # 8.605: within two hexes
     cls: dict[Hex, dict[str, str]] = {}
+    kinds: dict[tuple, dict[str, str]] = {}  # one classification dict per kind, shared by its hexes (never changed)
     for h in grid.hexes:
-        own = [s for s in sides if h in strategic[s]]
-        if own:  # a Strategic Location is never No Man's Land (8.6051)
-            cls[h] = {s: SETUP if s in own else ENEMY for s in sides}
-            continue
-        close = [s for s in sides if h in near[s]]
-        if len(close) > 1:
-            cls[h] = {s: NML for s in sides}
-        elif close:
-            cls[h] = {s: SETUP if s in close else ENEMY for s in sides}
-        else:
-            cls[h] = {s: UNCONTROLLED for s in sides}
+        own = tuple(s for s in sides if h in strategic[s])
+        key = (True, own) if own else (False, tuple(s for s in sides if h in near[s]))
+        kind = kinds.get(key)
+        if kind is None:
+            strategic_here, close = key
+            if len(close) > 1 and not strategic_here:  # a Strategic Location is never No Man's Land (8.6051)
+                kind = {s: NML for s in sides}
+            elif close:
+                kind = {s: SETUP if s in close else ENEMY for s in sides}
+            else:
+                kind = {s: UNCONTROLLED for s in sides}
+            kinds[key] = kind
+        cls[h] = kind
     # 8.6054: Uncontrolled Territory completely enclosed within one side's Setup Area joins it
     uncontrolled = {h for h, c in cls.items() if c[sides[0]] == UNCONTROLLED}
     for part in _components(uncontrolled, grid):
