@@ -440,7 +440,9 @@ class CampaignLedger:
     def _walk_to(self, campaign, rules, side: str, targets: tuple[str, ...]) -> None:
         """A roll, purchase or chit of a step ahead of the one its side stands in walks the side there first, as
         `step STEP` would (8.6: steps in order; only past steps that need nothing more of it, and never into the
-        scenario, which both sides enter together). If the walk is refused, the act's own refusal says why."""
+        scenario, which both sides enter together). If the walk is refused and the act cannot be recorded where the
+        side stands, the refusal names the step the act belongs to and why the side cannot walk on to it (what its
+        step still needs, the dice it waits for); else the act's own refusal says what is wrong."""
         order = [s.id for s in rules.system.steps]
         by = self.recording_side(campaign, rules)
         walking = walk.walking(campaign, rules)
@@ -462,8 +464,12 @@ class CampaignLedger:
         view = self.books.own_view(campaign, rules, by)
         try:
             facts = cmd.decide(view, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by))
-        except LedgerError:
-            return
+        except LedgerError as e:
+            if steps.acting_step(rules, campaign, side if walking else None) in targets:
+                return  # recorded where it stands (a side at a door acts in the open step): the act decides
+            who = f"the {rules.system.sides.get(side, side)} side" if walking else "the campaign"
+            raise BadInput(f"this is recorded in step {title(rules, ahead[0])}, and {who} cannot walk on to it yet: "
+                           f"{e.message}", e.rule or ahead[0]) from None
         self.put(campaign, *facts, command=self.command_id)  # saved with the act itself: a refused act writes nothing
         move = steps.moved(rules, campaign, facts, guidance.passed)
         ids = [p["step"] for p in move.passed]

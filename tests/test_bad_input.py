@@ -39,7 +39,7 @@ from conftest import Cli
         ("8.610", ("step", "8.617"), "cannot skip 8.616 CPP Replenishment"),
         ("8.610", ("initiative", "--german", "attack", "--us", "idle"), "recorded in step 8.623"),
         ("8.610", ("scenario-end", "--lvp", "german=1", "--lvp", "us=1"), "recorded in step 8.603"),
-        ("8.610", ("buy", "I2", "--side", "german", "--map-group", "St"), "purchased in step 8.619"),
+        ("8.610", ("buy", "I2", "--side", "german", "--map-group", "St"), "recorded in step 8.619 Purchasing Reinforcement Groups, and the campaign cannot walk on"),
         ("8.610", ("rewind", "19 XM"), "malformed CG Date '19 XM'"),
         ("8.610", ("rewind", "32 AM"), "no CG Date '32 AM'"),
         ("8.610", ("rewind", "19 PM"), "RePh of CG Date 19 PM has not ended"),

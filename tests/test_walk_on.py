@@ -5,6 +5,8 @@ nothing, its walk included."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from conftest import count_events
 from test_turn import desks, initial_scenario_played  # noqa: F401 (desks: two machines by email, both with keys)
 
@@ -28,7 +30,10 @@ def test_a_refused_act_writes_nothing_its_walk_included(at):
 def test_a_step_that_needs_something_is_not_passed(at):
     cli = at("8.616", "19 PM")  # both sides' 8.616 CPP rolls are still needed here
     before = count_events(cli.db)
-    cli.refused("roll", "8.6201", "--side", "german", "--dice", "3", contains="rolled in step 8.620")
+    got = cli.refused("roll", "8.6201", "--side", "german", "--dice", "3",
+                      contains="recorded in step 8.620 RG Strength, Quality, Weapons & Leaders, and the campaign cannot "
+                               "walk on to it yet: step 8.616 CPP Replenishment still needs a roll on 8.616")
+    assert "(8.616)" in got.stderr  # the rule of the step that holds it
     assert count_events(cli.db) == before and cli.json("status")["step"] == "8.616"
 
 
@@ -75,3 +80,37 @@ def test_in_the_scenario_the_next_act_is_its_end_and_its_line_records_it(desks, 
     u.ok(*line.replace("german=N", "german=3").replace("us=N", "us=2").replace("german|us", "german").split()[1:])
     assert u.json("status")["next_acts"][0]["effect"] != "scenario_end"
     assert "scenario_end" not in [a["effect"] for a in g.json("status")["next_acts"]]  # the German is before it
+
+
+def test_an_act_the_side_cannot_walk_on_to_says_what_holds_it(tmp_path):
+    """Found playing by email: the German sealed his chit with his RG's follow-up roll still owed in 8.620, and was told
+    only that the chit is recorded in 8.623 and he stood in 8.620. The refusal now says why he cannot walk on: what his
+    step still needs. Nothing is written, the walk included."""
+    from conftest import Player
+
+    from test_email_campaign import GERMAN, US
+
+    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
+    g.ok("new", "Stoumont", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
+    g.ok("keys", "init", "--side", "german")
+    chart = tmp_path / "rg-charts.toml"
+    chart.write_text((Path(__file__).parent / "data" / "kgp-rg-test-chart.toml").read_text())
+    g.ok("rules", "load", str(chart))
+    g.ok("send", str(tmp_path / "1.json"))
+    u.ok("receive", str(tmp_path / "1.json"))
+    u.ok("accept")
+    u.ok("keys", "init", "--side", "us")
+    u.ok("send", str(tmp_path / "2.json"))
+    g.ok("receive", str(tmp_path / "2.json"))
+    initial_scenario_played(g, u, tmp_path)
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("buy", "V1", "--side", "german", "--map-group", "St")
+    g.ok("roll", "8.6201", "--side", "german", "--rg", "V1#1")  # its follow-up 8.6206/armor is still owed
+    before = count_events(g.db)
+    got = g.refused("initiative", "--chit", "german=attack",
+                    contains="this is recorded in step 8.623 Initiative Determination, and the German side cannot "
+                             "walk on to it yet: step 8.620")
+    assert "8.6206" in got.stderr, got.stderr
+    assert count_events(g.db) == before
+    g.ok("roll", "8.6206/armor", "--side", "german", "--rg", "V1#1")
+    assert "walked on to 8.623" in g.ok("initiative", "--chit", "german=attack").stderr
