@@ -90,7 +90,8 @@ def test_a_refused_form_says_the_clis_one_line_and_writes_nothing(sample):
     client = page(sample.db)
     before = count_events(sample.db)
     cases = [(["roll", "8.616", "--side", "german", "--dice", "9,9"], "die value 9 is out of range 1-6"),
-             (["buy", "XX", "--side", "german"], "RG are purchased in step 8.619"),
+             (["buy", "XX", "--side", "german"], "recorded in step 8.619 Purchasing Reinforcement Groups, and the "
+                                                 "campaign cannot walk on to it yet"),
              (["roll", "NOPE", "--side", "us"], "NOPE"),
              (["step", "8.601"], "8.601")]
     for words, contains in cases:
