@@ -465,8 +465,8 @@ class CampaignLedger:
         try:
             facts = cmd.decide(view, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by))
         except LedgerError as e:
-            if steps.acting_step(rules, campaign, side if walking else None) in targets:
-                return  # recorded where it stands (a side at a door acts in the open step): the act decides
+            if campaign.step in targets or steps.acting_step(rules, campaign, side if walking else None) in targets:
+                return  # may be recorded where it stands or in the open step (a side at a door): the act decides
             who = f"the {rules.system.sides.get(side, side)} side" if walking else "the campaign"
             raise BadInput(f"this is recorded in step {title(rules, ahead[0])}, and {who} cannot walk on to it yet: "
                            f"{e.message}", e.rule or ahead[0]) from None

@@ -107,11 +107,11 @@ class Grid:
         """Every hex within `reach` hexes of any source, with its distance (a breadth-first search)."""
         found = {h: 0 for h in sources}
         frontier = list(sources)
-        adjacent, neighbours = self.adjacent, self.neighbours
+        neighbours = self.neighbours
         for step in range(1, reach + 1):
             nxt = []
             for h in frontier:
-                for n in adjacent.get(h) or neighbours(h):
+                for n in neighbours(h):
                     if n not in found:
                         found[n] = step
                         nxt.append(n)

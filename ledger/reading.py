@@ -497,8 +497,8 @@ _handed: list = []  # [(database path, campaign id, its last snapshot row)] that
 
 
 def _hand_over(db: str, cid: UUID, lte: int | None) -> StoredRow | None:
-    """The campaign's last snapshot row as stored_head just read it (the answer's key holds its digest), for the
-    campaign's load in the same one-shot read: a 0.9 MB snapshot is not read twice (issue 24). Given once. A row a
+    """The campaign's last snapshot row as stored_head just read it from a SQLite file (the answer's key holds its
+    digest), for the campaign's load in the same one-shot read: a 0.9 MB snapshot is not read twice (issue 24). Given once. A row a
     write has since outdone is still a snapshot of this log (events are never changed): the load checks its seal
     and the event it summarizes as it checks one it reads, and replays the events after it."""
     if not _handed:

@@ -14,29 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cgledger.cli import main
-from cgledger.cli.app import forget
+from test_answers import sample  # noqa: F401 (a copy of the shipped sample: 114 events, its snapshot at 100)
 
 pytestmark = pytest.mark.sqlite_only
 
 ROOT = Path(__file__).parent.parent
-_TEMPLATE: list[Path] = []
-
-
-@pytest.fixture
-def sample(tmp_path_factory, tmp_path) -> Path:
-    """A copy of the shipped KGP sample (114 events, its last snapshot at event 100)."""
-    if not _TEMPLATE:
-        folder = tmp_path_factory.mktemp("sample")
-        done = CliRunner().invoke(main, ["--db", str(folder / "s.db"), "script",
-                                         str(ROOT / "fixtures" / "kgp-cg1-sample.cgl"), "--quiet"])
-        assert done.exit_code == 0, done.output
-        forget(str(folder / "s.db"))
-        _TEMPLATE.append(folder)
-    shutil.copytree(_TEMPLATE[0], tmp_path / "db")
-    return tmp_path / "db" / "s.db"
 
 
 def console(db: Path, *args: str, state: Path) -> subprocess.CompletedProcess:
