@@ -40,6 +40,11 @@ def render_status(status: dict) -> str:
         lines.append("  may:")
         lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")
                   for m in status["may"]]
+    if (status.get("turn") or {}).get("mailed") is not None:
+        lines.append(f"  by email: {status['turn']['text']}")
+    if status.get("held"):  # `step next` is not offered: why, in the step decision's own words
+        held = status["held"]
+        lines.append(f"  not yet on to the next step: {held['text']}" + (f" ({held['rule']})" if held["rule"] else ""))
     for side, where in status.get("progress", {}).items():
         name = status["sides"].get(side, side)
         if where["ahead"]:

@@ -47,6 +47,15 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
             return
         click.echo(f"nothing to send: your opponent has every event already (head {head})")
         return
+    if not bundle.events:  # the turn mailed back: nothing new, only the head the other side's turn was read at
+        head = ledger.head(bundle.campaign)
+        if as_json:
+            emit_json({"file": str(written), "campaign": bundle.campaign, "events": 0, "from": None, "to": None,
+                       "head": head})
+            return
+        click.echo(f"nothing new to send, but your opponent waits for his turn back: {written} says you read his "
+                   f"(head {head}); mail it to him")
+        return
     first, last = bundle.since + 1, bundle.events[-1].version
     if as_json:
         emit_json({"file": str(written), "campaign": bundle.campaign, "events": len(bundle.events), "from": first,

@@ -240,6 +240,9 @@ class CampaignLedger:
         done = campaign.recorded(self.command_id) if self.command_id else None
         if done is not None:
             raise AlreadyRecorded(done)
+        mailed = self.turn_mailed(campaign) if self.where else None
+        if mailed is not None:  # strict turn-taking by email (ledger/turn.py): nothing recorded until the reply is read
+            raise BadInput(turn.waiting_text(mailed), turn.RULE)
         rules = self.rules_for(campaign)
         self.fair.settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
         return campaign, rules
@@ -550,6 +553,10 @@ class CampaignLedger:
         secret = {}
         for entry in state.secret_rgs.values():
             secret[entry["side"]] = secret.get(entry["side"], 0) + 1
+        mailed = self.turn_mailed(state) if as_of is None and self.keyring.material is not None else None
+        if mailed is not None:  # by email, the turn mailed and its reply not read: nothing is recorded until it is
+            needs, at_door = [], True
+        held = None if at_door or over or needs else self._step_refused(state, rules, view if own is not None else state)
         chit_side = me  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
         if chit_side is None and as_of is None and chits.sealed_play(state, rules) \
                 and "initiative" in {n["effect"] for n in needs}:
@@ -562,8 +569,12 @@ class CampaignLedger:
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
             "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
-            "may": [] if at_door else guidance.options(rules, state, needs, here, me),  # what players may do besides
+            "may": [] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None),
+            "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
             # nothing needed here: the next act ahead and its command, which walks the side there itself
+            # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
+            # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
+            "turn": self._turn_view(state, mailed) if as_of is None and self.keyring.material is not None else None,
             "next_acts": [] if needs or at_door or over else guidance.next_acts(rules, view if own is not None else state,
                                                                                here, me, walking),
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
@@ -585,6 +596,21 @@ class CampaignLedger:
                                       and (state.proposal or state.lapsed) else None,
                                       lambda action, before: self._events_of_action(state, action, before)),
         }
+
+    def _turn_view(self, state, mailed: int | None) -> dict | None:
+        if not self.where:
+            return None
+        owed = mailed is None and turn.reply_owed(self.where, self._seen_key(state.id))
+        return {"mailed": mailed, "reply_owed": owed, "text": turn.waiting_text(mailed) if mailed is not None else None}
+
+    def _step_refused(self, state, rules, view) -> dict | None:
+        """The refusal `step next` would meet now, decided by the very decision the command runs (nothing is
+        offered that the ledger then refuses): {text, rule}, or None where it would be accepted."""
+        try:
+            cmd.decide(view, rules, cmd.Step(target=None), cmd.Context(by=self.recording_side(state, rules)))
+        except LedgerError as refused:
+            return {"text": refused.message, "rule": refused.rule}
+        return None
 
     def _progress(self, state, rules) -> dict:
         """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do."""
@@ -874,12 +900,23 @@ class CampaignLedger:
         me = self.me(campaign, rules, side)
         history = self.history(name)
         fingerprint = turn.since(history, turn.other_side(rules.system.sides, me))
+        key = self._seen_key(campaign.id) if self.where else ""
         if history[-1].version == int(fingerprint.split(":")[0]):
-            return None, me, None
+            if not (key and turn.reply_owed(self.where, key)):
+                return None, me, None
+            # nothing new, but the other side's turn was read here: the turn goes back to him (no events, the head)
+            fingerprint = chain.fingerprint(history[-1].version, history[-1].digest)
         if path is None:
             path = turn.outbox_name(outbox or Path("."), name, campaign.cg_date, me, history[-1].version)
         entries = [(e.version, e.topic, e) for e in history]
-        return export_bundle(entries, name, campaign.system, fingerprint, path), me, path
+        bundle = export_bundle(entries, name, campaign.system, fingerprint, path, empty=True)
+        if key:
+            turn.turn_mailed(self.where, key, history[-1].version)
+        return bundle, me, path
+
+    def turn_mailed(self, campaign) -> int | None:
+        """The last event of the turn this machine mailed and whose reply it has not read (ledger/turn.py)."""
+        return turn.mailed(self.where, self._seen_key(campaign.id)) if self.where else None
 
     def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
         """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
@@ -917,6 +954,7 @@ class CampaignLedger:
         bundle = checked[0] if checked else read_bundle(path)
         local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
         new = checked[1] if checked and not local else plan_import(bundle, local)
+        self._turn_read(bundle, local)
         if not new:
             return bundle.campaign, 0
         cid = campaign_id(bundle.campaign)
@@ -930,6 +968,16 @@ class CampaignLedger:
         if new[-1].version // interval > (new[0].version - 1) // interval:
             self.take_snapshot(cid)
         return bundle.campaign, len(new)
+
+    def _turn_read(self, bundle, local: list) -> None:
+        """The other side's turn is read here once his bundle holds the turn mailed from here (ledger/turn.py): an
+        older bundle read again leaves the turn where it is."""
+        if not self.where or not local:
+            return
+        key = self._seen_key(campaign_id(bundle.campaign))
+        mailed = turn.mailed(self.where, key)
+        if mailed is None or bundle.since + len(bundle.events) >= mailed:
+            turn.turn_read(self.where, key)
 
     def _save(self, campaign: Campaign) -> None:
         """Saves the pending events; if another writer recorded first, nothing of ours is stored and

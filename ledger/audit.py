@@ -180,7 +180,8 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                 key = roll_key(state, fact)
                 # Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll.
                 if key in undone_items and undone_items[key][1] != tuple(fact.dice):
-                    first_version, _dice, original, result, *_rest = undone_items[key]
+                    # the first roll after the undo is the re-roll; the table's later rolls are rolls of their own
+                    first_version, _dice, original, result, *_rest = undone_items.pop(key)
                     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
                     find(
                         version,

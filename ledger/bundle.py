@@ -48,9 +48,10 @@ def parse_fingerprint(text: str) -> tuple[int, str]:
     return int(version), digest
 
 
-def export_bundle(entries: list, name: str, system: str, since: str, path: Path) -> Bundle:
+def export_bundle(entries: list, name: str, system: str, since: str, path: Path, empty: bool = False) -> Bundle:
     """Writes the events the opponent does not have yet (after the fingerprint it gave). `entries`: the log as
-    (version, topic, record), ledger/envelope.read_entries (a Logged as record does as well)."""
+    (version, topic, record), ledger/envelope.read_entries (a Logged as record does as well). `empty`: a bundle of
+    no events may be written (the email turn mailed back: only the head it was read at)."""
     version, digest = parse_fingerprint(since)
     if version:
         mine = next((record for v, _topic, record in entries if v == version), None)
@@ -62,7 +63,7 @@ def export_bundle(entries: list, name: str, system: str, since: str, path: Path)
                            "(compare `cgledger log` on both sides)")
     events = [BundleEvent(v, r.timestamp, r.prev, r.digest, r.fact, r.author, r.signature, r.command, r.form)
               for v, _topic, r in entries if v > version]
-    if not events:
+    if not events and not empty:
         raise BadInput(f"nothing to export: your opponent already has all {version} events")
     bundle = Bundle(FORMAT, name, system, version, events)
     write_bundle(bundle, path)

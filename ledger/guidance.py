@@ -34,10 +34,22 @@ def need_commands(rules, state, need: dict, own: str | None = None) -> list[str]
         return [f"{PROG} initiative --chit {s}={chits.choices(state, rules, s)}" for s in sides
                 if s not in state.sealed_chits and own in (None, s)]
     if need["rg"] is not None:
-        return [f"{PROG} roll {need['table']} --side {need['side']} --rg {need['rg']}"]
+        return [f"{PROG} roll {need['table']} --side {need['side']} --rg {need['rg']}"
+                + required_drms(rules.tables.get(need["table"]), state, need["side"])]
     tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
-    return [f"{PROG} roll {t.id} --side {side}" for t in sorted(tables, key=lambda t: t.id)
+    return [f"{PROG} roll {t.id} --side {side}{required_drms(t, state, side)}" for t in sorted(tables, key=lambda t: t.id)
             for side in ([need["side"]] if need["side"] else (t.sides or sides))]
+
+
+def required_drms(table, state, side: str | None) -> str:
+    """The declared DRMs a table cannot be rolled without (`required`), as options: the value the ledger knows
+    (a side's SAN after its last SAN dr) where it knows it, else N for the player to give."""
+    out = ""
+    for drm in (table.drm if table is not None else ()):
+        if drm.kind == "declared" and drm.required:
+            known = state.san.get(side) if drm.known == "san" and side else None
+            out += f" --drm {drm.key}={known if known is not None else 'N'}"
+    return out
 
 
 def with_commands(rules, state, needs: list[dict], own: str | None = None) -> list[dict]:
@@ -99,9 +111,11 @@ def ahead(rules, state) -> list[dict]:
     return out
 
 
-def options(rules, state, needs: list[dict], step: str | None = None, only: str | None = None) -> list[dict]:
+def options(rules, state, needs: list[dict], step: str | None = None, only: str | None = None,
+            go_on: bool = True) -> list[dict]:
     """What players may do in the open step besides its needs: {text, command, rule}. SIDE, UNIT, ... are for the
-    player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh)."""
+    player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh).
+    `go_on`: whether the step decision would take `step next` now."""
     step = step or state.step
     sides = only or "|".join(rules.system.sides)
     out: list[dict] = []
@@ -116,12 +130,13 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
         if data.purchase == "fortifications":
             out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
                         "command": f"{PROG} fortify ITEM --side {sides} --setup-area ID [--count N]"})
-        if data.control:
+        if data.control and _maps_known(rules):
             out.append({"text": "record a change of Control", "rule": step,
                         "command": f"{PROG} control LOCATION --side {sides}"})
     else:
-        out.append({"text": "record a change of Control during play", "rule": None,
-                    "command": f"{PROG} control LOCATION --side {sides}"})
+        if _maps_known(rules):
+            out.append({"text": "record a change of Control during play", "rule": None,
+                        "command": f"{PROG} control LOCATION --side {sides}"})
         out.append({"text": "import the game's VASL log or chat (its dice reports)", "rule": None,
                     "command": f"{PROG} vasl-import FILE"})
     needed = {n["table"] for n in needs}
@@ -137,11 +152,17 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
         played = ""  # during a scenario the players are at the table: the dice of play first, never a fair roll's wait
         if step == SCENARIO and state.fair_in_force(rules.system.sides):
             played = " --dice " + ("W,C" if table.die == "DR" else "N") + ' (or --vasl "LINE")'
+        drms = required_drms(table, state, may[0] if len(may) == 1 else None)
         out.append({"text": table.title, "rule": table.rule,
-                    "command": f"{PROG} roll {table.id} --side {who}{unit}{played}"})
-    if not needs:
+                    "command": f"{PROG} roll {table.id} --side {who}{unit}{drms}{played}"})
+    if not needs and go_on:
         out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
     return out
+
+
+def _maps_known(rules) -> bool:
+    """Control can be recorded: a map file gave a Map Group its grid (8.605; no map is in the rules seeds)."""
+    return bool(rules.maps)
 
 
 def _admitted(rules, state, table, side: str) -> bool:
@@ -182,6 +203,8 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
         else:
             owed = unmet(rules, state, at, done=[])
         owed = [n for n in owed if n["effect"] not in skipped]
+        if owed and walking and side and walkmod.lands(rules, state, side, at) != at:
+            return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
         if owed:
             return [{**need, "step": at, "title": title(rules, at)}
                     for need in with_commands(rules, state, owed, side)]

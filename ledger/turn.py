@@ -73,3 +73,58 @@ def own_results(events: list, opened: dict, me: str) -> list:
         elif isinstance(fact, SecretRollMade) and fact.side == me and event.version in opened:
             out.append((event.version, opened[event.version]))
     return out
+
+
+# ---- whose turn it is on this machine -------------------------------------------------------------------------
+# Strict turn-taking, kept by this machine beside the heads it has seen (ledger/seen.py): a side that mailed its
+# turn records nothing more until it has read the other side's reply, since the other side's ledger extends the log
+# it was sent (its answers, its acts) and anything recorded here meanwhile would fork it. The record is this
+# machine's own, never the log's: a copied file carries no turn, and nothing in it is trusted beyond this guard.
+def _turns_file() -> Path:
+    from . import machine
+
+    return machine.state_dir() / "turns.json"
+
+
+def _turns() -> dict:
+    from . import machine
+
+    return machine.read_json(_turns_file())
+
+
+def _keep(key: str, entry: dict) -> None:
+    from . import machine
+
+    data = _turns()
+    data[key] = entry
+    machine.write_json(_turns_file(), data)
+
+
+def mailed(where: str, key: str) -> int | None:
+    """The last event of the turn this machine mailed and whose reply it has not read yet, or None."""
+    entry = _turns().get(f"{where}#{key}")
+    if isinstance(entry, dict) and isinstance(entry.get("mailed"), int):
+        return entry["mailed"]
+    return None
+
+
+def reply_owed(where: str, key: str) -> bool:
+    """This machine has read the other side's turn since it last mailed one: the turn is its to mail back."""
+    entry = _turns().get(f"{where}#{key}")
+    return isinstance(entry, dict) and entry.get("read") is True
+
+
+def turn_mailed(where: str, key: str, version: int) -> None:
+    if where:
+        _keep(f"{where}#{key}", {"mailed": version})
+
+
+def turn_read(where: str, key: str) -> None:
+    if where:
+        _keep(f"{where}#{key}", {"read": True})
+
+
+def waiting_text(version: int) -> str:
+    return (f"you mailed your turn (up to event {version}) and have not read the other side's reply: his ledger "
+            "extends the log you sent, so nothing more is recorded here until you `cgledger receive` his bundle "
+            "(if he has nothing to do, his `cgledger send` mails the turn back)")

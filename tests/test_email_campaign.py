@@ -208,6 +208,8 @@ def play_by_email(tmp_path: Path) -> Table:
     # ---- the end: equal heads, a clean final audit on both sides (everything revealed first) -----------------
     t.date = "end"
     t.order = (*t.order, "end")
+    u.send(g)  # strict turns: the U.S. mails the turn back (nothing new) so that the German may record again
+    g.receive()
     for desk, other in ((g, u), (u, g)):
         desk.ok("reveal", "--all", "--side", desk.side)
         desk.send(other)

@@ -30,13 +30,36 @@ def desks(tmp_path):
 
 def test_send_knows_what_the_opponent_holds_and_receive_of_the_same_file_adds_nothing(desks, tmp_path):
     g, u = desks
-    assert "nothing to send" in g.ok("send", str(tmp_path / "3.json")).stdout  # the U.S. sent him all he holds
-    assert not (tmp_path / "3.json").exists()
     again = json.loads(g.ok("receive", str(tmp_path / "2.json"), "--json").stdout)
     assert again["imported"] == 0 and again["head"] == u.ok("head").stdout.strip()
     # the U.S. cannot know the German received it until the German records something: it sends it again, harmlessly
-    u.ok("send", str(tmp_path / "4.json"))
+    assert "nothing to send" not in u.ok("send", str(tmp_path / "4.json")).stdout
     assert json.loads(g.ok("receive", str(tmp_path / "4.json"), "--json").stdout)["imported"] == 0
+    # the U.S. mailed its turn: nothing more is recorded on its side until it reads the German's reply
+    assert u.json("status")["turn"]["mailed"] == 5 and u.json("status")["may"] == []
+    u.refused("step", "next", contains="you mailed your turn (up to event 5)")
+    # the German has nothing new: his `send` mails the turn back (no events, only the head he read it at)
+    assert g.json("status")["turn"]["reply_owed"] is True
+    back = g.json("send", str(tmp_path / "3.json"))
+    assert back["events"] == 0 and back["file"] == str(tmp_path / "3.json")
+    assert "nothing to send" in g.ok("send", str(tmp_path / "5.json")).stdout  # mailed once: nothing more to mail
+    assert json.loads(u.ok("receive", str(tmp_path / "3.json"), "--json").stdout)["imported"] == 0
+    assert u.json("status")["turn"]["mailed"] is None
+    u.ok("step", "next")  # his turn again
+    g.refused("step", "next", contains="you mailed your turn (up to event 5)")  # the German waits for it
+
+
+def test_an_older_bundle_read_again_does_not_give_the_turn_back(desks, tmp_path):
+    g, u = desks
+    g.ok("step", "next")
+    g.ok("send", str(tmp_path / "3.json"))
+    g.ok("receive", str(tmp_path / "2.json"))  # the U.S. bundle of before, read again: no reply to this turn
+    g.refused("step", "next", contains="you mailed your turn")
+    u.ok("receive", str(tmp_path / "3.json"))
+    u.ok("step", "next")
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("step", "next")
 
 
 def initial_scenario_played(g, u, tmp_path) -> None:

@@ -66,6 +66,22 @@ def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str 
     return out
 
 
+def lands(rules: Rules, state: CampaignState, side: str, target: str) -> str | None:
+    """The step `side` would stand in after `step TARGET` (it may stop short, at a door both sides cross
+    together), or None where the step decision refuses it: the very decision the walk runs."""
+    try:
+        facts = step(state, rules, target, by=side)
+    except LedgerError:
+        return None
+    end = position(state, side)
+    for fact in facts:
+        if isinstance(fact, StepOpened) and side not in state.ahead:
+            end = fact.step
+        elif isinstance(fact, SideAdvanced) and fact.side == side:
+            end = fact.step
+    return end
+
+
 def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool:
     """A declared roll whose result adds what its step needs (an RG's strength adds follow-ups by its chart line's
     `rolls_if`; a result another roll is due 'after'): its side waits in that step for its dice."""

@@ -1,0 +1,80 @@
+"""What `status` offers a side is what the ledger then accepts (found by the random two-player play,
+tests/test_random_play.py): each case here was offered and refused at once before."""
+
+from __future__ import annotations
+
+import pytest
+
+from two_players import KGP_MAP, Desk, offers, start
+
+import conftest
+
+
+@pytest.fixture
+def two(tmp_path, make_db):
+    def make(game: str):
+        return start(game, [make_db(), make_db()], tmp_path)
+
+    return make
+
+
+def lines(desk: Desk) -> list[str]:
+    return [o.line for o in offers(desk.status(), desk.side)]
+
+
+def test_step_next_is_not_offered_while_the_side_waits_for_a_strength_roll(two):
+    """8.620: an RG's strength (8.6201) decides which follow-ups the step needs (8.6205); declared with fair dice,
+    its side waits in the step for the other side's answer. `step next` is refused there, so it is not offered:
+    `held` says why, in the step decision's own words."""
+    desks, post = two("kgp")
+    g = desks["german"]
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    rg = g.json("status")["next_acts"][0]["rg"]
+    g.ok("roll", "8.6201", "--side", "german", "--rg", str(rg))
+    status = g.status()
+    assert "cgledger step next" not in lines(g)
+    assert "waits in 8.620" in status["held"]["text"] and status["held"]["rule"] == "8.620"
+    assert "not yet on to the next step" in g.ok("status").stdout
+    g.player.refused("step", "next", contains="waits in 8.620")
+
+
+def test_an_act_past_a_door_both_sides_cross_together_is_not_offered_yet(two):
+    """After the CG-Scenario End one side may walk on alone only up to the door of the new CG Date (8.612): the
+    8.616 roll beyond it is not its next act until the other side has the end too."""
+    desks, post = two("kgp")
+    g, u = desks["german"], desks["us"]
+    g.ok("step", "scenario")
+    post.send(g)
+    post.receive(u)
+    u.ok("step", "scenario")
+    u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    status = u.status()
+    assert not [a for a in status["next_acts"] if a["step"] == "8.616"], status["next_acts"]
+    for line in lines(u):  # whatever is offered is accepted
+        if line == "cgledger step next":
+            u.ok("step", "next")
+
+
+def test_control_is_offered_only_where_a_map_gives_the_hexes(make_db):
+    """No Map Group's grid is in the rules seeds (KGP1): without a map file every `control` is refused, so none is
+    offered; with the St map loaded it is."""
+    kgp = conftest.Cli(make_db())
+    kgp.ok("new", "bare", "--system", "kgp", "--cg", "I")
+    kgp.ok("step", "scenario")
+    assert not [m for m in kgp.json("status")["may"] if "control" in m["command"]]
+    kgp.refused("control", "StJ19", "--side", "us", contains="grid is not in the rules seeds")
+    kgp.ok("rules", "load", str(KGP_MAP))
+    assert [m for m in kgp.json("status")["may"] if m["command"].startswith("cgledger control LOCATION")]
+    kgp.ok("control", "StJ19", "--side", "us")
+
+
+def test_a_required_declared_drm_is_part_of_the_offered_line(rr):
+    """RR 2.5122: the SAN dr needs --drm san=N (the side's current SAN); the line offered carries it (N where the
+    ledger does not know the SAN yet, for the player to give)."""
+    rr.to("2.512", "19 PM")
+    status = rr.json("status")
+    needed = [c for n in status["needs"] + status["may"] for c in n.get("commands", [n.get("command")])
+              if c and "2.5122" in c]
+    assert needed and all("--drm san=" in c for c in needed), needed
+    line = needed[0].replace("san=N", "san=6").replace("german|canadian", "german").split()[1:]
+    rr.ok(*line, "--dice", "6")

@@ -1,0 +1,207 @@
+"""Random two-player play (Hypothesis stateful): KGP, RR and CGS played by email as two players, each with his own
+store and key, each act one that his side's `status --json` offers, bundles sent and received at random moments.
+After every step: an offered act is accepted when run at once; while the campaign is not over some side can act or
+has something to send (no deadlock); after an exchange both heads are equal. At the end, both sides caught up:
+`audit` is clean on both.
+
+Derandomized with a fixed example count here; bench/bench_random_play.py plays longer and with fresh seeds."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+import conftest
+from two_players import GAMES, Desk, Filler, Refused, choose, offers, start
+
+EXAMPLES = int(os.environ.get("CGLEDGER_RANDOM_EXAMPLES", "4"))
+STEPS = int(os.environ.get("CGLEDGER_RANDOM_STEPS", "200"))
+FRESH = bool(os.environ.get("CGLEDGER_RANDOM_FRESH"))  # new plays each run (bench/bench_random_play.py), not CI's fixed ones
+# shrinking replays the whole game many times over: on only where asked (the failing play is printed either way)
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if os.environ.get("CGLEDGER_RANDOM_SHRINK")
+                                                          else [])
+
+
+class TwoPlayers(RuleBasedStateMachine):
+    """Two desks by email; `game` is set by the subclass per system."""
+
+    game = "kgp"
+
+    def __init__(self):
+        super().__init__()
+        self.folder = Path(tempfile.mkdtemp(prefix="cgl-random-"))
+        self.made: list[str] = []
+        self.sides = list(GAMES[self.game][2])
+        dbs = []
+        for side in self.sides:
+            if conftest.BACKEND == "postgres":
+                self.made.append(conftest.pg_create())
+                dbs.append(self.made[-1])
+            else:
+                dbs.append(self.folder / f"{side}.db")
+        self.desks, self.post = start(self.game, dbs, self.folder)
+        self.acts = 0
+        self.trace: list[str] = ["both players set up their keys and rules files"]
+        self.rolls_taken_back = False
+
+    def teardown(self):
+        if os.environ.get("CGLEDGER_RANDOM_TRACE") and getattr(self, "desks", None):
+            status = next(iter(self.desks.values())).status()
+            print(f"{self.game}: {self.acts} acts, {self.post.count} emails, reached {status['cg_date']} {status['step']}")
+        try:
+            if getattr(self, "desks", None):
+                self._catch_up()
+                heads = {s: d.ok("head").stdout for s, d in self.desks.items()}
+                assert len(set(heads.values())) == 1, f"heads differ at the end: {heads}\n" + self.story()
+                for side, desk in self.desks.items():
+                    result = desk.run("audit", "--json")
+                    findings = json.loads(result.stdout)["findings"]
+                    # a roll taken back and made again with new dice is a re-roll the audit names (the player did it)
+                    wrong = [f for f in findings if not (f["kind"] == "reroll" and self.rolls_taken_back)]
+                    assert not wrong, f"audit on the {side} side:\n{result.stdout}\n" + self.story()
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            conftest.pg_drop(self.made)
+
+    # ---- the email turn -------------------------------------------------------------------------------
+    def other(self, desk: Desk) -> Desk:
+        return next(d for d in self.desks.values() if d is not desk)
+
+    def _send(self, desk: Desk) -> None:
+        sent = self.post.send(desk)
+        if sent["file"]:
+            self.trace.append(f"{desk.side}: send (events {sent['from']}-{sent['to']})" if sent["events"]
+                              else f"{desk.side}: send (the turn back, nothing new)")
+
+    def _receive(self, desk: Desk) -> None:
+        for got in self.post.receive(desk):
+            self.trace.append(f"{desk.side}: receive: {got['imported']} new, duties "
+                              + ", ".join(d["text"] for d in got["duties"]))
+        other = self.other(desk)
+        if desk.events() == other.events():
+            assert desk.ok("head").stdout == other.ok("head").stdout, "heads differ after an exchange:\n" + self.story()
+
+    def _catch_up(self) -> None:
+        for _ in range(4):
+            for desk in self.desks.values():
+                if desk.inbox:
+                    self._receive(desk)
+            for desk in self.desks.values():
+                self.send(desk)
+            if not any(d.inbox for d in self.desks.values()):
+                return
+
+    def story(self) -> str:
+        """The play so far, one line per act, for a failure's message."""
+        return "    " + "\n    ".join(self.trace)
+
+    def may_act(self, desk: Desk) -> bool:
+        """A player reads his mail before he plays (the ledger keeps the rest of the turn-taking: a side that mailed
+        its turn is offered nothing, and refused, until it has read the reply)."""
+        return not desk.inbox
+
+    # ---- the rules: one, whose first draw weighs what a player does next ------------------------------
+    @rule(who=st.integers(0, 1), what=st.integers(0, 99), pick=st.integers(0, 10**6), seed=st.integers(0, 2**32))
+    def play(self, who: int, what: int, pick: int, seed: int) -> None:
+        desk = self.desks[self.sides[who]]
+        if what < 70:
+            self.act(desk, pick, seed)
+        elif what < 88:  # the turn passes: he mails everything, the other reads it
+            self.send(desk)
+            self.receive(self.other(desk))
+        elif what < 92:
+            self.send(desk)
+        elif what < 97:
+            self.receive(desk)
+        else:
+            self.take_back(desk)
+
+    def act(self, desk: Desk, pick: int, seed: int) -> None:
+        if not self.may_act(desk):
+            return
+        status = desk.status()
+        offered = offers(status, desk.side)
+        if not offered:
+            return
+        offer = choose(offered, pick)
+        filler = Filler(self.game, desk, random.Random(seed))
+        argv = filler.fill(offer.line)
+        if argv is None:
+            return
+        before = desk.events()
+        result = desk.run(*argv)
+        self.acts += 1
+        self.trace.append(f"{desk.side}: {' '.join(argv)}  [{offer.where}: {offer.line}]")
+        if result.exit_code != 0:
+            assert desk.events() == before, ("a refusal wrote events", argv)
+            if argv[0] == "buy" and _limit(result.stderr):
+                return  # the RG the player chose is over a limit his chart shows: his choice, not the offer's
+            raise Refused(f"offered and refused at once: {' '.join(argv)}\n  offered in {offer.where}: {offer.line}"
+                          f"\n  refused: {result.stderr.strip()}\n  play so far:\n    " + "\n    ".join(self.trace))
+
+    def send(self, desk: Desk) -> None:
+        if desk.events() > self.other(desk).events() or (desk.status().get("turn") or {}).get("reply_owed"):
+            self._send(desk)
+
+    def receive(self, desk: Desk) -> None:
+        if desk.inbox:
+            self._receive(desk)
+
+    def take_back(self, desk: Desk) -> None:
+        """A take-back: the player's last act undone (alone before the other side has it, else proposed)."""
+        if not self.may_act(desk):
+            return
+        before = desk.events()
+        result = desk.run("undo", "--reason", "a slip")
+        said = (result.stdout + result.stderr).strip()
+        self.trace.append(f"{desk.side}: undo -> {result.exit_code} {said[:160]}")
+        if result.exit_code == 0 and "Original" in said:
+            self.rolls_taken_back = True
+        if result.exit_code != 0:
+            assert desk.events() == before, "a refused undo wrote events"
+
+    # ---- what holds after every step ------------------------------------------------------------------
+    @invariant()
+    def someone_can_go_on(self) -> None:
+        """While the campaign is not over, some side can act or has something to send or to read."""
+        if any(d.inbox for d in self.desks.values()):
+            return
+        counts = {s: d.events() for s, d in self.desks.items()}
+        if len(set(counts.values())) > 1:
+            return  # the side ahead has something to send
+        for desk in self.desks.values():
+            status = desk.status()
+            if status.get("over"):
+                return
+            if offers(status, desk.side) or (status.get("turn") or {}).get("reply_owed"):
+                return  # he can act, or mail the turn back
+        lines = {s: (st_["progress"] if (st_ := d.status()).get("progress") else st_["step"])
+                 for s, d in self.desks.items()}
+        raise AssertionError(f"deadlock: neither side is offered anything and nothing is in flight: {lines}\n    "
+                             + "\n    ".join(self.trace))
+
+
+def _limit(stderr: str) -> bool:
+    return any(w in stderr for w in ("CPP", "maximum", "at most", "limit", "already bought"))
+
+
+def _machine(game: str):
+    return type(f"TwoPlayers_{game}", (TwoPlayers,), {"game": game})
+
+
+@pytest.mark.parametrize("game", ["kgp", "rr", "cgs"])
+def test_random_two_player_play(game):
+    machine = _machine(game)
+    machine.TestCase.settings = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, derandomize=not FRESH,
+                                         deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                                         phases=PHASES)
+    machine.TestCase().runTest()
