@@ -31,8 +31,10 @@ class SecretBooks:
         log = self.app.history(campaign.name)
         view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
         pending = list(getattr(campaign, "_pending_events", ()))  # recorded by this command, not saved yet (a walk
+        made = dict(self.app.made_now)  # its own Secret rolls made by this command: opened, as its key opens them
         for event in pending:  # on before an act, the answers the ledger owes)
-            view.evolve(event.fact, event.digest, event.originator_version, event.author, event.command)
+            fact = made.get(event.originator_version, event.fact)  # a strength gives the later follow-ups' DRMs
+            view.evolve(fact, event.digest, event.originator_version, event.author, event.command)
         view.pending_facts = {e.originator_version: e.fact for e in pending}  # read by stored_facts
         view.next_action = campaign.next_action
         return view

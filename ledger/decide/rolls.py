@@ -15,7 +15,7 @@ from ..events import AppliedDRM, DiceRolled
 from ..evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table
-from .steps import acting_step, article, condition_fails, title
+from .steps import acting_step, article, condition_fails, strength_first, title
 
 
 class RollCommand(Struct, frozen=True, kw_only=True):
@@ -213,6 +213,11 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
             owed = ", ".join(bought["pending"]) or "nothing more"
             raise NotDue(f"table {table.id} is not due for RG {bought['rg']} (event {rg}){done}: it still owes "
                            f"{owed}", rule)
+    waits = strength_first(rules, state, table, rg)
+    if waits is not None:
+        drm = next(d for d in table.drm if d.kind == "automatic" and d.rg_strength)
+        raise NotDue(f"table {table.id} for RG {bought['rg']} (event {rg}) comes after its strength roll: roll {waits} "
+                     f"--rg {rg} first (in the same turn if you like); its result decides the '{drm.text}' DRM", rule)
     return f"{table.id}|rg{rg}|{n}"
 
 

@@ -121,13 +121,29 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
             for version, rg in sorted(state.rgs.items(), key=lambda item: int(item[0])):
                 missing += [{"effect": need.effect, "side": rg["side"], "table": t, "rg": int(version),
                              "text": f"roll {t} --side {rg['side']} --rg {version} (RG {rg['rg']} bought at event "
-                                     f"{version})"} for t in rg["pending"]]
+                                     f"{version})"} for t in rg["pending"]
+                            if strength_first(rules, state, rules.tables.get(t), int(version)) is None]
             continue
         sides = [s for s in need.sides if f"{need.effect}:{s}" not in done
                  and (need.san_from is None or state.san.get(s, -1) >= need.san_from)] if need.sides else (
             [] if any(d.startswith(f"{need.effect}:") for d in done) else [None])
         missing += [describe(rules, need.effect, side, state) for side in sides]
     return missing
+
+
+def strength_first(rules: Rules, state: CampaignState, table, rg: int | None) -> str | None:
+    """The strength roll an RG follow-up waits for: where the table has an automatic DRM read off the RG's strength
+    (RR 2.5193 '+2 if Depleted', KGP 8.6206), that strength must be rolled, or declared before it (its dice are
+    made first, in step order), else the DRM would be decided before it is known. None where nothing is waited for."""
+    if rg is None or table is None or not any(d.kind == "automatic" and d.rg_strength for d in table.drm):
+        return None
+    bought = state.rgs.get(str(rg))
+    if bought is None or bought.get("strength"):
+        return None
+    strength = [t for t in rules.tables.values() if t.effect == "rg_strength"]
+    if any(e["rg"] == rg and e["table"] in {t.id for t in strength} for e in state.declared.values()):
+        return None
+    return next((t for t in bought["pending"] if t in {s.id for s in strength}), None)
 
 
 def describe(rules: Rules, effect: str, side: str | None, state: CampaignState | None = None) -> dict:

@@ -1,0 +1,69 @@
+"""A declared roll's automatic DRMs are those of the campaign when its dice are made, in step order (found playing
+RR by email): the German declared his secret RG's strength (2.5191) and its company leader (2.5193) in one email;
+the strength came back Depleted, but the leader roll was made without its '+2 if Depleted' DRM, and the audit named
+it only after the final reveal."""
+
+from __future__ import annotations
+
+import json
+
+from two_players import GAMES, start
+
+# the strength table as a campaign's own rules file: every RG comes back Depleted (the leader table's +2 then applies)
+ALWAYS_DEPLETED = '''source = "test: every RG Depleted"
+[[table]]
+id = "2.5191"
+step = "2.519"
+effect = "rg_strength"
+rule = "2.5191"
+per = "rg"
+per_rule = "2.5191"
+title = "RG Strength Table (test: always Depleted)"
+die = "DR"
+rows = [ { min = 2, result = "Depleted", code = "D" } ]
+'''
+
+
+def test_a_secret_rg_leader_roll_made_after_its_strength_has_the_depleted_drm(tmp_path, make_db, monkeypatch):
+    override = tmp_path / "always-depleted.toml"
+    override.write_text(ALWAYS_DEPLETED)
+    system, cg, cpp, _first, _second = GAMES["rr"]
+    monkeypatch.setitem(GAMES, "rr", (system, cg, cpp, [override], []))
+    desks, post = start("rr", [make_db(), make_db()], tmp_path)
+    g, c = desks["german"], desks["canadian"]
+    post.send(c)  # the Canadian has nothing to do yet: the turn goes back to the German
+    post.receive(g)
+    g.ok("buy", "I1", "--side", "german")  # in secret: its follow-ups are Secret rolls
+    rg = g.json("status")["next_acts"][0]["rg"]
+    g.ok("roll", "2.5191", "--side", "german", "--rg", str(rg))
+    g.ok("roll", "2.5193/company", "--side", "german", "--rg", str(rg))  # in the same email
+    post.send(g)
+    post.receive(c)  # the Canadian ledger answers both
+    post.send(c)
+    made = post.receive(g)[0]["results"]  # the German ledger makes both, in step order
+    assert [r["table"] for r in made] == ["2.5191", "2.5193/company"], made
+    g.ok("reveal", "--all", "--side", "german")
+    leader = next(r["fact"] for r in g.json("log") if r["type"] == "SecretRollRevealed"
+                  and r["fact"]["table"] == "2.5193/company")
+    assert [d["name"] for d in leader["drms"] if d["value"] == 2] == ["If Depleted"], leader
+    post.send(g)
+    post.receive(c)
+    for desk in (g, c):
+        result = desk.run("audit", "--json")
+        assert json.loads(result.stdout)["findings"] == [], result.stdout
+
+
+def test_a_follow_up_whose_drm_reads_the_strength_waits_for_the_strength_roll(rr):
+    """RR 2.5193: '+2 DRM if Depleted' is read off the RG's 2.5191 roll; before that roll (or its declaration) the
+    leader roll would be decided without it: refused, nothing written, and not offered; once the strength is
+    rolled it is offered and taken."""
+    rr.ok("buy", "I1", "--side", "german")
+    rg = rr.json("log")[-1]["version"]
+    offered = [n["table"] for n in rr.json("status")["next_acts"]]
+    assert offered == ["2.5191"], offered
+    rr.refused("roll", "2.5193/company", "--side", "german", "--rg", str(rg), "--dice", "5,5",
+               contains="comes after its strength roll: roll 2.5191")
+    rr.ok("roll", "2.5191", "--side", "german", "--rg", str(rg), "--dice", "6,6")  # Depleted
+    assert "2.5193/company" in [n["table"] for n in rr.json("status")["needs"] + rr.json("status")["next_acts"]]
+    leader = rr.json("roll", "2.5193/company", "--side", "german", "--rg", str(rg), "--dice", "5,5")
+    assert [(d["name"], d["value"]) for d in leader["drms"]] == [("If Depleted", 2)], leader
