@@ -192,16 +192,19 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
     from .decide import walk as walkmod
 
     at = here
+    path: list[str] = []
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
     skipped = ("first_move",) if here == SCENARIO else ("scenario_end", "first_move")
     for _ in range(len(rules.system.steps) + 1):
         at = next_step(rules, state, at)
         if at == SCENARIO:
             return []
+        path.append(at)
+        date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
         if walking and side:
-            owed = walkmod.owed(rules, state, side, at)
+            owed = walkmod.owed(rules, state, side, at, date)
         else:
-            owed = unmet(rules, state, at, done=[])
+            owed = unmet(rules, state, at, done=[], date=date)
         owed = [n for n in owed if n["effect"] not in skipped]
         if owed and walking and side and walkmod.lands(rules, state, side, at) != at:
             return []  # the walk there stops short (a door both sides cross together) or is refused: not yet

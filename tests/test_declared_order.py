@@ -67,3 +67,34 @@ def test_a_follow_up_whose_drm_reads_the_strength_waits_for_the_strength_roll(rr
     assert "2.5193/company" in [n["table"] for n in rr.json("status")["needs"] + rr.json("status")["next_acts"]]
     leader = rr.json("roll", "2.5193/company", "--side", "german", "--rg", str(rg), "--dice", "5,5")
     assert [(d["name"], d["value"]) for d in leader["drms"]] == [("If Depleted", 2)], leader
+
+
+def test_each_dr_due_for_one_rg_is_declared_in_the_same_turn(tmp_path, make_db, monkeypatch):
+    """RR 2.5192: a Depleted RG makes a dr per SW; with fair dice each was refused until the one before it was
+    answered (one round trip per dr). All four are offered, declared and answered in one exchange; a fifth is
+    refused, nothing written."""
+    override = tmp_path / "always-depleted.toml"
+    override.write_text(ALWAYS_DEPLETED)
+    system, cg, cpp, _first, _second = GAMES["rr"]
+    monkeypatch.setitem(GAMES, "rr", (system, cg, cpp, [override], []))
+    desks, post = start("rr", [make_db(), make_db()], tmp_path)
+    g, c = desks["german"], desks["canadian"]
+    post.send(c)
+    post.receive(g)
+    g.ok("buy", "I1", "--side", "german", "--open")  # open: its rolls are answered and made by the Canadian ledger
+    rg = g.json("status")["next_acts"][0]["rg"]
+    g.ok("roll", "2.5191", "--side", "german", "--rg", str(rg))
+    post.send(g)
+    post.receive(c)
+    post.send(c)
+    post.receive(g)  # Depleted: four 2.5192 drs due, and the company leader roll
+    owed = [n["command"] for n in g.json("status")["needs"] + g.json("status")["next_acts"] if "2.5192" in n["command"]]
+    assert len(owed) == 4, owed
+    for line in owed:
+        g.ok(*line.split()[1:])
+    assert not [n for n in g.json("status")["needs"] + g.json("status")["next_acts"] if "2.5192" in n["command"]]
+    g.player.refused("roll", "2.5192", "--side", "german", "--rg", str(rg), contains="declared already")
+    post.send(g)
+    post.receive(c)  # all four answered and made at once
+    sw = [r for r in c.json("log") if r["type"] == "DiceRolled" and r["table"] == "2.5192"]
+    assert len(sw) == 4, sw

@@ -78,3 +78,21 @@ def test_a_required_declared_drm_is_part_of_the_offered_line(rr):
     assert needed and all("--drm san=" in c for c in needed), needed
     line = needed[0].replace("san=N", "san=6").replace("german|canadian", "german").split()[1:]
     rr.ok(*line, "--dice", "6")
+
+
+def test_a_scenario_roll_of_this_cg_date_is_not_offered_for_the_next(rr):
+    """RR 2.5223a is rolled only in a Dual Attack. Looking ahead past the next CG Date's step (a side walking there
+    while the other waits at the door), this CG Date's Dual Attack is not the next one's: its Initiative is still to
+    come, so 2.5223a is not due there (it was offered there, and refused: 'Initiative has not decided this CG Date's
+    scenario yet')."""
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide.steps import need_applies
+
+    rr.to("2.522", "19 PM")
+    rr.ok("initiative", "--chit", "german=attack", "--chit", "canadian=attack")
+    state, rules = open_ledger(str(rr.db)).state_as_of(None)
+    assert state.scenario == "Dual Attack"
+    need = next(n for s in rules.system.steps for n in s.needs if n.scenario == "Dual Attack")
+    assert need_applies(rules, state, need)  # on 19 PM
+    assert need_applies(rules, state, need, date="19 PM")
+    assert not need_applies(rules, state, need, date="19 N")  # the next CG Date: its scenario not decided yet

@@ -175,7 +175,7 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     elif how == "unit":
         item = f"{table.id}|{side}|{state.cg_date}|{unit_name(purpose)}"
     else:
-        item = rg_item(state, rules, table, side, rg)
+        item = rg_item(state, rules, table, side, rg, declared)
     if item in state.consumed and not (declared is not None and state.consumed[item][0] == declared):
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
@@ -190,14 +190,23 @@ def _today(state: CampaignState):
         yield table, code, side
 
 
-def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None) -> str:
+def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None,
+            declared: int | None = None) -> str:
     rule = table.per_rule or table.rule
     if rg is None:
         raise NotDue(f"table {table.id} is rolled for one RG: name it with --rg ID#N (e.g. I2#1) or its event", rule)
     bought = state.rgs.get(str(rg))
     if bought is None or bought["side"] != side:
         raise NotDue(f"no RG of the {rules.system.sides[side]} side was bought at event {rg}", rule)
-    n = bought["rolled"].get(table.id, 0) + 1
+    # several of one table due for an RG (RR 2.5192, a dr per SW) are declared at once: each declared and not yet
+    # made holds its own item; the roll that makes a declaration takes the item that declaration holds
+    waiting = 0 if declared is not None else sum(
+        1 for e in state.declared.values() if e["rg"] == rg and e["table"] == table.id and not e["made"])
+    n = bought["rolled"].get(table.id, 0) + waiting + 1
+    if waiting and not bought.get("sealed") and bought["pending"].count(table.id) <= waiting \
+            and bought["strength"] != "sealed":
+        raise NotDue(f"table {table.id} for RG {bought['rg']} (event {rg}): the {waiting} roll(s) due are declared "
+                     "already and wait for their dice", rule)
     if bought.get("sealed"):  # bought in secret (8.619): the most any line of the side's chart calls for
         allowed = max((line.rolls.count(table.id) + max((more.count(table.id) for more in line.rolls_if.values()),
                                                         default=0)

@@ -82,8 +82,9 @@ def condition_fails(rules: Rules, state: CampaignState, cond: Condition, date: s
         return f"the CG Date is {date or state.cg_date}, before {cond.from_date}"
     if cond.unless_flag and cond.unless_flag in state.flags:
         return f"{cond.unless_flag} already applies"
-    if cond.scenario and state.scenario != cond.scenario:
-        return (f"this CG Date's scenario is {article(state.scenario)}" if state.scenario
+    scenario = state.scenario if date is None or date == state.cg_date else ""  # a CG Date ahead: not decided yet
+    if cond.scenario and scenario != cond.scenario:
+        return (f"this CG Date's scenario is {article(scenario)}" if scenario
                 else f"Initiative has not decided this CG Date's scenario yet ({_initiative_step(rules)})")
     if cond.after and not any(entry.rsplit(":", 1)[0] in cond.after for entry in state.today):
         return f"no {' or '.join(cond.after)} result was rolled on {state.cg_date}"

@@ -53,15 +53,17 @@ def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str 
     declared and waiting for their dice (the other side's ledger answers them)."""
     if step_id == SCENARIO:
         return []
-    waiting = [e for e in state.declared.values() if e["side"] == side]
+    waiting = [e for e in state.declared.values() if e["side"] == side and e["table"] in rules.tables]
     out = []
     for need in unmet(rules, state, step_id, done=done_at(state, step_id), date=date):
         if need["side"] != side and need["effect"] not in SHARED_EFFECTS:
             continue
-        if any((e["table"] == need["table"] if need["rg"] is not None else
-                rules.tables[e["table"]].effect == need["effect"]) and e["rg"] == need["rg"]
-               for e in waiting if e["table"] in rules.tables):
-            continue  # declared: its dice come with the other side's answer
+        match = next((e for e in waiting if (e["table"] == need["table"] if need["rg"] is not None else
+                                             rules.tables[e["table"]].effect == need["effect"]) and e["rg"] == need["rg"]),
+                     None)
+        if match is not None:
+            waiting.remove(match)  # declared: its dice come with the other side's answer (one need per declaration)
+            continue
         out.append(need)
     return out
 
@@ -160,7 +162,7 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
         unresolved = [e["version"] for e in state.declared.values() if not e["made"]]
         for index, nxt in enumerate(path):
             left = state.step if index == 0 else path[index - 1]
-            if there is None and may_act(rules, state, other, left, _date_on(rules, state, path[:index])) is not None:
+            if there is None and may_act(rules, state, other, left, date_on(rules, state, path[:index])) is not None:
                 break
             if crosses_together(rules, nxt) and unresolved:
                 break  # dice still owed are made on the CG Date and in the step they were declared for
@@ -174,13 +176,13 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
         final = alone[door]
     passed = path[:path.index(final)] if final in path else []
     for index, left in enumerate(passed):  # nothing `by` owes may be skipped on the way
-        needs = owed(rules, state, by, left, date=_date_on(rules, state, path[:index + 1]))
+        needs = owed(rules, state, by, left, date=date_on(rules, state, path[:index + 1]))
         if needs:
             raise BadInput(f"cannot skip {title(rules, left)} on the way to {title(rules, goal)}: "
                            f"it needs {needs_text(needs)}", left)
     if reached:
         moved_to = path[reached - 1]
-        new_date = next((_date_on(rules, state, path[:i + 1]) for i, s in enumerate(path[:reached])
+        new_date = next((date_on(rules, state, path[:i + 1]) for i, s in enumerate(path[:reached])
                          if s != SCENARIO and rules.steps[s].new_cg_date), None)
         if new_date:
             facts.append(CGDateChanged(action=state.next_action, previous=state.cg_date, cg_date=new_date))
@@ -220,7 +222,7 @@ def _waits(rules: Rules, state: CampaignState, other: str, what: str) -> str:
 
 
 
-def _date_on(rules: Rules, state: CampaignState, path: list[str]) -> str:
+def date_on(rules: Rules, state: CampaignState, path: list[str]) -> str:
     """The CG Date in force once these steps are entered (entering a new-CG-Date step starts the next one)."""
     date = state.cg_date
     for s in path:
