@@ -26,7 +26,7 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
     if kind == "DiceRolled":
         drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
         tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
-        rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
+        rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
         rg += f" <{row['player']}>" if row.get("player") else ""
         return (
             f"{row['table']} {who(row['side'])} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
@@ -116,7 +116,7 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
     if kind == "RollDeclared":
         what = "Secret fair roll" if row["secret"] else "fair roll"
         purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
-        rg = f" [RG event {row['rg']}]" if row.get("rg") is not None else ""
+        rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
         return f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
     if kind == "RollAnswered":
         return f"the {who(row['side'])} side's ledger answers the fair roll of event {row['declared']}"

@@ -27,7 +27,9 @@ def roster(obj, side: str, as_of: str | None = None, as_json: bool = False, as_c
         return _json(rows) if as_json else csv_text(rows)
     from cgledger.ledger.wording import describe_claim
 
-    return _lines([f"CG Roster: {answer['name']}", table(rows, ROSTER)]
+    names = answer["sides"]
+    shown = [{**r, "win": names.get(r.get("win"), r.get("win"))} for r in rows]  # a side by its name, not its id
+    return _lines([f"CG Roster: {answer['name']}", table(shown, ROSTER)]
                   + [f"  not witnessed: {describe_claim(claim, answer['sides'])}" for claim in answer["unwitnessed"]])
 
 

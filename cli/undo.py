@@ -6,7 +6,6 @@ from cgledger.ledger.events import TablesOverridden, TakeBackProposed
 from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
-from .log import describe
 
 
 @main.command()
@@ -51,17 +50,20 @@ def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict)
                         **({"accepted": fact.proposal} if fact.proposal else {}))
         emit_json(data)
         return
+    from cgledger.ledger.takeback import action_words
+
+    sides = side_names() if rows else {}
     if proposed:
-        what = f"undo of action #{fact.voided[0]}" if fact.kind == "undo" else \
-            f"rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions)"
-        click.echo(f"proposed: {what}. It is the other side's or shared, so the other side takes it back with "
+        what = f"to take back {action_words(concerned, sides)}" if fact.kind == "undo" else \
+            f"to rewind to the end of {fact.cg_date}'s RePh ({len(fact.voided)} actions)"
+        click.echo(f"proposed {what}. It is the other side's or shared, so the other side takes it back with "
                    "`cgledger accept` (both sides' `status` show the proposal until then)")
+        return
     elif hasattr(fact, "undone"):
-        click.echo(f"undone action #{fact.undone}" + (" (accepted proposal)" if fact.proposal else "") + ":")
+        click.echo(f"taken back: {action_words(concerned, sides)}"
+                   + (" (the other side's proposal, accepted)" if fact.proposal else ""))
+        return
     else:
         click.echo(f"rewound to the end of {fact.cg_date}'s RePh (event {fact.to_version}); {len(fact.voided)} "
                    "actions voided, kept in the log" + (" (accepted proposal)" if fact.proposal else ""))
         return
-    sides = side_names() if rows else {}
-    for row in rows:
-        click.echo(f"  event {row['version']}: {describe(row, sides)}")

@@ -691,8 +691,9 @@ class CampaignLedger:
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
         fact, = cmd.decide(campaign, rules, cmd.Control(location=location, side=side, strategic=strategic))
+        before = mapd.strategic_holders(campaign, fact.location)
         self.append(campaign, fact)
-        self.notices.extend(mapd.strategic_left(campaign, rules, fact.location))  # said when it is made
+        self.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
         return fact
 
     def witness(self, name: str | None, rolls: tuple[int, ...] = (), every: bool = False, disputed: str = ""):

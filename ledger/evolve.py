@@ -192,7 +192,9 @@ class CampaignState:
             player = not automatic or not self.frames or self.frames[-1]["action"] == fact.action  # type: ignore
             if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
                 self.lapsed = {}  # its proposer has acted since
-            if self.proposal:
+            if self.proposal and isinstance(fact, TablesOverridden) and fact.proposal == self.proposal["version"]:
+                self.proposal = {}  # accepted: carried out, neither open nor lapsed
+            elif self.proposal:
                 if player:
                     self._lapse(version, "act")
                 elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:

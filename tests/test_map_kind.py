@@ -62,3 +62,12 @@ def test_an_older_record_without_a_kind_still_audits_clean(scenario):
     ledger.save(campaign)
     assert cli("audit").exit_code == 0
     assert strategic(cli)["StJ19"] == ("german", "")
+
+
+def test_entering_the_map_warns_no_side_that_never_held_a_strategic_location(scenario):
+    """The first Controls entered on a Map Group leave the other side none there yet: that is no change a typo made,
+    so nothing is said (the sample's first five Control lines each printed the same warning)."""
+    first = scenario("control", "StJ19", "--side", "us", "--strategic", "B", "--json")
+    assert json.loads(first.stdout).get("warnings", []) == [] and "Warning:" not in first.stderr
+    second = scenario("control", "StJ21", "--side", "us", "--strategic", "F", "--json")
+    assert json.loads(second.stdout).get("warnings", []) == [] and "Warning:" not in second.stderr

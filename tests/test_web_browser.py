@@ -108,7 +108,7 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     u.line("cgledger step scenario")
     u.click_hex("St", "StJ19", "us")
     u.words('["undo"]', "/history", {"opt:--reason": "typo: StJ19 is still German", "confirm": "on"})
-    assert "undone action" in u.text()
+    assert "taken back: Control of StJ19" in u.text()
     u.words('["control"]', "/map?group=St", {"arg": "StK17", "opt:--side": "us"})
     u.line("cgledger scenario-end --lvp german=N --lvp us=N", "12", "8")
     u.line(f"cgledger reveal --all --side us", path="/audit")

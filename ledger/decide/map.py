@@ -38,15 +38,22 @@ def control(state: CampaignState, rules: Rules, location: str, side: str, strate
 CLEAR = "NONE"  # `--strategic none`: the Location is no Strategic Location (any more)
 
 
-def strategic_left(state: CampaignState, rules: Rules, location: str) -> list[str]:
-    """Warnings after a change of Control on `location`'s Map Group: each side that Controls no Strategic Location
-    there any more, so has no Setup Area on it (8.605)."""
+def strategic_holders(state: CampaignState, location: str) -> set[str]:
+    """The sides that Control a Strategic Location on `location`'s Map Group."""
     group = parse_location(location).hex.group
-    held = {side for where, (side, _kind) in state.strategic.items() if parse_location(where).hex.group == group}
-    if not held:
-        return []  # no Strategic Location recorded on this Map Group yet: nothing lost
+    return {side for where, (side, _kind) in state.strategic.items() if parse_location(where).hex.group == group}
+
+
+def strategic_left(state: CampaignState, rules: Rules, location: str, before: set[str]) -> list[str]:
+    """Warnings after a change of Control on `location`'s Map Group: each side that Controlled a Strategic Location
+    there before it (`before`: strategic_holders then) and Controls none now, so has no Setup Area on it (8.605).
+    Said once, by the change that took the last one; a side that never held one there is not warned again and
+    again while the map is being entered."""
+    group = parse_location(location).hex.group
+    held = strategic_holders(state, location)
     return [f"the {rules.system.sides[s]} side Controls no Strategic Location on the {group} Map Group now, so it has "
-            "no Setup Area there (8.605); if that is a typo, undo it" for s in rules.system.sides if s not in held]
+            "no Setup Area there (8.605); if that is a typo, undo it" for s in rules.system.sides
+            if s in before and s not in held]
 
 
 def hq(state: CampaignState, rules: Rules, side: str, location: str) -> HQRecorded:

@@ -72,6 +72,11 @@ def load_rules(state: CampaignState, by: str, source: str, text: str) -> TablesO
     done = secrets.load_rules(state, source, text)
     if not signing_sides(state):
         return done
+    mine = state.proposal if state.proposal and state.proposal.get("author") == by else None
+    if mine is not None:  # a second proposal would let the first lapse unseen: one open proposal at a time
+        what = f"the rules file {mine['source']}" if mine["kind"] == "rules" else f"an {mine['kind']}"
+        raise BadInput(f"your proposal of {what} (event {mine['version']}) still waits for the other side's "
+                       f"acceptance: mail it, and load {source} once it is accepted", RULE)
     return RulesProposed(action=done.action, source=done.source, text=done.text, tables=done.tables)
 
 

@@ -1,0 +1,50 @@
+"""Proposals by email are reported once and truly (found playing as two new players): an accepted rules file was
+shown as 'lapsed ... propose it again' on both sides, and a second `rules load` let the first lapse unseen."""
+
+from __future__ import annotations
+
+import pytest
+
+from two_players import CGS_CHART, CGS_MAP, GAMES, start
+
+
+@pytest.fixture
+def cgs(tmp_path, make_db, monkeypatch):
+    """A CGS campaign by email whose first player proposes nothing at the set-up (both files come later)."""
+    system, cg, cpp, _first, _second = GAMES["cgs"]
+    monkeypatch.setitem(GAMES, "cgs", (system, cg, cpp, [], []))
+    return start("cgs", [make_db(), make_db()], tmp_path)
+
+
+def test_an_accepted_rules_file_is_neither_open_nor_lapsed(cgs):
+    desks, post = cgs
+    g, r = desks["german"], desks["russian"]
+    post.send(r)
+    post.receive(g)
+    g.ok("rules", "load", str(CGS_MAP))
+    assert g.status()["proposal"]["open"] is True
+    post.send(g)
+    post.receive(r)
+    r.ok("accept")
+    assert r.status()["proposal"] is None
+    post.send(r)
+    got = post.receive(g)[0]
+    assert got["proposal"] is None and g.status()["proposal"] is None
+    assert "lapsed" not in g.ok("status").stdout and "lapsed" not in r.ok("status").stdout
+    assert g.ok("head").stdout == r.ok("head").stdout
+
+
+def test_a_second_rules_file_waits_for_the_first_to_be_accepted(cgs):
+    desks, post = cgs
+    g, r = desks["german"], desks["russian"]
+    post.send(r)
+    post.receive(g)
+    g.ok("rules", "load", str(CGS_MAP))
+    g.player.refused("rules", "load", str(CGS_CHART), contains="still waits for the other side's acceptance")
+    post.send(g)
+    post.receive(r)
+    r.ok("accept")
+    post.send(r)
+    post.receive(g)
+    g.ok("rules", "load", str(CGS_CHART))  # now it may
+    assert g.status()["proposal"]["open"] is True
