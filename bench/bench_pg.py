@@ -9,9 +9,8 @@ command of bench_cli.py runs as a subprocess against each, alternating run by ru
 time and the ratio. The new database is vacuumed and analysed once (else autovacuum's ANALYZE of the imported rows
 may run during the timings, on the same 2 cores). Each backend's log is checked once by a first `status` (this
 machine's mark, ledger/mark.py) before the timings.
-The reads go through ledger/pgwire.py (the wire protocol on a loopback socket) where it suits, else libpq
-(ledger/libpq.py), never psycopg: the last table compares the three clients' cost (import, connect, the head row's
-query), measured inside fresh processes, best of --runs.
+The reads go through libpq (ledger/libpq.py), never psycopg: the last table compares the two clients' cost (import,
+connect, the head row's query), measured inside fresh processes, best of --runs.
 """
 
 from __future__ import annotations
@@ -93,13 +92,10 @@ def main() -> None:
     print(f"{'client':<26}{'ms':>8}")
     for client, ms in clients.items():
         print(f"{client:<26}{ms:>8.1f}")
-    print(f"psycopg / libpq: {clients['psycopg'] / clients['libpq (ctypes)']:.1f}x; "
-          f"libpq / pgwire: {clients['libpq (ctypes)'] / clients['pgwire (the default)']:.2f}x")
+    print(f"psycopg / libpq: {clients['psycopg'] / clients['libpq (ctypes)']:.1f}x")
 
 
 CLIENTS = {  # the client's import and connect, then the row `head` reads (its campaign's last event)
-    "pgwire (the default)": "from cgledger.ledger import libpq, pgwire\nconn = libpq.connect(URL)\n"
-                            "assert type(conn) is pgwire.Connection\nrows = conn.query(QUERY)\nconn.close()",
     "libpq (ctypes)": "from cgledger.ledger import libpq\nconn = libpq.connect(URL, [*libpq.bundled(), *libpq.LIBRARIES])\n"
                       "rows = conn.query(QUERY)\nconn.close()",
     "psycopg": "import psycopg\nconn = psycopg.connect(URL, connect_timeout=10)\n"

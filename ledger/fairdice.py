@@ -16,6 +16,12 @@ CHAINS = ("roll", "answer")
 
 
 def new_seed() -> bytes:
+    """A new chain seed from the OS. CGLEDGER_FAIR_SEED (tests and replayable plays only) derives it from that text
+    instead, the same for every chain drawn with it (a side that renews a chain needs a new text): anyone who knows
+    the text can compute this side's chains, so a player never sets it; the other side's stay as unknown as ever."""
+    given = os.environ.get("CGLEDGER_FAIR_SEED")
+    if given:
+        return hmac_sha256(given.encode(), b"cgledger fair seed")
     return os.urandom(32)  # secrets.token_bytes, without importing secrets (and random) in every read
 
 

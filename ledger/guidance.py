@@ -197,8 +197,8 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
     skipped = ("first_move",) if here == SCENARIO else ("scenario_end", "first_move")
     for _ in range(len(rules.system.steps) + 1):
         at = next_step(rules, state, at)
-        if at == SCENARIO:
-            return []
+        if at == SCENARIO or at in path or at == here:
+            return []  # never into the scenario, nor round the RePh a second time (an Idle Day repeats it)
         path.append(at)
         date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
         if walking and side:

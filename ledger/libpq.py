@@ -9,9 +9,10 @@ trace. `connect` returns None when no libpq can be loaded: the caller then uses 
 is the list of candidates to load instead of the default (names or paths, separated by os.pathsep; one that cannot
 load, e.g. `none`, means psycopg everywhere).
 
-By default `connect` first tries ledger/pgwire.py, the wire protocol spoken over a loopback socket without ctypes or
-libpq (~5 ms less of every read's start), where it acts as libpq would (a server on this machine, no PG* variable);
-libpq connects where it does not, or where the server refuses it. ctypes is imported only when libpq is loaded."""
+The protocol itself, its login and its TLS are libpq's, the official client the PostgreSQL project maintains: this
+module only binds the few calls a read needs (an earlier client of our own that spoke the wire protocol saved ~5 ms
+a read and was retired: a protocol client and its authentication are security-sensitive code; docs/architecture.md).
+ctypes is imported only when libpq is loaded."""
 
 from __future__ import annotations
 
@@ -218,36 +219,16 @@ class Connection:
 
 def connect(url: str, libraries: Iterable[str] | None = None):
     """A connection to the database `url` names (the store's URL: postgresql://USER:PASSWORD@HOST[:PORT]/DBNAME,
-    the store's 10 s connect timeout): by default ledger/pgwire.py's where it suits (a server on this machine, no
-    PG* variable set), else libpq's; None when libpq is needed and cannot be loaded (see `load`). `libraries`, or
-    CGLEDGER_LIBPQ, asks for libpq itself. An unreachable server or a refused login is a one-line DatabaseError,
-    as the store gives it (libpq's words: pgwire leaves a server that refuses it to libpq)."""
-    env = _wire(url) if libraries is None else None
-    if env is not None:
-        from .pgwire import Connection as WireConnection, Unsupported
-
-        try:
-            return WireConnection(url, env)
-        except Unsupported:
-            pass
+    the store's 10 s connect timeout) through libpq; None when libpq cannot be loaded (see `load`). `libraries`, or
+    CGLEDGER_LIBPQ, names the libpq to load. An unreachable server or a refused login is a one-line DatabaseError,
+    as the store gives it."""
     lib = load(libraries)
     return None if lib is None else Connection(lib, url)
 
 
-def _wire(url: str) -> dict[str, str] | None:
-    """The store's settings for `url` where ledger/pgwire.py suits it and libpq is not asked for by name, else None."""
-    if "CGLEDGER_LIBPQ" in os.environ:
-        return None
-    from .pgwire import suits
-
-    env = postgres_env(url)
-    return env if suits(env) else None
-
-
 def light(url: str) -> bool:
-    """Whether reads of `url` go through pgwire or libpq (`connect`), not psycopg: without loading libpq where pgwire
-    suits."""
-    return _wire(url) is not None or load() is not None
+    """Whether reads of `url` go through libpq (`connect`), not psycopg."""
+    return load() is not None
 
 
 KEPT = 4  # connections kept per thread (a process that reads many databases closes the oldest)

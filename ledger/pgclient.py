@@ -1,5 +1,5 @@
-"""What both PostgreSQL read clients give (ledger/pgwire.py, ledger/libpq.py): their two errors, and the values of
-a binary result by column type, as psycopg gives them."""
+"""What the PostgreSQL read client (ledger/libpq.py) gives: its two errors, and the values of a binary result by
+column type, as psycopg gives them."""
 
 from __future__ import annotations
 

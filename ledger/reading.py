@@ -180,7 +180,7 @@ class PostgresRows:
             with session(self.db) as query:
                 if read != "blobs":
                     return query(sql, params)
-                blobs = getattr(query, "blobs", None)  # psycopg's session (pgwire refused, no libpq): a bytea's bytes
+                blobs = getattr(query, "blobs", None)  # psycopg's session (no libpq loaded): a bytea's bytes
                 return blobs(sql, params) if blobs is not None else [row[0] for row in query(sql, params)]
         except QueryError as e:
             if e.sqlstate == "42P01":  # no such table: a ledger no command has recorded in yet
@@ -226,7 +226,7 @@ class PostgresRows:
 
 def light_rows(db: str) -> SqliteRows | PostgresRows | None:
     """The reader of a plain ledger (no cipher, compressor or other mapper, table schema or id type set), else None:
-    the library then reads it. PostgreSQL needs ledger/pgwire.py or libpq (neither: psycopg, through the library)."""
+    the library then reads it. PostgreSQL needs libpq (without it: psycopg, through the library)."""
     if not _plain_store():
         return None
     if not is_postgres(db):

@@ -21,8 +21,8 @@ PG_READER = "cgledger.ledger.pgstore"  # ours: reads through libpq until the fir
 def postgres_persistence(create: bool) -> str:
     """The persistence module for a PostgreSQL ledger: ledger/pgstore.py when libpq loads, unless tables are to be
     created (a write from the start); the library's otherwise. Chosen without importing either, and by default
-    without loading libpq (a read through ledger/pgwire.py never needs it): should it not load, pgstore hands over
-    to the library at once. CGLEDGER_LIBPQ set names the libpq to load: loaded here."""
+    without loading libpq here (pgstore loads it when it first reads): should it not load, pgstore hands over to the
+    library at once. CGLEDGER_LIBPQ set names the libpq to load: loaded here."""
     if create:
         return PG_LIBRARY
     if "CGLEDGER_LIBPQ" not in os.environ:

@@ -1,7 +1,6 @@
 """ledger/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg (issue 24: "PostgreSQL
 reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend postgres --pg-url URL (.ci/postgres).
-Its rows, types and errors are checked through both clients `connect` gives: ledger/pgwire.py (the default on
-loopback: tests/test_pgwire.py) and libpq itself."""
+Its rows, types and errors are checked through libpq as `connect` loads it (psycopg_binary's copy, then Debian's)."""
 
 from __future__ import annotations
 
@@ -32,16 +31,9 @@ def needs_postgres():
         pytest.skip("PostgreSQL: run with --backend postgres")
 
 
-@pytest.fixture(params=["pgwire", "libpq"])
-def connect(request):
-    """connect(url) -> a read connection through either client: ledger/pgwire.py (the default on loopback) or libpq
-    itself (psycopg_binary's copy, then Debian's). Both must read alike."""
-    if request.param == "pgwire":
-        def through_pgwire(url: str):
-            conn = libpq.connect(url)
-            assert type(conn).__module__ == "cgledger.ledger.pgwire"
-            return conn
-        return through_pgwire
+@pytest.fixture
+def connect():
+    """connect(url) -> a read connection through libpq itself (psycopg_binary's copy, then Debian's)."""
     return lambda url: libpq.connect(url, [*libpq.bundled(), *libpq.LIBRARIES])
 
 

@@ -445,3 +445,12 @@ def test_named_but_unprinted_tables_are_listed_not_invented():
     assert "2.51422" in R.missing
     with pytest.raises(UnknownTable):
         R.table("2.51422")
+
+
+def test_a_san_reduced_to_4_makes_no_dr_the_next_cg_date(rr):
+    """RR 2.5122: the dr is made only by a side whose SAN is > 5 (read >= 5, as the table's min); a SAN its dr left
+    at 4 needs none, so the next CG Date's 2.512 does not wait for one the table would refuse (it deadlocked)."""
+    rr.to("2.512", "19 PM")
+    rr.ok("roll", "2.5122", "--side", "german", "--drm", "san=6", "--dice", "6")  # 6 + 2 = 8: reduced by two, SAN 4
+    rr.to("2.513", "19 N")
+    assert not [r for r in rr.json("log") if r.get("table") == "2.5122" and r.get("cg_date") == "19 N"]

@@ -9,6 +9,7 @@ values a player fills in, when to send, when to receive."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shlex
@@ -49,10 +50,22 @@ class Desk:
     inbox: list = field(default_factory=list)
     commands: list = field(default_factory=list)  # every command this player typed that is not a read
 
+    fair_seed: str = ""  # this desk's fair chains drawn from it (ledger/fairdice.new_seed): a play replays exactly
+
     def run(self, *args: str):
         if args[0] not in READS:
             self.commands.append(shlex.join(args))
-        return self.player(*args)
+        if not self.fair_seed:
+            return self.player(*args)
+        old = os.environ.get("CGLEDGER_FAIR_SEED")
+        os.environ["CGLEDGER_FAIR_SEED"] = self.fair_seed
+        try:
+            return self.player(*args)
+        finally:
+            if old is None:
+                os.environ.pop("CGLEDGER_FAIR_SEED", None)
+            else:
+                os.environ["CGLEDGER_FAIR_SEED"] = old
 
     def ok(self, *args: str):
         result = self.run(*args)
@@ -258,11 +271,13 @@ class Post:
         return got
 
 
-def start(game: str, dbs: list, folder: Path) -> tuple[dict[str, Desk], Post]:
+def start(game: str, dbs: list, folder: Path, fair_seed: str = "") -> tuple[dict[str, Desk], Post]:
     """Both players set up: the first starts the campaign and his key and proposes his rules files; the second
-    accepts, sets up his key and proposes his; the first accepts."""
+    accepts, sets up his key and proposes his; the first accepts. `fair_seed`: each side's fair chains drawn from it
+    (a play that replays exactly), else from the OS."""
     system, cg, cpp, first_files, second_files = GAMES[game]
-    desks = {side: Desk(side, Player(db, phrase)) for side, db, phrase in zip(cpp, dbs, PASSPHRASES)}
+    desks = {side: Desk(side, Player(db, phrase), fair_seed=f"{fair_seed}:{side}" if fair_seed else "")
+             for side, db, phrase in zip(cpp, dbs, PASSPHRASES)}
     post = Post(folder, desks)
     a, b = desks.values()
     starts = [x for s, n in cpp.items() for x in ("--start-cpp", f"{s}={n}")]

@@ -53,9 +53,13 @@ def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str 
     declared and waiting for their dice (the other side's ledger answers them)."""
     if step_id == SCENARIO:
         return []
-    waiting = [e for e in state.declared.values() if e["side"] == side and e["table"] in rules.tables]
+    ahead = date is not None and date != state.cg_date  # a step of a CG Date ahead: nothing of it declared yet
+    waiting = [] if ahead else [e for e in state.declared.values() if e["side"] == side and e["table"] in rules.tables]
     out = []
-    for need in unmet(rules, state, step_id, done=done_at(state, step_id), date=date):
+    # a step of a CG Date ahead (past a new CG Date's step) has nothing done in it yet: what was done in the step of
+    # that id belongs to this CG Date
+    done = [] if ahead else done_at(state, step_id)
+    for need in unmet(rules, state, step_id, done=done, date=date):
         if need["side"] != side and need["effect"] not in SHARED_EFFECTS:
             continue
         match = next((e for e in waiting if (e["table"] == need["table"] if need["rg"] is not None else
