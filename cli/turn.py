@@ -128,7 +128,23 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
             click.echo(f"  {duty['event']:>5}  {duty['text']}")
     for version, fact in received.results:
         click.echo(_result_line(version, fact) + ("  (Secret: only you see this)" if fact.secret else ""))
+    for line in due_lines(status):
+        click.echo(line)
     from .statustext import render_status
 
     click.echo("now:")
     click.echo(render_status(status))
+
+
+def due_lines(status: dict) -> list[str]:
+    """What is due from the player who just read his opponent's turn, before the whole status: the lines to run."""
+    owed = [(n["text"], n.get("command")) for n in status.get("needs", [])]
+    owed += [(f"{a['text']} (step {a['title']})", a.get("command")) for a in status.get("next_acts", [])]
+    if owed:
+        return ["due from you:"] + [f"  {text}" + (f"\n      {command}" if command and command not in text else "")
+                                    for text, command in owed]
+    if status.get("over"):
+        return []
+    if (status.get("turn") or {}).get("reply_owed") and not status.get("may"):
+        return ["nothing is due from you: `cgledger send` mails the turn back"]
+    return ["nothing is due from you now: what you may do is below (`cgledger send` mails your turn when done)"]

@@ -222,6 +222,12 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     if state is not None:
         for version, message in check_fair(campaign_id, kept.fair, state.name if state else ""):
             find(version, "fair", message)
+        if state.dice_mode == "fair":  # a key without chains would switch fair dice off for both sides
+            names = rulesmod.load(state.system, state.override_sources()).system.sides if state.keys else {}
+            for side in [s for s in state.keys if s not in state.chains]:
+                find(expected_version - 1, "fair", f"the {names.get(side, side)} side holds a key but never committed its fair-dice chains: "
+                                            "its ledger's keys init commits them with the key; fair dice cannot be "
+                                            "made for or against it until it does")
         named = {f.version for f in findings}
         # 8.619: secrets decided again once revealed (only if a purchase or a replenishment was: it reads the log)
         for version, kind, message in (decided_once_revealed(list(events.past)) if kept.revealing else ()):

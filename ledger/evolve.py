@@ -506,8 +506,10 @@ class CampaignState:
         return sum(1 for key in self.keys.values() if key.get("public")) >= 2
 
     def fair_in_force(self, sides) -> bool:
-        """Fair dice are the rule: both sides have committed their chains and the campaign chose no other mode."""
-        return self.dice_mode == "fair" and all(s in self.chains for s in sides)
+        """Fair dice are the rule: both sides hold keys and the campaign chose no other mode. A side that holds a
+        key and never committed its chains does not switch them off: the ledger's own dice stay refused, its fair
+        rolls wait for the commitment, and the audit names it (a cheating copy could otherwise choose every die)."""
+        return self.dice_mode == "fair" and all(s in self.keys for s in sides)
 
     def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
         """A roll was made (sealed or not): its due item is consumed, its step's need met."""

@@ -12,7 +12,7 @@ from .events import (
     FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, InitiativeChosen,
     LocationControlled, MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RollAnswered,
     RollDeclared, RollValuePublished, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed,
-    SideKeyRegistered, StepOpened, TablesOverridden,
+    SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
 ACCEPT = "cgledger accept"
@@ -32,6 +32,9 @@ def words(fact, sides: dict[str, str]) -> str:
         return f"the new CG Date {fact.cg_date}"
     if isinstance(fact, StepOpened):
         return "the move to the CG scenario" if fact.step == "scenario" else f"the move to step {fact.step}"
+    if isinstance(fact, SideAdvanced):
+        return (f"{side(fact.side)}'s walk to the CG scenario" if fact.step == "scenario"
+                else f"{side(fact.side)}'s walk on to step {fact.step}")
     if isinstance(fact, ScenarioEnded):
         lvp = ", ".join(f"{sides.get(s, s)} {n}" for s, n in fact.lvp.items())
         return f"the CG-Scenario End (Current-LVP {lvp})"
@@ -87,7 +90,7 @@ def words(fact, sides: dict[str, str]) -> str:
     if isinstance(fact, ChitRevealed):
         return f"{side(fact.side)}'s Initiative chit revealed"
     if isinstance(fact, ActionUndone):
-        return f"the undo of action {fact.undone}"
+        return "a take-back"
     if isinstance(fact, Rewound):
         return f"the rewind to the end of {fact.cg_date}'s RePh"
     if type(fact).__name__ == "VaslLogImported":

@@ -365,3 +365,31 @@ def test_a_fair_dice_chain_has_the_one_length_the_ledger_fixes(at, make_db, tmp_
     ledger.save(campaign)
     findings = json.loads(cli("audit", "--json").stdout)["findings"]
     assert any(f"not {length}" in f["message"] for f in findings), findings
+
+
+def test_a_key_without_chains_does_not_switch_fair_dice_off(kgp):
+    """A cheater's own copy of the ledger registers his key without committing fair-dice chains. Fair dice stay in
+    force all the same once both sides hold keys: his ledger's own dice (which he would choose) are refused, and the
+    audit names the missing commitment (before, fair dice were 'pending' for good: he chose every die, audit clean)."""
+    from cgledger.ledger.decide import secrets
+
+    german = Player(kgp.db, GERMAN)
+    german.ok("keys", "init", "--side", "german")
+    ledger = open_ledger(str(kgp.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(US.encode())
+    salt, check, public = keyring.new_registration(())
+    ledger.keyring = keyring  # the new key signs its own registration, as `keys init` does; no chains committed
+    ledger.append(campaign, secrets.register_key(campaign, rules, "us", salt, check, public))
+    from cgledger.ledger.decide.rolls import check_source
+    from cgledger.ledger.errors import LedgerError
+
+    state = open_ledger(str(kgp.db)).campaign(None)
+    for source in ("seeded", "rng"):  # what his ledger would label the dice it chose
+        with pytest.raises(LedgerError, match=f"dice labelled '{source}'"):
+            check_source(state, rules, source)
+    assert json.loads(german.ok("status", "--json").stdout)["dice"] == "fair"
+    report = audit(kgp)
+    assert [f["kind"] for f in report["findings"]] == ["fair"], report["findings"]
+    assert "U.S. side holds a key but never committed its fair-dice chains" in report["findings"][0]["message"]
