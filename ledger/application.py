@@ -556,7 +556,8 @@ class CampaignLedger:
         mailed = self.turn_mailed(state) if as_of is None and self.keyring.material is not None else None
         if mailed is not None:  # by email, the turn mailed and its reply not read: nothing is recorded until it is
             needs, at_door = [], True
-        held = None if at_door or over or needs else self._step_refused(state, rules, view if own is not None else state)
+        held = None if at_door or over or needs or not rules.system.steps else \
+            self._step_refused(state, rules, view if own is not None else state)
         chit_side = me  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
         if chit_side is None and as_of is None and chits.sealed_play(state, rules) \
                 and "initiative" in {n["effect"] for n in needs}:
@@ -924,7 +925,11 @@ class CampaignLedger:
         from .exchange import read_bundle
 
         bundle = checked[0] if checked else read_bundle(path)
-        before = len(self.history(bundle.campaign)) if bundle.campaign in self.campaign_names() else 0
+        names = self.campaign_names()
+        if names and bundle.campaign not in names:  # a second campaign would make every command and page ask which
+            raise BadInput(f"this database holds the campaign {', '.join(repr(n) for n in names)}; {path.name} is of "
+                           f"another, {bundle.campaign!r}: receive it into a database of its own (--db FILE)", turn.RULE)
+        before = len(self.history(bundle.campaign)) if bundle.campaign in names else 0
         name, count = self.import_bundle(path, checked)
         campaign = self.campaign(name)
         rules = self.rules_for(campaign)

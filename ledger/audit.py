@@ -224,7 +224,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
             find(version, "fair", message)
         if state.dice_mode == "fair":  # a key without chains would switch fair dice off for both sides
             names = rulesmod.load(state.system, state.override_sources()).system.sides if state.keys else {}
-            for side in [s for s in state.keys if s not in state.chains]:
+            for side in [s for s in names if s in state.keys and s not in state.chains]:
                 find(expected_version - 1, "fair", f"the {names.get(side, side)} side holds a key but never committed its fair-dice chains: "
                                             "its ledger's keys init commits them with the key; fair dice cannot be "
                                             "made for or against it until it does")

@@ -139,6 +139,9 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
                         "command": f"{PROG} control LOCATION --side {sides}"})
         out.append({"text": "import the game's VASL log or chat (its dice reports)", "rule": None,
                     "command": f"{PROG} vasl-import FILE"})
+        if not rules.system.steps and rules.maps and not needs:  # CGS: no Refit Phase; a firefight ends on its map
+            out.append({"text": "end the Campaign Firefight: what it leaves on the map, then the next one",
+                        "rule": None, "command": f"{PROG} firefight-end --map {'|'.join(sorted(rules.maps))}"})
     needed = {n["table"] for n in needs}
     for table in sorted(rules.tables.values(), key=lambda t: t.id):
         if step not in (table.step, *table.steps) or table.id in needed or per(table) == "rg":
@@ -155,7 +158,7 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
         drms = required_drms(table, state, may[0] if len(may) == 1 else None)
         out.append({"text": table.title, "rule": table.rule,
                     "command": f"{PROG} roll {table.id} --side {who}{unit}{drms}{played}"})
-    if not needs and go_on:
+    if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
         out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
     return out
 
@@ -200,7 +203,10 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
         if at == SCENARIO or at in path or at == here:
             return []  # never into the scenario, nor round the RePh a second time (an Idle Day repeats it)
         path.append(at)
-        date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
+        try:
+            date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
+        except LedgerError:
+            return []  # the CG has no CG Date after this one: nothing ahead
         if walking and side:
             owed = walkmod.owed(rules, state, side, at, date)
         else:

@@ -41,7 +41,7 @@ def words(fact, sides: dict[str, str]) -> str:
     if isinstance(fact, InitiativeChosen):
         return f"Initiative ({fact.scenario})"
     if isinstance(fact, DiceRolled):
-        return f"{side(fact.side)}'s roll on {fact.table} ({fact.result})"
+        return f"{side(fact.side)}'s roll on {fact.table} ({fact.die} {','.join(map(str, fact.dice))}: {fact.result})"
     if isinstance(fact, RollDeclared):
         return f"{side(fact.side)}'s {'Secret ' if fact.secret else ''}fair roll on {fact.table}"
     if isinstance(fact, RollAnswered):

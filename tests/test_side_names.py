@@ -45,4 +45,4 @@ def test_keyed_sides_acts_and_their_authors_are_named(at):
 def test_an_undo_names_the_side_of_what_it_took_back(at):
     cli = at("scenario")
     cli.ok("roll", "KGP3", "--side", "us", "--dice", "3,4")
-    assert "KGP3 U.S. DR 3,4" in cli.ok("undo").stdout
+    assert "the U.S. side's roll on KGP3 (DR 3,4: " in cli.ok("undo").stdout

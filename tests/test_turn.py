@@ -176,3 +176,13 @@ def test_a_declared_roll_is_no_longer_asked_for(desks, tmp_path):
     status = g.json("status")
     assert status["needs"] == [] and [w["table"] for w in status["waiting"]] == ["8.616"]
     g.ok("step", "8.619")  # and he walks on: its dice come with the U.S. answer
+
+
+def test_receive_adds_no_second_campaign(desks, tmp_path):
+    """A bundle of another campaign is not added quietly beside the one this database holds (a second campaign makes
+    every command ask which one, and the page show none): refused, nothing written."""
+    g, u = desks
+    other = Player(tmp_path / "other.db", GERMAN)
+    other.ok("new", "Another", "--cg", "I")
+    other.ok("export", "--since", "0", str(tmp_path / "another.json"))
+    u.refused("receive", str(tmp_path / "another.json"), contains="holds the campaign 'CG I'")

@@ -337,3 +337,14 @@ def test_send_leaves_the_turn_to_download_and_receive_takes_it_uploaded(desks):
     shown = html.unescape(us.get(received.headers["location"]).text)
     assert "Refused" not in shown and "events received" in shown
     assert u.ok("head").stdout == g.ok("head").stdout
+
+
+def test_a_campaign_name_is_never_markup_on_the_page(make_db):
+    """A second campaign named as markup (created on a shared database, or mailed in a bundle) must not run in the
+    player's page: the report's refusal names the campaigns escaped, as text."""
+    cli = Cli(make_db())
+    cli.ok("new", "Stoumont", "--cg", "I")
+    cli.ok("new", '<img src=x onerror="alert(1)">', "--cg", "I")
+    response = page(cli.db).get("/report")
+    assert response.status_code == 400
+    assert "<img" not in response.text and "&lt;img src=x onerror=" in response.text, response.text

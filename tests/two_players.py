@@ -192,7 +192,7 @@ class Filler:
                 out += ["--lvp", f"{s}={self.rnd.randint(0, 12)}"]
                 i += 2
                 continue
-            if a in ("--winner", "--map-group"):
+            if a in ("--winner", "--map-group", "--map"):
                 out += [a, self.rnd.choice(args[i + 1].split("|"))]
                 i += 2
                 continue

@@ -215,7 +215,9 @@ def report(page, request) -> Response:
     path = Path(tempfile.mkdtemp(dir=page.work)) / "report.html"
     outcome = page.runner.run(["report", "--html", str(path)])
     if not outcome.ok:
-        return HTMLResponse(f"<p>{outcome.error}</p>", 400)
+        from markupsafe import escape  # a campaign's name is the players' text, never markup (Jinja2's own escaper)
+
+        return HTMLResponse(f"<p>{escape(outcome.error)}</p>", 400)
     return HTMLResponse(path.read_text(encoding="utf-8"))
 
 
