@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import count_events
-from test_turn import desks, initial_scenario_played  # noqa: F401 (desks: two machines by email, both with keys)
+from conftest import Player, count_events
+from test_turn import GERMAN, desks, initial_scenario_played  # noqa: F401 (desks: two machines by email, both with keys)
 
 
 def test_one_table_a_roll_ahead_walks_the_campaign_there(at):
@@ -118,3 +118,16 @@ def test_an_act_the_side_cannot_walk_on_to_says_what_holds_it(tmp_path):
     assert count_events(g.db) == before
     g.ok("roll", "8.6206/armor", "--side", "german", "--rg", "V1#1")
     assert "walked on to 8.623" in g.ok("initiative", "--chit", "german=attack").stderr
+
+
+def test_before_both_keys_the_keyed_side_does_not_walk_the_other_past_its_purchases(rr, tmp_path):
+    """RR by email: the German set up his key and stepped into the scenario before the Canadian had a key, and the
+    Canadian could no longer buy for the Initial Scenario (2.518). Refused, naming what the Canadian may still do;
+    once both hold keys each side walks itself."""
+    german = Player(rr.db, GERMAN)
+    german.ok("keys", "init", "--side", "german")
+    german.refused("step", "scenario", contains="the Canadian side holds no key yet and may still buy Reinforcement")
+    canadian = Player(rr.db, "Canadian's own words, nobody else's 5")
+    canadian.ok("keys", "init", "--side", "canadian")
+    german.ok("step", "scenario")  # now his own part only: the campaign waits for the Canadian's purchases
+    assert german.json("status")["progress"]["canadian"]["step"] == "2.518"

@@ -25,7 +25,19 @@ def step(state: CampaignState, rules: Rules, target: str | None, by: str = "") -
     steps.check_not_over(rules, state)
     if by and walking(state, rules):
         return walk(state, rules, by, target)
-    return steps.step(state, rules, target)
+    facts = steps.step(state, rules, target)
+    keyed = signing_sides(state)
+    if keyed:  # one side holds a key, the other none yet: the keyed side does not take it past its own part
+        opened = next(f for f in facts if isinstance(f, StepOpened))
+        for left in (state.step, *opened.skipped):
+            for side in [s for s in rules.system.sides if s not in keyed]:
+                reason = may_act(rules, state, side, left)
+                if reason is not None:
+                    who = rules.system.sides[side]
+                    raise BadInput(f"the {who} side holds no key yet and may still {reason} in {title(rules, left)}: "
+                                   f"it sets up its key first (`cgledger keys init --side {side}` on its ledger), "
+                                   "then each side walks the Refit Phase itself", left)
+    return facts
 
 
 SHARED_EFFECTS = ("scenario_end", "initiative", "first_move")  # recorded for both sides at once
