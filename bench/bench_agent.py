@@ -1,5 +1,5 @@
 """A signed `roll` as a player runs it (a subprocess), with the key agent (`keys unlock`) on and off, at 1,000 and
-20,000 events: one run, one table, the ratios side by side (issue 24 item 3: at 20,000 events within 1.2x of 1,000,
+20,000 events: one run, one table, the ratios side by side (at 20,000 events within 1.2x of 1,000,
 agent on).
 
     .venv/bin/python bench/bench_agent.py [--sizes 1000,20000] [--runs 7]

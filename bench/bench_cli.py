@@ -70,7 +70,7 @@ READS = [  # (label, arguments): every command that reads the whole log, or a pa
     ("log --json", ["log", "--json"]),
     ("history", ["history"]),
     ("audit", ["audit"]),
-    ("audit --fast", ["audit", "--fast"]),  # trusts this machine's mark (issue 24 item 2)
+    ("audit --fast", ["audit", "--fast"]),  # trusts this machine's mark
     ("areas", ["areas", "--group", "St", "--json"]),
     ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
     ("dice-stats", ["dice-stats"]),
@@ -80,7 +80,7 @@ READS = [  # (label, arguments): every command that reads the whole log, or a pa
 ]
 
 
-KEPT = [  # the reads served by the views kept current (issue 24 item 6): cold, current, and one event behind
+KEPT = [  # the reads served by the views kept current: cold, current, and one event behind
     ("roster", ["roster", "--side", "german"]),
     ("rg-record", ["rg-record", "--side", "german"]),
     ("history", ["history"]),
@@ -439,7 +439,7 @@ def main() -> None:
         line += f"{(click_s + floors[size][0]) * 1000:>14.0f}{1:>7.1f}x{'':>6}"
     print(line + "   (import click + typed decode of every event)")
     print()
-    print_ms_table("kept views (issue 24 item 6), ms: cold = no view on this machine (folded from the whole log, "
+    print_ms_table("kept views, ms: cold = no view on this machine (folded from the whole log, "
                    "then kept); current = the view at the log's head; +1 = another machine recorded one roll since "
                    "(one event folded); undo = another machine recorded a roll and its undo since (folded again "
                    "from a checkpoint)", [("cold", 12), ("current", 9), ("+1", 7), ("undo", 7)], KEPT, kept, sizes)

@@ -1,4 +1,4 @@
-"""Cold reads by the shape of the campaign (issue 24: "every read command at 5,000 events under 150 ms and at 20,000
+"""Cold reads by the shape of the campaign ("every read command at 5,000 events under 150 ms and at 20,000
 under 300 ms"): the same reads on two campaigns of each size, side by side in one run.
 
     .venv/bin/python bench/bench_layouts.py [--sizes 5000,20000] [--runs 5]
@@ -9,7 +9,7 @@ Layouts:
     events) and a cold read loads it (the campaign) and hashes it (the answer's key, ledger/answers.py);
   - dates: bench_snapshots.py's campaign, KGP CG III with its rolls spread over its eleven CG Dates as play spreads
     them (each date's 8.614 rolls, CPP Replenishment, the 8.618 DR, both sides' sealed Initiative chits), each side
-    signing with its own key: a closed CG Date leaves its due items behind (issue 24 item 1). The St Map Group's
+    signing with its own key: a closed CG Date leaves its due items behind. The St Map Group's
     fixture grid is loaded first, as the sample loads it, so that `areas` and `map` have a map to read.
 Each read is cold, as bench_cli.py's "kept views" table times it: no view kept on this machine and no answer kept
 (both folders removed before each run), so the views are folded from the whole log and kept. Each command runs as

@@ -1,4 +1,4 @@
-"""PostgreSQL reads against SQLite's, side by side in one run (issue 24: "PostgreSQL reads within 1.3x SQLite's at
+"""PostgreSQL reads against SQLite's, side by side in one run ("PostgreSQL reads within 1.3x SQLite's at
 5,000 events").
 
     .venv/bin/python bench/bench_pg.py --pg-url postgresql://USER:PASS@127.0.0.1:54329/postgres [--events 5000]

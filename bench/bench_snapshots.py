@@ -1,4 +1,4 @@
-"""Snapshot bytes against event bytes (issue 24 item 1): one campaign's log grown to each size, the stored bytes
+"""Snapshot bytes against event bytes: one campaign's log grown to each size, the stored bytes
 of its events and of its snapshots (one every 100 events) summed, and their ratio. One run, one table.
 
     .venv/bin/python bench/bench_snapshots.py [--sizes 20000,50000] [--layout dates|one-date]

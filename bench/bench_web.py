@@ -1,4 +1,4 @@
-"""`cgledger serve`'s pages at 5,000 events (issue 23: every page under 150 ms): each page GET through the real app,
+"""`cgledger serve`'s pages at 5,000 events (every page under 150 ms): each page GET through the real app,
 in process, against the in-process CLI `status --json` every page is built on. One run, one table.
 
     .venv/bin/python bench/bench_web.py [--events 5000] [--repeat 5]
@@ -46,7 +46,7 @@ from cgledger.ledger.dice import SeededDice  # noqa: E402
 
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
 KEYS = {"german": b"bench web: the German side's own key", "us": b"bench web: the U.S. side's key, another one"}
-TARGET = 0.150  # seconds (issue 23)
+TARGET = 0.150  # seconds
 TOKEN, PORT = "bench-token", 8765
 EXTRA = {"/roll": ["/roll?table=8.616"]}  # the roll page with a table chosen, after the bare one
 PAGES = [p for view in VIEWS for p in (view, *EXTRA.get(view, []))]

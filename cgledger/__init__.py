@@ -1,4 +1,4 @@
-"""cgledger: the campaign ledger for ASL campaign games. One name in site-packages (issue 24 item 5): the
+"""cgledger: the campaign ledger for ASL campaign games. One name in site-packages: the
 top-level folders of this repository (ledger/, projections/, cli/) are installed as cgledger.ledger,
 cgledger.projections and cgledger.cli (pyproject.toml's package-dir)."""
 

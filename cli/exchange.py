@@ -22,7 +22,7 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
     from cgledger.ledger.store import resolve_db
 
     # the campaign loaded and checked as every command loads it, kept per log head as a read's answer (a log this
-    # machine checked at this head loads nothing for it); the events themselves: every stored row decoded (issue 24)
+    # machine checked at this head loads nothing for it); the events themselves: every stored row decoded
     name, system = obj.answer("export", (), lambda ledger: ledger.export_source(obj.campaign))
     entries = stored_entries(resolve_db(obj.db), name)
     bundle = export_bundle(obj.ledger().entries(name) if entries is None else entries, name, system, since, path)

@@ -182,7 +182,7 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     """Print the campaign's event log in order (undone actions are marked, never removed)."""
     if as_json and last is None and not as_of:
         return _whole_json(obj)
-    rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict (issue 24)
+    rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict
     sides = None
     if last is not None and not as_of:  # the tail alone, from the campaign just before it
         before, tail = obj.ledger().log_tail(obj.campaign, last)
@@ -207,7 +207,7 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
 
 def _whole_json(obj) -> None:
     """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone, a PostgreSQL one
-    through libpq (ledger/reading.py stored_entries), else through the application; its rows encoded a page at a time (issue 24)."""
+    through libpq (ledger/reading.py stored_entries), else through the application; its rows encoded a page at a time."""
     from cgledger.ledger.reading import stored_entries
     from cgledger.ledger.store import resolve_db
 

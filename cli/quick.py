@@ -1,4 +1,4 @@
-"""The `cgledger` program (issue 24, "start instantly"): `status`, `head` and the books', dice's and map's reads
+"""The `cgledger` program: `status`, `head` and the books', dice's and map's reads
 (`roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`) run here without click, whose import alone
 costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
 
@@ -168,7 +168,7 @@ def _write(stream, text: str) -> None:
 
 def lean_msgspec() -> None:
     """msgspec imported without `typing_extensions` (which brings `inspect`, `ast`, `dis` and `tokenize`: ~7 ms of a
-    read's start, issue 24 item 4). msgspec takes it only if it is there, for type hints that Python 3.11's own
+    read's start). msgspec takes it only if it is there, for type hints that Python 3.11's own
     `typing` resolves alike (msgspec/_utils.py: `try: from typing_extensions import ...; except Exception: from typing
     import ...`). Nothing else is changed: a later import of typing_extensions (a write's libraries) finds it as
     ever."""

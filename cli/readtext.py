@@ -1,4 +1,4 @@
-"""What the books', the dice's and the map's read commands print (issue 24, "start instantly"): `roster`, `rg-record`,
+"""What the books', the dice's and the map's read commands print: `roster`, `rg-record`,
 `history`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written as text, CSV or
 JSON, and the files `map` and `report` write, without click. The click commands (cli/books.py, cli/stats.py,
 cli/mapcmd.py) and the console script's quick path (cli/quick.py) print these very strings."""
@@ -99,7 +99,7 @@ def areas_answer(obj, group: str, as_of: str | None, command: str = "areas") -> 
             _state, rules = ledger.state_as_of(obj.campaign)
             if not any(step.control for step in rules.system.steps):  # CGS: its map is the terrain the firefights left
                 return {"terrain": True}
-        result, rules, _state = ledger.areas_of(obj.campaign, group, as_of)  # a kept view unless as_of (issue 24)
+        result, rules, _state = ledger.areas_of(obj.campaign, group, as_of)  # a kept view unless as_of
         return {"areas": document(result, rules, group), "sides": dict(rules.system.sides),
                 "rule": [step.id for step in rules.system.steps if step.control][-1]}  # Setup Area Determination
 

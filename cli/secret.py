@@ -55,7 +55,7 @@ def keys_show(obj, as_json: bool) -> None:
                                          "Secret-roll key only (no signing key)") + f" (event {row['event']})")
 
 
-# ---- the key agent (issue 24 item 3): a side's stretched key kept for a session -------------------------------
+# ---- the key agent: a side's stretched key kept for a session -------------------------------
 MAX_SECONDS = 7 * 24 * 3600
 
 

@@ -1,4 +1,4 @@
-"""`cgledger witness`: your word on the other side's typed or VASL dice (issue 22)."""
+"""`cgledger witness`: your word on the other side's typed or VASL dice."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Answers kept per log head (issue 24, start-up target): what a read command renders (the JSON-encodable data the
+"""Answers kept per log head: what a read command renders (the JSON-encodable data the
 application service gave it), kept per machine, so that the same read of a log that has not changed since answers
 without importing the event-sourcing library, msgspec or the rules engine.
 

@@ -61,7 +61,7 @@ class CampaignLedger:
     """The application service. It holds the event-sourcing library's application (ledger/eventstore.py) by
     composition, built when a command first records, or at once where its rows cannot be read plainly (a cipher or
     compressor set; PostgreSQL without libpq): reads fold the stored rows (`rows`: sqlite3, or libpq) without the
-    library (issue 24)."""
+    library."""
 
     def __init__(self, env=None, dice: DiceSource | None = None, rows: SqliteRows | PostgresRows | None = None):
         self.env = dict(env or {})
@@ -77,7 +77,7 @@ class CampaignLedger:
         self.loader = Loader(self)
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
-        self.kept = KeptReads(self)  # the read views kept current (issue 24 item 6)
+        self.kept = KeptReads(self)  # the read views kept current
 
     # ---- the store: read plainly until a command records --------------------------------------
     @property
@@ -164,7 +164,7 @@ class CampaignLedger:
 
     def _read_again(self, cid) -> Campaign | None:
         """The campaign this command already read, if it read it without a warning and the log's last stored row
-        is still byte for byte the one it read up to (issue 24 item 2: "load the campaign once per command"; `map`
+        is still byte for byte the one it read up to ("load the campaign once per command"; `map`
         read it twice). A campaign a verb has recorded on since (its version moved) is read again."""
         if self._last_read is None or self._last_read[0] != cid:
             return None
@@ -387,7 +387,7 @@ class CampaignLedger:
             self.append(campaign, fact)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
 
-    # ---- fair dice (issue 13) ----------------------------------------------------------------------------
+    # ---- fair dice ----------------------------------------------------------------------------
     def answer(self, name: str | None) -> list:
         """Records what the protocol owes the side whose key is given (`_settle`), and nothing else."""
         campaign = self.campaign(name)
@@ -528,7 +528,7 @@ class CampaignLedger:
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
-        state, rules = self.state_as_of(name, as_of)  # loaded once (issue 24: it was loaded twice with a key)
+        state, rules = self.state_as_of(name, as_of)  # loaded once (it was loaded twice with a key)
         if as_of is None and self.keyring.material is not None and self.fair.settle(state, rules):
             self._save(state)  # the protocol's duties of the key given come first
         nxt = next_step(rules, state)
@@ -861,7 +861,7 @@ class CampaignLedger:
         if facts and not dry_run:
             self.append(campaign, *facts)
         me = self.keyring.opens(campaign) if self.keyring.material and not dry_run else None
-        if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed (issue 22)
+        if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed
             from .vaslimport import witnessed_in
 
             for digest, rolls in witnessed_in(history, imported, set(witnessing.to_witness(campaign, me))):
@@ -969,7 +969,7 @@ class CampaignLedger:
             key = self._seen_key(cid)
             if mark.read(self.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
                 mark.advance(self.where, key, new[-1].version, new[-1].digest)
-        self.kept.advance(None, [], cid, new[0].version)  # issue 24 item 6: the kept read views that were current
+        self.kept.advance(None, [], cid, new[0].version)  # the kept read views that were current
         interval = store.SNAPSHOT_INTERVAL
         if new[-1].version // interval > (new[0].version - 1) // interval:
             self.take_snapshot(cid)
@@ -992,7 +992,7 @@ class CampaignLedger:
 
         recording(campaign)
         pending = [event.digest for event in campaign._pending_events]
-        new = [as_stored(event) for event in campaign._pending_events]  # for the views kept current (issue 24 item 6)
+        new = [as_stored(event) for event in campaign._pending_events]  # for the views kept current
         base = campaign.version - len(pending)
         based_on = campaign._pending_events[0].prev if pending else campaign.head  # the head the decision saw
         try:
@@ -1002,7 +1002,7 @@ class CampaignLedger:
                 seen.remember(self.where, key, campaign.version, campaign.head)
                 if mark.read(self.where, key) == (base, based_on):  # our own events, decided here
                     mark.advance(self.where, key, campaign.version, campaign.head)
-            self.kept.advance(campaign, new)  # issue 24 item 6: the kept read views that were current
+            self.kept.advance(campaign, new)  # the kept read views that were current
         except IntegrityError:
             # PostgreSQL: the library retries a write whose connection was lost; if the lost one had committed,
             # the retry (of the events or of the snapshot after them) meets our own events: they are recorded
@@ -1092,7 +1092,7 @@ class CampaignLedger:
 
     def entries(self, name: str | None) -> list:
         """`history` as ledger/envelope.read_entries gives it: (version, topic, the decoded envelope, or the damaged
-        Logged `history` would hold), no Logged built per event (`log --json`, `export`: issue 24)."""
+        Logged `history` would hold), no Logged built per event (`log --json`, `export`)."""
         from .envelope import read_entries
 
         cid = campaign_id(self.resolve_name(name))
@@ -1111,7 +1111,7 @@ class CampaignLedger:
     def _page(self, cid, after: int | None, limit: int, plain: bool = False) -> list:
         """The campaign's stored events after version `after`, `limit` of them: the recorder's select_events, or with
         `plain`, each as (version, topic, stored bytes). On SQLite the library's own statement, without its parse of
-        every row's originator id into a UUID (a third of a whole-log read, issue 24): the rows are the ones of
+        every row's originator id into a UUID (a third of a whole-log read): the rows are the ones of
         `cid`, which the statement's WHERE asks for."""
         recorder = self.recorder
         if isinstance(recorder, (SqliteRows, PostgresRows)):
@@ -1167,7 +1167,7 @@ class CampaignLedger:
                                if state.sealed or state.secret_rgs else None)
         return logged, rules, state
 
-    # ---- the read views kept current (issue 24 item 6): ledger/keptreads.py --------------------------------
+    # ---- the read views kept current: ledger/keptreads.py --------------------------------
     def rosters_of(self, name: str | None, as_of: str | None = None):
         return self.kept.rosters(name, as_of)
 

@@ -76,7 +76,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
 
     `logged`: the events in order, read back (`Logged`), or stored rows still to decode (`Raw`, as
     `Loader.rows` reads them a page at a time): those are decoded one at a time and kept undecoded for the
-    decisions that read the log before an event (`Past`), so the whole decoded log is never held (issue 24).
+    decisions that read the log before an event (`Past`), so the whole decoded log is never held.
     `worker`: where the signatures are verified while the events are decided (`signatures.Verifier`): "process" (a
     child process), "thread", None (in line); "auto": a child process when this process may run on more than one
     CPU and the log is long enough to gain from it (`Verifier.CHILD_FROM`), else in line. The findings are the same,
@@ -304,7 +304,7 @@ class Kept:
 
 
 class UsedUp:
-    """The due items rolled and in force, as the state kept them before issue 24 item 1: a closed CG Date's items
+    """The due items rolled and in force, as the state kept them before a closed CG Date's items
     are kept with its change, and back if an undo or rewind takes that change back. The state no longer keeps them
     (they grew with the log, in every snapshot): a roll made again on a CG Date opened again is not refused, and the
     audit, which reads the whole log anyway, names it here."""
@@ -403,7 +403,7 @@ def check_snapshot(state: CampaignState, version: int, stored: dict | None, prob
 def comparable(attributes: dict) -> dict:
     """A state's attributes as a snapshot and the replay are compared: who recorded each action as its runs however
     it is kept (ranges, or packed once its CG Date closed), and the undo record without the used-up due items of
-    past CG Dates, which a snapshot written before issue 24 item 1 kept there (ledger/evolve.py `_close_date`)."""
+    past CG Dates, which an older snapshot kept there (ledger/evolve.py `_close_date`)."""
     found = dict(attributes)
     found["acts"] = authorship(found.pop("acts_closed", CampaignState.acts_closed),
                                found.pop("acts_sides", CampaignState.acts_sides), found.get("acts", CampaignState.acts))
@@ -469,7 +469,7 @@ class Past:
     map, a purchase revealed its sealed record): a list of what was given, a `Raw` row decoded again each time it is
     read, so the audit of a long log does not hold every decoded event (~2 KB each against ~1 KB of stored bytes).
     Decoding again costs ~7 µs an event per read: after DECODE_AFTER reads (a log with many map decisions) the past
-    is kept decoded, as before issue 24's streaming, so the audit never costs more than DECODE_AFTER extra decodes
+    is kept decoded, as before the audit streamed, so the audit never costs more than DECODE_AFTER extra decodes
     of the log. Either way the decisions read the same events."""
 
     DECODE_AFTER = 4

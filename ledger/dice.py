@@ -92,7 +92,7 @@ class SystemDice:
 
     def roll(self, die: str) -> tuple[int, ...]:
         count, low, high = FACES[die]
-        import secrets  # here: a read never rolls (issue 24 item 4)
+        import secrets  # here: a read never rolls
 
         return tuple(low + secrets.randbelow(high - low + 1) for _ in range(count))
 

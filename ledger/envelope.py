@@ -66,7 +66,7 @@ def read_entries(rows) -> list[tuple[int, str, Envelope | Logged]]:
     """Stored rows (version, topic, stored bytes) as (version, topic, record): the decoded envelope itself where it
     reads and holds what its row's topic says, else the damaged `Logged` read_logged gives (its `error` named as
     there). Both records answer timestamp, fact, digest, author and signature: a whole-log read (`log --json`,
-    `export`) builds no Logged per event (issue 24). Every row is decoded and checked as read_logged checks it."""
+    `export`) builds no Logged per event. Every row is decoded and checked as read_logged checks it."""
     decode, tags, entries = _envelope.decode, TAGS, []
     append = entries.append
     for version, topic, state in rows:

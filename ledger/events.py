@@ -447,7 +447,7 @@ class RGPurchaseRevealed(Fact, tag="RGPurchaseRevealed", frozen=True, kw_only=Tr
     salt: str
 
 
-# ---- fair dice (issue 13): reversed hash chains committed first, rolls declared, then answered ----------------
+# ---- fair dice: reversed hash chains committed first, rolls declared, then answered ----------------
 class DiceCommitted(Fact, tag="DiceCommitted", frozen=True, kw_only=True):
     """A side's fair-dice commitment: the heads of two reversed hash chains from a random seed (the OS's, never
     the passphrase), the seed itself sealed with the side's key. Value k of a chain (k = 1, 2, ...) is the one
@@ -462,8 +462,8 @@ class DiceCommitted(Fact, tag="DiceCommitted", frozen=True, kw_only=True):
 
 
 class DiceChainRenewed(Fact, tag="DiceChainRenewed", frozen=True, kw_only=True):
-    """A side's next chain of one kind, committed by its ledger while the one in use still has values left (issue 22
-    item 5): the same length, from a new random seed sealed with the side's key. It serves fair rolls `first` ..
+    """A side's next chain of one kind, committed by its ledger while the one in use still has values left:
+    the same length, from a new random seed sealed with the side's key. It serves fair rolls `first` ..
     `first` + length - 1 (roll n takes its value n - first + 1), so no roll waits for a chain."""
 
     action: int

@@ -75,13 +75,13 @@ class CampaignState:
     # latest actions (at most ACT_RANGES, none before the open CG Date); the actions before them one character each
     # in `acts_closed` (action n at index n - 1): '0' none recorded, else chr(48 + 2 * (1 + index of its author in
     # `acts_sides`) + shared). Ranges of two authors taking turns cost ~20 bytes an action, in every snapshot after
-    # it (issue 24 item 1)
+    # it
     acts: list[list[Any]] = []
     acts_closed: str = ""
     acts_sides: list[str] = []
     proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
     commands: list[list[Any]] = []  # [command id, first event] of the latest commands (a retry acts once)
-    # fair dice (issue 13): the mode, each side's commitment {roll_head, answer_head, length, version}, the
+    # fair dice: the mode, each side's commitment {roll_head, answer_head, length, version}, the
     # declarations not settled yet ('side:n' -> {version, action, table, side, n, secret, value, answer, answered,
     # made, drms, purpose, rg, item}); never taken back by an undo, since what was published stays known: the last
     # value published of each chain ('side:roll' -> [k, value]) and each side's fair-roll count (a voided
@@ -614,7 +614,7 @@ class CampaignState:
 
     def _close_date(self, action: int) -> None:
         """A CG Date closes (CGDateChanged, `action`): what it no longer needs leaves the state, so that the state
-        (and each snapshot, which holds it whole) does not grow with the log (issue 24 item 1).
+        (and each snapshot, which holds it whole) does not grow with the log.
         - Its used-up due items (`consumed`): every due item names its CG Date or an RG of it (ledger/decide/rolls.py),
           so none is due again on a later date. They are not kept for undo either: an undo of this CG Date change
           (or a rewind across it) opens the date again without them, so a roll already made there is not refused

@@ -1,4 +1,4 @@
-"""The fair-dice and sealed-chit protocols as the ledger of the side whose key is given plays them (issue 13):
+"""The fair-dice and sealed-chit protocols as the ledger of the side whose key is given plays them:
 a fair roll declared, what that side owes before its command (its answers to the other side's declared rolls, its
 own answered Secret rolls made and sealed, its Initiative chit revealed once both are sealed), and the rolls still
 waiting. Composed into the application service (`CampaignLedger.fair`); the decisions are in ledger/decide/fair.py
@@ -102,7 +102,7 @@ class FairPlay:
         return facts
 
     def renew(self, campaign: CampaignState, rules, me: str) -> list:
-        """Issue 22 item 5: this side's chains that near their end, each followed by the next one, committed now (a
+        """this side's chains that near their end, each followed by the next one, committed now (a
         new random seed each, sealed with its key), so that no roll waits for a chain."""
         facts = []
         for chain in fair.to_renew(campaign, rules, me):

@@ -1,4 +1,4 @@
-"""A campaign folded from its stored rows without the event-sourcing library (issue 24: "read commands import only
+"""A campaign folded from its stored rows without the event-sourcing library ("read commands import only
 what they use"; the library and its aggregate class cost ~20 ms of every full read). Reads fold every campaign this
 way; a command that records makes the folded campaign the library's aggregate in place (application.py
 `recording`), so the same object goes on, its attributes untouched.

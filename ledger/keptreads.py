@@ -1,4 +1,4 @@
-"""The read views kept current (issue 24 item 6): roster, RG record, dice statistics, the history's story and each
+"""The read views kept current: roster, RG record, dice statistics, the history's story and each
 Map Group's Setup Areas read
 from views this machine keeps (ledger/views.py stores and seals them, projections/kept.py folds them), caught up
 with the events recorded since; writes and imports advance the views that were current. Composed into the

@@ -1,4 +1,4 @@
-"""The key agent (issue 24 item 3, "stretch once"): a small process, started by `cgledger keys unlock`, that keeps a
+"""The key agent: a small process, started by `cgledger keys unlock`, that keeps a
 side's stretched keys in memory for a time limit, so that a signed command does not pay scrypt (~40 ms) again.
 Without it every command stretches as before: the agent is never required.
 

@@ -126,7 +126,7 @@ class Keyring:
     def seed(self, state, rules, side: str) -> bytes:
         return fair_seed(self.key(state, rules, side, purpose="derives its fair dice"), state.name, side)
 
-    # ---- fair dice (issue 13) ----------------------------------------------------------------------
+    # ---- fair dice ----------------------------------------------------------------------
     def _sealing(self, salt: str, check: str | None) -> bytes:
         """The key to seal a new seed with: checked against the registered check value when there is one."""
         key = self._derive(salt) if check is None else self._checked(salt, check)
@@ -145,7 +145,7 @@ class Keyring:
                 seal_bytes(self._sealing(salt, check), seed))
 
     def new_chain(self, salt: str, chain: str, check: str | None = None) -> tuple[str, int, str]:
-        """(head, length, sealed seed) of the side's next chain of one kind (issue 22 item 5): a new seed from the OS."""
+        """(head, length, sealed seed) of the side's next chain of one kind: a new seed from the OS."""
         from . import fairdice
         from .secrets import seal_bytes
 

@@ -1,4 +1,4 @@
-"""A module imported on first use (issue 24 item 4, "read commands import only what they use"): the application
+"""A module imported on first use: the application
 service names every decision module once at its top, but a read runs none of the write verbs' decisions, so the
 import of those a read loads nowhere else (~4 ms of a read's ~130) waits until an attribute is first asked for.
 The stdlib's own LazyLoader does it; a module already imported is returned as it is."""

@@ -1,6 +1,6 @@
 """A minimal, read-only PostgreSQL client over libpq (the C library psycopg itself wraps) through ctypes: connect,
 run parameterised queries, close. `import psycopg` costs 110-150 ms on the bench machine, more than a whole `head`
-on SQLite; importing ctypes and loading libpq cost 5-8 ms (issue 24: "PostgreSQL reads within 1.3x SQLite's").
+on SQLite; importing ctypes and loading libpq cost 5-8 ms ("PostgreSQL reads within 1.3x SQLite's").
 
 Only what the fast reads need: values are sent as text parameters ($1, $2, ...; never formatted into the SQL) and
 results come back in binary, decoded by column type into the values psycopg gives (bytes, int, str, bool, UUID,

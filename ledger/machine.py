@@ -1,4 +1,4 @@
-"""A secret only this machine holds (issue 24 items 2 and 6). It seals what this machine checked or computed from a
+"""A secret only this machine holds. It seals what this machine checked or computed from a
 log (the "verified up to event N" mark, the read views it keeps current), so that a copied or shared database, or
 a copied state folder from another machine, carries nothing this machine trusts: another machine's seal does not
 check out here. Kept beside seen.py's heads, `$XDG_STATE_HOME/cgledger/machine.key` (default

@@ -1,4 +1,4 @@
-"""Verify once (issue 24 item 2). Each machine keeps, per database and campaign, the last event up to which it has
+"""Verify once. Each machine keeps, per database and campaign, the last event up to which it has
 checked every event's digest, chain, author and signature: `$XDG_STATE_HOME/cgledger/verified.json` (default
 `~/.local/state/cgledger`), each entry sealed with this machine's secret (ledger/machine.py), so a copied or shared
 file carries no mark and a mark from another machine, or one edited by hand, is not trusted. A load checks only the

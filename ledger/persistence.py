@@ -53,7 +53,7 @@ _encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
 def _campaign_classes() -> tuple[type, type, str]:
     from .campaign import Campaign  # imported late: campaign.py imports this module's peers
 
-    # snapshots stored before the package was named cgledger (issue 24 item 5) name the aggregate by its old path
+    # snapshots stored before the package was named cgledger name the aggregate by its old path
     register_topic("ledger.campaign:Campaign", Campaign)
     return Campaign.Started, Campaign.Recorded, get_topic(Campaign)
 

@@ -1,4 +1,4 @@
-"""The PostgreSQL store read through libpq, written through the event-sourcing library (issue 24: "PostgreSQL reads
+"""The PostgreSQL store read through libpq, written through the event-sourcing library ("PostgreSQL reads
 within 1.3x SQLite's"): `import psycopg` and its pool cost more than a whole read on SQLite, and a read needs neither.
 
 eventsourcing loads this module by PERSISTENCE_MODULE (`open_ledger` chooses it when libpq loads and no tables are

@@ -498,7 +498,7 @@ _handed: list = []  # [(database path, campaign id, its last snapshot row)] that
 
 def _hand_over(db: str, cid: UUID, lte: int | None) -> StoredRow | None:
     """The campaign's last snapshot row as stored_head just read it from a SQLite file (the answer's key holds its
-    digest), for the campaign's load in the same one-shot read: a 0.9 MB snapshot is not read twice (issue 24). Given once. A row a
+    digest), for the campaign's load in the same one-shot read: a 0.9 MB snapshot is not read twice. Given once. A row a
     write has since outdone is still a snapshot of this log (events are never changed): the load checks its seal
     and the event it summarizes as it checks one it reads, and replays the events after it."""
     if not _handed:
@@ -510,7 +510,7 @@ def _hand_over(db: str, cid: UUID, lte: int | None) -> StoredRow | None:
 
 
 def one_shot() -> None:
-    """This process runs one command and ends by os._exit (cli/quick.py), so it frees nothing it read (issue 24):
+    """This process runs one command and ends by os._exit (cli/quick.py), so it frees nothing it read:
     - what `hold` is given stays until then: freeing a read log costs ~1-1.5 ms per 1,000 events (every event's
       fact, one object at a time: 20-30 ms at 20,000);
     - the cyclic garbage collector stays off: switched back on after a read (collector_paused), its first collection

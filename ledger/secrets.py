@@ -64,7 +64,7 @@ KEY_FILE_BYTES = 32  # a key file of random bytes (not text) is judged by its le
 
 
 def check_strength(material: bytes, user_inputs: tuple[str, ...] = ()) -> None:
-    """The floor for a side's passphrase or key file (issue 22): at least 12 characters and a zxcvbn score of 4, the
+    """The floor for a side's passphrase or key file: at least 12 characters and a zxcvbn score of 4, the
     campaign's own words (its name, the sides, the system) counted as guessable; a key file of random bytes needs 32
     of them. The opponent holds the salt and check value, so a weak passphrase falls to an offline guess."""
     hint = "four random words, or a key file of 32 random bytes"
@@ -213,7 +213,7 @@ def share(seed: bytes, campaign: str, side: str, n: int) -> str:
 
 
 def fair_faces(seed: bytes, other_share: str, campaign: str, side: str, n: int, die: str) -> tuple[int, ...]:
-    """The dice of `side`'s n-th fair roll of the first protocol (logs before issue 13; the audit still checks
+    """The dice of `side`'s n-th fair roll of the first protocol (older logs; the audit still checks
     them): its own seed and the other side's published share."""
     from .fairdice import sample
 

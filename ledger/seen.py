@@ -1,4 +1,4 @@
-"""Nothing vanishes unnoticed (issue 22 item 6). The hash chain cannot tell a log whose last events were deleted
+"""Nothing vanishes unnoticed. The hash chain cannot tell a log whose last events were deleted
 from one that never had them, so each machine keeps, per database and campaign, the last head it has seen, outside
 the database: `$XDG_STATE_HOME/cgledger/heads.json` (default `~/.local/state/cgledger`). A log that no longer
 extends it lost or changed events since this machine last read it: reads warn, writes are refused, the audit names

@@ -1,5 +1,5 @@
-"""SHA-256, HMAC-SHA-256 and UUID5 without loading OpenSSL's libcrypto (`hashlib`: ~3 ms of every start; issue 24
-item 4, "start instantly"): what a read hashes before its first row (the log's head, an answer's or a view's key,
+"""SHA-256, HMAC-SHA-256 and UUID5 without loading OpenSSL's libcrypto (`hashlib`: ~3 ms of every start):
+what a read hashes before its first row (the log's head, an answer's or a view's key,
 this machine's seals, a campaign's id) uses CPython's own SHA-256 and SHA-1. An input over 512 KB (a large snapshot),
 or any once the process has loaded hashlib, goes to hashlib, whose OpenSSL is several times faster per byte where
 the CPU has SHA instructions: the audit and `import` load it first, for the chain's digest of every event. The

@@ -4,7 +4,7 @@ and from a side's key registration on its events carry its signature.
 
 The Ed25519 check itself is the audit's largest single cost (~100 µs an event), so `Verifier` can make the checks
 in a child process (or on a worker thread), fed in order and in batches, while the caller goes on with the next
-events (issue 24): `author_check` says what is to be verified, `Verifier` verifies it. What the child answers is
+events: `author_check` says what is to be verified, `Verifier` verifies it. What the child answers is
 trusted as the check made here would be: it is this package's own program on the same `cryptography`, given only
 the key, digest and signature texts; whatever it does not answer is checked here."""
 

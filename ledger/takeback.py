@@ -1,4 +1,4 @@
-"""A take-back proposal as `status` shows it to both sides (issue 21): who proposed what, what it takes back in
+"""A take-back proposal as `status` shows it to both sides: who proposed what, what it takes back in
 plain words, the command the other side runs, and, once it lapsed, why. The rights themselves are decided in
 ledger/decide/rights.py; this only words them."""
 

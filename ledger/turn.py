@@ -1,4 +1,4 @@
-"""The email turn (issue 21): one command each way. `send` writes what the other side has not yet received, with
+"""The email turn: one command each way. `send` writes what the other side has not yet received, with
 no fingerprint typed; `receive` imports the other side's bundle, carries out what this side's ledger owes (answers
 to the other side's fair rolls, its own Secret rolls whose answers came, its chit revealed) and tells the player
 what happened since his last turn: the other side's acts, the results of his own rolls (Secret ones to him alone),

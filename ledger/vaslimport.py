@@ -348,7 +348,7 @@ def _roll(state, rules, rolls, source: Source, found: Found, item: Attachment, s
 
 def witnessed_in(history, results: list[FileImport], claims: set[int]) -> list[tuple[str, tuple[int, ...]]]:
     """(file digest, roll events): the claims (the other side's VASL rolls not yet witnessed) whose reports stand in
-    the files just read, the witness's own copy of the log (issue 22). A report the log holds already names the
+    the files just read, the witness's own copy of the log. A report the log holds already names the
     event holding it: the roll itself (`roll --vasl`), or the import whose attached roll has the same dice."""
     by_version = {e.version: e for e in history}
     rolls_of_action: dict[int, list] = {}

@@ -1,4 +1,4 @@
-"""Read views kept current (issue 24 item 6): the roster, the RG record, the dice, the history's story and each Map
+"""Read views kept current: the roster, the RG record, the dice, the history's story and each Map
 Group's Setup Areas, each kept per machine as the fold of the log up to an event, so that a read folds only the
 events recorded since.
 

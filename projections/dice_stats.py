@@ -102,7 +102,7 @@ def _summary(rolls: list[dict], die: str) -> dict[str, Any] | None:
     return stats
 
 
-UNWITNESSED = "not witnessed"  # added to a source's name for dice the other side has not witnessed (issue 22)
+UNWITNESSED = "not witnessed"  # added to a source's name for dice the other side has not witnessed
 
 
 def rolls_of(logged, unwitnessed: frozenset[int] = frozenset()) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The end of a CG (issue 25 item 3): each side's final CG-LVP and the campaign's totals, from the CG Rosters.
+"""The end of a CG: each side's final CG-LVP and the campaign's totals, from the CG Rosters.
 The CG Victory Conditions (8.51-8.53: the level of victory by the final CG-LVP) are not in the rules text the
 ledger ships, so the ledger does not decide the CG's winner; it gives what the players compare. Pure."""
 

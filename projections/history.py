@@ -63,8 +63,8 @@ def compose(roster, records, dice_view, story, rules, state) -> dict[str, Any]:
         "dice": dice["sides"],
         "dice_groups": dice["groups"],  # per side and source: the report keeps fair, entered and VASL dice apart
         "vasl_dice": dice["vasl"],
-        "final": _final(roster, rules, state),  # the CG's end: final CG-LVP and totals (issue 25), else None
-        # dice typed or from VASL that the other side never witnessed, in words (issue 22)
+        "final": _final(roster, rules, state),  # the CG's end: final CG-LVP and totals, else None
+        # dice typed or from VASL that the other side never witnessed, in words
         "unwitnessed": [witness.describe(c, dict(rules.system.sides)) for c in witness.view(state, rules)]
         if state is not None else [],
         "maps": [{"group": m["group"], "date": m["date"], "scenario": scenario.get(m["date"]),

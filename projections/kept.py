@@ -1,4 +1,4 @@
-"""The read views kept current (issue 24 item 6; stored and sealed by ledger/views.py): the roster, the RG record,
+"""The read views kept current (stored and sealed by ledger/views.py): the roster, the RG record,
 the dice and the history's story, each an explicit fold of the log as the projections read it (`effective`):
 `build` folds a whole log, `advance` folds only events recorded after it, and each projection's `finish` gives what
 the command prints. Pure: the views are JSON-native data.
@@ -76,7 +76,7 @@ def disturbs(name: str, fact, rules) -> bool:
 class Whole:
     """A whole log as the views' builds read it, with what every build works out of it first (the actions voided,
     the events in force, the last action number, what each undo took back), worked out once for all the views one
-    read builds (issue 24: `history` builds four)."""
+    read builds (`history` builds four)."""
 
     def __init__(self, logged, rules):
         self.logged, self.rules = logged, rules

@@ -361,7 +361,7 @@ def render_html(history: dict) -> str:
         parts.append(_maps("Each map as each firefight left it, as both sides see it (hidden fortifications are only "
                            "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
                                          for e in history["terrain"]]))
-    if history.get("final"):  # the last page: the CG's end (issue 25)
+    if history.get("final"):  # the last page: the CG's end
         from .final import final_lines
 
         lines = final_lines(history["final"], sides)

@@ -1,4 +1,4 @@
-"""Issue 22 item 3: the audit re-decides the whole fact. For any stored fact of any kind in the three shipped sample
+"""the audit re-decides the whole fact. For any stored fact of any kind in the three shipped sample
 campaigns (KGP, RR, CGS), changing any one field the ledger decides (what the rules give, not what the player typed)
 and recomputing its digest, as a cheater's own ledger would before signing, is a finding of the audit: the forged
 fact is the log's last, so nothing after it can betray it. The fields a player gives (dice, table, side, the RG

@@ -1,4 +1,4 @@
-"""The map of every CG Date in one pass over the log (issue 16 item 3): the same Control and HQ, in the same order,
+"""The map of every CG Date in one pass over the log: the same Control and HQ, in the same order,
 as reading the events up to each CG Date's end on their own."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The audit with its signatures verified on a worker thread and its log streamed from the stored rows (issue 24):
+"""The audit with its signatures verified on a worker thread and its log streamed from the stored rows:
 the same findings, in the same order and words, as the audit verifying in line over the decoded log."""
 
 from __future__ import annotations

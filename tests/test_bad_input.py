@@ -157,7 +157,7 @@ def test_postgres_database_without_a_ledger(cli):
     (("new", "X", "--cg", "I", "--system", "../kgp"), "unknown rule system"),
 ])
 def test_files_and_names_that_cannot_be_used_give_one_line(kgp, tmp_path, args, contains):
-    """Issue 16's fuzz: a missing folder, a non-UTF-8 file, an over-long or path-like name: one `Error:` line,
+    """Fuzzed input: a missing folder, a non-UTF-8 file, an over-long or path-like name: one `Error:` line,
     no traceback, nothing written."""
     latin1 = tmp_path / "notes.txt"
     latin1.write_bytes("Sp\xe4ter: 19 AM \xff".encode("latin-1"))
@@ -176,7 +176,7 @@ def test_an_over_long_database_path_gives_one_line(cli):
 @pytest.mark.sqlite_only
 @pytest.mark.parametrize("topic", ["StepOpened", "ScenarioEnded", "RGPurchased", "LocationControlled"])
 def test_every_read_of_a_log_with_an_edited_topic_gives_lines_not_a_traceback(cli, tmp_path, topic):
-    """Issue 22 item 7: `cgledger log` printed a traceback (KeyError 'drms') once a stored topic was edited."""
+    """`cgledger log` printed a traceback (KeyError 'drms') once a stored topic was edited."""
     import sqlite3
 
     cli.ok("demo")

@@ -1,4 +1,4 @@
-"""Issue 25 item 3: a campaign that ends. After its last CG Date's CG-Scenario End, `status` says the campaign is
+"""a campaign that ends. After its last CG Date's CG-Scenario End, `status` says the campaign is
 over and offers nothing that would be refused; `final` gives each side's final CG-LVP and the campaign's totals."""
 
 from __future__ import annotations

@@ -372,7 +372,7 @@ def test_hidden_mines_are_invisible_to_the_other_sides_terrain(keyed, tmp_path):
     report = anyone.json("audit")
     assert report["clean"] and {"version": placed["event"], "what": "the german side's hidden mines was never "
                                                                     "revealed"} in report["pending"]
-    assert anyone("audit", "--final").exit_code == 1  # at campaign end every secret is opened (issue 13, item 6)
+    assert anyone("audit", "--final").exit_code == 1  # at campaign end every secret is opened
 
 
 def test_hidden_mines_are_revealed_on_entry_and_rechecked_by_the_audit(keyed):

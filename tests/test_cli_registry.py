@@ -92,7 +92,7 @@ def test_head_of_a_sqlite_file_is_read_without_the_event_sourcing_library(tmp_pa
 
 
 def test_head_reads_one_row_without_the_event_sourcing_library_on_either_backend(make_db):
-    """On PostgreSQL too (issue 24: its reads within 1.3x SQLite's): one query with psycopg, same fingerprint."""
+    """On PostgreSQL too (its reads within 1.3x SQLite's): one query with psycopg, same fingerprint."""
     db = str(make_db())
     made = CliRunner().invoke(main, ["--db", db, "new", "Quick", "--system", "kgp", "--cg", "I"])
     assert made.exit_code == 0, made.output

@@ -1,4 +1,4 @@
-"""Issue 22 item 3 / DESIGN.md: a command is a type, and every fact names its command. Decisions are tested here
+"""DESIGN.md: a command is a type, and every fact names its command. Decisions are tested here
 without any store (given facts, when a command, then facts or a refusal), and every fact kind either names the
 command it records (`command_of`) or is one the audit checks apart, listed with why."""
 

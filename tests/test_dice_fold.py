@@ -1,4 +1,4 @@
-"""The dice view's fold (projections/dice_stats.resume) counts the rolls nobody need witness in batches (issue 24: the
+"""The dice view's fold (projections/dice_stats.resume) counts the rolls nobody need witness in batches (the
 dice fold was ~half of a cold `history`): whatever the log, and wherever it is cut into folds, the view is byte for
 byte the one that folding each event by itself (`_step`, the definition) gives: the counts, the sums, the streaks, the
 rolls waiting for a witness and the order of every key."""

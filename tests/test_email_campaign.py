@@ -1,4 +1,4 @@
-"""Issue 21: KGP CG I played by email as two players would, each at his own machine with his own SQLite file and
+"""KGP CG I played by email as two players would, each at his own machine with his own SQLite file and
 passphrase, fair dice (the default), secret purchases, sealed chits and a take-back: a scenario, an Idle Day and a
 Dual Attack over four CG Dates. Every command either player types is counted per CG Date, and every email (one
 `send`, one `receive`); the targets of item 4 hold: at most 3 emails per side and 25 commands per side for a CG Date
@@ -18,7 +18,7 @@ GERMAN, US = "Peiper's own words", "Harrison's own words"
 CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
 MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 EMAILS_PER_SIDE, COMMANDS_PER_SIDE = 3, 25
-SHIM = False  # issue 21 item 4, for a CG Date with a scenario
+SHIM = False  # for a CG Date with a scenario
 
 
 class Desk(Player):
@@ -128,7 +128,7 @@ def play_by_email(tmp_path: Path) -> Table:
     # ---- 19 PM: German Assault; both buy in secret; the U.S. takes back its own Control typo before sending ----
     t.date = "19 PM"
     g.receive()
-    g.ok("witness", "--all")  # the KGP3 dice the U.S. typed: the German saw them rolled in VASL (issue 22)
+    g.ok("witness", "--all")  # the KGP3 dice the U.S. typed: the German saw them rolled in VASL
     g.ok("roll", "8.616", "--side", "german")  # Secret: declared, the U.S. ledger answers
     g.ok("buy", "V1", "--side", "german", "--map-group", "St", "--objective", "StJ19")  # sealed
     g.ok("roll", "8.6201", "--side", "german", "--rg", "V1#1")
@@ -218,7 +218,7 @@ def play_by_email(tmp_path: Path) -> Table:
 
 
 def words_for_players(*desks: Desk) -> None:
-    """Issue 21 item 7: no internal event name, `None` or Python dict in any text a player reads (found by email:
+    """no internal event name, `None` or Python dict in any text a player reads (found by email:
     `undo of RGPurchaseSealed`, `CPP spent None`, `LVP {'german': 21, 'us': 8}`)."""
     import re
 

@@ -1,4 +1,4 @@
-"""Issue 22 item 5: a fair-dice chain has the one length the ledger fixes, and a side whose chain nears its end has
+"""a fair-dice chain has the one length the ledger fixes, and a side whose chain nears its end has
 its next one committed by its own ledger, on that side's next command with its key (where it answers), so no roll
 waits. 10,000 rolls are too many for a test: the run-out is tested on states given near the end of a chain (Given
 facts / When command / Then facts), the ledger's own duty on such a state held in memory, and forged renewals in a

@@ -1,4 +1,4 @@
-"""Dice nobody can choose or foresee (issue 13): each side commits to two reversed hash chains at `keys init`; a
+"""Dice nobody can choose or foresee: each side commits to two reversed hash chains at `keys init`; a
 roll is declared by its side (its roll-chain value published) and answered by the other side's ledger (its
 answer-chain value); the dice come from both. A copied database rolls the same dice, nothing derived from a chain
 is published before both commitments, the roller cannot know its dice before the answer, and the audit re-decides
@@ -230,7 +230,7 @@ def test_dice_entered_stay_allowed_and_are_counted_apart(table):
     us.ok("answer")
     assert audit(anyone)["sources"] == {"entered": 1, "fair": 1}
     stats = anyone.json("dice-stats")
-    assert sorted(g["source"] for g in stats["groups"]) == ["entered, not witnessed", "fair"]  # issue 22
+    assert sorted(g["source"] for g in stats["groups"]) == ["entered, not witnessed", "fair"]
     us.ok("witness", "--all")
     assert sorted(g["source"] for g in anyone.json("dice-stats")["groups"]) == ["entered", "fair"]
 
@@ -343,7 +343,7 @@ def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, m
 
 @pytest.mark.parametrize("length", [1, 9_999, 10_001])
 def test_a_fair_dice_chain_has_the_one_length_the_ledger_fixes(at, make_db, tmp_path, length):
-    """Issue 22 item 5: a chain of length 1 was accepted; its owner could then never answer again, and every later
+    """a chain of length 1 was accepted; its owner could then never answer again, and every later
     roll of the other side waited for ever. A commitment to any other length is refused, by the audit and import."""
     from cgledger.ledger.events import DiceCommitted
 

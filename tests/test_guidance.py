@@ -1,4 +1,4 @@
-"""Guidance a new player can follow (issue 16, item 5): `status` gives every need of the open step as command lines
+"""Guidance a new player can follow: `status` gives every need of the open step as command lines
 to paste, and what players may do there; `step` says which steps it passed and what they were for. The tests
 paste the lines `status` prints, as a player would, through a whole run of the RePh."""
 
@@ -49,7 +49,7 @@ def test_a_kgp_campaign_runs_on_the_lines_status_gives(kgp):
 
 
 def test_a_kgp_campaign_runs_to_its_end_on_the_lines_status_gives(kgp):
-    """Issue 25 item 3: the guided play meets no refusal to the end of CG I, which status then says, and `final`
+    """the guided play meets no refusal to the end of CG I, which status then says, and `final`
     gives its result."""
     pasted = follow_status(kgp, None, limit=600)
     assert len(pasted) > 100 and any("scenario-end" in line for line in pasted)
@@ -62,7 +62,7 @@ def test_a_kgp_campaign_runs_to_its_end_on_the_lines_status_gives(kgp):
 def test_an_rr_campaign_runs_on_the_lines_status_gives(rr):
     follow_status(rr, "Interlude AM", limit=400)
     assert rr.json("audit")["clean"]
-    follow_status(rr, None, limit=1200)  # on through the Interlude to the end of the CG (issue 25 item 3)
+    follow_status(rr, None, limit=1200)  # on through the Interlude to the end of the CG
     status = rr.json("status")
     assert status["cg_date"] == "26 AM" and status["over"] and status["next"] is None
     assert rr.json("final")["sides"]["canadian"]["cg_lvp"] is not None

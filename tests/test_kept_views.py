@@ -1,4 +1,4 @@
-"""Read views kept current (issue 24 item 6): the roster, the RG record, the dice and the history's story are kept
+"""Read views kept current: the roster, the RG record, the dice and the history's story are kept
 per machine and folded only over the events recorded since; what every read shows is what a fold of the whole log
 shows, after any event (undo, rewind, reveal included), for every reader, and a view this machine did not seal is
 never shown."""

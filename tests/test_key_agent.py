@@ -1,4 +1,4 @@
-"""The key agent (issue 24 item 3, "stretch once"): `keys unlock` keeps a side's stretched key in a small process for
+"""The key agent: `keys unlock` keeps a side's stretched key in a small process for
 a time limit, so that a signed command does not run scrypt again; it serves it only to the passphrase that made it,
 forgets it at `keys lock` or when the time is up, is never required, and is not used where another user could reach
 it. Each test has its own agent folder (conftest: XDG_STATE_HOME per test, XDG_RUNTIME_DIR unset); no agent outlives

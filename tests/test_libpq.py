@@ -1,4 +1,4 @@
-"""ledger/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg (issue 24: "PostgreSQL
+"""ledger/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg ("PostgreSQL
 reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend postgres --pg-url URL (.ci/postgres).
 Its rows, types and errors are checked through libpq as `connect` loads it (psycopg_binary's copy, then Debian's)."""
 

@@ -1,4 +1,4 @@
-"""Reads without the event-sourcing library (issue 24, "read commands import only what they use"): a plain SQLite
+"""Reads without the event-sourcing library: a plain SQLite
 ledger is read with sqlite3 and folded into ledger/folded.py's `Folded`, step for step the library's aggregate; a
 command that records makes the campaign it read the aggregate in place (`recording`) and writes through the
 library."""

@@ -1,5 +1,5 @@
 """`log --json` writes each row's JSON from the fact's own encoding and tells the CG Date of each row without folding
-the whole campaign state (issue 24): on the samples (KGP: six CG Dates, undos across a CG Date change and a rewind;
+the whole campaign state: on the samples (KGP: six CG Dates, undos across a CG Date change and a rewind;
 RR; CGS) and a campaign where both sides hold keys, what it writes is byte for byte what the whole fold writes (the
 row dicts of every field, the CG Date from CampaignState.evolve, msgspec's indented list), whole and for every
 `--last N`; the text of `log` as well."""
@@ -24,7 +24,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def reference_rows(logged: list) -> list[dict[str, Any]]:
-    """The rows as a fold of the whole campaign state gives them (the projection before issue 24's change)."""
+    """The rows as a fold of the whole campaign state gives them (as the projection first computed them)."""
     voided = voided_actions(logged)
     state = None
     rows = []

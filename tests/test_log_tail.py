@@ -1,5 +1,5 @@
-"""`log --last N` reads the log's tail and the campaign just before it (its snapshot), not the whole log (issue 24:
-the campaign page runs it on every visit); its rows are the whole log's last N, field for field."""
+"""`log --last N` reads the log's tail and the campaign just before it (its snapshot), not the whole log
+(the campaign page runs it on every visit); its rows are the whole log's last N, field for field."""
 
 from __future__ import annotations
 

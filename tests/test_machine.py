@@ -1,4 +1,4 @@
-"""ledger/machine.py: the secret only this machine holds seals what it checked (issue 24 items 2 and 6)."""
+"""ledger/machine.py: the secret only this machine holds seals what it checked."""
 
 from __future__ import annotations
 

@@ -178,7 +178,7 @@ def test_a_map_file_whose_lvp_exceeds_the_group_total_is_refused(at, tmp_path):
 
 
 def test_lvp_read_off_the_map_are_decided_again_by_the_audit(mapped, make_db, tmp_path):
-    """Issue 22 item 3: reading the Current-LVP off the map is a decision, not the service's: a scenario end that says
+    """reading the Current-LVP off the map is a decision, not the service's: a scenario end that says
     it read the map but records other LVP is named by the audit and refused by import."""
     from conftest import Cli, named_and_refused
     from cgledger.ledger.application import open_ledger

@@ -1,4 +1,4 @@
-"""Issue 21 item 6: map entry that cannot lose information. Found by email: `control HEX` without `--strategic`
+"""map entry that cannot lose information. Found by email: `control HEX` without `--strategic`
 dropped a Location's Strategic kind (StJ19, StN19), so by 20 AM the U.S. had no Setup Area, and nothing said so."""
 
 from __future__ import annotations

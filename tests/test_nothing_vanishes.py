@@ -1,4 +1,4 @@
-"""Issue 22 item 6: nothing vanishes unnoticed. Deleting the last event (one's own file, or the opponent's last
+"""nothing vanishes unnoticed. Deleting the last event (one's own file, or the opponent's last
 roll on a shared PostgreSQL server) left `audit` clean and no warning: the chain cannot show a missing last event.
 Each machine now keeps the last head it saw; a log that no longer extends it is named: reads warn, writes refuse,
 the audit exits 1. On SQLite files and on PostgreSQL (the suite runs on both)."""

@@ -1,4 +1,4 @@
-"""Issue 24 item 5: one name, `cgledger`, in site-packages. The top-level folders stay where the card puts them
+"""one name, `cgledger`, in site-packages. The top-level folders stay where the card puts them
 and are installed under the `cgledger` package (pyproject.toml's package-dir); `.ci/test` builds the wheel,
 installs it into a fresh venv and runs the demo there."""
 
@@ -42,7 +42,7 @@ def test_the_command_and_the_version_come_from_the_one_package():
 
 
 def test_a_snapshot_stored_before_the_rename_still_loads_without_a_warning(tmp_path):
-    """Snapshots name the aggregate by its Python path; those stored before issue 24 said `ledger.campaign:Campaign`
+    """Snapshots name the aggregate by its Python path; older ones said `ledger.campaign:Campaign`
     (stored events name their fact by a stable tag and never change)."""
     db = str(tmp_path / "c.db")
     done = CliRunner().invoke(main, ["--db", db, "script", str(ROOT / "fixtures" / "kgp-cg1-sample.cgl")])

@@ -1,5 +1,5 @@
 """ledger/pgstore.py, the persistence module that reads PostgreSQL through libpq and writes through the library's own
-recorders (issue 24: "PostgreSQL reads within 1.3x SQLite's"): the same answers as eventsourcing.postgres, the same
+recorders ("PostgreSQL reads within 1.3x SQLite's"): the same answers as eventsourcing.postgres, the same
 writes, no psycopg for a keyless read, one line when the server goes away. Run with --backend postgres --pg-url URL
 (.ci/postgres). CGLEDGER_LIBPQ names a library that does not load to get the library's module, as without libpq."""
 

@@ -1,4 +1,4 @@
-"""The `cgledger` program's quick path (cli/quick.py, issue 24 "start instantly"): `status`, `head`, `roster`,
+"""The `cgledger` program's quick path (cli/quick.py "start instantly"): `status`, `head`, `roster`,
 `rg-record`, `history`, `dice-stats`, `areas`, `map` and `report` run without click, and print (and write) exactly what
 the click commands print, refusals and warnings included; every other command line goes to click. Each form is run both
 ways as a player runs it (a subprocess), each way on a machine of its own (its own state folder: its own marks, views

@@ -1,4 +1,4 @@
-"""The campaign read once per command (issue 24 item 2, "load the campaign once per command"): a second read in the
+"""The campaign read once per command: a second read in the
 same command is the first one's campaign while the log's last stored row is byte for byte the one it read up to;
 anything else reads it again, with every check a read makes."""
 

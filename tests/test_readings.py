@@ -1,4 +1,4 @@
-"""Issue 25 item 5: the README's table of readings agrees with the data. A DRM the table names as typed (`--drm KEY`)
+"""the README's table of readings agrees with the data. A DRM the table names as typed (`--drm KEY`)
 is a declared DRM in the rules files, one it calls automatic (`automatic ... (`KEY`)`) is derived from the log."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The README's walkthrough is a test (issue 16): its command block, run as written against a fresh database,
+"""The README's walkthrough is a test: its command block, run as written against a fresh database,
 every line accepted and the audit clean at the end. Only the RG chart file is the shipped example's."""
 
 from __future__ import annotations

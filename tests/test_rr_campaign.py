@@ -1,4 +1,4 @@
-"""An RR campaign runs through the same engine as KGP, with its own data (issue 6, RR part)."""
+"""An RR campaign runs through the same engine as KGP, with its own data."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def test_rr_initial_only_fortifications(rr):
 
 
 def test_recon_attacked_drm_is_derived_from_the_chits(rr):
-    """Issue 25 item 2, RR 2.521: '-1 Attacked in the previous CG Scenario' comes from the recorded chits, never typed.
+    """RR 2.521: '-1 Attacked in the previous CG Scenario' comes from the recorded chits, never typed.
     The Initial Scenario attacks nobody (2.5221: no Attack Chit is selected for it)."""
     def recon(side: str) -> list[str]:
         rr.ok("roll", "2.521", "--side", side, "--dice", "3")

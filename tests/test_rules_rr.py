@@ -350,7 +350,7 @@ def test_recon_value_and_cost():
     assert table.cpp == 3 and table.effect == "recon"
     low = roll("2.521", (1,), {"attacked": None})
     assert low.value == 0 and R.cpp_cost(table, low.drms) == 3
-    assert [d.kind for d in low.drms] == ["automatic"]  # derived from the chits, never typed (issue 25 item 2)
+    assert [d.kind for d in low.drms] == ["automatic"]  # derived from the chits, never typed
     with pytest.raises(BadInput, match="automatic"):
         R.resolve(table, (4,), {"attacked": None}, situation("german", "20 AM"))
     high = roll("2.521", (6,), {"extra_cpp": 3})

@@ -1,5 +1,5 @@
 """Secret rolls kept secret: sealed with the rolling side's key, a commitment both sides see, reveal and
-audit (issue 7)."""
+audit."""
 
 from __future__ import annotations
 

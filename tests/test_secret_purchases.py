@@ -1,4 +1,4 @@
-"""8.619 / 8.6192 (RR 2.518): RG purchases kept secret (issue 13, item 4). "The CPP expended, those remaining, and
+"""8.619 / 8.6192 (RR 2.518): RG purchases kept secret. "The CPP expended, those remaining, and
 the RG(s) purchased may all be kept secret": sealed with the buyer's key, the other side sees only that one RG
 was bought; the buyer's own ledger checks every limit at purchase; on reveal the audit decides the purchase again
 as its buyer knew the campaign, and `import` refuses one that the ledger would have refused."""

@@ -1,4 +1,4 @@
-"""Server play that survives the network (issue 12, item 6): every command carries an id chosen before its first
+"""Server play that survives the network: every command carries an id chosen before its first
 attempt, so a retry after a lost connection answers 'already recorded as event N' instead of acting twice; a
 lost connection is one line, never a traceback; an import of any size completes and leaves a snapshot.
 

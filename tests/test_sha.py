@@ -1,5 +1,5 @@
-"""ledger/sha.py: the digests a read makes without loading OpenSSL are hashlib's, hmac's and uuid's own (issue 24
-item 4). A seal, an answer's key or a campaign's id that differed would make every view, answer and mark kept before
+"""ledger/sha.py: the digests a read makes without loading OpenSSL are hashlib's, hmac's and uuid's own.
+A seal, an answer's key or a campaign's id that differed would make every view, answer and mark kept before
 it unusable, and a campaign unfindable."""
 
 from __future__ import annotations

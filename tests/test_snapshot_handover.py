@@ -1,4 +1,4 @@
-"""A one-shot read reads the campaign's last snapshot once (issue 24): the row its answer's key hashed
+"""A one-shot read reads the campaign's last snapshot once: the row its answer's key hashed
 (ledger/reading.stored_head) is the one the campaign's load starts from (reading._hand_over). The load checks it as it
 checks a row it reads itself: an edited snapshot is named, and a row a write has since outdone still gives the
 campaign as it stands."""

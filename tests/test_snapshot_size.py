@@ -1,4 +1,4 @@
-"""Issue 24 item 1: snapshots linear in the log. What a closed CG Date no longer needs leaves the campaign state (which
+"""snapshots linear in the log. What a closed CG Date no longer needs leaves the campaign state (which
 each snapshot holds whole): its used-up due items, and who recorded each of its actions packed to one character each.
 Undo, rewind and the audit still work across the CG Date change; a snapshot written before still loads."""
 

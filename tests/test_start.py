@@ -1,4 +1,4 @@
-"""Start instantly (issue 24 item 4): a read command loads only what it uses, and the parsed rules are kept between
+"""Start instantly: a read command loads only what it uses, and the parsed rules are kept between
 processes (ledger/rules/cachefile.py) under the SHA-256 of every source that went into them, never trusted across
 an edit of any of them."""
 

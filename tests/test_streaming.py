@@ -1,4 +1,4 @@
-"""Long outputs are written as they come (issue 16 item 2): `log --json` row by row, `export` a chunk of events at
+"""Long outputs are written as they come: `log --json` row by row, `export` a chunk of events at
 a time; what is written is exactly what encoding the whole at once gives."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Take-backs that work by email (issue 21 item 5): two players, each with his own database and key, exchanging
+"""Take-backs that work by email: two players, each with his own database and key, exchanging
 bundles. A proposal shows in both sides' `status`, survives the ledgers' own answers and reveals, lapses (and says
 why) only on a player's act; a side takes back a shared act of its own alone while the other side has not received
 it; a forged acceptance or a forged lone undo is named by the audit and refused by `import`."""

@@ -1,4 +1,4 @@
-"""Two players who do not trust each other (issue 12): each side signs its own events, takes back only its own
+"""Two players who do not trust each other: each side signs its own events, takes back only its own
 actions, and neither can slip a forged event, an edited row or an edited snapshot past the other. Each test runs
 on SQLite and, with --backend postgres, on PostgreSQL, and fails if the check it names is removed."""
 
@@ -173,7 +173,7 @@ def test_a_forged_undo_of_the_other_sides_action_is_named_and_refused_on_import(
 
 
 def test_a_forged_undo_of_an_action_not_the_last_is_named_and_said_on_every_read(table, make_db, tmp_path):
-    """Issue 22: an undo of an action that is not the last one in force (no ledger writes one) leaves the state's totals
+    """an undo of an action that is not the last one in force (no ledger writes one) leaves the state's totals
     as they stood before it, while the roster replays what is in force: the audit names it, import refuses it, and
     every read of the ledger holding it says so, instead of showing two books that disagree without a word."""
     german, us, anyone = table
@@ -408,7 +408,7 @@ def test_a_forged_walk_through_a_new_cg_date_alone_is_named(table):
 
 @pytest.mark.parametrize("weak", ["Password1234", "summer2024!!", "CG I12345678", "germanGERMAN1944"])
 def test_a_guessable_passphrase_is_refused(at, weak):
-    """Issue 22 item 4: `Password1234` passed the character-class floor, and the opponent found it in 0.5 s from a
+    """`Password1234` passed the character-class floor, and the opponent found it in 0.5 s from a
     10-word list (the salt and check value travel in every bundle). zxcvbn, with the campaign's own words (its name,
     the sides) counted as guessable, must score it 4."""
     cli = at("8.610")

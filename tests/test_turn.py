@@ -1,4 +1,4 @@
-"""Issue 21 item 1-2: a turn is one command each way. `send` knows what the opponent holds from the log itself (no
+"""a turn is one command each way. `send` knows what the opponent holds from the log itself (no
 fingerprint typed), `receive` imports, carries out the ledger's duties and tells the player what happened: the
 opponent's acts, his own rolls' results (Secret ones to him alone), what is due now."""
 
@@ -120,7 +120,7 @@ def test_a_tampered_bundle_is_refused_and_nothing_is_written(desks, tmp_path):
 
 
 def test_any_command_that_makes_the_players_secret_roll_shows_him_its_result(desks, tmp_path):
-    """Issue 21 item 2: a player who imports with `import` (not `receive`) sees his Secret roll's result with the
+    """a player who imports with `import` (not `receive`) sees his Secret roll's result with the
     next command his ledger makes it in, whatever that command is; the other side never does."""
     g, u = desks
     g.ok("step", "scenario")

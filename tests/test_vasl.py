@@ -275,7 +275,7 @@ def test_dice_stats_match_the_log(make_db, tmp_path):
     page = tmp_path / "r.html"
     cli.ok("report", "--html", str(page))
     html = page.read_text()
-    # DR and dr of both sides, each source of dice apart (issue 21: fair, entered and VASL dice were mixed)
+    # DR and dr of both sides, each source of dice apart (fair, entered and VASL dice were mixed)
     charts = sum(1 for g in stats["groups"] for die in ("DR", "dr") if g[die])
     assert 'id="dice"' in html and html.count('class="dice-bars"') == charts > 4
     assert "VASL dice" in html and "dice entered by the player" in html

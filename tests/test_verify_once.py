@@ -1,4 +1,4 @@
-"""Verify once (issue 24 item 2): a machine checks each event's digest, chain, author and signature once and keeps a
+"""Verify once: a machine checks each event's digest, chain, author and signature once and keeps a
 mark sealed with a secret of its own (ledger/mark.py); commands check only past it; a log that does not extend the
 mark is checked again from its first event; `audit` checks everything, `audit --fast` trusts the mark."""
 

@@ -1,4 +1,4 @@
-"""Checkpoints of the read views kept current (issue 24): a view kept as it stood some events back, from which an
+"""Checkpoints of the read views kept current: a view kept as it stood some events back, from which an
 undo, a rewind or a reveal folds it again instead of folding the whole log. Whenever `kept.resumes` lets a checkpoint
 fold every event since, the view it gives is exactly the whole log's fold, for every view, at every checkpoint and
 every later point of a log with undos, a rewind, Secret rolls and secret RG purchases revealed; and a read after each

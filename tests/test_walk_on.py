@@ -1,4 +1,4 @@
-"""Less effort by email (issue 21's targets, pushed further): a roll, purchase or chit of a step ahead of the one its
+"""Less effort by email (the email targets, pushed further): a roll, purchase or chit of a step ahead of the one its
 side stands in walks the side there first, as `step STEP` would, so a turn needs no `step` line before each act.
 It passes only steps that need nothing more of the side, never enters the scenario, and a refused act writes
 nothing, its walk included."""

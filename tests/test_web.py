@@ -1,4 +1,4 @@
-"""Issue 23: `cgledger serve`'s page over the real application (Starlette's TestClient speaks ASGI to the real app;
+"""`cgledger serve`'s page over the real application (Starlette's TestClient speaks ASGI to the real app;
 the ledger is a real SQLite file or PostgreSQL database): the guard (token, Host, form token, same origin), forms
 that run the CLI's own commands (the same refusal, nothing written; a form sent twice recorded once), every page
 on the three shipped samples, and the served ledger beside a CLI on the same file."""

@@ -1,4 +1,4 @@
-"""Issue 23 item 6a: two players, two `cgledger serve` servers, two SQLite files and two browsers play KGP CG I from
+"""two players, two `cgledger serve` servers, two SQLite files and two browsers play KGP CG I from
 the set-up through 19 PM (the Initial Scenario, then a German Assault with secret purchases, Secret rolls, sealed
 chits, witnessed dice and a take-back) through the pages only, sending and receiving turns, and end with equal heads
 and a clean `audit --final` on both sides. Each step fails on the page's one-line refusal."""
@@ -132,7 +132,7 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
 
 
 def test_live_on_one_postgresql_a_fair_roll_shows_its_result_in_both_pages_unclicked(tmp_path):
-    """Issue 23 item 6b: two servers on one shared PostgreSQL, each with its own player's key. A fair roll declared in
+    """two servers on one shared PostgreSQL, each with its own player's key. A fair roll declared in
     the German browser is answered by the U.S. server the moment its LISTEN hears the German's record, and both pages
     show the result by themselves: nobody clicks anything on the U.S. side after its page first loaded."""
     import conftest

@@ -1,4 +1,4 @@
-"""Issue 22 items 2-3: only fair dice are the ledger's own once both sides hold keys, and the audit re-decides the
+"""only fair dice are the ledger's own once both sides hold keys, and the audit re-decides the
 whole fact. A cheater's own ledger signs whatever it likes; each forgery below is named by the audit and refused
 by `import` (the same decision)."""
 

@@ -1,4 +1,4 @@
-"""`log --json` and `export` read the whole log without a Logged per event (issue 24): `log --json` of a plain SQLite
+"""`log --json` and `export` read the whole log without a Logged per event: `log --json` of a plain SQLite
 file with sqlite3 and msgspec alone, `export` with the campaign's load kept per log head as a read's answer. What they
 write is byte for byte what the application's history gives, damaged rows included; an edited row is named as
 before; a wrong input is one line and exit 1."""

@@ -1,4 +1,4 @@
-"""Issue 22 item 1: no die without a witness. Once both sides hold keys, dice the ledger did not see made fairly (typed
+"""no die without a witness. Once both sides hold keys, dice the ledger did not see made fairly (typed
 with --dice, taken from VASL) are the recording side's claim; the other side witnesses them, by hand or by importing
 its own copy of the VASL log, or disputes them with a reason that stays on record. Unwitnessed dice are shown as such
 in status, log, dice-stats and the final audit. Each test runs on SQLite and, with --backend postgres, on PostgreSQL."""

@@ -1,4 +1,4 @@
-"""What players ask for, as types (issue 22 item 3; DESIGN.md): one frozen msgspec Struct per verb, one
+"""What players ask for, as types (DESIGN.md): one frozen msgspec Struct per verb, one
 `decide(state, rules, command, context)` that runs its decision, and `command_of(fact)`, the command a stored fact
 records. The command path, the audit and `import` all run `decide`: the audit rebuilds each stored fact's command
 and compares what `decide` gives with what was stored, every field (redecide.py).
@@ -154,7 +154,7 @@ class CommitDice(Command, frozen=True, kw_only=True):
     sealed: str = ""
 
 
-class RenewChain(Command, frozen=True, kw_only=True):  # issue 22 item 5: a side's ledger, as a chain nears its end
+class RenewChain(Command, frozen=True, kw_only=True):  # a side's ledger, as a chain nears its end
     side: str
     chain: str
     head: str
@@ -185,7 +185,7 @@ class Witness(Command, frozen=True, kw_only=True):
     log_digest: str = ""
 
 
-class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol (issue 13), still read
+class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol, still read
     side: str
     commitment: str
     shares: tuple[str, ...] = ()

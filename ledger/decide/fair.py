@@ -1,8 +1,8 @@
-"""Fair dice (issue 13): commitments first, a roll declared by its side and answered by the other, its dice from
+"""Fair dice: commitments first, a roll declared by its side and answered by the other, its dice from
 both sides' chain values (ledger/fairdice.py). Pure decisions, re-run by the audit: nothing derived from a chain is
 published before both sides' commitments are on record, each value is the next one of its chain, a roll's dice
 are the ones its two values give, and the roll is the one declared. A chain nearing its end is followed by the next
-one its side's ledger commits (issue 22 item 5: `renew`), on record before any roll needs it."""
+one its side's ledger commits (`renew`), on record before any roll needs it."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def _well_formed(head: str, length: int, sealed: str) -> None:
         raise BadInput("a fair-dice commitment needs its sealed seed", RULE)
 
 
-# ---- the chains in turn (issue 22 item 5) ------------------------------------------------------------------------
+# ---- the chains in turn ------------------------------------------------------------------------
 def chains_of(state: CampaignState, side: str, chain: str) -> list[dict]:
     """The side's chains of one kind on record, oldest first: {first, head, length, sealed, version}."""
     committed = state.chains.get(side)

@@ -154,7 +154,7 @@ def reveal(state: CampaignState, rules: Rules, placed: int, made, opened: Fortif
             raise BadInput(f"the placement revealed for event {placed} is not the one announced there", rule)
     elif opened != made:
         raise BadInput(f"the placement revealed for event {placed} is not the one recorded there", rule)
-    elif salt:  # hidden at one table, in the open log: nothing was sealed, so there is no salt (issue 22: any field)
+    elif salt:  # hidden at one table, in the open log: nothing was sealed, so there is no salt (any field)
         raise BadInput(f"the placement of event {placed} was not sealed: its reveal carries no salt", rule)
     if cause not in REVEAL_CAUSES:
         raise BadInput(f"a hidden fortification is revealed on entry or by a search, not '{cause}'", rule)

@@ -231,7 +231,7 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
         if getattr(expected, field) != getattr(fact, field):
             problems.append(("result", f"roll on {where}: {field} recorded {_plain(getattr(fact, field))!r}, the "
                                        f"rules give {_plain(getattr(expected, field))!r}"))
-    if not problems:  # the whole fact, every field: one nobody thought to compare is still compared (issue 22)
+    if not problems:  # the whole fact, every field: one nobody thought to compare is still compared
         problems = [("decision", f"roll on {where}: {message}") for _kind, message in _compare([expected], [fact])]
     return problems
 

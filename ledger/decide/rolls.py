@@ -236,7 +236,7 @@ LEDGER_OWN = ("rng", "seeded")  # dice the rolling side's own ledger made
 
 def check_source(state: CampaignState, rules: Rules, source: str) -> None:
     """Once both sides hold keys and fair dice are in force, the ledger's own dice are fair dice: a roll labelled as
-    the ledger's (`rng`, `seeded`) is one an honest ledger never makes (issue 22); an unknown source is none."""
+    the ledger's (`rng`, `seeded`) is one an honest ledger never makes; an unknown source is none."""
     if source not in SOURCES:
         raise BadInput(f"dice of an unknown source '{source}' (fair, entered, vasl, rng or seeded)", "cgledger fair dice")
     if source in LEDGER_OWN and state.fair_in_force(rules.system.sides):

@@ -1,4 +1,4 @@
-"""Witnessed dice (issue 22). Once both sides hold keys, dice the ledger did not see made fairly (typed with
+"""Witnessed dice. Once both sides hold keys, dice the ledger did not see made fairly (typed with
 --dice, taken from VASL with --vasl or vasl-import: `CLAIMED`) are a claim by the side that recorded them; the other side's
 word settles it: witnessed (by hand, or by its own copy of the VASL log where the same reports stand), or
 disputed with a reason. Both stay on record; nothing takes them back.

@@ -1,4 +1,4 @@
-"""The parsed rules, kept between processes (issue 24 item 4): parsing a rule system's TOML files anew costs every
+"""The parsed rules, kept between processes: parsing a rule system's TOML files anew costs every
 command ~14 ms (msgspec reads TOML through the stdlib's pure-Python tomllib); decoding the same structs from
 MessagePack costs ~0.2 ms.
 
