@@ -26,13 +26,15 @@ from .vaslreport import Report, report_key, squash  # noqa: F401 - re-exported: 
 _START = re.compile(r"^\s*\*\*\*\s*\(")
 _LEGACY_START = re.compile(r"^\s*\*\*\*\s*(?:DR|dr|3d6)\s*=")
 _RAW = re.compile(
-    r"^\*\*\*\s*\((?P<category>[^()]*?)\s*\b(?P<kind>DR|dr)\)\s+(?P<dice>[^\s*]+)\s*\*\*\*"
-    r"(?:\s*-\s*total with\s+(?P<dust>.*?):\s*(?P<total>-?\d+))?"
+    r"^\*\*\*\s*\((?P<category>[^()]*?)\b(?P<kind>DR|dr)\)\s+(?P<dice>[^\s*]+)\s*\*\*\*"
+    r"(?:\s*-\s*total with\s(?P<dust>[^:]*):\s*(?P<total>-?\d+))?"
     r"\s*<(?P<player>[^<>]*)>(?P<rest>.*)$")
 _LEGACY = re.compile(r"^\*\*\*\s*(?P<kind>DR|dr|3d6)\s*=\s*(?P<dice>[^\s*]+)\s*\*\*\*\s*"
                      r"(?:<(?P<player>[^<>]*)>)?(?P<rest>.*)$")
-_ROF = re.compile(r"\s*ROF die:\s*(?P<rof>\S*)\s*$")
-_HIT = re.compile(r"\s*<?\s*(?P<hit>Turret|Hull)>?\s*$")  # VASL 6.4: " <Turret>" / "<Hull>" after the series
+# searched from every position of a line a bundle may carry: each pattern starts with a literal, never with `\s*`
+# (a run of spaces tried from each start is cubic: one 3 KB line took minutes); the spaces before are squashed
+_ROF = re.compile(r"ROF die:\s*(?P<rof>\S*)\s*$")
+_HIT = re.compile(r"(?:<\s*)?(?P<hit>Turret|Hull)>?\s*$")  # VASL 6.4: " <Turret>" / "<Hull>" after the series
 _SERIES = re.compile(r"\((?P<series>[^()]*)\)\s*$")
 _STATS = re.compile(r"\[(?P<stats>[^\]]*)\]\s*$")
 DICE = {"DR": 2, "dr": 1, "3d6": 3}

@@ -232,3 +232,15 @@ def test_a_zero_divisor_is_refused(kgp, tmp_path):
     refused(kgp, write(tmp_path, table(drm=drm)), "table 8.610: DRM 'hexes': per = 0: Expected `int` >= 1 (8.610)")
     refused(kgp, write(tmp_path, FORT + "squads = true\ns_per = 0\n", "fort.toml"),
             "fortification trench: s_per = 0: Expected `int` >= 1", "8.621")
+
+
+def test_a_map_of_two_billion_rows_is_no_map(kgp, tmp_path):
+    """A map file the other side proposes is read by every command that draws or judges the map: a grid of 2*10^9
+    rows (accepted, it made `areas` die) is refused when loaded, one line, nothing written."""
+    text = (Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml").read_text()
+    huge = tmp_path / "huge.toml"
+    huge.write_text(text.replace("rows = [14, 28]", "rows = [14, 2000000000]"))
+    kgp.refused("rules", "load", str(huge), contains="at most 200 each")
+    backwards = tmp_path / "backwards.toml"
+    backwards.write_text(text.replace('columns = ["C", "Q"]', 'columns = ["Q", "C"]'))
+    kgp.refused("rules", "load", str(backwards), contains="must run forward")

@@ -242,3 +242,22 @@ def test_a_vlog_written_as_vassal_writes_it(tmp_path):
 def test_the_chat_window_of_a_player_chat_and_a_report():
     assert chat_window("<Fred> - hello") == "*     ...  Fred   - hello"
     assert chat_window("*** (IFT DR) 3,5 ***   <>      [1 / 1   avg   8,00 (8,00)]    (01.27)").strip() == "*     ..."
+
+
+@pytest.mark.parametrize("line", [
+    "*** (IFT DR) 3,4 *** <Peiper>" + " " * 10_000 + "x",  # spaces before a ROF die or a hit location that never come
+    "*** (" + " " * 10_000 + "x",
+    "*** (IFT DR) 3,4 *** - total with " + " " * 10_000 + "x",
+    "*** (IFT DR) 3,4 *** <Peiper>" + " <" * 5_000 + "x",
+])
+def test_a_long_line_of_spaces_is_read_at_once(line):
+    """A VASL line travels in a bundle the other side wrote: one 3 KB line of spaces took minutes to read (patterns
+    searched from every position, each starting with a run of spaces: cubic), 10,000 spaces hours. Read or refused,
+    it ends (a child process, killed after a minute if it does not: a bound a hundred times the time it takes)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom cgledger.ledger import vasl\nfrom cgledger.ledger.errors import LedgerError\n"
+            "try:\n    vasl.read(sys.stdin.read())\nexcept LedgerError:\n    pass\n")
+    done = subprocess.run([sys.executable, "-c", code], input=line, text=True, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -43,6 +43,7 @@ from .schema import (
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 OPTIONS = frozenset({"random_weather"})  # what `cgledger new` lets players choose (CampaignStarted, state.options)
 DRM_LIMIT = {"DR": (6, 2), "dr": (6, 2), "d10": (10, 3), "d100": (50, 10)}  # die -> (per DRM, per unit); see above
+MAP_SPAN = 200  # hexes a Map Group's columns or rows may span (a board is 10 x 33; the largest groups a few boards)
 
 
 class Situation(msgspec.Struct, frozen=True):
@@ -244,6 +245,13 @@ class Rules:
             raise RulesDataError(f"{name}: map of unknown Map Group '{geometry.group}' (known: {', '.join(sorted(groups))})")
         if len(geometry.columns) != 2 or len(geometry.rows) != 2:
             raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
+        from ..hexmap import column_index
+
+        first, last = (column_index(c) for c in geometry.columns)
+        if not (0 <= last - first < MAP_SPAN and 0 <= geometry.rows[1] - geometry.rows[0] < MAP_SPAN):
+            # a Map Group is a few boards: a grid of 2*10^9 rows (a file the other side proposed) is no map
+            raise RulesDataError(f"{name}: map {geometry.group}: columns {geometry.columns[0]}-{geometry.columns[1]} and "
+                                 f"rows {geometry.rows[0]}-{geometry.rows[1]} must run forward, at most {MAP_SPAN} each")
         grid = self.grid(geometry)
         places = [h for area in geometry.entry_areas for h in area.hexes] + [p.location for p in geometry.lvp_locations]
         places += [h for b in geometry.buildings for h in b.levels] + list(geometry.terrain) + list(geometry.sewers)
