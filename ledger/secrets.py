@@ -59,6 +59,8 @@ def strength_bits(material: bytes) -> float:
     return min(len(text), 2 * len(set(text))) * math.log2(max(pool, 2))
 
 
+# passphrases an earlier guide printed as examples: zxcvbn scores a sentence high, but these are the first guesses
+PUBLISHED = frozenset({"peiper kept his own counsel", "harrison held the chateau"})
 MIN_SCORE = 4  # zxcvbn's "very unguessable" (10^10 guesses or more): the salt and check value travel in every bundle
 KEY_FILE_BYTES = 32  # a key file of random bytes (not text) is judged by its length and spread alone
 
@@ -77,6 +79,8 @@ def check_strength(material: bytes, user_inputs: tuple[str, ...] = ()) -> None:
     if len(material) < MIN_LENGTH or strength_bits(material) < MIN_BITS:
         raise BadInput(f"that passphrase is too weak to sign a side's events: use at least {MIN_LENGTH} characters "
                        f"({hint})")
+    if " ".join(text.casefold().split()) in PUBLISHED:
+        raise BadInput(f"that passphrase was printed in the ledger's own guide: an opponent tries it first; use {hint}")
     from zxcvbn import zxcvbn
 
     judged = zxcvbn(text[:100], user_inputs=[w for w in user_inputs if w])  # its cost grows with the length

@@ -52,7 +52,8 @@ def email_walkthrough() -> list[tuple[str, str, list[list[str]]]]:
         commands = []
         for line in lines[1:]:
             if line.startswith("export CGLEDGER_PASSPHRASE="):
-                passphrases[player] = script_words(line.split("=", 1)[1])[0]
+                given = script_words(line.split("=", 1)[1])[0]  # the guide prints no phrase to copy: '…'
+                passphrases[player] = given if given != "…" else f"{player} player's own words, guessed by nobody 4"
                 continue
             words = script_words(line)
             if words:

@@ -414,3 +414,12 @@ def test_a_guessable_passphrase_is_refused(at, weak):
     cli = at("8.610")
     Player(cli.db, weak).refused("keys", "init", "--side", "german", contains="too weak")
     Player(cli.db, "Peiper's own words").ok("keys", "init", "--side", "german")
+
+
+def test_a_passphrase_the_guide_printed_is_refused(kgp):
+    """The guide's example passphrases pass zxcvbn (a sentence scores high), and an opponent holding the salt tries
+    them first: refused, nothing written."""
+    from conftest import Player
+
+    Player(kgp.db, "Harrison  held the Chateau").refused("keys", "init", "--side", "us",
+                                                        contains="printed in the ledger's own guide")

@@ -291,7 +291,7 @@ def test_the_other_sides_acts_show_after_this_sides_ledger_answered_them(desks, 
 
 def test_the_served_key_is_stretched_once(sample):
     """A server (or a script) runs many commands with one key: scrypt runs once per salt, not once per command."""
-    runner = Runner(str(sample.db), None, b"Peiper kept his own counsel")
+    runner = Runner(str(sample.db), None, b"Peiper kept a counsel all his own")
     assert runner.run(["keys", "init", "--side", "german"]).ok
     assert runner.side_of_key() == "german"  # the page asks whose key it holds: the key is stretched here
     keyring = runner.ledger().keyring
