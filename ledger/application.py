@@ -239,6 +239,12 @@ class CampaignLedger:
         campaign = self.campaign(name, writing=True)
         done = campaign.recorded(self.command_id) if self.command_id else None
         if done is not None:
+            author = campaign.recorded_by(self.command_id)
+            me = self.keyring.opens(campaign) if author and self.keyring.material is not None else None
+            if author and me and author != me:  # on a shared store the other side can read a script's next ids
+                raise BadInput(f"the command id {self.command_id!r} is recorded already, by the other side's act "
+                               f"(event {done}): no retry of yours; run the command again with a new id",
+                               "cgledger trust model")
             raise AlreadyRecorded(done)
         mailed = self.turn_mailed(campaign) if self.where else None
         if mailed is not None:  # strict turn-taking by email (ledger/turn.py): nothing recorded until the reply is read

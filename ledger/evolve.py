@@ -80,7 +80,7 @@ class CampaignState:
     acts_closed: str = ""
     acts_sides: list[str] = []
     proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
-    commands: list[list[Any]] = []  # [command id, first event] of the latest commands (a retry acts once)
+    commands: list[list[Any]] = []  # [command id, first event, its author] of the latest commands (a retry acts once)
     # fair dice: the mode, each side's commitment {roll_head, answer_head, length, version}, the
     # declarations not settled yet ('side:n' -> {version, action, table, side, n, secret, value, answer, answered,
     # made, drms, purpose, rg, item}); never taken back by an undo, since what was published stays known: the last
@@ -152,7 +152,7 @@ class CampaignState:
     def evolve(self, fact: Fact, digest: str, version: int, author: str = "", command: str = "") -> None:
         self.head = digest
         if command and (not self.commands or self.commands[-1][0] != command):
-            self.commands = (self.commands + [[command, version]])[-self.RECENT_COMMANDS:]
+            self.commands = (self.commands + [[command, version, author]])[-self.RECENT_COMMANDS:]
         voided = voided_by(fact)
         if isinstance(fact, CampaignStarted):
             self.started += 1  # a second one changes nothing else: the audit names it
@@ -654,7 +654,12 @@ class CampaignState:
 
     def recorded(self, command: str) -> int | None:
         """The first event of a recent command, if it is recorded."""
-        return next((version for cid, version in self.commands if cid == command), None)
+        return next((entry[1] for entry in self.commands if entry[0] == command), None)
+
+    def recorded_by(self, command: str) -> str | None:
+        """The side whose key signed a recent command's first event ('' unsigned; None if not recorded or kept
+        before authors were)."""
+        return next(((entry[2] if len(entry) > 2 else None) for entry in self.commands if entry[0] == command), None)
 
     def _mark_live(self, action: int) -> None:
         if self.live and self.live[-1][1] >= action:

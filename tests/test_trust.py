@@ -423,3 +423,20 @@ def test_a_passphrase_the_guide_printed_is_refused(kgp):
 
     Player(kgp.db, "Harrison  held the Chateau").refused("keys", "init", "--side", "us",
                                                         contains="printed in the ledger's own guide")
+
+
+def test_a_command_id_the_other_side_used_is_no_retry_of_yours(kgp):
+    """On a shared database the other side can read a script's command ids in the rows and record his own act under
+    the next one: the script's line then answered 'already recorded' (exit 0) and never acted. It is refused: the
+    act under that id is not the player's own, nothing written."""
+    from conftest import Player
+
+    german = Player(kgp.db, "Peiper's own words, nobody else's 7")
+    us = Player(kgp.db, "Harrison's own words, nobody else's 9")
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("--command-id", "script-line-1", "step", "next")
+    us.ok("--command-id", "script-line-2", "step", "next")  # squatting the German script's next id
+    german.refused("--command-id", "script-line-2", "step", "next", contains="by the other side's act")
+    again = german("--command-id", "script-line-1", "step", "next")  # his own retry: recorded once, as ever
+    assert again.exit_code == 0 and "already recorded" in (again.stdout + again.stderr)
