@@ -106,6 +106,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     def find(version: int, kind: str, message: str) -> None:
         findings.append(Finding(version, kind, message))
 
+    last_action = None  # the action of the event before: a later fact of it shares its number
     try:
         for event in events:
             version = event.version
@@ -143,6 +144,12 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                 find(version, "missing", "the log does not begin with CampaignStarted")
                 kept.unreplayed(fact)
                 continue
+            action = getattr(fact, "action", None)
+            if action is not None and action < state.next_action and action != last_action:
+                find(version, "decision", f"event {version} ({kind_words(event.topic)}) is recorded under an earlier "
+                                          "action's number: a new act takes a new number (a reused one counts "
+                                          "where the record shows it undone)")
+            last_action = action if action is not None else last_action
             found = author_check(state, fact, event)
             if isinstance(found, Signed):  # verified in order, maybe on the worker: its place in the findings kept
                 verifier.add(found.public, found.digest, found.signature, (len(findings), version, found))

@@ -198,3 +198,26 @@ def test_rerolled_after_rewind(at):
 def test_roll_outside_its_step(kgp):
     record(kgp.db, table="8.6122", rule="8.6122", drms=(), item="8.6122|german|19 AM", original=3, final=3, result="SAN unchanged", code="unchanged")
     assert "step" in kinds(kgp)
+
+
+def test_a_purchase_under_an_undone_actions_number_is_named(cli, tmp_path):
+    """A purchase written under the number of an action it had undone was counted by the state (CPP spent) while
+    roster, RG record and log showed it undone, and the audit and import accepted it. Named, and refused."""
+    import msgspec
+
+    from cgledger.ledger.application import open_ledger
+    from conftest import Cli, named_and_refused
+
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=12", "--start-cpp", "us=8")
+    cli.to("8.619")
+    cli.ok("rules", "load", str(__import__("pathlib").Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"))
+    bought = cli.json("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    cli.ok("undo")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    first = next(r for r in cli.json("log") if r["type"] == "RGPurchased")
+    fact = next(e.fact for e in ledger.history(None) if type(e.fact).__name__ == "RGPurchased")
+    assert fact.action == first["action"] and bought
+    campaign.record(msgspec.structs.replace(fact, action=first["action"]), "", None)
+    ledger.save(campaign)
+    named_and_refused(cli, Cli(tmp_path / "other.db"), tmp_path, "decision", "earlier action's number")
