@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                        " the result so far)."),
     "firefight-end": ("firefight", "End the CGS Campaign Firefight: what it leaves on the map; the campaign moves "
                                    "to the next firefight."),
+    "follow-ups": ("roll", "Every follow-up roll due now for the side's RGs (8.620, RR 2.519), in step order, in one "
+                           "command: each as `roll TABLE --rg REF` makes it (declared, with fair dice)."),
     "fortify": ("buy", "Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, "
                        "roadblock, dummy, hip)."),
     "head": ("head", "Print a short fingerprint of the whole log: equal fingerprints, same history."),

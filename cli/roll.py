@@ -102,17 +102,43 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
         click.echo(f"  sealed: only the {rolled.side_name} side can read it until `cgledger reveal {rolled.version}`")
 
 
+@main.command(name="follow-ups")
+@click.option("--side", shell_complete=complete.sides, required=True, help="The side whose RGs roll.")
+@click.option("--rg", "rg", metavar="REF", help="Only this RG's rolls: I2#1, or its event number.")
+@json_option
+@common
+def follow_ups(obj, side: str, rg: str | None, as_json: bool) -> None:
+    """Every follow-up roll due now for the side's RGs (8.620, RR 2.519), in step order, in one command: each
+    as `roll TABLE --rg REF` makes it (declared, with fair dice)."""
+    done = obj.ledger().follow_ups(obj.campaign, side, rg)
+    if as_json:
+        emit_json([roll_json(r, r.resolution.table.title) if hasattr(r, "resolution") else _declared_json(r)
+                   for r in done])
+        return
+    for r in done:
+        if hasattr(r, "resolution"):
+            fact = r.fact
+            click.echo(f"{fact.table} for the RG of event {fact.rg}: {fact.die} {','.join(map(str, fact.dice))}, "
+                       f"Final {fact.final}: {fact.result}  (event {r.version})")
+        else:
+            click.echo(f"{r.fact.table} for the RG of event {r.fact.rg}: declared as event {r.version}, waiting for "
+                       f"its dice (the {r.answerer} side's ledger answers it)")
+
+
+def _declared_json(declared) -> dict:
+    fact = declared.fact
+    return {"id": declared.version, "action": fact.action, "table": fact.table, "title": declared.table.title,
+            "side": fact.side, "cg_date": declared.cg_date, "declared": True, "waiting": True, "n": fact.n,
+            "secret": fact.secret, "purpose": fact.purpose or None, "rg": fact.rg, "source": "fair",
+            "rule": declared.table.rule, "die": declared.table.die, "dice": None, "original": None, "final": None,
+            "result": None, "drms": [{"key": k, "input": n} for k, n in fact.drms]}
+
+
 def declared_output(declared, as_json: bool) -> None:
     """A fair roll: declared and waiting for the other side's answer; no result yet."""
     fact = declared.fact
-    if as_json:
-        emit_json({"id": declared.version, "action": fact.action, "table": fact.table, "title": declared.table.title,
-                   "side": fact.side, "cg_date": declared.cg_date, "declared": True, "waiting": True, "n": fact.n,
-                   "secret": fact.secret, "purpose": fact.purpose or None, "rg": fact.rg, "source": "fair",
-                   "rule": declared.table.rule, "die": declared.table.die,
-                   # the public contract's keys, empty until the other side's answer gives the dice
-                   "dice": None, "original": None, "final": None, "result": None,
-                   "drms": [{"key": k, "input": n} for k, n in fact.drms]})
+    if as_json:  # the public contract's keys, empty until the other side's answer gives the dice
+        emit_json(_declared_json(declared))
         return
     table = declared.table
     click.echo(f"{table.id} {table.title} ({table.rule}): {declared.side_name}, {declared.cg_date}"

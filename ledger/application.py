@@ -335,6 +335,41 @@ class CampaignLedger:
         return pick_name(name, self.campaign_names())
 
     # ---- rolls ----------------------------------------------------------------------------------
+    def follow_ups(self, name: str | None, side: str, rg: str | None = None) -> list:
+        """Every follow-up roll due now for the side's RGs (or one RG), in step order, each the act `roll --rg`
+        makes (declared with fair dice): an RG's strength first, then what its result does not decide (a leader
+        roll whose DRM reads the strength comes right after the strength's declaration, and is made after it).
+        The rolls a strength's result adds are due once it is known. A retry with the command id given skips what
+        was recorded (each roll takes the id and its place: ID#1, ID#2, ...)."""
+        base, rolled, tried = self.command_id, [], set()
+        rules_of = self.rules_for(self.campaign(name))
+        step = steps.steps_of(rules_of, "rg_followups")
+        if not step:
+            raise BadInput(f"{rules_of.system.id.upper()} has no RG follow-up rolls")
+        try:
+            for index in range(1, 200):
+                campaign = self.campaign(name)
+                rules = self.rules_for(campaign)
+                who = rules.side(side)
+                view = self.books.own_view(campaign, rules, who)
+                only = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
+                due = [n for n in walk.owed(rules, view, who, step[0]) if n["effect"] == "rg_followups"
+                       and n["side"] == who and (only is None or n["rg"] == only)]
+                if not due or (due[0]["table"], due[0]["rg"], len(due)) in tried:
+                    break
+                self.command_id = f"{base}#{index}" if base else ""
+                try:
+                    rolled.append(self.roll(name, due[0]["table"], who, rg=str(due[0]["rg"])))
+                except AlreadyRecorded:
+                    continue  # recorded by the try this one repeats
+                tried.add((due[0]["table"], due[0]["rg"], len(due)))
+        finally:
+            self.command_id = base
+        if not rolled:
+            raise BadInput(f"no follow-up roll is due now for the {rules_of.system.sides[rules_of.side(side)]} side's "
+                           "RGs" + (f" ({rg})" if rg else "") + ": `cgledger status` says what is", step[0])
+        return rolled
+
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
              secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
              hexes: tuple[str, ...] = ()) -> Rolled:

@@ -98,3 +98,27 @@ def test_each_dr_due_for_one_rg_is_declared_in_the_same_turn(tmp_path, make_db, 
     post.receive(c)  # all four answered and made at once
     sw = [r for r in c.json("log") if r["type"] == "DiceRolled" and r["table"] == "2.5192"]
     assert len(sw) == 4, sw
+
+
+def test_one_command_makes_every_follow_up_due_for_an_rg(tmp_path, make_db, monkeypatch):
+    """`follow-ups`: the strength and the leader roll it decides the DRM of, declared in step order in one command;
+    once the Depleted result is known, its four SW drs in one more. A second run with nothing due is refused."""
+    override = tmp_path / "always-depleted.toml"
+    override.write_text(ALWAYS_DEPLETED)
+    system, cg, cpp, _first, _second = GAMES["rr"]
+    monkeypatch.setitem(GAMES, "rr", (system, cg, cpp, [override], []))
+    desks, post = start("rr", [make_db(), make_db()], tmp_path)
+    g, c = desks["german"], desks["canadian"]
+    post.send(c)
+    post.receive(g)
+    g.ok("buy", "I1", "--side", "german")  # in secret
+    first = g.json("follow-ups", "--side", "german", "--rg", "I1#1")
+    assert [(r["table"], r["declared"]) for r in first] == [("2.5191", True), ("2.5193/company", True)], first
+    g.player.refused("follow-ups", "--side", "german", contains="no follow-up roll is due now")
+    post.send(g)
+    post.receive(c)
+    post.send(c)
+    made = post.receive(g)[0]["results"]
+    assert [r["table"] for r in made] == ["2.5191", "2.5193/company"]
+    second = g.json("follow-ups", "--side", "german")
+    assert [r["table"] for r in second] == ["2.5192"] * 4, second
