@@ -436,8 +436,9 @@ class CampaignState:
             key = f"{fact.side}:{fact.rg}"
             self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
         if today:
-            key = f"{fact.side}:{fact.rg}:{fact.map_group}"
-            self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
+            if not fact.given:  # 8.6195 counts what is bought this CG Date: an Initial-Scenario OB's RG is given
+                key = f"{fact.side}:{fact.rg}:{fact.map_group}"
+                self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
             if fact.fpp:
                 self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
         before = self.rgs.get(str(version), {})

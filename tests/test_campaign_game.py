@@ -312,3 +312,18 @@ def test_random_weather_by_option(cli):
 
 def test_historical_weather_by_default(kgp):
     assert [r["weather"] for r in roster(kgp, "german")] == ["Extremely Heavy Mist"]
+
+
+def test_a_given_rg_is_not_bought_against_the_cg_date_maximum(cli, tmp_path):
+    """8.6195 counts the RG bought this CG Date; an Initial-Scenario OB's RG (--given) is not bought, so it does not
+    use up the CG Date maximum (it did: the one I2 allowed per CG Date was refused after a given one)."""
+    chart = tmp_path / "one-a-date.toml"
+    chart.write_text(CHART.read_text().replace("date_max = 2", "date_max = 1", 1))  # I2: one a CG Date
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=40")
+    cli.ok("step", "8.619")
+    cli.ok("rules", "load", str(chart))
+    assert next(r for r in cli.json("rg-chart", "--side", "german")["rgs"] if r["id"] == "I2")["date_max"] == 1
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--given")
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    cli.refused("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19",
+                contains="at most 1 SS Inf Pltn (I2) per CG Date")
