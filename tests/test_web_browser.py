@@ -79,9 +79,11 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     g.line("cgledger roll 8.616 --side german")  # offered as due: Secret, declared, the U.S. ledger answers
     g.words('["buy", "V1", "--side", "german"]', "/buy", {"opt:--map-group": "St", "opt:--objective": "StJ19"})
     follow_ups = [line for line in g.offered() if line.startswith("cgledger roll 8.620")]  # the sealed RG's, by event
-    assert [line.split()[2] for line in follow_ups] == ["8.6201", "8.6206/armor"], follow_ups
-    for line in follow_ups:
-        g.line(line)
+    assert [line.split()[2] for line in follow_ups] == ["8.6201"], follow_ups  # its strength first: it gives the
+    g.line(follow_ups[0])  # 8.6206 leader roll's Depleted DRM, so that roll is offered once the strength is declared
+    follow_ups = [line for line in g.offered() if line.startswith("cgledger roll 8.620")]
+    assert [line.split()[2] for line in follow_ups] == ["8.6206/armor"], follow_ups
+    g.line(follow_ups[0])
     g.line("cgledger initiative --chit german=attack|idle", "attack")
     g.send()
 
