@@ -28,8 +28,10 @@ def final_result(logged, rules, state, over: str, books=None) -> dict[str, Any]:
             "scenarios_won": sum(1 for r in rows if r["win"] == side),
             "cpp_start": rows[0]["start"] if rows else None,
             "cpp_replenished": sum(r["repl"] or 0 for r in rows),
-            "cpp_spent": None if secret else sum(r["spent"] for r in rows),
-            "cpp_left": rows[-1]["left"] if rows else None,
+            # 8.622: Recon's CPP are spent too (deducted from the next CG Date's Start; the last date's from Left)
+            "cpp_spent": None if secret else sum(r["spent"] + r.get("recon_cpp", 0) for r in rows),
+            "cpp_left": rows[-1]["left"] - rows[-1].get("recon_cpp", 0) if rows and rows[-1]["left"] is not None
+            else None,
             "rg_bought": sum(len(r["rg"]) for r in rows),
         }
     victory, note = None, VC_NOTE
