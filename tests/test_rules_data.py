@@ -116,7 +116,7 @@ def test_override_replaces_a_table_and_fills_a_missing_one():
 
 # ---- what each roll is due for (per, per_rule, after, steps, rolls/rolls_if) -------------------------------
 SYSTEMS = {system: rulesmod.load(system) for system in rulesmod.systems()}
-PER = {"any", "side/date", "rg", "unit"}
+PER = {"any", "side/date", "date", "rg", "unit"}
 RULE = re.compile(r"^(KGP\d{1,2}|8\.6\d{1,4}|2\.5\d{2,4}|\d{1,2}(\.\d{1,2}){1,3})$")
 # per = 'rg' tables that no shipped RG line names, because the RG chart lines that would (KGP: a German 'HW' line;
 # footnote 'l'/'a' lines) are not printed in the seeds: a player's own chart file names them.
@@ -318,3 +318,18 @@ def test_cpp_replenishment_keeps_a_negative_result_and_says_why():
     assert lowest == 10  # CG II 21 PM German: a DR of 11 or 12 replenishes -1 or -2
     rr = SYSTEMS["rr"]
     assert min(v for e in rr.charts["2.5161"].entries if e.date != "19 AM" for v in e.values.values()) > 12
+
+
+@pytest.mark.parametrize("system, table, sides", [("kgp", "8.625", ("german", "us")), ("rr", "2.525", ("german", "canadian"))])
+def test_one_first_move_dr_per_dual_attack(cli, system, table, sides):
+    """8.625, RR 2.525: one dr decides which side moves first in a Dual Attack; both sides could roll it on one CG
+    Date, with opposite results, and the audit was clean. The second, by either side, is refused."""
+    start = ["--start-cpp", f"{sides[0]}=40", "--start-cpp", f"{sides[1]}=40"] if system == "rr" else []
+    cli.ok("new", "DA", "--system", system, "--cg", "I" if system == "kgp" else "RR", *start)
+    initiative = "8.623" if system == "kgp" else "2.522"
+    cli.to(initiative, "19 PM")
+    cli.ok("initiative", "--chit", f"{sides[0]}=attack", "--chit", f"{sides[1]}=attack")
+    assert cli.json("status")["scenario"] == "Dual Attack"
+    cli.to(table)
+    cli.ok("roll", table, "--side", sides[0], "--dice", "2")
+    cli.refused("roll", table, "--side", sides[1], "--dice", "5", contains=f"table {table} was rolled already on 19 PM")

@@ -172,6 +172,8 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
         return ""
     if how == "side/date":
         item = f"{table.id}|{side}|{state.cg_date}"
+    elif how == "date":
+        item = f"{table.id}|{state.cg_date}"
     elif how == "unit":
         item = f"{table.id}|{side}|{state.cg_date}|{unit_name(purpose)}"
     else:
@@ -179,8 +181,9 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     if item in state.consumed and not (declared is not None and state.consumed[item][0] == declared):
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
-        raise NotDue(f"table {table.id} was rolled already{what} by the {rules.system.sides[side]} side on "
-                       f"{state.cg_date} (event {state.consumed[item][0]}){hint}: undo that roll to make it again", rule)
+        who = "" if how == "date" else f" by the {rules.system.sides[side]} side"  # 'date': either side's roll
+        raise NotDue(f"table {table.id} was rolled already{what}{who} on {state.cg_date} (event "
+                     f"{state.consumed[item][0]}){hint}: undo that roll to make it again", rule)
     return item
 
 

@@ -160,10 +160,11 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     on_original: list[OriginalNote] = []
     steps: list[str] = []  # further steps in which the rules call for this roll (RR 2.51428: Escape in 2.514)
     # what the roll is due for, and how often (refused when not due; the audit flags a re-roll):
-    # 'side/date' once per side per CG Date; 'rg' once per listed follow-up of the linked RG (its chart
+    # 'side/date' once per side per CG Date; 'date' once per CG Date, by either side (one Dual Attack dr decides
+    # for both: 8.625, RR 2.525); 'rg' once per listed follow-up of the linked RG (its chart
     # line's `rolls`, `rolls_if`); 'unit' once per unit or leader named with --for on a CG Date (unnamed:
     # once per side and date); 'any' as often as play calls for it (SSR and situational rolls)
-    per: Literal["", "any", "side/date", "rg", "unit"] = ""
+    per: Literal["", "any", "side/date", "date", "rg", "unit"] = ""
     per_rule: str = ""  # the rule that says how often
     after: list[str] = []  # 'table:code': due only once such a result was rolled this CG Date (8.6171 mist)
     # 'table:code': also rolled past `until_date` once such a result was rolled this CG Date (KGP3 after a Mist)
