@@ -15,6 +15,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "buy": ("buy", "Purchase an RG (KGP 8.619, RR 2.518) against the side's RG chart, CPP and limits."),
     "control": ("mapcmd", "Record that SIDE gained Control of LOCATION (a hex such as StJ19, or a level: StJ19/1)."),
     "date": ("date", "Show the campaign's CG and current CG Date."),
+    "decline": ("undo", "Decline the other side's open proposal (an undo, a rewind or a rules file): it is over, both "
+                        "sides told."),
     "demo": ("script", "Replay the shipped sample campaign into a fresh ledger, print both rosters, write the "
                        "report."),
     "dice-stats": ("stats", "Each side's dice over the whole campaign, per source (ledger, entered, vasl); undone "

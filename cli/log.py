@@ -21,6 +21,9 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
         what = f"undo of action #{row['voided'][0]}" if row["kind"] == "undo" else \
             f"rewind to the end of {row['cg_date']}'s RePh"
         return f"proposed: {what}" + (f": {row['reason']}" if row["reason"] else "") + " (the other side accepts)"
+    if kind == "ProposalDeclined":
+        return f"the {who(row['side'])} side declines the proposal of event {row['proposal']}" + (
+            f": {row['reason']}" if row.get("reason") else "")
     if kind == "CampaignStarted":
         return f"campaign '{row['name']}' started: {row['system'].upper()} CG {row['cg']}"
     if kind == "DiceRolled":

@@ -29,6 +29,20 @@ def accept(obj, as_json: bool) -> None:
     show_take_back(fact, concerned, getattr(fact, "reason", ""), as_json, obj.side_names)
 
 
+@main.command()
+@click.option("--reason", default="", metavar="TEXT", help="Why (kept in the log).")
+@json_option
+@common
+def decline(obj, reason: str, as_json: bool) -> None:
+    """Decline the other side's open proposal (an undo, a rewind or a rules file): it is over, both sides told."""
+    fact = obj.ledger().decline(obj.campaign, reason)
+    if as_json:
+        emit_json({"declined": fact.proposal, "reason": fact.reason or None})
+        return
+    click.echo(f"declined the other side's proposal (event {fact.proposal})" + (f": {reason}" if reason else "")
+               + "; it is over on both sides once he has your bundle")
+
+
 def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict) -> None:
     """What an undo, a rewind or an accepted proposal did; `side_names()`: each side's name, for the events listed."""
     if isinstance(fact, TablesOverridden):  # an accepted rules file

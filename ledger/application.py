@@ -469,6 +469,13 @@ class CampaignLedger:
         self.append(campaign, fact)
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
+    def decline(self, name: str | None, reason: str = ""):
+        """The other side declines the open proposal: it is over, and both sides' `status` say so once."""
+        campaign, rules = self._load(name)
+        fact, = cmd.decide(campaign, rules, cmd.Decline(side=self.recording_side(campaign, rules), reason=reason))
+        self.append(campaign, fact)
+        return fact
+
     def _of_actions(self, name: str, actions) -> list[Logged]:
         wanted = set(actions)
         return [e for e in self.history(name) if getattr(e.fact, "action", None) in wanted]

@@ -11,7 +11,8 @@ from .events import (
     RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered,
 )
 from .events import (
-    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, RollAnswered, RollDeclared,
+    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, ProposalDeclined, RollAnswered,
+    RollDeclared,
     RollValuePublished,
 )
 
@@ -20,7 +21,7 @@ from .events import (
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
         RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed, SideAdvanced,
-        DiceWitnessed, DiceChainRenewed)
+        DiceWitnessed, DiceChainRenewed, ProposalDeclined)
 
 
 def owner(fact: Fact) -> str | None:

@@ -550,6 +550,16 @@ class DiceWitnessed(Fact, tag="DiceWitnessed", frozen=True, kw_only=True, omit_d
     log_digest: str = ""  # witnessed by the witness's own copy of the VASL log or chat: its digest
 
 
+class ProposalDeclined(Fact, tag="ProposalDeclined", frozen=True, kw_only=True, omit_defaults=True):
+    """The other side declines the open proposal (an undo, a rewind, a rules file): it is over, said once. A statement
+    on record, as a witness is: no undo or rewind takes it back."""
+
+    action: int
+    side: str  # the declining side
+    proposal: int  # the proposal's event
+    reason: str = ""
+
+
 FACTS: tuple[type[Fact], ...] = (
     CampaignStarted, DiceRolled, ActionUndone, CGDateChanged, TablesOverridden,
     StepOpened, ScenarioEnded, InitiativeChosen, RGPurchased, Rewound, FortificationsPurchased, DiceReported,
@@ -558,6 +568,7 @@ FACTS: tuple[type[Fact], ...] = (
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
     RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced, DiceWitnessed, DiceChainRenewed,
+    ProposalDeclined,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -567,5 +578,6 @@ AnyFact = (
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
     | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced | DiceWitnessed | DiceChainRenewed
+    | ProposalDeclined
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

@@ -12,7 +12,7 @@ from .events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
     FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideKeyRegistered, StepOpened,
-    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed, LocationControlled, DiceWitnessed,
+    RulesProposed, SideAdvanced, TablesOverridden, TakeBackProposed, LocationControlled, DiceWitnessed, ProposalDeclined,
 )
 from .events import (
     ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared,
@@ -167,6 +167,9 @@ class CampaignState:
                 self.claims = {k: v for k, v in self.claims.items() if k not in named}
                 if named & set(self.disputes):
                     self.disputes = {k: v for k, v in self.disputes.items() if k not in named}
+        elif isinstance(fact, ProposalDeclined):  # said once: the proposal is over, no action in force
+            if self.proposal and self.proposal["version"] == fact.proposal:
+                self._lapse(version, "declined")
         elif isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
                              "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,

@@ -10,12 +10,13 @@ from .events import (
     ActionUndone, ChitRevealed, ChitSealed, CGDateChanged, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen,
     DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced, FortificationRemoved,
     FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, InitiativeChosen,
-    LocationControlled, MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RollAnswered,
+    LocationControlled, MouseholeMade, ProposalDeclined, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RollAnswered,
     RollDeclared, RollValuePublished, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed,
     SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
 ACCEPT = "cgledger accept"
+DECLINE = "cgledger decline"
 
 
 def words(fact, sides: dict[str, str]) -> str:
@@ -91,6 +92,8 @@ def words(fact, sides: dict[str, str]) -> str:
         return f"{side(fact.side)}'s Initiative chit revealed"
     if isinstance(fact, ActionUndone):
         return "a take-back"
+    if isinstance(fact, ProposalDeclined):
+        return f"{side(fact.side)}'s no to the proposal of event {fact.proposal}"
     if isinstance(fact, Rewound):
         return f"the rewind to the end of {fact.cg_date}'s RePh"
     if type(fact).__name__ == "VaslLogImported":
@@ -138,7 +141,8 @@ def view(state, rules, viewer: str | None, events_of) -> dict | None:
             data["waiting_for"] = (f"the {sides.get(other, other)} side to accept it (`{ACCEPT}` on its ledger, "
                                    "once it has your bundle)")
         elif viewer is not None and viewer == other:
-            data["waiting_for"] = f"you to accept it: `{ACCEPT}`"
+            data["waiting_for"] = f"you to accept it: `{ACCEPT}` (or `{DECLINE}`)"
+            data["decline"] = DECLINE
         else:
             data["waiting_for"] = f"the {sides.get(other, other)} side to accept it: `{ACCEPT}`"
         data["lapses_when"] = "a player's act is recorded first (the ledger's own answers and reveals do not count)"

@@ -15,6 +15,8 @@ def proposal_lines(data: dict | None, sides: dict[str, str]) -> list[str]:
     if data["open"]:
         return [head, f"  waits for {data['waiting_for']}; it lapses if {data['lapses_when']}"]
     again = {"undo": "cgledger undo", "rewind": "cgledger rewind DATE", "rules": "cgledger rules load FILE"}
+    if data["lapsed"]["why"] == "the other side declined it":
+        return [head, f"  declined at event {data['lapsed']['at']}: it is over"]
     return [head, f"  lapsed at event {data['lapsed']['at']}: {data['lapsed']['why']}; propose it again "
                   f"(`{again.get(data['kind'], 'cgledger undo')}`) if it is still wanted"]
 

@@ -31,7 +31,7 @@ from cgledger.ledger.events import (
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded, InitiativeChosen, LocationControlled,
     MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, RubblePlaced,
     Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, StepOpened,
-    TakeBackProposed, VaslLogImported,
+    ProposalDeclined, TakeBackProposed, VaslLogImported,
 )
 from cgledger.ledger.inforce import in_force, voided_actions
 from cgledger.ledger.timeline import ends_reph
@@ -50,7 +50,8 @@ PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed
          CGDateChanged, StepOpened, SideAdvanced, ScenarioEnded, InitiativeChosen, LocationControlled, HQRecorded,
          FortificationPlaced, FortificationRemoved, MouseholeMade, RubblePlaced, HiddenFortificationPlaced,
          DiceCommitted, DiceChainRenewed, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished, ChitSealed,
-         ChitRevealed, FairDiceCommitted, FairSeedRevealed, DiceWitnessed, VaslLogImported, TakeBackProposed)
+         ChitRevealed, FairDiceCommitted, FairSeedRevealed, DiceWitnessed, VaslLogImported, TakeBackProposed,
+         ProposalDeclined)
 
 
 AREAS = "areas:"  # + a Map Group: the view of its Setup Areas

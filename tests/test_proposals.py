@@ -48,3 +48,26 @@ def test_a_second_rules_file_waits_for_the_first_to_be_accepted(cgs):
     post.receive(g)
     g.ok("rules", "load", str(CGS_CHART))  # now it may
     assert g.status()["proposal"]["open"] is True
+
+
+def test_a_proposal_is_declined_once_and_said_so(cgs):
+    """There was Accept but no Decline: the other side's only way to refuse was to act and let it lapse. Declined, it
+    is over on both sides, said once; the proposer declines nothing, and a second decline finds nothing open."""
+    desks, post = cgs
+    g, r = desks["german"], desks["russian"]
+    post.send(r)
+    post.receive(g)
+    g.ok("rules", "load", str(CGS_MAP))
+    g.player.refused("decline", contains="only the other side declines it")
+    post.send(g)
+    post.receive(r)
+    r.ok("decline", "--reason", "not this map")
+    shown = r.status()["proposal"]
+    assert shown["open"] is False and shown["lapsed"]["why"] == "the other side declined it", shown
+    r.player.refused("decline", contains="no proposal is open")
+    post.send(r)
+    post.receive(g)
+    assert g.status()["proposal"]["lapsed"]["why"] == "the other side declined it"
+    assert "declines the proposal of event" in g.ok("log").stdout
+    for desk in (g, r):
+        assert desk.run("audit").exit_code == 0

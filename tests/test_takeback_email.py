@@ -112,7 +112,7 @@ def test_a_control_typo_is_taken_back_by_email_across_the_ledgers_own_records(em
     # the German ledger's next command makes its Secret roll, now answered: the proposal stays open
     theirs = german.json("status")["proposal"]
     assert rows(german)[-1]["type"] == "SecretRollMade" and rows(german)[-1]["author"] == "german"
-    assert theirs["open"] and theirs["waiting_for"] == "you to accept it: `cgledger accept`"
+    assert theirs["open"] and theirs["waiting_for"] == "you to accept it: `cgledger accept` (or `cgledger decline`)"
     assert "waits for you to accept it: `cgledger accept`" in german.ok("status").stdout
     assert Cli(german.db).json("status")["proposal"]["waiting_for"] == "the German side to accept it: `cgledger accept`"
     accepted = german.json("accept")

@@ -112,6 +112,8 @@ def offers(status: dict, side: str) -> list[Offer]:
     proposal = status.get("proposal")
     if proposal and proposal.get("open") and proposal.get("accept") and proposal.get("by") != side:
         out.append(Offer(proposal["accept"], "proposal", "accept"))
+        if proposal.get("decline"):
+            out.append(Offer(proposal["decline"], "proposal", "decline"))
     if [u for u in status.get("unwitnessed", []) if u.get("claimed_by") != side and not u.get("disputed")]:
         out.append(Offer("cgledger witness --all", "unwitnessed", "witness"))
     return [o for o in out if _for_side(o.line, side)]

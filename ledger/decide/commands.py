@@ -15,7 +15,7 @@ from ..events import (
     DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased,
     RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
-    TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed,
+    TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined,
 )
 from ..evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
@@ -121,6 +121,13 @@ class Rewind(Command, frozen=True, kw_only=True):
 
 class Accept(Command, frozen=True, kw_only=True):
     """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
+
+
+class Decline(Command, frozen=True, kw_only=True):
+    """The other side declines the open proposal."""
+
+    side: str
+    reason: str = ""
 
 
 class RegisterKey(Command, frozen=True, kw_only=True):
@@ -234,6 +241,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     Undo: lambda s, r, c, x: _list(rights.undo(s, x.by, c.reason)),
     Rewind: lambda s, r, c, x: _list(rights.rewind(s, r, x.by, c.cg_date, c.reason)),
     Accept: lambda s, r, c, x: _list(rights.accept(s, r, x.by)),
+    Decline: lambda s, r, c, x: _list(rights.decline(s, r, c.side, c.reason)),
     RegisterKey: lambda s, r, c, x: _list(secrets.register_key(s, r, c.side, c.salt, c.check, c.public)),
     CommitFairSeed: lambda s, r, c, x: _list(secrets.fair_commit(s, r, c.side, c.commitment, c.shares)),
     RevealFairSeed: lambda s, r, c, x: _list(secrets.fair_reveal(s, r, c.side, c.seed)),
@@ -291,6 +299,7 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
     RollValuePublished: lambda f: PublishValue(side=f.side, n=f.n, value=f.value),
     DiceWitnessed: lambda f: Witness(side=f.side, rolls=tuple(f.rolls), disputed=f.disputed,
                                      log_digest=f.log_digest),
+    ProposalDeclined: lambda f: Decline(side=f.side, reason=f.reason),
 }
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..authorship import signing_sides
 from ..errors import BadInput
-from ..events import ActionUndone, RulesProposed, Rewound, TablesOverridden, TakeBackProposed
+from ..events import ActionUndone, ProposalDeclined, RulesProposed, Rewound, TablesOverridden, TakeBackProposed
 from ..evolve import CampaignState
 from ..rules import Rules
 from . import secrets, steps
@@ -93,6 +93,19 @@ def tables_overridden(state: CampaignState, rules: Rules, by: str, fact: TablesO
     return decided
 
 
+def decline(state: CampaignState, rules: Rules, by: str, reason: str = "") -> ProposalDeclined:
+    """The other side declines the open proposal: over, and said so on both sides."""
+    proposal = state.proposal
+    if not proposal:
+        raise BadInput(f"no proposal is open{lapse_note(state)}", RULE)
+    proposer = proposal["author"]
+    if not by or by == proposer:
+        who = rules.system.sides.get(proposer, "proposing")
+        raise BadInput(f"the {who} side made this proposal: only the other side declines it (with its key); an undo "
+                       "of your own is taken back by the act you record next", RULE)
+    return ProposalDeclined(action=state.next_action, side=by, proposal=proposal["version"], reason=reason)
+
+
 def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewound | TablesOverridden:
     """The other side accepts the open proposal: the undo or rewind it asked for, naming it."""
     proposal = state.proposal
@@ -141,7 +154,8 @@ def taken_back(state: CampaignState, rules: Rules, by: str, fact: ActionUndone |
 
 CAUSES = {"act": "a player's act was recorded after it",
           "completes": "a record after it completes the action it takes back",
-          "takeback": "another undo or rewind was recorded after it"}
+          "takeback": "another undo or rewind was recorded after it",
+          "declined": "the other side declined it"}
 
 
 def lapse_note(state: CampaignState) -> str:
