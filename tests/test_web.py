@@ -348,3 +348,15 @@ def test_a_campaign_name_is_never_markup_on_the_page(make_db):
     response = page(cli.db).get("/report")
     assert response.status_code == 400
     assert "<img" not in response.text and "&lt;img src=x onerror=" in response.text, response.text
+
+
+def test_a_second_campaign_does_not_take_the_page_over(make_db):
+    """The page serves the campaign it first found: a second campaign created later on the same (shared) database
+    made it say 'No campaign here yet' and stop answering fair rolls."""
+    cli = Cli(make_db())
+    cli.ok("new", "Stoumont", "--cg", "I")
+    client = page(cli.db)
+    assert "Stoumont" in client.get("/").text
+    cli.ok("new", "Intruder", "--cg", "I")
+    shown = client.get("/").text
+    assert "Stoumont" in shown and "No campaign here yet" not in shown

@@ -50,6 +50,21 @@ class Runner:
         self.lock = threading.RLock()
         self._local = threading.local()  # each request's thread its own last refusal
 
+    def _pin(self) -> None:
+        """The page serves one campaign: the one it was started for, else the only one the database holds the first
+        time it holds one. A second campaign added later (created on a shared database, or mailed) never takes the
+        page over, nor hides its own campaign behind a question of which one."""
+        if self.campaign is not None:
+            return
+        try:
+            from cgledger.ledger.application import open_ledger
+
+            names = open_ledger(self.db).campaign_names()
+        except Exception:  # noqa: BLE001 - no ledger here yet: nothing to pin
+            return
+        if len(names) == 1:
+            self.campaign = names[0]
+
     @property
     def last_error(self) -> str | None:
         return getattr(self._local, "error", None)
@@ -67,6 +82,7 @@ class Runner:
                                         "--key-file")
         outcome = Outcome(words)
         out, err = io.StringIO(), io.StringIO()
+        self._pin()
         context = LedgerContext(self.db, self.campaign, self.seed, None, command_id or str(uuid.uuid4()),
                                 self.material)
         with self.lock, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
