@@ -24,7 +24,9 @@ rows = [ { min = 2, result = "Depleted", code = "D" } ]
 '''
 
 
-def test_a_secret_rg_leader_roll_made_after_its_strength_has_the_depleted_drm(tmp_path, make_db, monkeypatch):
+def depleted(tmp_path, make_db, monkeypatch):
+    """RR by email, every RG Depleted (a rules file both accept at the set-up); the turn back with the German:
+    (German desk, Canadian desk, the post)."""
     override = tmp_path / "always-depleted.toml"
     override.write_text(ALWAYS_DEPLETED)
     system, cg, cpp, _first, _second = GAMES["rr"]
@@ -33,6 +35,11 @@ def test_a_secret_rg_leader_roll_made_after_its_strength_has_the_depleted_drm(tm
     g, c = desks["german"], desks["canadian"]
     post.send(c)  # the Canadian has nothing to do yet: the turn goes back to the German
     post.receive(g)
+    return g, c, post
+
+
+def test_a_secret_rg_leader_roll_made_after_its_strength_has_the_depleted_drm(tmp_path, make_db, monkeypatch):
+    g, c, post = depleted(tmp_path, make_db, monkeypatch)
     g.ok("buy", "I1", "--side", "german")  # in secret: its follow-ups are Secret rolls
     rg = g.json("status")["next_acts"][0]["rg"]
     g.ok("roll", "2.5191", "--side", "german", "--rg", str(rg))
@@ -73,14 +80,7 @@ def test_each_dr_due_for_one_rg_is_declared_in_the_same_turn(tmp_path, make_db, 
     """RR 2.5192: a Depleted RG makes a dr per SW; with fair dice each was refused until the one before it was
     answered (one round trip per dr). All four are offered, declared and answered in one exchange; a fifth is
     refused, nothing written."""
-    override = tmp_path / "always-depleted.toml"
-    override.write_text(ALWAYS_DEPLETED)
-    system, cg, cpp, _first, _second = GAMES["rr"]
-    monkeypatch.setitem(GAMES, "rr", (system, cg, cpp, [override], []))
-    desks, post = start("rr", [make_db(), make_db()], tmp_path)
-    g, c = desks["german"], desks["canadian"]
-    post.send(c)
-    post.receive(g)
+    g, c, post = depleted(tmp_path, make_db, monkeypatch)
     g.ok("buy", "I1", "--side", "german", "--open")  # open: its rolls are answered and made by the Canadian ledger
     rg = g.json("status")["next_acts"][0]["rg"]
     g.ok("roll", "2.5191", "--side", "german", "--rg", str(rg))
@@ -103,14 +103,7 @@ def test_each_dr_due_for_one_rg_is_declared_in_the_same_turn(tmp_path, make_db, 
 def test_one_command_makes_every_follow_up_due_for_an_rg(tmp_path, make_db, monkeypatch):
     """`follow-ups`: the strength and the leader roll it decides the DRM of, declared in step order in one command;
     once the Depleted result is known, its four SW drs in one more. A second run with nothing due is refused."""
-    override = tmp_path / "always-depleted.toml"
-    override.write_text(ALWAYS_DEPLETED)
-    system, cg, cpp, _first, _second = GAMES["rr"]
-    monkeypatch.setitem(GAMES, "rr", (system, cg, cpp, [override], []))
-    desks, post = start("rr", [make_db(), make_db()], tmp_path)
-    g, c = desks["german"], desks["canadian"]
-    post.send(c)
-    post.receive(g)
+    g, c, post = depleted(tmp_path, make_db, monkeypatch)
     g.ok("buy", "I1", "--side", "german")  # in secret
     first = g.json("follow-ups", "--side", "german", "--rg", "I1#1")
     assert [(r["table"], r["declared"]) for r in first] == [("2.5191", True), ("2.5193/company", True)], first

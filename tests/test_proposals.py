@@ -16,12 +16,18 @@ def cgs(tmp_path, make_db, monkeypatch):
     return start("cgs", [make_db(), make_db()], tmp_path)
 
 
-def test_an_accepted_rules_file_is_neither_open_nor_lapsed(cgs):
+def map_proposed(cgs):
+    """The turn back with the German, who proposes the DTW map: (German desk, Russian desk, the post)."""
     desks, post = cgs
     g, r = desks["german"], desks["russian"]
     post.send(r)
     post.receive(g)
     g.ok("rules", "load", str(CGS_MAP))
+    return g, r, post
+
+
+def test_an_accepted_rules_file_is_neither_open_nor_lapsed(cgs):
+    g, r, post = map_proposed(cgs)
     assert g.status()["proposal"]["open"] is True
     post.send(g)
     post.receive(r)
@@ -35,11 +41,7 @@ def test_an_accepted_rules_file_is_neither_open_nor_lapsed(cgs):
 
 
 def test_a_second_rules_file_waits_for_the_first_to_be_accepted(cgs):
-    desks, post = cgs
-    g, r = desks["german"], desks["russian"]
-    post.send(r)
-    post.receive(g)
-    g.ok("rules", "load", str(CGS_MAP))
+    g, r, post = map_proposed(cgs)
     g.player.refused("rules", "load", str(CGS_CHART), contains="still waits for the other side's acceptance")
     post.send(g)
     post.receive(r)
@@ -53,12 +55,8 @@ def test_a_second_rules_file_waits_for_the_first_to_be_accepted(cgs):
 def test_a_proposal_is_declined_once_and_said_so(cgs):
     """There was Accept but no Decline: the other side's only way to refuse was to act and let it lapse. Declined, it
     is over on both sides, said once; the proposer declines nothing, and a second decline finds nothing open."""
-    desks, post = cgs
-    g, r = desks["german"], desks["russian"]
-    post.send(r)
-    post.receive(g)
-    g.ok("rules", "load", str(CGS_MAP))
-    g.player.refused("decline", contains="only the other side declines it")
+    g, r, post = map_proposed(cgs)
+    g.player.refused("decline", contains="only the other side can decline it")
     post.send(g)
     post.receive(r)
     r.ok("decline", "--reason", "not this map")

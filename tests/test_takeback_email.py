@@ -136,7 +136,7 @@ def test_a_proposal_lapses_on_a_players_act_and_status_says_why(email, tmp_path)
     assert not lapsed["open"] and lapsed["lapsed"] == {"at": act, "why": "a player's act was recorded after it"}
     assert f"lapsed at event {act}: a player's act was recorded after it" in german.ok("status").stdout
     german.refused("accept",
-                   contains=f"no take-back proposal is open: the one of event {proposal} lapsed at event {act}")
+                   contains=f"no proposal is open: the one of event {proposal} lapsed at event {act}")
     mail(german, us, tmp_path)
     assert us.json("status")["proposal"]["lapsed"]["at"] == act  # the proposer sees it too (its ledger answered)
     assert strategic(us) == ["StJ19 us B"]

@@ -129,7 +129,7 @@ def test_a_proposal_lapses_when_anything_else_is_recorded(table):
     german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
     us.ok("undo")
     us.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "B")
-    german.refused("accept", contains="no take-back proposal is open")
+    german.refused("accept", contains="no proposal is open")
 
 
 def test_a_shared_action_is_taken_back_only_with_the_other_sides_acceptance(table):

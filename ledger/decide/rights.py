@@ -93,29 +93,27 @@ def tables_overridden(state: CampaignState, rules: Rules, by: str, fact: TablesO
     return decided
 
 
-def decline(state: CampaignState, rules: Rules, by: str, reason: str = "") -> ProposalDeclined:
-    """The other side declines the open proposal: over, and said so on both sides."""
+def _answerable(state: CampaignState, rules: Rules, by: str, verb: str) -> dict:
+    """The open proposal, which only the side that did not make it answers (`verb`: accept, decline)."""
     proposal = state.proposal
     if not proposal:
         raise BadInput(f"no proposal is open{lapse_note(state)}", RULE)
     proposer = proposal["author"]
     if not by or by == proposer:
         who = rules.system.sides.get(proposer, "proposing")
-        raise BadInput(f"the {who} side made this proposal: only the other side declines it (with its key); an undo "
-                       "of your own is taken back by the act you record next", RULE)
+        raise BadInput(f"the {who} side made this proposal: only the other side can {verb} it (with its key)", RULE)
+    return proposal
+
+
+def decline(state: CampaignState, rules: Rules, by: str, reason: str = "") -> ProposalDeclined:
+    """The other side declines the open proposal: over, and said so on both sides."""
+    proposal = _answerable(state, rules, by, "decline")
     return ProposalDeclined(action=state.next_action, side=by, proposal=proposal["version"], reason=reason)
 
 
 def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewound | TablesOverridden:
     """The other side accepts the open proposal: the undo or rewind it asked for, naming it."""
-    proposal = state.proposal
-    if not proposal:
-        raise BadInput(f"no take-back proposal is open{lapse_note(state)}", RULE)
-    proposer = proposal["author"]
-    if not by or by == proposer:
-        who = rules.system.sides.get(proposer, "proposing")
-        raise BadInput(f"the {who} side proposed this take-back: only the other side can accept it (with its key)",
-                       RULE)
+    proposal = _answerable(state, rules, by, "accept")
     if proposal["kind"] == "rules":
         done = secrets.load_rules(state, proposal["source"], proposal["text"])
         return TablesOverridden(action=done.action, source=done.source, text=done.text, tables=done.tables,
