@@ -61,8 +61,8 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
         emit_json({"file": str(written), "campaign": bundle.campaign, "events": len(bundle.events), "from": first,
                    "to": last, "head": ledger.head(bundle.campaign)})
         return
-    click.echo(f"{len(bundle.events)} events ({first}-{last}) of '{bundle.campaign}' written to {written}: mail it to "
-               "your opponent")
+    count = f"1 event ({first})" if first == last else f"{len(bundle.events)} events ({first}-{last})"
+    click.echo(f"{count} of '{bundle.campaign}' written to {written}: mail it to your opponent")
     rows = log_rows(ledger.history(bundle.campaign))
     sides = sides_in(rows)
     for row in rows[first - 1:]:
@@ -121,7 +121,8 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     sides = status["sides"]
     for act in acts:
         who = f"the {sides.get(act['side'], act['side'])} side" if act["side"] else "unsigned"
-        click.echo(f"  {act['event']:>5}  {who}: {act['text']}")
+        said = act["text"] if act["text"].startswith(who) else f"{who}: {act['text']}"  # the side named once
+        click.echo(f"  {act['event']:>5}  {said}")
     if duties:
         click.echo("your ledger then recorded:")
         for duty in duties:

@@ -186,3 +186,14 @@ def test_receive_adds_no_second_campaign(desks, tmp_path):
     other.ok("new", "Another", "--cg", "I")
     other.ok("export", "--since", "0", str(tmp_path / "another.json"))
     u.refused("receive", str(tmp_path / "another.json"), contains="holds the campaign 'CG I'")
+
+
+def test_receive_names_each_side_once(tmp_path):
+    """'the German side: the German side set up its key' (found playing by email): an act that names its side is
+    said with its own words."""
+    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
+    g.ok("new", "CG I", "--cg", "I")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("send", str(tmp_path / "1.json"))
+    text = u.ok("receive", str(tmp_path / "1.json")).stdout
+    assert "the German side set up its key" in text and "the German side: the German side" not in text, text
