@@ -50,7 +50,8 @@ def render_status(status: dict) -> str:
         if where["ahead"]:
             lines.append(f"  the {name} side is done up to here and stands in {where['step_title']}")
         elif where["step"] == status["step"] and where["may"]:
-            lines.append(f"  the campaign waits here for the {name} side, which may still act: {where['may']}")
+            whom = "you, who may" if side == status.get("you") else f"the {name} side, which may"
+            lines.append(f"  the campaign waits here for {whom} still act: {where['may']}")
     lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
