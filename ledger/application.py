@@ -620,10 +620,10 @@ class CampaignLedger:
             "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
             "may": [] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None),
             "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
-            # nothing needed here: the next act ahead and its command, which walks the side there itself
             # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
             # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
             "turn": self._turn_view(state, mailed) if as_of is None and self.keyring.material is not None else None,
+            # nothing needed here: the next act ahead and its command, which walks the side there itself
             "next_acts": [] if needs or at_door or over else guidance.next_acts(rules, view if own is not None else state,
                                                                                here, me, walking),
             "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
@@ -1008,8 +1008,8 @@ class CampaignLedger:
         bundle = checked[0] if checked else read_bundle(path)
         local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
         new = checked[1] if checked and not local else plan_import(bundle, local)
-        self._turn_read(bundle, local)
         if not new:
+            self._turn_read(bundle, local)  # a turn mailed back holds no events: read all the same
             return bundle.campaign, 0
         cid = campaign_id(bundle.campaign)
         self._save_events([domain_event(cid, e) for e in new])
@@ -1018,6 +1018,7 @@ class CampaignLedger:
             if mark.read(self.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
                 mark.advance(self.where, key, new[-1].version, new[-1].digest)
         self.kept.advance(None, [], cid, new[0].version)  # the kept read views that were current
+        self._turn_read(bundle, local)  # once its events are stored: a failed save leaves the turn where it was
         interval = store.SNAPSHOT_INTERVAL
         if new[-1].version // interval > (new[0].version - 1) // interval:
             self.take_snapshot(cid)
