@@ -48,7 +48,7 @@ def best_roll(env: dict, runs: int) -> float:
 
 
 def scrypt_ms() -> float:
-    from cgledger.ledger.secrets import derive_key, new_salt
+    from cgledger.ledger.trust.secrets import derive_key, new_salt
 
     best = float("inf")
     for _ in range(5):

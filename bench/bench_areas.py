@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cgledger.ledger import rules as rulesmod  # noqa: E402
-from cgledger.ledger.hexmap import Location, column_label  # noqa: E402
+from cgledger.ledger.rules.hexmap import Location, column_label  # noqa: E402
 from cgledger.projections.areas import determine  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """The command line as players run it: start-up against `python -c "import click"`, and every read command on
 campaigns of 1k, 10k and 50k events against the floor, with each command's peak memory. One run, one table. The
-reads whose answers are kept per log head (ledger/answers.py) are timed both repeated (the answer kept) and first
+reads whose answers are kept per log head (ledger/read/answers.py) are timed both repeated (the answer kept) and first
 (no answer kept on the sample; one roll recorded just before on the grown campaigns): the read tables' other rows
 run each command several times, so those of the reads kept are their repeated figure after the first run.
 
@@ -18,7 +18,7 @@ Floors, measured in this process on the same file:
     verifies): what an audit verifying on a worker thread is compared with on a 2-core machine.
 "x floor" of a command = its wall time / (start-up of `import click` + the typed-decode floor at that size).
 The audit is also timed in process against the floors (no start-up in either), with the signatures verified in line
-and on a worker thread (ledger/signatures.py `Verifier`), and the peak memory (VmHWM) of a child process running
+and on a worker thread (ledger/trust/signatures.py `Verifier`), and the peak memory (VmHWM) of a child process running
 the decode + verify floor once, against `cgledger audit`'s. `--audit-only` builds the campaigns and prints only the
 audit's in-process table, the floor and the audit run back to back in each of --runs rounds.
 """
@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import PASSPHRASE, roll_batched  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.dice import SeededDice  # noqa: E402
-from cgledger.ledger.envelope import decode_envelope  # noqa: E402
+from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
+from cgledger.ledger.trust.envelope import decode_envelope  # noqa: E402
 
 # The entry point, reporting its peak RSS on exit: VmHWM of its own memory (ru_maxrss would count the bench's
 # memory too, inherited through fork).
@@ -59,7 +59,7 @@ CLICK = [sys.executable, "-c", HWM + "import click"]
 # what any full read imports before it reads a row (the fold, the events, the rules engine, msgspec, sqlite3,
 # hashlib), no event-sourcing library, no CLI module, nothing read: the floor of a read no answer is kept for
 FOLD_IMPORTS = [sys.executable, "-c", HWM + "import click, msgspec, sqlite3, hashlib, json\n"
-                "import cgledger.ledger.evolve, cgledger.ledger.rules, cgledger.ledger.envelope, cgledger.ledger.chain"]
+                "import cgledger.ledger.domain.evolve, cgledger.ledger.rules, cgledger.ledger.trust.envelope, cgledger.ledger.trust.chain"]
 # the same without click: what `status` (cli/quick.py) imports before it reads a row when no answer is kept
 QUICK_IMPORTS = [FOLD_IMPORTS[0], "-c", FOLD_IMPORTS[2].replace("import click, ", "import ")]
 READS = [  # (label, arguments): every command that reads the whole log, or a part of it
@@ -90,7 +90,7 @@ KEPT = [  # the reads served by the views kept current: cold, current, and one e
     ("map", ["map", "--group", "St", "--svg", "{tmp}/map.svg"]),
 ]
 
-ANSWERED = [  # the reads whose answers are kept per log head (ledger/answers.py): repeated, and first after an event
+ANSWERED = [  # the reads whose answers are kept per log head (ledger/read/answers.py): repeated, and first after an event
     ("status", ["status"]),
     ("step", ["step", "--json"]),
     ("date", ["date"]),
@@ -233,7 +233,7 @@ def floor_typed(db: Path) -> tuple[float, int]:
 
 def floor_verify(db: Path) -> float:
     """The typed-decode floor plus the Ed25519 check of every signed event against its side's key."""
-    from cgledger.ledger.secrets import verify
+    from cgledger.ledger.trust.secrets import verify
 
     ledger = open_ledger(str(db))
     keys = {side: key["public"] for side, key in ledger.campaign(None).keys.items()}
@@ -254,7 +254,7 @@ def floor_verify_threads(db: Path, threads: int = 2) -> float:
     """The decode + verify floor with the checks split over `threads` threads (each takes every n-th event)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from cgledger.ledger.secrets import verify
+    from cgledger.ledger.trust.secrets import verify
 
     ledger = open_ledger(str(db))
     keys = {side: key["public"] for side, key in ledger.campaign(None).keys.items()}
@@ -280,9 +280,9 @@ def floor_verify_threads(db: Path, threads: int = 2) -> float:
 FLOOR_CHILD = [sys.executable, "-c", HWM + f"""
 import sqlite3, sys
 sys.path.insert(0, {str(ROOT)!r})
-from cgledger.ledger.envelope import decode_envelope
-from cgledger.ledger.events import SideKeyRegistered
-from cgledger.ledger.secrets import verify
+from cgledger.ledger.trust.envelope import decode_envelope
+from cgledger.ledger.domain.events import SideKeyRegistered
+from cgledger.ledger.trust.secrets import verify
 with sqlite3.connect(sys.argv[1]) as conn:
     envelopes = [decode_envelope(s) for (s,) in conn.execute("SELECT state FROM stored_events ORDER BY rowid")]
 keys = {{e.author: e.fact.public for e in envelopes if isinstance(e.fact, SideKeyRegistered)}}
@@ -296,7 +296,7 @@ def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
     thread; on a shared machine the wall time of two threads says little, this does)."""
     from cgledger.ledger.application import campaign_id
     from cgledger.ledger.audit import audit
-    from cgledger.ledger.reading import collector_paused
+    from cgledger.ledger.store.reading import collector_paused
 
     ledger = open_ledger(str(db))
     name = ledger.resolve_name(None)
@@ -443,7 +443,7 @@ def main() -> None:
                    "then kept); current = the view at the log's head; +1 = another machine recorded one roll since "
                    "(one event folded); undo = another machine recorded a roll and its undo since (folded again "
                    "from a checkpoint)", [("cold", 12), ("current", 9), ("+1", 7), ("undo", 7)], KEPT, kept, sizes)
-    print_ms_table("answers kept per log head (ledger/answers.py), ms: repeated = the answer kept for this head; "
+    print_ms_table("answers kept per log head (ledger/read/answers.py), ms: repeated = the answer kept for this head; "
                    "first = this machine recorded one roll just before (the answer misses: the read runs in full, "
                    "then keeps it)", [("repeated", 16), ("first", 8)], ANSWERED, answered, sizes)
     print(f"{'in process':<40}" + "".join(f"{f'{size:,} ev: ms':>14}{'µs/ev':>7}" for size in sizes))

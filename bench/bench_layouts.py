@@ -6,7 +6,7 @@ under 300 ms"): the same reads on two campaigns of each size, side by side in on
 Layouts:
   - one-date: bench_cli.py's campaign, the shipped KGP sample then every roll on one CG Date (21 AM, step 8.614).
     The open CG Date's due items are the whole state, so its latest snapshot is large (about 0.9 MB at 20,000
-    events) and a cold read loads it (the campaign) and hashes it (the answer's key, ledger/answers.py);
+    events) and a cold read loads it (the campaign) and hashes it (the answer's key, ledger/read/answers.py);
   - dates: bench_snapshots.py's campaign, KGP CG III with its rolls spread over its eleven CG Dates as play spreads
     them (each date's 8.614 rolls, CPP Replenishment, the 8.618 DR, both sides' sealed Initiative chits), each side
     signing with its own key: a closed CG Date leaves its due items behind. The St Map Group's

@@ -27,10 +27,10 @@ import msgspec
 from eventsourcing.persistence import JSONTranscoder, Mapper
 
 from cgledger.ledger.application import CampaignLedger, open_ledger
-from cgledger.ledger.campaign import campaign_id
-from cgledger.ledger.dice import SeededDice
+from cgledger.ledger.store.campaign import campaign_id
+from cgledger.ledger.rules.dice import SeededDice
 from cgledger.ledger.decide import rolls
-from cgledger.ledger.persistence import decode_envelope
+from cgledger.ledger.store.persistence import decode_envelope
 from cgledger.ledger.rules import parse_declared
 from cgledger.projections.log import log_rows
 
@@ -100,7 +100,7 @@ def roll_batched(ledger: CampaignLedger, count: int, start: int, keys: dict[str,
 
 def verify_all(ledger: CampaignLedger) -> int:
     """The signature checks the audit makes, alone: every signed event's Ed25519 signature of its digest."""
-    from cgledger.ledger.secrets import verify
+    from cgledger.ledger.trust.secrets import verify
 
     state = ledger.campaign(None)
     keys = {side: key["public"] for side, key in state.keys.items()}
@@ -144,7 +144,7 @@ def compare_mappers(ledger: CampaignLedger, cid: UUID) -> dict[str, tuple[float,
         msgspec.to_builtins(fact). Its decode returns that fact as an untyped dict (no Struct
         rebuilt, no validation), so the comparison flatters the default mapper.
     Returns {name: (encode seconds, decode seconds, events, mean stored bytes per event)}."""
-    ours = ledger.app.mapper  # the library's mapper (reads before a write use sqlite3 rows: ledger/reading.py)
+    ours = ledger.app.mapper  # the library's mapper (reads before a write use sqlite3 rows: ledger/store/reading.py)
     stored_rows = ledger.app.recorder.select_events(cid)
     transcoder = JSONTranscoder()
     ledger.app.register_transcodings(transcoder)

@@ -8,8 +8,8 @@ exports it whole and imports the bundle into a new PostgreSQL database (dropped 
 command of bench_cli.py runs as a subprocess against each, alternating run by run: best and median of --runs, wall
 time and the ratio. The new database is vacuumed and analysed once (else autovacuum's ANALYZE of the imported rows
 may run during the timings, on the same 2 cores). Each backend's log is checked once by a first `status` (this
-machine's mark, ledger/mark.py) before the timings.
-The reads go through libpq (ledger/libpq.py), never psycopg: the last table compares the two clients' cost (import,
+machine's mark, ledger/trust/mark.py) before the timings.
+The reads go through libpq (ledger/store/libpq.py), never psycopg: the last table compares the two clients' cost (import,
 connect, the head row's query), measured inside fresh processes, best of --runs.
 """
 
@@ -96,7 +96,7 @@ def main() -> None:
 
 
 CLIENTS = {  # the client's import and connect, then the row `head` reads (its campaign's last event)
-    "libpq (ctypes)": "from cgledger.ledger import libpq\nconn = libpq.connect(URL, [*libpq.bundled(), *libpq.LIBRARIES])\n"
+    "libpq (ctypes)": "from cgledger.ledger.store import libpq\nconn = libpq.connect(URL, [*libpq.bundled(), *libpq.LIBRARIES])\n"
                       "rows = conn.query(QUERY)\nconn.close()",
     "psycopg": "import psycopg\nconn = psycopg.connect(URL, connect_timeout=10)\n"
                "rows = conn.execute(QUERY).fetchall()\nconn.close()",

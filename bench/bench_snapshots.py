@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import roll_batched  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.dice import SeededDice  # noqa: E402
+from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 from cgledger.ledger.errors import LedgerError  # noqa: E402
 
 KEYS = {"german": b"bench snapshots: the German side's key", "us": b"bench snapshots: the U.S. side's own key"}

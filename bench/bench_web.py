@@ -42,7 +42,7 @@ from cgledger.cli.web.app import create_app  # noqa: E402
 from cgledger.cli.web.pages import VIEWS  # noqa: E402
 from cgledger.cli.web.runner import Runner  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.dice import SeededDice  # noqa: E402
+from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
 KEYS = {"german": b"bench web: the German side's own key", "us": b"bench web: the U.S. side's key, another one"}

@@ -56,7 +56,7 @@ class LedgerGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         from cgledger.ledger.errors import AlreadyRecorded
-        from cgledger.ledger.reading import collector_paused
+        from cgledger.ledger.store.reading import collector_paused
 
         try:
             with collector_paused():  # a command reads a log and exits: the cyclic collector only slows it
@@ -65,9 +65,9 @@ class LedgerGroup(click.Group):
             click.echo(e.line())
             return None
         except LedgerError as e:
-            from cgledger.ledger.store import lost_connection
+            from cgledger.ledger.store.database import lost_connection
 
-            if lost_connection(e) is not None:  # libpq's reads (ledger/reading.py): said as any lost connection
+            if lost_connection(e) is not None:  # libpq's reads (ledger/store/reading.py): said as any lost connection
                 lost(ctx, e)
             show_notices(ctx, echo=False)  # a refusal is one line
             raise click.ClickException(refusal_line(e)) from None  # one line
@@ -104,7 +104,7 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
                                 command_id or given.command_id, given.material)
         return
     if ctx.obj is CONSOLE and ctx.invoked_subcommand in ONE_SHOT:
-        from cgledger.ledger.reading import one_shot
+        from cgledger.ledger.store.reading import one_shot
 
         one_shot()
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
@@ -159,7 +159,7 @@ as_of_option = click.option("--as-of", "as_of", metavar="DATE", help="As at the 
 
 def emit_answer(data: Any) -> None:
     """An answer (LedgerContext.answer) as JSON on stdout, as emit_json writes it, without msgspec."""
-    from cgledger.ledger.answers import dumps
+    from cgledger.ledger.read.answers import dumps
 
     click.echo(dumps(data))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cgledger.ledger.wording import final_lines
+from cgledger.ledger.domain.wording import final_lines
 
 from . import complete, readtext
 from .app import as_of_option, common, emit_answer, json_option, main

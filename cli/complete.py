@@ -33,7 +33,7 @@ def _rules(ctx) -> list:
     db, campaign = _db_and_campaign(ctx)
     try:
         from cgledger.ledger.application import open_ledger
-        from cgledger.ledger.store import holds_ledger, resolve_db
+        from cgledger.ledger.store.database import holds_ledger, resolve_db
 
         if holds_ledger(resolve_db(db)):
             ledger = open_ledger(resolve_db(db))
@@ -65,7 +65,7 @@ def campaigns(ctx, param, incomplete: str) -> list[CompletionItem]:
     db, _campaign = _db_and_campaign(ctx)
     try:
         from cgledger.ledger.application import open_ledger
-        from cgledger.ledger.store import holds_ledger, resolve_db
+        from cgledger.ledger.store.database import holds_ledger, resolve_db
 
         names = open_ledger(resolve_db(db)).campaign_names() if holds_ledger(resolve_db(db)) else []
     except Exception:  # noqa: BLE001 - nothing to offer from a database that cannot be read

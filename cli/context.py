@@ -42,11 +42,11 @@ class LedgerContext:
         return passphrase.encode() if passphrase else None
 
     def answer(self, command: str, options: tuple, compute: Callable[[Any], Any], as_of: str | None = None):
-        """What a read command renders, as JSON gives it back (ledger/answers.py): the answer this machine kept for
+        """What a read command renders, as JSON gives it back (ledger/read/answers.py): the answer this machine kept for
         this log's head when there is one (nothing else is loaded), else `compute(ledger)`, kept for the next time.
         A read with a key or --as-of neither uses nor fills the answers kept."""
-        from cgledger.ledger import answers
-        from cgledger.ledger.store import resolve_db
+        from cgledger.ledger.read import answers
+        from cgledger.ledger.store.database import resolve_db
 
         keyed = self.material is not None or bool(self.key_file) or bool(os.environ.get("CGLEDGER_PASSPHRASE"))
         ticket = None if keyed or as_of is not None else answers.ticket(resolve_db(self.db), self.campaign, command,
@@ -71,8 +71,8 @@ class LedgerContext:
         return self.side_names().get(side, side)
 
     def ledger(self, create: bool = False):
-        from cgledger.ledger.dice import SeededDice, SystemDice
-        from cgledger.ledger.store import resolve_db
+        from cgledger.ledger.rules.dice import SeededDice, SystemDice
+        from cgledger.ledger.store.database import resolve_db
 
         if self._ledger is None:
             self._ledger = opened(resolve_db(self.db), create)
@@ -80,7 +80,7 @@ class LedgerContext:
             self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
             self._ledger.key_material = material = self.key_material()
             if material is not None and self._ledger.keyring.agent is None:
-                from cgledger.ledger.keyagent import Client
+                from cgledger.ledger.player.keyagent import Client
 
                 self._ledger.keyring.agent = Client()  # `keys unlock`'s agent, if one runs: else stretched as before
             self._ledger.command_id = self.command_id
@@ -100,7 +100,7 @@ def opened(db: str, create: bool = False):
             forget(next(iter(_OPENED)))
         _OPENED[db] = open_ledger(db, create=create)
     elif create:
-        from cgledger.ledger.store import check_postgres, is_postgres
+        from cgledger.ledger.store.database import check_postgres, is_postgres
 
         # a SQLite file open here was checked when it was opened, and is not checked again: reading its header with
         # open() and close() would drop every POSIX lock this process holds on it (SQLite's included), and another
@@ -169,7 +169,7 @@ def refusal_line(e: LedgerError) -> str:
 def lost_line(obj: LedgerContext, e: BaseException) -> str | None:
     """A lost database connection, anywhere in any command: the line to say, with the command id to run it again with
     (the database's ledger is dropped: the next command in this process opens a fresh pool); None for anything else."""
-    from cgledger.ledger.store import lost_connection, resolve_db
+    from cgledger.ledger.store.database import lost_connection, resolve_db
 
     problem = lost_connection(e)
     if problem is None:

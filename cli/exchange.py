@@ -17,9 +17,9 @@ from .app import common, emit_json, json_option, main
 @common
 def export(obj, since: str, path: Path, as_json: bool) -> None:
     """Write the events your opponent does not have yet to FILE (to send by email)."""
-    from cgledger.ledger.bundle import export_bundle
-    from cgledger.ledger.reading import stored_entries
-    from cgledger.ledger.store import resolve_db
+    from cgledger.ledger.exchange.bundle import export_bundle
+    from cgledger.ledger.store.reading import stored_entries
+    from cgledger.ledger.store.database import resolve_db
 
     # the campaign loaded and checked as every command loads it, kept per log head as a read's answer (a log this
     # machine checked at this head loads nothing for it); the events themselves: every stored row decoded
@@ -40,8 +40,8 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
 @common
 def import_command(obj, path: Path, as_json: bool) -> None:
     """Append your opponent's bundle, after checking it continues this log's hash chain."""
-    from cgledger.ledger.exchange import plan_import, read_bundle
-    from cgledger.ledger.store import holds_ledger, resolve_db
+    from cgledger.ledger.exchange.pbem import plan_import, read_bundle
+    from cgledger.ledger.store.database import holds_ledger, resolve_db
 
     checked = None
     if not holds_ledger(resolve_db(obj.db)):  # check the whole bundle before a new ledger is made for it (once)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from cgledger.ledger.events import CPPGained
-from cgledger.ledger.terrain import parse_redeployed, parse_sewer
+from cgledger.ledger.domain.events import CPPGained
+from cgledger.ledger.domain.terrain import parse_redeployed, parse_sewer
 from cgledger.projections.terrain import changed, public
 from cgledger.projections.terrainsvg import terrain_svg
 

@@ -210,9 +210,9 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
 
 def _whole_json(obj) -> None:
     """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone, a PostgreSQL one
-    through libpq (ledger/reading.py stored_entries), else through the application; its rows encoded a page at a time."""
-    from cgledger.ledger.reading import stored_entries
-    from cgledger.ledger.store import resolve_db
+    through libpq (ledger/store/reading.py stored_entries), else through the application; its rows encoded a page at a time."""
+    from cgledger.ledger.store.reading import stored_entries
+    from cgledger.ledger.store.database import resolve_db
 
     entries = stored_entries(resolve_db(obj.db), obj.campaign)
     if entries is None:

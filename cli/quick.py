@@ -72,8 +72,8 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
 def head_fingerprint(obj, as_of: str | None) -> str:
     """`head`: the fingerprint of the campaign's last stored event, read with sqlite3 or libpq alone (its digest
     recomputed); the application's where the store is not plain, or as of a CG Date."""
-    from cgledger.ledger.reading import postgres_head, sqlite_head
-    from cgledger.ledger.store import resolve_db
+    from cgledger.ledger.store.reading import postgres_head, sqlite_head
+    from cgledger.ledger.store.database import resolve_db
 
     db = resolve_db(obj.db)
     return ((sqlite_head(db, obj.campaign) or postgres_head(db, obj.campaign)) if as_of is None else None) \
@@ -88,7 +88,7 @@ def head_data(fingerprint: str) -> dict:
 def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()) -> int:
     """The command run as its click command runs it: its exit status, its lines printed."""
     from cgledger.ledger.errors import AlreadyRecorded, LedgerError
-    from cgledger.ledger.reading import collector_paused
+    from cgledger.ledger.store.reading import collector_paused
 
     from .context import LedgerContext, file_line, forget_said, lost_line, notice_lines, quiet_pipe, refusal_line
 
@@ -99,7 +99,7 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
     as_of, as_json = given.get("as-of"), "json" in flags
     try:
         with collector_paused():  # a command reads a log and exits, as the click group runs it
-            from cgledger.ledger.answers import dumps
+            from cgledger.ledger.read.answers import dumps
 
             if command == "head":
                 fingerprint = head_fingerprint(obj, as_of)
@@ -201,7 +201,7 @@ def main() -> None:
     parsed = parse(sys.argv[1:])
     if parsed is not None:
         lean_msgspec()
-        from cgledger.ledger.reading import one_shot
+        from cgledger.ledger.store.reading import one_shot
 
         one_shot()
         _end(run(*parsed))
@@ -210,7 +210,7 @@ def main() -> None:
     try:
         group(obj=CONSOLE)
     except SystemExit as e:
-        from cgledger.ledger.reading import is_one_shot
+        from cgledger.ledger.store.reading import is_one_shot
 
         if is_one_shot() and (e.code is None or isinstance(e.code, int)):
             _end(e.code or 0)

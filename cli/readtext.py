@@ -25,7 +25,7 @@ def roster(obj, side: str, as_of: str | None = None, as_json: bool = False, as_c
     rows = answer["rows"]
     if as_json or as_csv:
         return _json(rows) if as_json else csv_text(rows)
-    from cgledger.ledger.wording import describe_claim
+    from cgledger.ledger.domain.wording import describe_claim
 
     names = answer["sides"]
     shown = [{**r, "win": names.get(r.get("win"), r.get("win"))} for r in rows]  # a side by its name, not its id
@@ -90,7 +90,7 @@ def dice_stats(obj, side: str | None = None, as_of: str | None = None, as_json: 
 
 
 def areas_answer(obj, group: str, as_of: str | None, command: str = "areas") -> dict:
-    """The Map Group's Setup Areas and what their text names, kept per log head (ledger/answers.py); for `map`,
+    """The Map Group's Setup Areas and what their text names, kept per log head (ledger/read/answers.py); for `map`,
     {"terrain": True} on a CGS map (drawn from objects, for the side of the key given: not kept as an answer)."""
     def compute(ledger) -> dict:
         from cgledger.projections.areas import document
@@ -240,7 +240,7 @@ def _cell(value) -> str:
 
 def _json(data) -> str:
     """An answer as JSON, as emit_answer writes it."""
-    from cgledger.ledger.answers import dumps
+    from cgledger.ledger.read.answers import dumps
 
     return dumps(data) + "\n"
 

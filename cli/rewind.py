@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from cgledger.ledger.events import TakeBackProposed
+from cgledger.ledger.domain.events import TakeBackProposed
 
 from .app import common, emit_json, json_option, main
 from .undo import show_take_back

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from cgledger.ledger.dice import DIE_NAMES
+from cgledger.ledger.rules.dice import DIE_NAMES
 
 from . import complete
 from .app import common, emit_json, json_option, main

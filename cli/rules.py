@@ -20,7 +20,7 @@ def load(obj, path: str, as_json: bool) -> None:
     Tables and charts with a shipped id replace it from now on; the file is stored in the log,
     so every player and `audit` use the same tables. Once sides have keys the file is proposed, and
     the other side accepts it (`cgledger accept`)."""
-    from cgledger.ledger.events import RulesProposed
+    from cgledger.ledger.domain.events import RulesProposed
 
     fact = obj.ledger().load_rules(obj.campaign, path)
     proposed = isinstance(fact, RulesProposed)

@@ -79,7 +79,7 @@ def script(obj, path: Path, quiet: bool) -> None:
 @common
 def demo(obj, sample: Path, report_file: Path) -> None:
     """Replay the shipped sample campaign into a fresh ledger, print both rosters, write the report."""
-    from cgledger.ledger.store import is_postgres, resolve_db
+    from cgledger.ledger.store.database import is_postgres, resolve_db
 
     if obj.db and is_postgres(obj.db):
         raise click.ClickException("demo builds its sample ledger in a SQLite file: pass --db FILE")

@@ -7,7 +7,7 @@ import os
 import click
 
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.events import HiddenFortificationRevealed, SecretRollRevealed
+from cgledger.ledger.domain.events import HiddenFortificationRevealed, SecretRollRevealed
 
 from . import complete
 from .app import common, emit_json, json_option, main
@@ -32,7 +32,7 @@ def keys_init(obj, side: str) -> None:
             raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
         material = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
     fact = obj.ledger().register_key(obj.campaign, side, material)
-    from cgledger.ledger.chain import key_fingerprint
+    from cgledger.ledger.trust.chain import key_fingerprint
 
     click.echo(f"the {obj.side_name(fact.side)} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
                f"its fingerprint is {key_fingerprint(fact.public)} (read it out to your opponent)")
@@ -85,7 +85,7 @@ def _until(wall: float) -> str:
 
 def _agent_folder():
     """The agent's folder, made private if new; a folder another user could reach is refused (one line)."""
-    from cgledger.ledger import keyagent
+    from cgledger.ledger.player import keyagent
 
     path = keyagent.socket_path()
     try:
@@ -106,7 +106,7 @@ def keys_unlock(obj, duration: str) -> None:
     """Keep your side's key for a session (ssh-agent style): a small process holds it in memory, so each signed
     command skips the slow stretching of your passphrase. It serves the key only to a command given the same
     passphrase or key file, forgets it after --for or at `cgledger keys lock`, and writes nothing secret to disk."""
-    from cgledger.ledger import keyagent
+    from cgledger.ledger.player import keyagent
 
     seconds = seconds_of(duration)
     if os.name != "posix":
@@ -151,7 +151,7 @@ def keys_unlock(obj, duration: str) -> None:
 @keys.command(name="lock")
 def keys_lock() -> None:
     """Stop the key agent: it forgets every key it kept (`keys unlock` starts it again)."""
-    from cgledger.ledger import keyagent
+    from cgledger.ledger.player import keyagent
 
     path = keyagent.socket_path()
     try:
@@ -173,7 +173,7 @@ def keys_lock() -> None:
 @json_option
 def keys_agent(as_json: bool) -> None:
     """Whether the key agent runs (`keys unlock`): until when, how many keys it keeps, how often it served one."""
-    from cgledger.ledger import keyagent
+    from cgledger.ledger.player import keyagent
 
     path = keyagent.socket_path()
     try:
@@ -275,7 +275,7 @@ def fair_reveal(obj, side: str) -> None:
 def answer(obj, as_json: bool) -> None:
     """Answer the other side's fair rolls waiting for your side's value, and make your own answered Secret rolls
     (any command run with your key does this first)."""
-    from cgledger.ledger.events import DiceRolled, RollAnswered, SecretRollMade
+    from cgledger.ledger.domain.events import DiceRolled, RollAnswered, SecretRollMade
 
     facts = obj.ledger().answer(obj.campaign)
     rows = []

@@ -32,7 +32,7 @@ def serve(obj, host: str, port: int, outbox: Path | None, inbox: Path | None, no
 
     import uvicorn
 
-    from cgledger.ledger.store import resolve_db
+    from cgledger.ledger.store.database import resolve_db
 
     from .web.app import create_app
     from .web.runner import Runner

@@ -3,7 +3,7 @@ click command (cli/step.py) and the quick path (cli/quick.py) print the same tex
 
 from __future__ import annotations
 
-from cgledger.ledger.wording import describe_claim, proposal_lines
+from cgledger.ledger.domain.wording import describe_claim, proposal_lines
 
 
 def witness_lines(claims: list[dict], sides: dict, you: str | None) -> list[str]:

@@ -6,9 +6,9 @@ from pathlib import Path
 import click
 
 from cgledger.ledger import rules as rulesmod
-from cgledger.ledger.dice import DIE_NAMES
+from cgledger.ledger.rules.dice import DIE_NAMES
 from cgledger.ledger.errors import DatabaseError
-from cgledger.ledger.store import is_postgres, resolve_db
+from cgledger.ledger.store.database import is_postgres, resolve_db
 
 from . import complete
 from .app import common, emit_json, json_option, main
@@ -17,7 +17,7 @@ from .app import common, emit_json, json_option, main
 def _rules(obj, system: str | None):
     """The campaign's tables (with its overrides) when a database is there; else shipped data. Which files those
     are (its rule system and the players' files in force) is kept per log head as a read's answer
-    (ledger/answers.py): a repeated `tables` loads no campaign; the rules themselves come from the rules cache."""
+    (ledger/read/answers.py): a repeated `tables` loads no campaign; the rules themselves come from the rules cache."""
     db = resolve_db(obj.db)
     if system is None and (is_postgres(db) or Path(db).exists()):
         try:

@@ -1,5 +1,5 @@
 """The email turn: `send` writes what your opponent has not yet received, `receive` reads his bundle and tells you
-what happened since your last turn (ledger/turn.py)."""
+what happened since your last turn (ledger/exchange/turn.py)."""
 
 from __future__ import annotations
 
@@ -80,9 +80,9 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
 def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     """Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what happened."""
     from cgledger.ledger.errors import BadInput
-    from cgledger.ledger.exchange import plan_import, read_bundle
-    from cgledger.ledger.store import holds_ledger, resolve_db
-    from cgledger.ledger.turn import RULE, inbox_files
+    from cgledger.ledger.exchange.pbem import plan_import, read_bundle
+    from cgledger.ledger.store.database import holds_ledger, resolve_db
+    from cgledger.ledger.exchange.turn import RULE, inbox_files
     from cgledger.projections.log import log_rows
     from .log import describe, sides_in
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from cgledger.ledger.events import TablesOverridden, TakeBackProposed
+from cgledger.ledger.domain.events import TablesOverridden, TakeBackProposed
 from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
@@ -64,7 +64,7 @@ def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict)
                         **({"accepted": fact.proposal} if fact.proposal else {}))
         emit_json(data)
         return
-    from cgledger.ledger.takeback import action_words
+    from cgledger.projections.takeback import action_words
 
     sides = side_names() if rows else {}
     if proposed:

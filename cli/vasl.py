@@ -4,7 +4,7 @@ from pathlib import Path
 
 import click
 
-from cgledger.ledger.dice import DIE_NAMES
+from cgledger.ledger.rules.dice import DIE_NAMES
 from cgledger.ledger.errors import BadInput
 from cgledger.ledger.vaslimport import Attachment, read_map
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cgledger.ledger.timeline import effective
+from cgledger.ledger.domain.timeline import effective
 from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main

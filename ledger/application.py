@@ -12,15 +12,15 @@ import msgspec
 from pathlib import Path
 
 from . import rules as rulesmod
-from .chain import campaign_id
-from .evolve import SCENARIO, CampaignState, fold
-from .folded import OutOfSequence, UnreadableRow, recording
-from . import chain
+from .trust.chain import campaign_id
+from .domain.evolve import SCENARIO, CampaignState, fold
+from .store.folded import OutOfSequence, UnreadableRow, recording
+from .trust import chain
 from . import lazy
 from .decide import chits, fair, rights, rolls, steps, walk
 from .decide.steps import next_step, title, unmet
-from .dice import DiceSource, SystemDice, parse_entered
-from .authorship import owner, recorder, signing_sides
+from .rules.dice import DiceSource, SystemDice, parse_entered
+from .domain.authorship import owner, recorder, signing_sides
 from .decide import witness as witnessing
 # the write verbs' decisions a read never loads otherwise: each imported when first used (ledger/lazy.py)
 fortify = lazy.module("cgledger.ledger.decide.fortify")
@@ -28,37 +28,37 @@ mapd = lazy.module("cgledger.ledger.decide.map")
 purchases = lazy.module("cgledger.ledger.decide.purchases")
 secrets = lazy.module("cgledger.ledger.decide.secrets")
 cmd = lazy.module("cgledger.ledger.decide.commands")
-hiddenmod = lazy.module("cgledger.ledger.hidden")
+hiddenmod = lazy.module("cgledger.ledger.player.hidden")
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
-from .events import Fact, SideKeyRegistered
-from .keyring import Keyring
-from .logged import Logged
-from .loading import Loader
-from .outcomes import Rolled, Verified
-from .fairplay import FairPlay
-from . import guidance
-from . import mark, seen
-turn = lazy.module("cgledger.ledger.turn")
-from . import takeback
-from .secretbooks import SecretBooks
-from .keptreads import KeptReads, as_stored
-from .reading import PostgresRows, SqliteRows, collector_paused, hold, light_rows
-from .envelope import decode_envelope
-from .reading import pick_name, started_names
+from .domain.events import Fact, SideKeyRegistered
+from .player.keyring import Keyring
+from .trust.logged import Logged
+from .store.loading import Loader
+from .domain.outcomes import Rolled, Verified
+from .player.fairplay import FairPlay
+from cgledger.projections import guidance
+from .trust import mark, seen
+turn = lazy.module("cgledger.ledger.exchange.turn")
+from cgledger.projections import takeback
+from .player.secretbooks import SecretBooks
+from .read.keptreads import KeptReads, as_stored
+from .store.reading import PostgresRows, SqliteRows, collector_paused, hold, light_rows
+from .trust.envelope import decode_envelope
+from .store.reading import pick_name, started_names
 from .rules import parse_declared
-from . import timeline
-from . import store
-from .store import (
+from .domain import timeline
+from .store import database as store
+from .store.database import (
     check_postgres, check_sqlite, index_topics, is_postgres, local_name, lost_connection, postgres_env, redact,
 )
 
 if TYPE_CHECKING:
     from .audit import Report
-    from .campaign import Campaign
+    from .store.campaign import Campaign
 
 
 class CampaignLedger:
-    """The application service. It holds the event-sourcing library's application (ledger/eventstore.py) by
+    """The application service. It holds the event-sourcing library's application (ledger/store/eventstore.py) by
     composition, built when a command first records, or at once where its rows cannot be read plainly (a cipher or
     compressor set; PostgreSQL without libpq): reads fold the stored rows (`rows`: sqlite3, or libpq) without the
     library."""
@@ -84,7 +84,7 @@ class CampaignLedger:
     def app(self):
         """The event-sourcing library's application, built at first use: the first write's."""
         if self._app is None:
-            from .eventstore import EventStore
+            from .store.eventstore import EventStore
 
             self._app = EventStore(self, self.env)
         return self._app
@@ -195,7 +195,7 @@ class CampaignLedger:
         return f"{cid}#{self.loader.logged(first[0]).digest[:16] if first else ''}"
 
     def _check_seen(self, campaign: Campaign, writing: bool) -> None:
-        """The log still extends the last head this machine saw (ledger/seen.py): else reads warn, writes refuse."""
+        """The log still extends the last head this machine saw (ledger/trust/seen.py): else reads warn, writes refuse."""
         if not self.where:
             return
         key = self._seen_key(campaign.id)
@@ -213,7 +213,7 @@ class CampaignLedger:
             self.notices.append(found)
 
     def _rebuild(self, cid, version: int | None = None) -> Campaign:
-        """Loaded past this machine's mark of what it verified (ledger/mark.py), which then moves up to what this
+        """Loaded past this machine's mark of what it verified (ledger/trust/mark.py), which then moves up to what this
         load verified."""
         if not mark.kept(self.where):
             return self.loader.campaign(cid, version)
@@ -247,7 +247,7 @@ class CampaignLedger:
                                "cgledger trust model")
             raise AlreadyRecorded(done)
         mailed = self.turn_mailed(campaign) if self.where else None
-        if mailed is not None:  # strict turn-taking by email (ledger/turn.py): nothing recorded until the reply is read
+        if mailed is not None:  # strict turn-taking by email (ledger/exchange/turn.py): nothing recorded until the reply is read
             raise BadInput(turn.waiting_text(mailed), turn.RULE)
         rules = self.rules_for(campaign)
         self.fair.settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
@@ -316,7 +316,7 @@ class CampaignLedger:
             if self.command_id and self.campaign(fact.name).recorded(self.command_id) == 1:
                 raise AlreadyRecorded(1)
             raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
-        from .campaign import Campaign
+        from .store.campaign import Campaign
 
         campaign = Campaign.begin(fact, self.command_id)
         self._save(campaign)
@@ -376,7 +376,7 @@ class CampaignLedger:
         campaign, rules = self._load(name)
         if dice is not None and vasl is not None:
             raise BadInput("give the dice once: --dice or --vasl")
-        from .vasl import parse as parse_vasl  # here: only a roll given as a VASL report reads one
+        from .vasl.bot import parse as parse_vasl  # here: only a roll given as a VASL report reads one
 
         report = parse_vasl(vasl) if vasl is not None else None
         if report is not None:
@@ -818,7 +818,7 @@ class CampaignLedger:
 
     def terrain(self, name: str | None, map_id: str, as_of: str | None = None, side: str | None = None):
         """The CGS map as the firefights left it, as the viewer sees it (its own hidden fortifications, 7.4.4)."""
-        from .terrain import terrain
+        from .domain.terrain import terrain
 
         logged, rules, state = self.read(name, as_of)
         seer = hiddenmod.viewer(self.keyring, state, rules, side)
@@ -877,7 +877,7 @@ class CampaignLedger:
     def keys(self, name: str | None) -> list[dict]:
         """Each side's registered keys: the public signing key (and its short fingerprint, to compare with the other
         player by phone or chat: a key registered in a side's name by the other player shows here) and the event."""
-        from .events import SideKeyRegistered
+        from .domain.events import SideKeyRegistered
 
         rows = []
         for event in self.history(name):
@@ -921,11 +921,11 @@ class CampaignLedger:
     def export_source(self, name: str | None) -> tuple[str, str]:
         """(the campaign's name, its game system) for `export`, after loading the campaign as every command does:
         a damaged log is refused, what does not check out past this machine's mark is a notice (cli/exchange.py
-        keeps this per log head, ledger/answers.py; the bundle is written from `entries`, ledger/bundle.py)."""
+        keeps this per log head, ledger/read/answers.py; the bundle is written from `entries`, ledger/exchange/bundle.py)."""
         name = self.resolve_name(name)
         return name, self.campaign(name).system
 
-    # ---- the email turn (ledger/turn.py) -------------------------------------------------------------
+    # ---- the email turn (ledger/exchange/turn.py) -------------------------------------------------------------
     def me(self, campaign, rules, side: str | None = None) -> str:
         """The side at the keyboard: the one whose key is given, else `side`."""
         mine = self.keyring.opens(campaign) if self.keyring.material is not None and campaign.keys else None
@@ -940,7 +940,7 @@ class CampaignLedger:
     def send_turn(self, name: str | None, side: str | None, path: Path | None, outbox: Path | None):
         """Everything the other side has not yet received, to FILE (or a new file in the outbox folder); None when it
         has everything. The ledger's own duties are carried out first, so they travel in this email."""
-        from .exchange import export_bundle
+        from .exchange.pbem import export_bundle
 
         name = self.resolve_name(name)
         if self.keyring.material is not None:
@@ -965,12 +965,12 @@ class CampaignLedger:
         return bundle, me, path
 
     def turn_mailed(self, campaign) -> int | None:
-        """The last event of the turn this machine mailed and whose reply it has not read (ledger/turn.py)."""
+        """The last event of the turn this machine mailed and whose reply it has not read (ledger/exchange/turn.py)."""
         return turn.mailed(self.where, self._seen_key(campaign.id)) if self.where else None
 
     def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
         """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
-        from .exchange import read_bundle
+        from .exchange.pbem import read_bundle
 
         bundle = checked[0] if checked else read_bundle(path)
         names = self.campaign_names()
@@ -1003,7 +1003,7 @@ class CampaignLedger:
         imported). `checked`: (bundle, its plan_import over an empty log), made before this database existed; used
         if the campaign is still not here. A snapshot is left behind when the import crossed a snapshot interval,
         so the next command does not replay the whole log."""
-        from .exchange import domain_event, plan_import, read_bundle
+        from .exchange.pbem import domain_event, plan_import, read_bundle
 
         bundle = checked[0] if checked else read_bundle(path)
         local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
@@ -1025,7 +1025,7 @@ class CampaignLedger:
         return bundle.campaign, len(new)
 
     def _turn_read(self, bundle, local: list) -> None:
-        """The other side's turn is read here once his bundle holds the turn mailed from here (ledger/turn.py): an
+        """The other side's turn is read here once his bundle holds the turn mailed from here (ledger/exchange/turn.py): an
         older bundle read again leaves the turn where it is."""
         if not self.where or not local:
             return
@@ -1125,7 +1125,7 @@ class CampaignLedger:
     # ---- reads ----------------------------------------------------------------------------------
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
-        from .envelope import read_logged
+        from .trust.envelope import read_logged
 
         cid = campaign_id(self.resolve_name(name))
         plain = not self.mapper.cipher and not self.mapper.compressor  # the stored bytes are the envelope itself
@@ -1142,7 +1142,7 @@ class CampaignLedger:
     def entries(self, name: str | None) -> list:
         """`history` as ledger/envelope.read_entries gives it: (version, topic, the decoded envelope, or the damaged
         Logged `history` would hold), no Logged built per event (`log --json`, `export`)."""
-        from .envelope import read_entries
+        from .trust.envelope import read_entries
 
         cid = campaign_id(self.resolve_name(name))
         plain = not self.mapper.cipher and not self.mapper.compressor
@@ -1216,7 +1216,7 @@ class CampaignLedger:
                                if state.sealed or state.secret_rgs else None)
         return logged, rules, state
 
-    # ---- the read views kept current: ledger/keptreads.py --------------------------------
+    # ---- the read views kept current: ledger/read/keptreads.py --------------------------------
     def rosters_of(self, name: str | None, as_of: str | None = None):
         return self.kept.rosters(name, as_of)
 
@@ -1267,7 +1267,7 @@ class CampaignLedger:
         return report
 
     def audit_fast(self, name: str | None) -> "Verified":
-        """`audit --fast`: trusts this machine's mark of what it verified (ledger/mark.py). Checks that the log
+        """`audit --fast`: trusts this machine's mark of what it verified (ledger/trust/mark.py). Checks that the log
         still extends the mark (else every event is checked again), then the digest, chain, author and signature of
         each event past it, and that no event this machine saw is gone; decisions are not re-run (`audit` does)."""
         from .audit import Finding
@@ -1304,13 +1304,13 @@ UNVERIFIED = frozenset({"missing", "unreadable", "tampered", "chain", "author", 
 
 
 def _on_postgres(recorder) -> bool:
-    return type(recorder).__module__ in (store.PG_LIBRARY, store.PG_READER)  # ledger/pgstore.py, or the library's
+    return type(recorder).__module__ in (store.PG_LIBRARY, store.PG_READER)  # ledger/store/pgstore.py, or the library's
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:
     """The actions an undo, rewind or proposal concerns."""
-    from .events import TakeBackProposed
-    from .inforce import voided_by
+    from .domain.events import TakeBackProposed
+    from .domain.inforce import voided_by
 
     if isinstance(fact, TakeBackProposed):
         return tuple(fact.voided)

@@ -18,21 +18,21 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from uuid import UUID
 
-from . import chain
+from .trust import chain
 from . import rules as rulesmod
 from .errors import LedgerError
-from .envelope import read_logged
-from .events import (
-    CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed, RollDeclared,
-    SecretRollMade, SecretRollRevealed,
+from .trust.envelope import read_logged
+from .domain.events import (
+    CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed,
+    RollDeclared, SecretRollMade, SecretRollRevealed,
 )
-from .signatures import Signed, Verifier, author_check
-from .events import TAGS
-from .evolve import authorship, CampaignState, begin
-from .inforce import voided_by
-from .logged import Logged
-from .timeline import kind_words
-from .secrets import fair_faces, seed_commitment, share
+from .trust.signatures import Signed, Verifier, author_check
+from .domain.events import TAGS
+from .domain.evolve import authorship, CampaignState, begin
+from .domain.inforce import voided_by
+from .trust.logged import Logged
+from .domain.timeline import kind_words
+from .trust.secrets import fair_faces, seed_commitment, share
 
 KINDS = ("pending", "unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
          "decision", "original", "drm", "automatic_drm", "final", "result", "reroll", "vasl", "secret", "fair",
@@ -377,7 +377,7 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
 def sources_of(logged) -> dict[str, int]:
     """Rolls in force per source: fair dice apart from dice entered, from VASL or rolled by one side's ledger. The
     definition over a whole log; the audit counts the same as it goes (`Kept.sources`)."""
-    from .inforce import live
+    from .domain.inforce import live
 
     counts: dict[str, int] = {}
     for event in live(logged):
@@ -410,7 +410,7 @@ def check_snapshot(state: CampaignState, version: int, stored: dict | None, prob
 def comparable(attributes: dict) -> dict:
     """A state's attributes as a snapshot and the replay are compared: who recorded each action as its runs however
     it is kept (ranges, or packed once its CG Date closed), and the undo record without the used-up due items of
-    past CG Dates, which an older snapshot kept there (ledger/evolve.py `_close_date`)."""
+    past CG Dates, which an older snapshot kept there (ledger/domain/evolve.py `_close_date`)."""
     found = dict(attributes)
     found["acts"] = authorship(found.pop("acts_closed", CampaignState.acts_closed),
                                found.pop("acts_sides", CampaignState.acts_sides), found.get("acts", CampaignState.acts))
@@ -553,7 +553,7 @@ def check_fair(campaign_id, logged, name: str) -> list[tuple[int, str]]:
 
 def check_vasl(fact, seen: dict, version: int) -> list[str]:
     """A VASL roll's dice must be the report's (colored die first there), and a report is used once. An import
-    (VaslLogImported) keeps all its reports: each is read again from its line and compared (ledger/vasl.py)."""
-    from .vasl import audit_fact
+    (VaslLogImported) keeps all its reports: each is read again from its line and compared (ledger/vasl/bot.py)."""
+    from .vasl.bot import audit_fact
 
     return audit_fact(fact, seen, version)

@@ -1,7 +1,7 @@
 """VASL dice reports into the ledger: `roll --vasl LINE` and `vasl-import FILE...`, decided like any roll.
 
-A file is a VASSAL log or save (ledger/vassalfile.py), the chat window's text or dice-bot lines (ledger/vasl.py,
-ledger/vaslchat.py). Each file with new reports is one action: a VaslLogImported event keeping every report it
+A file is a VASSAL log or save (ledger/vasl/vassal.py), the chat window's text or dice-bot lines (ledger/vasl/bot.py,
+ledger/vasl/chat.py). Each file with new reports is one action: a VaslLogImported event keeping every report it
 records, then a DiceRolled for each report attached to a table. A report already in the log is not recorded
 again: known by its key (its statistics and series, or its place in its file), or as part of a run of WINDOW
 reports the log holds in the same order (the same game read from a log and from a chat copy, or an overlapping
@@ -18,11 +18,11 @@ from dataclasses import dataclass, field, replace
 import msgspec
 
 from .errors import BadInput
-from .events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
-from .inforce import live
+from .domain.events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
+from .domain.inforce import live
 from .rules import parse_declared
-from .vasl import Report, entry_key, parse, read
-from .vassalfile import is_saved_game, is_zip, read_game, read_saved_game
+from .vasl.bot import Report, entry_key, parse, read
+from .vasl.vassal import is_saved_game, is_zip, read_game, read_saved_game
 
 WINDOW = 8  # reports in a row that make the same stretch of a game (false match: about 36**-8 per stretch)
 

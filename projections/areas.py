@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.events import HQRecorded, LocationControlled
-from cgledger.ledger.hexmap import Hex, Location, parse_location
-from cgledger.ledger.mapping import control_of, controls_at
-from cgledger.ledger.timeline import reph_ends
+from cgledger.ledger.domain.events import HQRecorded, LocationControlled
+from cgledger.ledger.rules.hexmap import Hex, Location, parse_location
+from cgledger.ledger.domain.mapping import control_of, controls_at
+from cgledger.ledger.domain.timeline import reph_ends
 
 SETUP, ENEMY, NML, UNCONTROLLED = "setup", "enemy", "nml", "uncontrolled"
 LETTERS = [chr(ord("A") + i) for i in range(26)]

@@ -16,11 +16,11 @@ from typing import Any
 
 import msgspec
 
-from cgledger.ledger.events import (
+from cgledger.ledger.domain.events import (
     CampaignStarted, CGDateChanged, DiceReported, DiceRolled, DiceWitnessed, SideKeyRegistered, VaslLogImported,
 )
-from cgledger.ledger.evolve import CLAIMED
-from cgledger.ledger.timeline import voided_actions
+from cgledger.ledger.domain.evolve import CLAIMED
+from cgledger.ledger.domain.timeline import voided_actions
 
 SOURCES = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded", "fair": "fair"}
 # P(total) of two d6 and of one d6

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgledger.ledger.wording import final_lines  # noqa: F401 - the result in words, here before
+from cgledger.ledger.domain.wording import final_lines  # noqa: F401 - the result in words, here before
 
 from .roster import rosters
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from cgledger.ledger.decide import witness
-from cgledger.ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
-from cgledger.ledger.timeline import IDLE_DAY, ends_reph, summary, voided_actions
+from cgledger.ledger.domain.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, Rewound
+from cgledger.ledger.domain.timeline import IDLE_DAY, ends_reph, summary, voided_actions
 
 from .areas import areas_by_date, document, held_init, reph_ended, track
 from .rg_record import rg_records
@@ -165,8 +165,8 @@ def scenario_maps(logged, rules) -> list[dict[str, Any]]:
 def terrain_by_date(logged, rules) -> list[dict[str, Any]]:
     """A system without Setup Areas (CGS): each map as each firefight left it, as both sides see it (hidden
     fortifications only counted, 7.4.4)."""
-    from cgledger.ledger.terrain import terrain
-    from cgledger.ledger.timeline import reph_ends
+    from cgledger.ledger.domain.terrain import terrain
+    from cgledger.ledger.domain.timeline import reph_ends
 
     ends = sorted(reph_ends(logged).items(), key=lambda kv: kv[1])
     return [{"group": group, "date": date, "terrain": terrain([e for e in logged if e.version <= version], rules, group)}

@@ -1,4 +1,4 @@
-"""The read views kept current (stored and sealed by ledger/views.py): the roster, the RG record,
+"""The read views kept current (stored and sealed by ledger/read/views.py): the roster, the RG record,
 the dice and the history's story, each an explicit fold of the log as the projections read it (`effective`):
 `build` folds a whole log, `advance` folds only events recorded after it, and each projection's `finish` gives what
 the command prints. Pure: the views are JSON-native data.
@@ -25,25 +25,25 @@ from typing import Any
 
 import msgspec
 
-from cgledger.ledger.events import (
-    ActionUndone, CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted,
-    DiceModeChosen, DiceReported, DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed, FortificationPlaced,
-    FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded, InitiativeChosen, LocationControlled,
-    MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, RubblePlaced,
-    Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, StepOpened,
-    ProposalDeclined, TakeBackProposed, VaslLogImported,
+from cgledger.ledger.domain.events import (
+    ActionUndone, CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed,
+    DiceCommitted, DiceModeChosen, DiceReported, DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed,
+    FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded,
+    InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared,
+    RollValuePublished, RubblePlaced, Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed,
+    SideAdvanced, StepOpened, ProposalDeclined, TakeBackProposed, VaslLogImported,
 )
-from cgledger.ledger.inforce import in_force, voided_actions
-from cgledger.ledger.timeline import ends_reph
+from cgledger.ledger.domain.inforce import in_force, voided_actions
+from cgledger.ledger.domain.timeline import ends_reph
 
 from . import areas, dice_stats, history, rg_record, roster
 
 NAMES = ("roster", "rg", "dice", "story")
 MODULES = ("cgledger.projections.kept", "cgledger.projections.roster", "cgledger.projections.rg_record",
            "cgledger.projections.dice_stats", "cgledger.projections.history", "cgledger.projections.areas",
-           "cgledger.projections.terrain", "cgledger.ledger.terrain", "cgledger.ledger.views",
-           "cgledger.ledger.timeline", "cgledger.ledger.inforce", "cgledger.ledger.mapping",
-           "cgledger.ledger.hexmap")  # the code a view depends on (ledger/views.py)
+           "cgledger.projections.terrain", "cgledger.ledger.domain.terrain", "cgledger.ledger.read.views",
+           "cgledger.ledger.domain.timeline", "cgledger.ledger.domain.inforce", "cgledger.ledger.domain.mapping",
+           "cgledger.ledger.rules.hexmap")  # the code a view depends on (ledger/read/views.py)
 
 # Events that only add to what the views show (each folded by `advance`): anything else is folded from the log.
 PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed, FortificationsPurchased, CPPGained,

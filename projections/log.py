@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import msgspec
 
-from cgledger.ledger.events import TAGS, ActionUndone, CampaignStarted, CGDateChanged, Rewound
-from cgledger.ledger.inforce import voided_actions, voided_by
+from cgledger.ledger.domain.events import TAGS, ActionUndone, CampaignStarted, CGDateChanged, Rewound
+from cgledger.ledger.domain.inforce import voided_actions, voided_by
 
 if TYPE_CHECKING:
-    from cgledger.ledger.campaign import CampaignState
+    from cgledger.ledger.store.campaign import CampaignState
 
 ROW_KEYS = {"version", "type", "timestamp", "cg_date", "error", "in_force", "digest", "author", "signed"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgledger.ledger.events import CampaignStarted, CGDateChanged, DiceRolled, RGPurchased, RGPurchaseSealed
-from cgledger.ledger.timeline import live
+from cgledger.ledger.domain.events import CampaignStarted, CGDateChanged, DiceRolled, RGPurchased, RGPurchaseSealed
+from cgledger.ledger.domain.timeline import live
 
 
 def rg_records(logged, rules) -> dict[str, list[dict[str, Any]]]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgledger.ledger.events import (
+from cgledger.ledger.domain.events import (
     CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased,
-    RGPurchaseSealed,
-    ScenarioEnded,
+    RGPurchaseSealed, ScenarioEnded,
 )
-from cgledger.ledger.timeline import IDLE_DAY, live
+from cgledger.ledger.domain.timeline import IDLE_DAY, live
 
 
 def _row(date: str, start: int | None) -> dict[str, Any]:

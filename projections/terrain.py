@@ -1,11 +1,11 @@
-"""CGS terrain as the Campaign Firefights leave it: the fold lives in ledger/terrain.py (the decisions on the map
+"""CGS terrain as the Campaign Firefights leave it: the fold lives in ledger/domain/terrain.py (the decisions on the map
 read it too); this is the read side: what `terrain --json` shows."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from cgledger.ledger.terrain import changed, terrain
+from cgledger.ledger.domain.terrain import changed, terrain
 
 __all__ = ["changed", "terrain", "public"]
 

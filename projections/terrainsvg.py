@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from cgledger.ledger.hexmap import column_index, parse_location
+from cgledger.ledger.rules.hexmap import column_index, parse_location
 
 from .mapsvg import R, H, _hex_points, hex_center
 

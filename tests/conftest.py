@@ -216,8 +216,8 @@ class Cli:
 
 @pytest.fixture(autouse=True)
 def machine_state(tmp_path_factory, monkeypatch):
-    """Each test is its own machine: the heads it has seen (ledger/seen.py) are kept in a folder of its own, and so
-    is its key agent's socket (ledger/keyagent.py: under XDG_STATE_HOME when XDG_RUNTIME_DIR is not set), so that a
+    """Each test is its own machine: the heads it has seen (ledger/trust/seen.py) are kept in a folder of its own, and so
+    is its key agent's socket (ledger/player/keyagent.py: under XDG_STATE_HOME when XDG_RUNTIME_DIR is not set), so that a
     player's own agent is never asked."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)

@@ -1,4 +1,4 @@
-"""Answers kept per log head (ledger/answers.py): a read of a log that has not changed since answers from what this
+"""Answers kept per log head (ledger/read/answers.py): a read of a log that has not changed since answers from what this
 machine kept, without loading the event-sourcing library, msgspec or the rules, and shows exactly what the full read
 shows; anything that changes the log, the database or the machine makes it read in full again."""
 
@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from cgledger.cli import main
 from cgledger.cli.app import forget
-from cgledger.ledger import machine
+from cgledger.ledger.trust import machine
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -25,7 +25,7 @@ ROOT = Path(__file__).parent.parent
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
 # what a kept answer is shown without: the application, the event-sourcing library, msgspec, the rules, the domain
 NOT_ON_A_HIT = ("eventsourcing", "msgspec", "cgledger.ledger.application", "cgledger.ledger.rules",
-                "cgledger.ledger.events", "cgledger.ledger.decide", "cgledger.ledger.evolve", "cgledger.projections.roster")
+                "cgledger.ledger.domain.events", "cgledger.ledger.decide", "cgledger.ledger.domain.evolve", "cgledger.projections.roster")
 READS = [["status"], ["status", "--json"], ["step"], ["step", "--json"], ["date"], ["date", "--json"],
          ["roster", "--side", "german"], ["roster", "--side", "us", "--json"], ["roster", "--side", "german", "--csv"],
          ["rg-record", "--side", "us"], ["rg-record", "--side", "german", "--json"], ["history"], ["history", "--json"],
@@ -159,7 +159,7 @@ def test_a_row_edited_in_place_misses(sample, tmp_path):
         shown, modules = apart(sample, *read)
         assert shown == full(sample, tmp_path, *read) and "cgledger.ledger.application" in modules
     assert "(Idle Dax)" in shown_status(sample)  # the row as it is now, not the answer kept before the edit
-    # the last verified event is checked again by every load (ledger/loading.py): the edit is named, not shown silently
+    # the last verified event is checked again by every load (ledger/store/loading.py): the edit is named, not shown silently
     assert "run `cgledger audit`" in apart(sample, "status")[0][2]
 
 

@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import Cli
-from cgledger.ledger import chain
+from cgledger.ledger.trust import chain
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.audit import audit
-from cgledger.ledger.campaign import campaign_id
-from cgledger.ledger.events import AnyFact
+from cgledger.ledger.store.campaign import campaign_id
+from cgledger.ledger.domain.events import AnyFact
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -163,8 +163,8 @@ PASSPHRASES = {"german": "Peiper's own words", "us": "Harrison's own words"}  # 
 def signer(logged, side: str):
     """digest -> signature by the side's own key, as the email campaign's player holds it."""
     from cgledger.ledger import rules as rulesmod
-    from cgledger.ledger.evolve import fold
-    from cgledger.ledger.keyring import Keyring
+    from cgledger.ledger.domain.evolve import fold
+    from cgledger.ledger.player.keyring import Keyring
 
     state = fold(logged)
     return Keyring(PASSPHRASES[side].encode()).signer(state, rulesmod.load(state.system), side)

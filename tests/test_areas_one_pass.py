@@ -3,8 +3,8 @@ as reading the events up to each CG Date's end on their own."""
 
 from __future__ import annotations
 
-from cgledger.ledger.mapping import control_of, controls_at
-from cgledger.ledger.timeline import reph_ends
+from cgledger.ledger.domain.mapping import control_of, controls_at
+from cgledger.ledger.domain.timeline import reph_ends
 
 
 def test_control_at_every_version_is_control_of_the_log_up_to_it(cli):

@@ -8,7 +8,7 @@ import pytest
 
 from cgledger.ledger.application import open_ledger
 from conftest import sql
-from cgledger.ledger.events import AppliedDRM, DiceRolled
+from cgledger.ledger.domain.events import AppliedDRM, DiceRolled
 
 
 def roll_fact(campaign, **changes) -> DiceRolled:

@@ -14,8 +14,8 @@ import pytest
 
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.audit import audit, sources_of
-from cgledger.ledger.chain import campaign_id
-from cgledger.ledger.reading import collector_paused
+from cgledger.ledger.trust.chain import campaign_id
+from cgledger.ledger.store.reading import collector_paused
 from conftest import Cli, sql
 from test_cgs import fortified, fresh, keyed  # noqa: F401  (fixtures)
 
@@ -128,8 +128,8 @@ def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-    from cgledger.ledger.secrets import verify
-    from cgledger.ledger.signatures import Verifier
+    from cgledger.ledger.trust.secrets import verify
+    from cgledger.ledger.trust.signatures import Verifier
 
     key = Ed25519PrivateKey.generate()
     public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
@@ -217,7 +217,7 @@ def children_gone() -> bool:
 def test_forged_signatures_in_batches_taken_back_from_the_child_are_found():
     """At the end the caller checks itself the batches the child has not answered yet (the newest first) rather than
     wait: a forged signature there, in the first batch (the child's) and in a partial last batch is found the same."""
-    from cgledger.ledger.signatures import Verifier
+    from cgledger.ledger.trust.signatures import Verifier
 
     size = Verifier.BATCH * 40 + 5  # more batches than may wait for the child (a long backlog is checked here too)
     forged = {3, Verifier.BATCH * 10 + 1, size - 1}
@@ -231,7 +231,7 @@ def test_forged_signatures_in_batches_taken_back_from_the_child_are_found():
 
 
 def test_a_child_that_dies_midway_leaves_its_checks_to_the_caller():
-    from cgledger.ledger.signatures import Verifier
+    from cgledger.ledger.trust.signatures import Verifier
 
     cases = signed_cases(Verifier.BATCH * 12, forged := {2, Verifier.BATCH * 5, Verifier.BATCH * 11 + 7})
     verifier = Verifier("process")
@@ -250,7 +250,7 @@ def test_a_child_that_dies_midway_leaves_its_checks_to_the_caller():
 def test_a_short_log_is_verified_in_line_and_a_long_one_shares_with_the_child(fresh, keyed):  # noqa: F811
     """Both sides' keys registered (their events signed), "auto" starts no child below CHILD_FROM events (it would
     barely be ready before the audit is done); the length comes from the store before the rows are read."""
-    from cgledger.ledger.signatures import Verifier, cpus
+    from cgledger.ledger.trust.signatures import Verifier, cpus
 
     ledger = open_ledger(str(fresh.db))
     try:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import CampaignState
-from cgledger.ledger.campaign import fold as fold_log
+from cgledger.ledger.store.campaign import CampaignState
+from cgledger.ledger.store.campaign import fold as fold_log
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled
+from cgledger.ledger.domain.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled
 
 
 def fold(facts) -> CampaignState:
@@ -87,7 +87,7 @@ def test_a_roll_is_one_action_and_undo_appends(at):
 
 
 def test_seeded_dice_are_recorded_as_seeded(at):
-    from cgledger.ledger.dice import SeededDice
+    from cgledger.ledger.rules.dice import SeededDice
 
     cli = at("8.606")
     ledger = open_ledger(str(cli.db), dice=SeededDice(5))
@@ -96,7 +96,7 @@ def test_seeded_dice_are_recorded_as_seeded(at):
 
 
 def test_stale_writer_is_refused_and_nothing_stored(at):
-    from cgledger.ledger.campaign import campaign_id
+    from cgledger.ledger.store.campaign import campaign_id
 
     cli = at("8.610")
     ledger = open_ledger(str(cli.db))

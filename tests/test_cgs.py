@@ -13,7 +13,7 @@ import pytest
 
 from conftest import Cli, Player
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.events import DiceRolled, FortificationPlaced, FortificationRemoved
+from cgledger.ledger.domain.events import DiceRolled, FortificationPlaced, FortificationRemoved
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GERMAN, RUSSIAN = "Paulus keeps the factory", "Chuikov holds the river"
@@ -65,7 +65,7 @@ def findings(cli) -> list[dict]:
 def record(db, *facts, sign: tuple[str, str] | None = None) -> None:
     """Given facts the ledger would never have written (a forger's, or a bug's), straight into the store; signed with
     a side's passphrase when `sign` = (side, passphrase)."""
-    from cgledger.ledger.keyring import Keyring
+    from cgledger.ledger.player.keyring import Keyring
     from cgledger.ledger.rules import load
 
     ledger = open_ledger(str(db))
@@ -161,7 +161,7 @@ def test_without_a_cpp_chart_no_cpp_are_gained(make_db):
 
 
 def test_cpp_recorded_without_a_firefight_end_fails_audit(cgs):
-    from cgledger.ledger.events import CPPGained
+    from cgledger.ledger.domain.events import CPPGained
 
     record(cgs.db, CPPGained(action=0, side="german", cpp=50, cg_date="Firefight 3", chart="CPP"))
     assert [(f["kind"], "recorded only with what decides it" in f["message"]) for f in findings(cgs)] == [
@@ -418,9 +418,9 @@ def test_a_hidden_search_reveal_needs_the_other_sides_search_roll(keyed):
 def test_a_sealed_placement_the_rules_forbid_is_named_when_revealed(keyed):
     """A cheater seals hidden mines on a paved road (7.4.4): nobody can tell until the reveal; then the audit re-decides
     the placement on the log as it stood."""
-    from cgledger.ledger.keyring import Keyring
+    from cgledger.ledger.player.keyring import Keyring
     from cgledger.ledger.rules import load
-    from cgledger.ledger.secrets import new_salt, seal_placement
+    from cgledger.ledger.trust.secrets import new_salt, seal_placement
     from cgledger.ledger.decide.fortify import hide
 
     german, russian, anyone = keyed
@@ -506,7 +506,7 @@ def test_cgs_refusals_cite_the_cgs_text(cgs, args, cite):
 
 # ---- forged map facts: the audit names each, `import` refuses the bundle -------------------------------------------
 def _forged(fortified):
-    from cgledger.ledger.events import FirefightEnded, HiddenFortificationRevealed, MouseholeMade, RubblePlaced
+    from cgledger.ledger.domain.events import FirefightEnded, HiddenFortificationRevealed, MouseholeMade, RubblePlaced
 
     log = fortified.json("log")
     mines = next(r for r in log if r["type"] == "FortificationPlaced" and r["hex"] == "DTW-N22")
@@ -545,7 +545,7 @@ def test_a_forged_map_fact_is_named_and_refused_on_import(fortified, make_db, tm
 
 
 def test_a_revealed_hex_other_than_the_sealed_one_fails_audit(keyed):
-    from cgledger.ledger.events import HiddenFortificationRevealed
+    from cgledger.ledger.domain.events import HiddenFortificationRevealed
 
     german, russian, anyone = keyed
     german.ok("buy", "F1", "--side", "german")
@@ -560,7 +560,7 @@ def test_a_revealed_hex_other_than_the_sealed_one_fails_audit(keyed):
 
 
 def test_a_sealed_placement_of_what_may_not_be_hidden_fails_audit(keyed):
-    from cgledger.ledger.events import HiddenFortificationPlaced
+    from cgledger.ledger.domain.events import HiddenFortificationPlaced
 
     german, russian, anyone = keyed
     german.ok("buy", "F2", "--side", "german")
@@ -614,7 +614,7 @@ def test_a_00_without_its_hexes_says_the_map_is_left_as_it_was(fortified):
     ({"hex": "DTW-G26"}, "is not the one recorded there"),
 ])
 def test_a_forged_reveal_of_mines_hidden_in_the_open_fails_audit(fresh, change, message):
-    from cgledger.ledger.events import HiddenFortificationRevealed
+    from cgledger.ledger.domain.events import HiddenFortificationRevealed
 
     fresh.ok("buy", "F1", "--side", "german")
     placed = fresh.json("place", "mines", "DTW-W33", "--side", "german", "--hidden")
@@ -629,7 +629,7 @@ def test_a_forged_reveal_of_mines_hidden_in_the_open_fails_audit(fresh, change, 
 
 @pytest.mark.parametrize("kind", ["MouseholeMade", "HiddenFortificationPlaced"])
 def test_a_sides_own_map_act_in_the_other_sides_name_is_named(keyed, kind):
-    from cgledger.ledger.events import HiddenFortificationPlaced, MouseholeMade
+    from cgledger.ledger.domain.events import HiddenFortificationPlaced, MouseholeMade
 
     german, russian, anyone = keyed
     german.ok("buy", "F1", "--side", "german")

@@ -13,14 +13,14 @@ from cgledger.ledger import rules as rulesmod
 from cgledger.ledger.decide import commands
 from cgledger.ledger.decide.commands import Context, decide
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.events import (
+from cgledger.ledger.domain.events import (
     FACTS, ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceReported, DiceRolled,
     HiddenFortificationPlaced, HiddenFortificationRevealed, LocationControlled, Rewound, RGPurchaseRevealed,
     RGPurchaseSealed, RubblePlaced, SecretRollMade, SecretRollRevealed, SideAdvanced, StepOpened, TablesOverridden,
     VaslLogImported,
 )
-from cgledger.ledger.evolve import fold
-from cgledger.ledger.logged import Logged
+from cgledger.ledger.domain.evolve import fold
+from cgledger.ledger.trust.logged import Logged
 
 # checked by the audit without a command of their own, and why
 CHECKED_APART = {

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import Cli, named_and_refused
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.events import DiceRolled
+from cgledger.ledger.domain.events import DiceRolled
 
 
 def offered(cli: Cli) -> list[str]:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from cgledger.ledger import dice
+from cgledger.ledger.rules import dice
 from cgledger.ledger.errors import BadInput
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import msgspec
 import pytest
 
-from cgledger.ledger.events import CGDateChanged, DiceReported, DiceRolled, DiceWitnessed, SideKeyRegistered
+from cgledger.ledger.domain.events import CGDateChanged, DiceReported, DiceRolled, DiceWitnessed, SideKeyRegistered
 from cgledger.projections import dice_stats
 
 

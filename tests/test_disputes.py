@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.events import CampaignStarted, DiceRolled, RGPurchased, StepOpened
+from cgledger.ledger.domain.events import CampaignStarted, DiceRolled, RGPurchased, StepOpened
 from test_audit import findings as audit
 
 
@@ -196,7 +196,7 @@ def test_won_is_derived_from_the_recorded_winner(at):
 
 
 def test_a_forged_won_drm_for_the_loser_is_named(at):
-    from cgledger.ledger.events import AppliedDRM
+    from cgledger.ledger.domain.events import AppliedDRM
 
     kgp = at("8.611")
     state = open_ledger(str(kgp.db)).campaign(None)
@@ -298,7 +298,7 @@ def test_rr_recon_is_charged_once_when_m3_was_bought(rr):
 
 # ---- every decision, forged: the audit re-decides each kind of event --------------------------------------
 def _forged_cases():
-    from cgledger.ledger.events import (
+    from cgledger.ledger.domain.events import (
         ActionUndone, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, Rewound,
         ScenarioEnded, SideKeyRegistered, TablesOverridden,
     )

@@ -219,7 +219,7 @@ def words_for_players(*desks: Desk) -> None:
     `undo of RGPurchaseSealed`, `CPP spent None`, `LVP {'german': 21, 'us': 8}`)."""
     import re
 
-    from cgledger.ledger.events import TAGS
+    from cgledger.ledger.domain.events import TAGS
 
     names = re.compile(r"\b(" + "|".join(sorted(TAGS.values(), key=len, reverse=True)) + r"|None)\b|\{'")
     for desk in desks:

@@ -107,9 +107,9 @@ def test_a_forged_roll_with_recomputed_digests_is_refused(pair, tmp_path):
 
     import msgspec
 
-    from cgledger.ledger import chain
-    from cgledger.ledger.campaign import campaign_id
-    from cgledger.ledger.events import AnyFact
+    from cgledger.ledger.trust import chain
+    from cgledger.ledger.store.campaign import campaign_id
+    from cgledger.ledger.domain.events import AnyFact
 
     german, us = pair
     german.ok("roll", "8.610", "--side", "german", "--dice", "6")

@@ -12,20 +12,20 @@ from datetime import datetime, timezone
 import pytest
 
 from conftest import Cli, Player, named_and_refused
-from cgledger.ledger import fairdice
+from cgledger.ledger.trust import fairdice
 from cgledger.ledger import rules as rulesmod
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.decide import fair, rolls
 from cgledger.ledger.decide.commands import AnswerRoll, Context, DeclareRoll, RenewChain, decide
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.events import (
+from cgledger.ledger.domain.events import (
     ActionUndone, CampaignStarted, DiceChainRenewed, DiceCommitted, DiceRolled, RollAnswered, RollDeclared,
     SideKeyRegistered, StepOpened,
 )
-from cgledger.ledger.evolve import fold
-from cgledger.ledger.keyring import Keyring
-from cgledger.ledger.logged import Logged
-from cgledger.ledger.secrets import derive_key, unseal_bytes
+from cgledger.ledger.domain.evolve import fold
+from cgledger.ledger.player.keyring import Keyring
+from cgledger.ledger.trust.logged import Logged
+from cgledger.ledger.trust.secrets import derive_key, unseal_bytes
 from test_fair_dice import GERMAN, US, forge, keyed
 
 N, RENEW = fairdice.LENGTH, fair.RENEW

@@ -11,11 +11,11 @@ import msgspec
 import pytest
 
 from conftest import Cli, Player, count_events, named_and_refused
-from cgledger.ledger import fairdice
+from cgledger.ledger.trust import fairdice
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.events import ActionUndone, DiceRolled, RollAnswered, RollDeclared
-from cgledger.ledger.keyring import Keyring
-from cgledger.ledger.secrets import derive_key, unseal_bytes
+from cgledger.ledger.domain.events import ActionUndone, DiceRolled, RollAnswered, RollDeclared
+from cgledger.ledger.player.keyring import Keyring
+from cgledger.ledger.trust.secrets import derive_key, unseal_bytes
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 
@@ -319,7 +319,7 @@ def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, m
     us.ok("initiative", "--chit", "us=attack")
     us.ok("status")  # the U.S. chit is revealed: the German now knows it
     # a German reveal of another chit than the one sealed: the audit names it, and `import` refuses it
-    from cgledger.ledger.events import ChitRevealed
+    from cgledger.ledger.domain.events import ChitRevealed
 
     copy = make_db()
     bundle = tmp_path / "b.json"
@@ -345,7 +345,7 @@ def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, m
 def test_a_fair_dice_chain_has_the_one_length_the_ledger_fixes(at, make_db, tmp_path, length):
     """a chain of length 1 was accepted; its owner could then never answer again, and every later
     roll of the other side waited for ever. A commitment to any other length is refused, by the audit and import."""
-    from cgledger.ledger.events import DiceCommitted
+    from cgledger.ledger.domain.events import DiceCommitted
 
     cli = at("8.610")
     german = Player(cli.db, GERMAN)
@@ -355,7 +355,7 @@ def test_a_fair_dice_chain_has_the_one_length_the_ledger_fixes(at, make_db, tmp_
     honest = next(e.fact for e in ledger.history(None) if isinstance(e.fact, DiceCommitted))
     us_key = Keyring(US.encode())
     salt, check, public = us_key.new_registration()
-    from cgledger.ledger.events import SideKeyRegistered
+    from cgledger.ledger.domain.events import SideKeyRegistered
 
     rules = ledger.rules_for(campaign)
     registered = SideKeyRegistered(action=campaign.next_action, side="us", salt=salt, check=check, public=public)

@@ -15,11 +15,11 @@ import pytest
 
 from conftest import Cli, Player, keyed_players
 from cgledger.cli.script import words
-from cgledger.ledger import views
+from cgledger.ledger.read import views
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import fold as fold_state
+from cgledger.ledger.store.campaign import fold as fold_state
 from cgledger.ledger.decide.witness import unwitnessed_events
-from cgledger.ledger.timeline import effective, ends_reph
+from cgledger.ledger.domain.timeline import effective, ends_reph
 from cgledger.projections import areas, dice_stats, history, kept, rg_record, roster
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

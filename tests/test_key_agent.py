@@ -18,10 +18,10 @@ import pytest
 
 from conftest import Player, keyed_players
 from cgledger.cli.app import forget
-from cgledger.ledger import keyagent
+from cgledger.ledger.player import keyagent
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.keyring import Keyring
-from cgledger.ledger.secrets import derive_key, key_check
+from cgledger.ledger.player.keyring import Keyring
+from cgledger.ledger.trust.secrets import derive_key, key_check
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 CGLEDGER = [sys.executable, "-c", "from cgledger.cli import main; main(prog_name='cgledger')"]

@@ -1,4 +1,4 @@
-"""ledger/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg ("PostgreSQL
+"""ledger/store/libpq.py, the read-only libpq client the PostgreSQL reads use instead of psycopg ("PostgreSQL
 reads within 1.3x SQLite's"), against a real PostgreSQL: run with --backend postgres --pg-url URL (.ci/postgres).
 Its rows, types and errors are checked through libpq as `connect` loads it (psycopg_binary's copy, then Debian's)."""
 
@@ -15,11 +15,11 @@ import pytest
 import conftest
 from conftest import Cli, sql
 
-from cgledger.ledger import libpq
+from cgledger.ledger.store import libpq
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.chain import campaign_id
+from cgledger.ledger.trust.chain import campaign_id
 from cgledger.ledger.errors import CampaignNotFound, DatabaseError
-from cgledger.ledger.reading import postgres_head, stored_head
+from cgledger.ledger.store.reading import postgres_head, stored_head
 
 NOWHERE = ["libpq-not-installed-here.so.5"]  # a candidate list under which no libpq loads: the psycopg fallback
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_head_equals_the_applications(kgp):
     assert postgres_head(db, None, libraries=NOWHERE) == expected  # psycopg's answer, the same
     version = int(expected.split(":")[0])
     row = (campaign_id("CG I"), version)
-    assert stored_head(db, None)[:2] == stored_head(db, "CG I")[:2] == row  # the answers' key (ledger/answers.py)
+    assert stored_head(db, None)[:2] == stored_head(db, "CG I")[:2] == row  # the answers' key (ledger/read/answers.py)
     assert stored_head(db, None).row == stored_head(db, "CG I").row
     before = stored_head(db, None)
     rolled(kgp)
@@ -172,7 +172,7 @@ def test_blobs_are_a_bytea_columns_bytes_and_nothing_else(make_db, connect):
 def test_a_whole_log_through_libpq_is_the_applications(kgp):
     """`log --json` and `export` read the whole log through libpq (reading.postgres_entries): the same rows as the
     application's `entries`, in order."""
-    from cgledger.ledger.reading import postgres_entries
+    from cgledger.ledger.store.reading import postgres_entries
 
     rolled(kgp)
     # the first event's row rewritten with the same bytes: stored last in the table now, read first all the same
@@ -193,7 +193,7 @@ def test_no_libpq_means_psycopg(kgp):
 def imported(db: str, libraries: list[str] | None) -> dict[str, object]:
     """Which heavy modules a fresh process imports to read the head (and the head row) of `db`."""
     code = ("import json, sys\n"
-            "from cgledger.ledger.reading import postgres_head, stored_head\n"
+            "from cgledger.ledger.store.reading import postgres_head, stored_head\n"
             f"head = postgres_head({db!r}, None, libraries={libraries!r})\n"
             f"row = stored_head({db!r}, None) if {libraries!r} is None else (None, None)\n"
             "print(json.dumps({'head': head, 'version': row[1], 'psycopg': 'psycopg' in sys.modules,\n"
@@ -223,7 +223,7 @@ def shown_apart(db: str, *args: str) -> tuple[str, set[str]]:
 
 
 def test_a_kept_answer_on_postgresql_needs_neither_psycopg_nor_the_library(kgp):
-    """The answers kept per log head (ledger/answers.py) on PostgreSQL: the head row read through libpq, the answer
+    """The answers kept per log head (ledger/read/answers.py) on PostgreSQL: the head row read through libpq, the answer
     equal to the full read's; a new event reads in full again. The full read folds the rows it read through libpq
     (reading.PostgresRows): neither psycopg nor the event-sourcing library either."""
     for args in (["status", "--json"], ["roster", "--side", "german"]):

@@ -1,5 +1,5 @@
 """Reads without the event-sourcing library: a plain SQLite
-ledger is read with sqlite3 and folded into ledger/folded.py's `Folded`, step for step the library's aggregate; a
+ledger is read with sqlite3 and folded into ledger/store/folded.py's `Folded`, step for step the library's aggregate; a
 command that records makes the campaign it read the aggregate in place (`recording`) and writes through the
 library."""
 
@@ -20,11 +20,11 @@ from conftest import sql
 from cgledger.cli import main
 from cgledger.cli.app import forget
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import Campaign
-from cgledger.ledger.chain import campaign_id
-from cgledger.ledger.eventstore import replay
-from cgledger.ledger.events import DiceRolled
-from cgledger.ledger.folded import Folded, recording
+from cgledger.ledger.store.campaign import Campaign
+from cgledger.ledger.trust.chain import campaign_id
+from cgledger.ledger.store.eventstore import replay
+from cgledger.ledger.domain.events import DiceRolled
+from cgledger.ledger.store.folded import Folded, recording
 
 ROOT = Path(__file__).parent.parent
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
@@ -99,7 +99,7 @@ def test_reads_import_neither_the_event_sourcing_library_nor_psycopg(sample, tmp
     loaded = set(done.stdout.rsplit("LOADED ", 1)[1].split())
     assert "cgledger.ledger.application" in loaded  # it read the campaign in full
     assert not {m for m in loaded if m.split(".")[0] in ("eventsourcing", "psycopg")}  # SQLite: sqlite3; PostgreSQL: libpq
-    assert "cgledger.ledger.campaign" not in loaded
+    assert "cgledger.ledger.store.campaign" not in loaded
 
 
 def test_a_gap_in_the_log_is_one_line_in_the_games_words(sample):
@@ -136,7 +136,7 @@ def test_an_unreadable_campaign_start_is_one_line(sample):
 def test_a_packed_row_is_cut_by_its_lengths_or_refused():
     """reading._cut: a PostgreSQL row packed by the server (its version, its topic's length and bytes, its state) is
     taken apart by the lengths it holds; one whose lengths do not add up is refused, never read askew."""
-    from cgledger.ledger.reading import _cut
+    from cgledger.ledger.store.reading import _cut
 
     def packed(version: int, topic: bytes, state: bytes, size: int | None = None) -> bytes:
         return version.to_bytes(8, "big", signed=True) + (len(topic) if size is None else size).to_bytes(4, "big") + \

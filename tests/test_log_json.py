@@ -15,9 +15,9 @@ import pytest
 from conftest import Cli, keyed_players
 from cgledger.cli.log import render, sides_in
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import CampaignState, first_step
-from cgledger.ledger.events import CampaignStarted
-from cgledger.ledger.timeline import voided_actions
+from cgledger.ledger.store.campaign import CampaignState, first_step
+from cgledger.ledger.domain.events import CampaignStarted
+from cgledger.ledger.domain.timeline import voided_actions
 from cgledger.projections.log import _complete, json_list
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -1,11 +1,11 @@
-"""ledger/machine.py: the secret only this machine holds seals what it checked."""
+"""ledger/trust/machine.py: the secret only this machine holds seals what it checked."""
 
 from __future__ import annotations
 
 import os
 import stat
 
-from cgledger.ledger import machine
+from cgledger.ledger.trust import machine
 
 
 def test_the_secret_is_made_once_readable_by_its_user_only_and_seals(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cgledger.ledger import rules as rulesmod
-from cgledger.ledger.hexmap import Grid, column_index, parse_location
+from cgledger.ledger.rules.hexmap import Grid, column_index, parse_location
 from cgledger.projections.areas import NML, SETUP, UNCONTROLLED, determine
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"

@@ -52,7 +52,7 @@ def test_an_older_record_without_a_kind_still_audits_clean(scenario):
     """A LocationControlled stored with no kind over a Strategic Location (the old behaviour) is read as the
     players' clearing it: the audit re-decides it as recorded."""
     from cgledger.ledger.application import open_ledger
-    from cgledger.ledger.events import LocationControlled
+    from cgledger.ledger.domain.events import LocationControlled
 
     cli = scenario
     cli.ok("control", "StJ19", "--side", "us", "--strategic", "B")

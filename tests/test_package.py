@@ -52,9 +52,9 @@ def test_a_snapshot_stored_before_the_rename_still_loads_without_a_warning(tmp_p
         assert rows, "the sample is long enough to be snapshotted"
         for version, state in rows:
             state = bytes(state)
-            assert b'"topic":"cgledger.ledger.campaign:Campaign"' in state
+            assert b'"topic":"cgledger.ledger.store.campaign:Campaign"' in state
             con.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?",
-                        (state.replace(b"cgledger.ledger.campaign:Campaign", b"ledger.campaign:Campaign"), version))
+                        (state.replace(b"cgledger.ledger.store.campaign:Campaign", b"ledger.campaign:Campaign"), version))
     ledger = open_ledger(db)
     campaign = ledger.campaign(None)
     assert campaign.version == len(ledger.history(None))

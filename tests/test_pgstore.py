@@ -1,4 +1,4 @@
-"""ledger/pgstore.py, the persistence module that reads PostgreSQL through libpq and writes through the library's own
+"""ledger/store/pgstore.py, the persistence module that reads PostgreSQL through libpq and writes through the library's own
 recorders ("PostgreSQL reads within 1.3x SQLite's"): the same answers as eventsourcing.postgres, the same
 writes, no psycopg for a keyless read, one line when the server goes away. Run with --backend postgres --pg-url URL
 (.ci/postgres). CGLEDGER_LIBPQ names a library that does not load to get the library's module, as without libpq."""
@@ -23,10 +23,10 @@ from test_server import Cutter, one_error_line
 
 from cgledger.cli import app
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.chain import campaign_id
-from cgledger.ledger.reading import PostgresRows
+from cgledger.ledger.trust.chain import campaign_id
+from cgledger.ledger.store.reading import PostgresRows
 from cgledger.ledger.errors import DatabaseError
-from cgledger.ledger.store import check_postgres, lost_connection
+from cgledger.ledger.store.database import check_postgres, lost_connection
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -54,7 +54,7 @@ def opened(db: str, monkeypatch, libpq: bool):
     else:
         monkeypatch.setenv("CGLEDGER_LIBPQ", NOWHERE)
     ledger = open_ledger(db)
-    assert type(ledger.app.recorder).__module__ == ("cgledger.ledger.pgstore" if libpq else "eventsourcing.postgres")
+    assert type(ledger.app.recorder).__module__ == ("cgledger.ledger.store.pgstore" if libpq else "eventsourcing.postgres")
     return ledger
 
 
@@ -84,7 +84,7 @@ def test_the_recorders_answer_as_the_librarys(at, monkeypatch):
         assert answer == theirs.app.recorder.select_notifications(*args, **kwargs), (args, kwargs)
         assert all(type(n) is Notification for n in answer)
     assert not sys.modules.get("psycopg") or ours.factory.library is None  # all of it read through libpq
-    rows = PostgresRows(db)  # what reads use until a command records (ledger/reading.py): the same rows again
+    rows = PostgresRows(db)  # what reads use until a command records (ledger/store/reading.py): the same rows again
     for kwargs in ({}, {"gt": 3}, {"lte": 5}, {"gt": 2, "lte": 9}, {"desc": True}, {"desc": True, "limit": 1},
                    {"limit": 4}, {"gt": 4, "lte": 8, "desc": True, "limit": 2}, {"gt": 10_000}):
         for mine, library in ((rows, theirs.app.recorder), (rows.snapshots, theirs.snapshots.recorder)):
@@ -128,7 +128,7 @@ def test_check_postgres_reads_through_libpq_and_says_the_same(kgp, make_db, monk
     assert "holds no campaign ledger" in list(said.values())[1][0] and "unknown format '7'" in said[foreign][0]
     assert all(line.startswith("cannot reach ") and "Connection refused" in line for line in said[closed])
     monkeypatch.delenv("CGLEDGER_LIBPQ")
-    assert imported_by(f"from cgledger.ledger.store import check_postgres\ncheck_postgres({kgp.db!r}, False)") == []
+    assert imported_by(f"from cgledger.ledger.store.database import check_postgres\ncheck_postgres({kgp.db!r}, False)") == []
 
 
 def imported_by(code: str) -> list[str]:
@@ -219,7 +219,7 @@ def test_a_keyed_status_that_settles_a_fair_roll_writes_as_before(at, monkeypatc
             us = Player(db, US)
             with freeze_time("2026-12-19 08:00:00"):
                 assert json.loads(us.ok("--command-id", "s1", "status", "--json").stdout)["waiting"] == []
-            assert module_of(db) == ("cgledger.ledger.pgstore" if libpq else "eventsourcing.postgres")
+            assert module_of(db) == ("cgledger.ledger.store.pgstore" if libpq else "eventsourcing.postgres")
             if libpq:
                 assert app._OPENED[db].factory.library is not None  # the write was the library's
         after = [stored(db) for db in copies]
@@ -245,7 +245,7 @@ def test_roll_and_import_leave_the_same_log(at, tmp_path, monkeypatch):
             monkeypatch.setenv("CGLEDGER_LIBPQ", "libpq.so.5" if libpq else NOWHERE)
             cli = Cli(db)
             cli.ok("status")  # opened for a read first: the import then hands over from an open ledger
-            assert module_of(db) == ("cgledger.ledger.pgstore" if libpq else "eventsourcing.postgres")
+            assert module_of(db) == ("cgledger.ledger.store.pgstore" if libpq else "eventsourcing.postgres")
             assert cli.json("import", str(bundle))["imported"] == 2
             with freeze_time("2026-12-19 09:00:00"):
                 cli.ok("--command-id", "r3", "roll", "8.610", "--side", "us", "--dice", "6", "--for", "7-0")
@@ -269,7 +269,7 @@ def test_a_server_stopped_between_two_queries_is_one_line(at, monkeypatch):
         assert ledger.app.recorder.select_events(cid, limit=1)
         cli = Cli(db)
         cli.ok("status")
-        assert module_of(db) == "cgledger.ledger.pgstore"
+        assert module_of(db) == "cgledger.ledger.store.pgstore"
         proxy.listener.shutdown(socket.SHUT_RDWR)  # the server is gone: new connections refused (accept ends),
         proxy.close()  # and every open one cut
         with pytest.raises(Exception) as lost:

@@ -286,7 +286,7 @@ def test_the_quick_path_ends_as_sys_exit_ends_but_frees_nothing(sample, tmp_path
     """A quick read ends by os._exit (reading.one_shot: what it read is never freed, the collector stays off): its exit
     status, its lines, and the exit handlers run (context._close_all closes its connections) as sys.exit would."""
     probe = ("import atexit, gc, sys; sys.argv = ['cgledger'] + sys.argv[1:]\n"
-             "from cgledger.ledger import reading\n"
+             "from cgledger.ledger.store import reading\n"
              "atexit.register(lambda: print('held', len(reading._held), 'collector', gc.isenabled(), file=sys.stderr))\n"
              "from cgledger.cli.quick import main\nmain()")
     env = environment(tmp_path / "state", CGLEDGER_DB=sample)
@@ -303,7 +303,7 @@ def test_the_quick_path_ends_as_sys_exit_ends_but_frees_nothing(sample, tmp_path
 
 def test_a_process_that_is_not_one_shot_holds_nothing():
     """`serve` and the tests never call one_shot: `hold` keeps nothing there (a server would grow with every read)."""
-    from cgledger.ledger import reading
+    from cgledger.ledger.store import reading
 
     value = object()
     assert reading.hold(value) is value and reading._held is None
@@ -313,7 +313,7 @@ def test_the_click_groups_reads_end_one_shot_and_its_writes_do_not(sample, tmp_p
     """Run by the console script, a read the click group takes (app.ONE_SHOT: `log`, `export`, `audit`, ...) ends as
     the quick path ends (freeing nothing, its exit handlers run, its status kept); a write never does."""
     probe = ("import atexit, gc, sys; sys.argv = ['cgledger'] + sys.argv[1:]\n"
-             "from cgledger.ledger import reading\n"
+             "from cgledger.ledger.store import reading\n"
              "atexit.register(lambda: print('held', reading._held is not None, gc.isenabled(), file=sys.stderr))\n"
              "from cgledger.cli.quick import main\nmain()")
     env = environment(tmp_path / "state")

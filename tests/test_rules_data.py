@@ -9,7 +9,7 @@ from itertools import product
 
 import pytest
 
-from cgledger.ledger import dice
+from cgledger.ledger.rules import dice
 from cgledger.ledger import rules as rulesmod
 from cgledger.ledger.errors import RulesDataError
 

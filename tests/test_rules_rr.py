@@ -9,7 +9,7 @@ import re
 import pytest
 
 from cgledger.ledger import rules as rulesmod
-from cgledger.ledger.campaign import first_step
+from cgledger.ledger.store.campaign import first_step
 from cgledger.ledger.errors import BadInput, UnknownTable
 from cgledger.ledger.rules import Situation
 

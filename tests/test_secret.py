@@ -12,7 +12,7 @@ import pytest
 from conftest import Player
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.errors import BadInput
-from cgledger.ledger.secrets import derive_key, unseal
+from cgledger.ledger.trust.secrets import derive_key, unseal
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 

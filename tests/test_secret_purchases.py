@@ -13,9 +13,9 @@ import pytest
 from conftest import Cli, Player, named_and_refused
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.errors import BadInput
-from cgledger.ledger.events import RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
-from cgledger.ledger.keyring import Keyring
-from cgledger.ledger.secrets import commitment, derive_key, new_salt, seal_purchase, unseal_purchase
+from cgledger.ledger.domain.events import RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
+from cgledger.ledger.player.keyring import Keyring
+from cgledger.ledger.trust.secrets import commitment, derive_key, new_salt, seal_purchase, unseal_purchase
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 CHART = (Path(__file__).parent / "data" / "kgp-rg-test-chart.toml").read_text()

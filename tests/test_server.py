@@ -377,8 +377,8 @@ def big_bundle(folder: Path, rolls: int) -> Path:
     ledger's own decision, seeded dice), but recorded in memory: only the first few events are stored."""
     from cgledger.ledger.application import open_ledger
     from cgledger.ledger.decide import rolls as decide
-    from cgledger.ledger.dice import SeededDice
-    from cgledger.ledger.exchange import FORMAT, Bundle, BundleEvent
+    from cgledger.ledger.rules.dice import SeededDice
+    from cgledger.ledger.exchange.pbem import FORMAT, Bundle, BundleEvent
     from cgledger.ledger.rules import parse_declared
 
     ledger = open_ledger(str(folder / "big.db"), create=True, dice=SeededDice(1))

@@ -55,9 +55,9 @@ def test_an_edited_snapshot_handed_over_is_named_and_not_used(sample, tmp_path):
 
 HANDED_THEN_OUTDONE = """
 import sys
-from cgledger.ledger import reading
+from cgledger.ledger.store import reading
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.chain import campaign_id
+from cgledger.ledger.trust.chain import campaign_id
 
 db = sys.argv[1]
 reading.one_shot()
@@ -90,7 +90,7 @@ def test_the_row_is_handed_only_to_its_own_database(sample, tmp_path):
         snap["state"]["cpp"]["german"] = 717
         conn.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = 100", (json.dumps(snap).encode(),))
     conn.close()
-    script = ("import sys\nfrom cgledger.ledger import reading\nfrom cgledger.ledger.application import open_ledger\n"
+    script = ("import sys\nfrom cgledger.ledger.store import reading\nfrom cgledger.ledger.application import open_ledger\n"
               "reading.one_shot()\nreading.stored_head(sys.argv[1], None)\nledger = open_ledger(sys.argv[2])\n"
               "ledger.campaign(None)\nprint(ledger.notices)\n")
     done = subprocess.run([sys.executable, "-c", script, str(sample), str(other)], capture_output=True, text=True,
@@ -101,7 +101,7 @@ def test_the_row_is_handed_only_to_its_own_database(sample, tmp_path):
 
 HANDED_THEN_EDITED = """
 import json, sqlite3, sys
-from cgledger.ledger import reading
+from cgledger.ledger.store import reading
 from cgledger.ledger.application import open_ledger
 
 db = sys.argv[1]

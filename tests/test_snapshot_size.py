@@ -10,9 +10,9 @@ import msgspec
 
 from conftest import Cli, sql
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import campaign_id
-from cgledger.ledger.evolve import CampaignState, authorship
-from cgledger.ledger.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, StepOpened
+from cgledger.ledger.store.campaign import campaign_id
+from cgledger.ledger.domain.evolve import CampaignState, authorship
+from cgledger.ledger.domain.events import ActionUndone, CampaignStarted, CGDateChanged, DiceRolled, StepOpened
 
 STARTED = CampaignStarted(name="c", system="kgp", cg="III", cg_date="19 PM")
 
@@ -111,7 +111,7 @@ def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db
     each closed CG Date in its date change's revert. It loads, the audit finds it is the replay's state, and the
     next CG Date change takes the old items out."""
     from cgledger.cli.script import SAMPLE
-    from cgledger.ledger.persistence import snapshot_seal
+    from cgledger.ledger.store.persistence import snapshot_seal
 
     cli = Cli(make_db())
     cli.ok("script", "--quiet", str(SAMPLE))

@@ -24,7 +24,7 @@ ROOT = Path(__file__).parent.parent
 
 # loaded only by the commands that need them: the audit's re-decisions, the VASL parser, the cipher (a campaign
 # without keys opens none), the TOML parser (the rules come from the cache once it holds them)
-NOT_FOR_READS = ("cgledger.ledger.audit", "cgledger.ledger.decide.redecide", "cgledger.ledger.vasl", "cryptography", "tomllib")
+NOT_FOR_READS = ("cgledger.ledger.audit", "cgledger.ledger.decide.redecide", "cgledger.ledger.vasl.bot", "cryptography", "tomllib")
 
 OVERRIDE = ('[[table]]\nid = "KGP3"\nstep = "scenario"\nrule = "KGP3"\nper = "any"\nper_rule = "KGP3"\n'
             'title = "{title}"\ndie = "DR"\nrows = [ {{ max = 6, result = "no change" }}, '
@@ -33,7 +33,7 @@ OVERRIDE = ('[[table]]\nid = "KGP3"\nstep = "scenario"\nrule = "KGP3"\nper = "an
 
 def run(args: list[str], cache: Path, cwd: Path = ROOT, code: str | None = None, state: Path | None = None) -> str:
     """A command in its own process, as a player runs it; its output, then the modules it loaded (`state`: this
-    machine's state folder, where it keeps the answers of reads: ledger/answers.py)."""
+    machine's state folder, where it keeps the answers of reads: ledger/read/answers.py)."""
     code = code or ("import sys; from cgledger.cli import main\n"
                     f"main({args!r}, prog_name='cgledger', standalone_mode=False)\n")
     code += "import sys; print('LOADED', ' '.join(sorted(sys.modules)))"

@@ -8,7 +8,7 @@ import json
 import msgspec
 
 from cgledger.cli.app import emit_json
-from cgledger.ledger.exchange import Bundle, read_bundle, write_bundle
+from cgledger.ledger.exchange.pbem import Bundle, read_bundle, write_bundle
 
 
 def test_a_long_list_is_written_in_chunks_as_one_json_document(capsys):

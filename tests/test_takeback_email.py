@@ -13,11 +13,9 @@ import pytest
 
 from conftest import Cli, Player, named_and_refused
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.events import (
-    ActionUndone, CampaignStarted, DiceRolled, RollAnswered, RollDeclared,
-)
-from cgledger.ledger.evolve import begin
-from cgledger.ledger.keyring import Keyring
+from cgledger.ledger.domain.events import ActionUndone, CampaignStarted, DiceRolled, RollAnswered, RollDeclared
+from cgledger.ledger.domain.evolve import begin
+from cgledger.ledger.player.keyring import Keyring
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"

@@ -10,11 +10,11 @@ import msgspec
 import pytest
 
 from conftest import Cli, Player, count_events, sql
-from cgledger.ledger import chain
+from cgledger.ledger.trust import chain
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import campaign_id
-from cgledger.ledger.events import ActionUndone, AnyFact
-from cgledger.ledger.keyring import Keyring
+from cgledger.ledger.store.campaign import campaign_id
+from cgledger.ledger.domain.events import ActionUndone, AnyFact
+from cgledger.ledger.player.keyring import Keyring
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 
@@ -247,7 +247,7 @@ def a_snapshot(make_db) -> Cli:
 
 
 def edit_snapshot(cli, change, reseal: bool) -> None:
-    from cgledger.ledger.persistence import snapshot_seal
+    from cgledger.ledger.store.persistence import snapshot_seal
 
     (state,) = sql(cli.db, "SELECT state FROM {snapshots}")[0]
     snap = json.loads(bytes(state))
@@ -337,7 +337,7 @@ def test_a_field_added_later_leaves_stored_digests_as_they_were():
     from datetime import datetime, timezone
     from uuid import uuid4
 
-    from cgledger.ledger.events import DiceRolled
+    from cgledger.ledger.domain.events import DiceRolled
 
     cid, when = uuid4(), datetime(2026, 11, 22, tzinfo=timezone.utc)
     roll = DiceRolled(action=3, table="8.610", rule="8.610", side="german", die="dr", dice=(3,), source="rng",
@@ -386,7 +386,7 @@ def test_a_rules_file_loaded_alone_is_named_and_refused_on_import(table, make_db
 
 def test_a_forged_walk_past_the_other_sides_step_is_named_and_refused_on_import(table, make_db, tmp_path):
     """A doctored ledger moves the campaign past 8.610 while the German may still roll there, signed by the U.S."""
-    from cgledger.ledger.events import StepOpened
+    from cgledger.ledger.domain.events import StepOpened
 
     german, us, anyone = table
     forge(us.db, lambda c: StepOpened(action=c.next_action, step="8.611"), "us", US)
@@ -397,7 +397,7 @@ def test_a_forged_walk_past_the_other_sides_step_is_named_and_refused_on_import(
 
 def test_a_forged_walk_through_a_new_cg_date_alone_is_named(table):
     """A side may walk ahead only to the door of a new CG Date: one recorded beyond it is refused by the audit."""
-    from cgledger.ledger.events import SideAdvanced
+    from cgledger.ledger.domain.events import SideAdvanced
 
     german, us, anyone = table
     forge(us.db, lambda c: SideAdvanced(action=c.next_action, side="us", step="8.616", passed=("8.611", "8.612")),

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from cgledger.ledger.errors import BadInput
-from cgledger.ledger.vasl import parse
+from cgledger.ledger.vasl.bot import parse
 from cgledger.projections.dice_stats import chi_square_sf
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

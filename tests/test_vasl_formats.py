@@ -1,5 +1,5 @@
-"""Every form VASL shows a dice report in, read by ledger/vasl.py and ledger/vaslchat.py, and the VASSAL file
-format read by ledger/vassalfile.py; the fixtures are checked to be exactly what VASL's format strings give."""
+"""Every form VASL shows a dice report in, read by ledger/vasl/bot.py and ledger/vasl/chat.py, and the VASSAL file
+format read by ledger/vasl/vassal.py; the fixtures are checked to be exactly what VASL's format strings give."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cgledger.ledger.errors import BadInput
-from cgledger.ledger.vasl import parse, read
-from cgledger.ledger.vaslchat import parse_chat
-from cgledger.ledger.vassalfile import (ESC, commands, deobfuscate, encode, is_saved_game, obfuscate, read_game,
-                               read_saved_game, tokens)
+from cgledger.ledger.vasl.bot import parse, read
+from cgledger.ledger.vasl.chat import parse_chat
+from cgledger.ledger.vasl.vassal import (
+    ESC, commands, deobfuscate, encode, is_saved_game, obfuscate, read_game, read_saved_game, tokens,
+)
 from vasl_game import (FIXTURES, Command, chat, chat_window, dicebot_64, dicebot_66, fixture_body, play,
                        write_vlog)
 
@@ -257,7 +258,7 @@ def test_a_long_line_of_spaces_is_read_at_once(line):
     import subprocess
     import sys
 
-    code = ("import sys\nfrom cgledger.ledger import vasl\nfrom cgledger.ledger.errors import LedgerError\n"
+    code = ("import sys\nfrom cgledger.ledger.vasl import bot as vasl\nfrom cgledger.ledger.errors import LedgerError\n"
             "try:\n    vasl.read(sys.stdin.read())\nexcept LedgerError:\n    pass\n")
     done = subprocess.run([sys.executable, "-c", code], input=line, text=True, capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -1,5 +1,5 @@
 """Verify once: a machine checks each event's digest, chain, author and signature once and keeps a
-mark sealed with a secret of its own (ledger/mark.py); commands check only past it; a log that does not extend the
+mark sealed with a secret of its own (ledger/trust/mark.py); commands check only past it; a log that does not extend the
 mark is checked again from its first event; `audit` checks everything, `audit --fast` trusts the mark."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 from conftest import Player, count_events, sql
 from test_trust import GERMAN, US, forge, honest_roll, kinds, table  # noqa: F401 - the fixture
-from cgledger.ledger import mark
+from cgledger.ledger.trust import mark
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import campaign_id
+from cgledger.ledger.store.campaign import campaign_id
 
 
 def the_mark(db) -> tuple[int, str]:

@@ -13,11 +13,11 @@ import msgspec
 
 from conftest import Cli, Player
 from test_kept_views import _fresh
-from cgledger.ledger import views
+from cgledger.ledger.read import views
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.campaign import fold as fold_state
+from cgledger.ledger.store.campaign import fold as fold_state
 from cgledger.ledger.decide.witness import unwitnessed_events
-from cgledger.ledger.timeline import effective
+from cgledger.ledger.domain.timeline import effective
 from cgledger.projections import areas, dice_stats, kept
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -60,7 +60,7 @@ def _agree(db, cuts: int = 4) -> Counter:
                 for end in (k for k in ends if k > cut and k >= made):  # a log only grows
                     state = fold_state(raw[:end])
                     if state.override_sources() != then.override_sources():
-                        continue  # kept under other rules: never read (ledger/views.py keys views by the rules)
+                        continue  # kept under other rules: never read (ledger/read/views.py keys views by the rules)
                     tail = raw[cut:end]
                     data = kept.decode(checkpoint)
                     if not all(kept.resumes(name, data, raw[cut - 1].version, e, rules) for e in tail):

@@ -149,7 +149,7 @@ def test_the_audit_cannot_tell_the_page_from_the_cli(make_db):
 # ---- the pages -----------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("script", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl"])
 def test_every_page_shows_each_shipped_sample(make_db, script):
-    from cgledger.ledger.events import TAGS
+    from cgledger.ledger.domain.events import TAGS
 
     cli = Cli(make_db())
     cli.ok("script", str(FIXTURES / script))

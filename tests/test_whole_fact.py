@@ -12,8 +12,8 @@ import pytest
 from conftest import Player, named_and_refused
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.decide import rolls
-from cgledger.ledger.events import AppliedDRM
-from cgledger.ledger.keyring import Keyring
+from cgledger.ledger.domain.events import AppliedDRM
+from cgledger.ledger.player.keyring import Keyring
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
 

@@ -17,7 +17,7 @@ from test_answers import apart
 from test_log_json import reference_json, reference_rows
 from cgledger.cli.app import forget
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.bundle import FORMAT, Bundle, BundleEvent
+from cgledger.ledger.exchange.bundle import FORMAT, Bundle, BundleEvent
 from cgledger.projections.log import log_json
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -72,11 +72,11 @@ def test_log_json_of_damaged_rows_is_the_whole_folds(sample):
 
 
 def test_log_json_reads_no_event_sourcing_library(sample):
-    """SQLite through sqlite3, PostgreSQL through libpq (ledger/reading.py stored_entries)."""
+    """SQLite through sqlite3, PostgreSQL through libpq (ledger/store/reading.py stored_entries)."""
     (code, out, err), modules = apart(sample.db, "log", "--json")
     assert code == 0 and not err and out == sample.ok("log", "--json").stdout
     assert not any(m == "eventsourcing" or m.startswith(("eventsourcing.", "cgledger.ledger.application",
-                                                          "cgledger.ledger.campaign")) for m in modules)
+                                                          "cgledger.ledger.store.campaign")) for m in modules)
 
 
 def test_log_json_wrong_inputs_are_one_line(sample, tmp_path, make_db):

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from conftest import Player, count_events
-from cgledger.ledger.events import DiceWitnessed
+from cgledger.ledger.domain.events import DiceWitnessed
 from test_trust import forge, kinds, table  # noqa: F401 (table: both sides with keys at 8.610, one database)
 from test_turn import desks  # noqa: F401 (two machines by email, both with keys)
 

@@ -25,7 +25,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cgledger.ledger.vassalfile import encode, obfuscate
+from cgledger.ledger.vasl.vassal import encode, obfuscate
 
 TOTAL = "Total"
 DUST = {"LIGHT": "Light Dust (F11.71)", "MODERATE": "Moderate Dust (F11.72)", "HEAVY": "Heavy Dust (F11.73)",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from cgledger.cli.script import words as split_words
 
-# Placeholders the guidance writes (ledger/guidance.py), with what the input asks for.
+# Placeholders the guidance writes (projections/guidance.py), with what the input asks for.
 LABELS = {"N": "number", "RG_ID": "RG", "ITEM": "fortification", "ID": "Setup Area", "LOCATION": "Location (hex)",
           "UNIT": "unit", "FILE": "file", "HEX": "hex", "W,C": "white,colored", "LINE": "VASL line", "TEXT": "text",
           "DATE": "CG Date", "EVENT": "event", "REASON": "reason", "SIDE": "side", "STEP": "step", "GROUP": "Map Group",

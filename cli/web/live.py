@@ -83,7 +83,7 @@ class Watcher:
 
     def _listener(self):
         """A LISTEN connection on PostgreSQL (its own, outside the ledger's pool), else None."""
-        from cgledger.ledger.store import is_postgres
+        from cgledger.ledger.store.database import is_postgres
 
         if not is_postgres(self.runner.db):
             return None

@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from . import forms
 
 # records a side's ledger makes by itself (answers, Secret rolls made, values published, chits revealed, chains
-# renewed): the other side's news, not this side's acts (ledger/evolve.py `_automatic` says which a take-back skips)
+# renewed): the other side's news, not this side's acts (ledger/domain/evolve.py `_automatic` says which a take-back skips)
 LEDGER_RECORDS = frozenset({"RollAnswered", "DiceChainRenewed", "SecretRollMade", "RollValuePublished", "ChitRevealed"})
 FORTIFICATIONS = ("trench", "foxhole", "ap_mines", "at_mines", "roadblock", "dummy", "hip")  # 8.621 (cli/buy.py)
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 
 from ..errors import BadInput
-from ..events import ChitRevealed, ChitSealed
-from ..evolve import CampaignState
+from ..domain.events import ChitRevealed, ChitSealed
+from ..domain.evolve import CampaignState
 from ..rules import Rules
 from ..sha import sha256
 from . import steps

@@ -11,13 +11,13 @@ from typing import Any, Callable
 
 from msgspec import Struct
 
-from ..events import (
+from ..domain.events import (
     DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced,
-    FortificationRemoved, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased,
-    RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
+    FortificationRemoved, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade,
+    RGPurchased, RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
     TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined,
 )
-from ..evolve import CampaignState
+from ..domain.evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
 from . import map as mapd
 

@@ -1,5 +1,5 @@
 """Fair dice: commitments first, a roll declared by its side and answered by the other, its dice from
-both sides' chain values (ledger/fairdice.py). Pure decisions, re-run by the audit: nothing derived from a chain is
+both sides' chain values (ledger/trust/fairdice.py). Pure decisions, re-run by the audit: nothing derived from a chain is
 published before both sides' commitments are on record, each value is the next one of its chain, a roll's dice
 are the ones its two values give, and the roll is the one declared. A chain nearing its end is followed by the next
 one its side's ledger commits (`renew`), on record before any roll needs it."""
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import msgspec
 
-from .. import fairdice
-from ..dice import FACES
+from ..trust import fairdice
+from ..rules.dice import FACES
 from ..errors import BadInput
-from ..events import (
+from ..domain.events import (
     DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollValuePublished,
 )
-from ..evolve import CampaignState
+from ..domain.evolve import CampaignState
 from ..rules import Rules
 from . import rolls
 

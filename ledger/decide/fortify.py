@@ -8,17 +8,17 @@ from __future__ import annotations
 import re
 
 from ..errors import BadInput
-from ..events import (
+from ..domain.events import (
     DiceRolled, FortificationPlaced, FortificationRemoved, HiddenFortificationPlaced, HiddenFortificationRevealed,
     MouseholeMade, RGPurchased, RubblePlaced,
 )
-from ..evolve import CampaignState
-from ..hexmap import Hex, parse_location
-from ..inforce import live
+from ..domain.evolve import CampaignState
+from ..rules.hexmap import Hex, parse_location
+from ..domain.inforce import live
 from ..rules import Rules
 from ..rules.schema import Placement, Row, Table
-from ..secrets import commitment
-from ..terrain import terrain
+from ..trust.secrets import commitment
+from ..domain.terrain import terrain
 
 REVEAL_CAUSES = ("", "entry", "search")
 

@@ -5,12 +5,12 @@ Mouseholes on the CGS map: ledger/decide/fortify.py."""
 from __future__ import annotations
 
 from ..errors import BadInput
-from ..events import CGDateChanged, CPPGained, FirefightEnded, HQRecorded, LocationControlled
-from ..evolve import SCENARIO, CampaignState
-from ..hexmap import parse_location
-from ..mapping import KINDS, check_location
+from ..domain.events import CGDateChanged, CPPGained, FirefightEnded, HQRecorded, LocationControlled
+from ..domain.evolve import SCENARIO, CampaignState
+from ..rules.hexmap import parse_location
+from ..domain.mapping import KINDS, check_location
 from ..rules import Rules
-from ..terrain import parse_redeployed, parse_sewer
+from ..domain.terrain import parse_redeployed, parse_sewer
 from .fortify import place  # noqa: F401 - placing was decided here before ledger/decide/fortify.py
 from .steps import title
 

@@ -7,10 +7,10 @@ import math
 import re
 
 from ..errors import BadInput
-from ..events import FortificationsPurchased, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
-from ..evolve import CampaignState
+from ..domain.events import FortificationsPurchased, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
+from ..domain.evolve import CampaignState
 from ..rules import Rules
-from ..secrets import commitment
+from ..trust.secrets import commitment
 from .steps import acting_step, title
 
 _HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")

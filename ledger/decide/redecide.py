@@ -7,15 +7,14 @@ import msgspec
 
 from .. import rules as rulesmod
 from ..errors import LedgerError
-from ..events import (
+from ..domain.events import (
     ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FirefightEnded, FortificationPlaced,
-    FortificationRemoved,
-    FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed, MouseholeMade, Rewound,
-    RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, SecretRollMade, SecretRollRevealed, StepOpened,
-    SideAdvanced, TablesOverridden, TakeBackProposed,
+    FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
+    MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, SecretRollMade,
+    SecretRollRevealed, StepOpened, SideAdvanced, TablesOverridden, TakeBackProposed,
 )
-from ..evolve import CampaignState, fold
-from ..timeline import kind_words
+from ..domain.evolve import CampaignState, fold
+from ..domain.timeline import kind_words
 from . import commands, fair, fortify, purchases, rights, rolls, secrets, steps, walk
 
 # what a roll's result does to the hexes it names, recorded in the roll's action right after it (CGS 7.4.7.2, 7.3.2)
@@ -191,7 +190,7 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     except LedgerError as e:
         return [("step", f"roll on {where}: {e.line()}")]
     try:
-        from .. import dice as dicemod
+        from ..rules import dice as dicemod
 
         dicemod.check_faces(table.die, tuple(fact.dice))
         original = dicemod.read(table.die, fact.dice, table.reads)
@@ -300,10 +299,10 @@ def revealed(logged) -> list[tuple[int, str, str]]:
     every revealed secret purchase and Secret roll at its own place. Its purchases, Fortifications and the rolls
     that cost CPP or follow up an RG bought in secret: (event, kind, message) for each the ledger refuses or
     decides otherwise. Runs only when a purchase or a replenishment was revealed."""
-    from ..timeline import effective
-    from ..evolve import begin
+    from ..domain.timeline import effective
+    from ..domain.evolve import begin
 
-    from ..secrets import commitment
+    from ..trust.secrets import commitment
 
     made = {e.version: e.fact for e in logged if isinstance(e.fact, RGPurchaseSealed)}
     logged = [e for e in logged if not isinstance(e.fact, RGPurchaseRevealed) or (  # a false reveal: named apart

@@ -21,16 +21,16 @@ one of those records of the ledger's own and, for an undo, the action it takes b
 take (the last a player took, no record completing it); for a rewind, the actions it voids are still in force (the
 ledger's own records since are voided with them: a rewind takes everything after that point back). A player's act (a roll declared or made, a purchase, a step, Control, a scenario end, a rules
 file accepted...) or another undo or rewind makes it lapse, and `status` says so and why (`CampaignState.lapsed`).
-The fold (ledger/evolve.py) and `accept` decide this with the same `CampaignState.undo_target`, and the audit
+The fold (ledger/domain/evolve.py) and `accept` decide this with the same `CampaignState.undo_target`, and the audit
 re-decides every take-back with these functions (`taken_back`). Pure decisions, re-run by the audit with the
 stored author."""
 
 from __future__ import annotations
 
-from ..authorship import signing_sides
+from ..domain.authorship import signing_sides
 from ..errors import BadInput
-from ..events import ActionUndone, ProposalDeclined, RulesProposed, Rewound, TablesOverridden, TakeBackProposed
-from ..evolve import CampaignState
+from ..domain.events import ActionUndone, ProposalDeclined, RulesProposed, Rewound, TablesOverridden, TakeBackProposed
+from ..domain.evolve import CampaignState
 from ..rules import Rules
 from . import secrets, steps
 

@@ -11,8 +11,8 @@ from ..errors import BadInput
 
 class NotDue(BadInput):
     """A roll the rules do not call for now: rolled already, not due for that RG, not after its result."""
-from ..events import AppliedDRM, DiceRolled
-from ..evolve import SCENARIO, CampaignState
+from ..domain.events import AppliedDRM, DiceRolled
+from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table
 from .steps import acting_step, article, condition_fails, strength_first, title
@@ -251,7 +251,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     """The whole decision of a roll: admitted, DRMs (declared ones checked against the log, automatic ones
     derived from it), the table's result, the CPP it costs, what it makes due next. `sealed_cpp`: CPP of the
     side's own Secret replenishments not yet revealed (known to its side only)."""
-    from .. import dice as dicemod
+    from ..rules import dice as dicemod
 
     check_source(state, rules, cmd.source)
 

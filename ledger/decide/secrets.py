@@ -1,18 +1,18 @@
 """Secrets: a side's key (once per side), fair-dice commitments and reveals, Secret rolls and their reveals,
 and a player's own rules file. Pure decisions: the key material and the cryptography stay with the service
-(ledger/secrets.py); what is decided here is whether the record may be made."""
+(ledger/trust/secrets.py); what is decided here is whether the record may be made."""
 
 from __future__ import annotations
 
 from .. import rules as rulesmod
 from ..errors import BadInput
-from ..events import (
+from ..domain.events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
     TablesOverridden,
 )
-from ..evolve import CampaignState
+from ..domain.evolve import CampaignState
 from ..rules import Rules
-from ..secrets import commitment
+from ..trust.secrets import commitment
 
 
 def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str,

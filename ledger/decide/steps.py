@@ -7,10 +7,10 @@ import msgspec
 
 from .. import rules as rulesmod
 from ..errors import BadInput
-from ..events import (
+from ..domain.events import (
     ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, ScenarioEnded, SideAdvanced, StepOpened,
 )
-from ..evolve import SCENARIO, CampaignState
+from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Rules
 from ..rules.schema import Condition, Need, Step
 
@@ -35,7 +35,7 @@ class Move(msgspec.Struct, frozen=True):
     target: str
     skipped: tuple[str, ...]
     new_date: str | None
-    passed: tuple[dict, ...] = ()  # the steps passed over, with what each was for (ledger/guidance.py)
+    passed: tuple[dict, ...] = ()  # the steps passed over, with what each was for (projections/guidance.py)
     new_date_rule: str = ""  # the step that starts a new CG Date in the campaign's own system (KGP 8.612, RR 2.512)
     campaign_step: str = ""  # the campaign's open step after the move
     side: str = ""  # the side that walked on ahead of the campaign ('' if the campaign moved with it)
@@ -360,7 +360,7 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
     if "scenario_end:" in state.done:
         raise BadInput(f"CG-Scenario End of {state.cg_date} is already recorded: undo it to change it", f"{base}2")
     if from_map:
-        from ..mapping import map_lvp
+        from ..domain.mapping import map_lvp
 
         read = map_lvp(log or [], rules) if log is not None else None
         if not read:

@@ -9,10 +9,10 @@ by the audit with the stored author."""
 
 from __future__ import annotations
 
-from ..authorship import signing_sides
+from ..domain.authorship import signing_sides
 from ..errors import BadInput, LedgerError
-from ..events import CGDateChanged, SideAdvanced, StepOpened
-from ..evolve import SCENARIO, CampaignState
+from ..domain.events import CGDateChanged, SideAdvanced, StepOpened
+from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Rules
 from . import rolls, steps
 from .steps import crosses_together, needs_text, new_cg_date, next_step, reph_rule, title, unmet

@@ -9,9 +9,9 @@ decides the witness's act, for the command, the audit and `import` alike."""
 from __future__ import annotations
 
 from ..errors import BadInput
-from ..events import DiceWitnessed
-from ..evolve import CampaignState
-from ..wording import describe_claim as describe  # noqa: F401 - one claim in words, here before
+from ..domain.events import DiceWitnessed
+from ..domain.evolve import CampaignState
+from ..domain.wording import describe_claim as describe  # noqa: F401 - one claim in words, here before
 
 RULE = "cgledger witness"  # no ASL rule covers dice seen by email: the ledger's own rule, as the fair dice are
 

@@ -33,8 +33,8 @@ import re
 
 import msgspec
 
-from .. import dice as dicemod
-from ..cgdate import Calendar, CGDate
+from . import dice as dicemod
+from .cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
 from .schema import (
     DRM, RG, Chart, Fortification, MapGeometry, Missing, Placement, Step, SystemFile, Table, TablesFile, Victory,
@@ -238,14 +238,14 @@ class Rules:
                 seen.add(key)
 
     def _check_map(self, name: str, geometry: MapGeometry) -> None:
-        from ..hexmap import parse_location
+        from .hexmap import parse_location
 
         groups = {g.id for g in self.system.map_groups}
         if geometry.group not in groups:
             raise RulesDataError(f"{name}: map of unknown Map Group '{geometry.group}' (known: {', '.join(sorted(groups))})")
         if len(geometry.columns) != 2 or len(geometry.rows) != 2:
             raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
-        from ..hexmap import column_index
+        from .hexmap import column_index
 
         first, last = (column_index(c) for c in geometry.columns)
         if not (0 <= last - first < MAP_SPAN and 0 <= geometry.rows[1] - geometry.rows[0] < MAP_SPAN):
@@ -271,7 +271,7 @@ class Rules:
                     raise RulesDataError(f"{name}: entry area {area.id}: unknown side '{side}'")
 
     def grid(self, geometry: MapGeometry):
-        from ..hexmap import column_index, grid
+        from .hexmap import column_index, grid
 
         return grid(geometry.group, (column_index(geometry.columns[0]), column_index(geometry.columns[1])),
                     (geometry.rows[0], geometry.rows[1]), geometry.shifted)

@@ -1,0 +1,59 @@
+"""Who records what. Each event names its author side; a side's own acts (its rolls, purchases, keys,
+reveals) can only be authored by that side, shared acts (steps, scenario end, control, initiative, undo)
+by whichever side records them. Used by the fold (who recorded each action), the rights decisions
+(ledger/decide/rights.py) and the audit's envelope check."""
+
+from __future__ import annotations
+
+from .events import (
+    DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
+    HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased,
+    RGPurchaseRevealed, RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered,
+)
+from .events import (
+    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, ProposalDeclined, RollAnswered,
+    RollDeclared, RollValuePublished,
+)
+
+# the facts that are one side's own act: the side named in the fact is its only possible author (a removal by a
+# roll's result, Rubble, a firefight's end and the CPP a chart gives are shared)
+_OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
+        SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
+        RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed, SideAdvanced,
+        DiceWitnessed, DiceChainRenewed, ProposalDeclined)
+
+
+def owner(fact: Fact) -> str | None:
+    """The side whose own act this fact is, or None for a shared act. A roll taken from a VASL dice report is
+    shared: either player may import the report, which is its evidence. So is a fair roll: the answering side's
+    ledger records it, and its content is fixed by the declaration and the two chain values (the audit checks).
+    (RollAnswered, the answer itself, is the answering side's own act.)"""
+    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed, RGPurchaseRevealed)):
+        return fact.fact.side
+    if isinstance(fact, DiceRolled) and fact.source in ("vasl", "fair"):
+        return None
+    if isinstance(fact, _OWN):
+        return fact.side  # type: ignore[attr-defined]
+    return None
+
+
+def signing_sides(state) -> dict[str, str]:
+    """side -> its Ed25519 public key (hex), for the sides that have one."""
+    return {side: key["public"] for side, key in state.keys.items() if key.get("public")}
+
+
+def recorder(state, sides, opened: str | None) -> str:
+    """The author of a shared act recorded now: the side whose key the player gave; with no key given, the one
+    side without a signing key (two players at one table: ''); '' when every side has one (refused later)."""
+    if opened:
+        return opened
+    keyless = [s for s in sides if s not in signing_sides(state)]
+    if len(keyless) == 1 and len(keyless) < len(sides):
+        return keyless[0]
+    return ""
+
+
+def author_of(state, sides, fact: Fact, opened: str | None) -> str:
+    """The author a new event of this fact has: its owner, else the recorder."""
+    mine = owner(fact)
+    return mine if mine is not None else recorder(state, sides, opened)

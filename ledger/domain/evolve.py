@@ -1,0 +1,776 @@
+"""The one fold: state + fact -> state. The aggregate applies it on load, the audit and the projections
+on replay; nothing else changes a CampaignState. Which actions are in force is known here only through
+`voided_by` (ledger/domain/inforce.py), the same function the log readers use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .events import (
+    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
+    FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
+    InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade,
+    SecretRollRevealed, SideKeyRegistered, StepOpened, RulesProposed, SideAdvanced, TablesOverridden,
+    TakeBackProposed, LocationControlled, DiceWitnessed, ProposalDeclined,
+)
+from .events import (
+    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared,
+    RollValuePublished,
+)
+from .events import AnyFact
+from .authorship import owner
+from .inforce import voided_by
+
+# dice a side claims once both hold keys (ledger/decide/witness.py): typed or from VASL. Fair dice are nobody's
+# claim; the ledger's own (rng, seeded) are refused once fair dice are in force, and are what both players agreed to
+# at the start when they chose immediate dice instead
+CLAIMED = ("entered", "vasl")
+PACKED = ord("0")  # `acts_closed`: the character of an action no author is recorded for
+SCENARIO = "scenario"  # the step value while a CG scenario is played
+INITIAL_SCENARIO = "Initial Scenario"
+IDLE_DAY = "Idle Day"
+
+
+class CampaignState:
+    """What the ledger knows of a campaign at one point of its log. Plain JSON-native attributes, replaced
+    (never mutated in place) so that undo can put old values back and a snapshot of the aggregate encodes
+    them as they are. Attributes added later have class-level defaults, so older snapshots still load."""
+
+    name: str
+    system: str
+    cg: str
+    cg_date: str
+    options: dict[str, bool]
+    step: str  # the open RePh step ('8.616'), or 'scenario'
+    initial: bool  # before the CG's Initial Scenario has begun (only † steps, 8.6)
+    scenario: str  # the type of this CG Date's scenario (Initial Scenario, Dual Attack, …, Idle Day)
+    done: list[str]  # 'effect:side' recorded since the open step was opened (its needs)
+    flags: list[str]  # lasting conditions set by roll results, e.g. german_ammo_shortage (8.618)
+    overrides: list[list[str]]  # [source, TOML text] of the player's rules files in force
+    cpp: dict[str, int]  # CPP each side has now (8.6162)
+    lvp: dict[str, int]  # each side's Current-LVP at the last CG-Scenario End (8.6032)
+    chits: dict[str, int]  # Attack Chits each side has selected in the CG (8.6231)
+    bought: dict[str, int]  # 'side:RG' -> number bought in the CG, OB-given ones excluded (8.6196)
+    bought_today: dict[str, int]  # 'side:RG:MapGroup' -> number bought this CG Date (8.6195)
+    fpp: dict[str, float]  # FPP each side may still spend this CG Date (8.621; forfeit with the date)
+    fortified: dict[str, int]  # 'side:Setup Area' -> Fortifications counted under 8.621 footnote S
+    keys: dict[str, dict[str, str]]  # side -> {salt, check} of its key for Secret rolls
+    sealed: dict[str, dict[str, str]]  # SecretRollMade version -> {side, effect} while not revealed
+    fair: dict[str, int]  # side -> fair rolls made (fair dice committed: the key is there from the commitment)
+    next_action: int
+    live: list[list[int]]  # ranges [first, last] of actions in force, oldest first
+    reverts: dict[str, dict[str, Any]]  # action -> state values it replaced, for undo
+    head: str  # digest of the latest event
+    # RGPurchased version -> {side, rg, group_type, pending: [tables due], rolled: {table: n}, strength: code}
+    rgs: dict[str, dict[str, Any]] = {}
+    consumed: dict[str, list[int]] = {}  # due item (ledger/decide/rolls.py) -> [event, action] that rolled it
+    weather: dict[str, str] = {}  # CG Date -> weather result code of its 8.6171 roll (random weather)
+    scenarios: list[list[str]] = []  # [CG Date, winner] of each CG-Scenario End in force
+    started: int = 1  # CampaignStarted events seen (a second one is refused)
+    reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
+    san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
+    today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first action (`after`)
+    # who recorded each action: ranges [first action, last action, author side, shared (1) or own act (0)] of the
+    # latest actions (at most ACT_RANGES, none before the open CG Date); the actions before them one character each
+    # in `acts_closed` (action n at index n - 1): '0' none recorded, else chr(48 + 2 * (1 + index of its author in
+    # `acts_sides`) + shared). Ranges of two authors taking turns cost ~20 bytes an action, in every snapshot after
+    # it
+    acts: list[list[Any]] = []
+    acts_closed: str = ""
+    acts_sides: list[str] = []
+    proposal: dict[str, Any] = {}  # the open TakeBackProposed: version, action, author, kind, voided, cg_date, ...
+    commands: list[list[Any]] = []  # [command id, first event, its author] of the latest commands (a retry acts once)
+    # fair dice: the mode, each side's commitment {roll_head, answer_head, length, version}, the
+    # declarations not settled yet ('side:n' -> {version, action, table, side, n, secret, value, answer, answered,
+    # made, drms, purpose, rg, item}); never taken back by an undo, since what was published stays known: the last
+    # value published of each chain ('side:roll' -> [k, value]) and each side's fair-roll count (a voided
+    # declaration's n is never used again)
+    dice_mode: str = "fair"
+    chains: dict[str, dict[str, Any]] = {}
+    # the chains each side's ledger committed after its first ('side:roll' / 'side:answer' -> [{first, head, length,
+    # sealed, version}], oldest first): kept whatever is undone, like the values published from them
+    renewed: dict[str, list[dict[str, Any]]] = {}
+    declared: dict[str, dict[str, Any]] = {}
+    published: dict[str, list[Any]] = {}
+    fair_n: dict[str, int] = {}
+    sealed_chits: dict[str, dict[str, Any]] = {}  # side -> {version, commitment, sealed, chit} (8.6232)
+    # CGS 7.4.4: fortifications set up hidden and not revealed yet: placement event -> {side, item, sealed}
+    hidden: dict[str, dict[str, Any]] = {}
+    # 8.619: RG bought in secret and not revealed yet: RGPurchaseSealed event -> {side, cg_date}
+    secret_rgs: dict[str, dict[str, Any]] = {}
+    # once both sides hold keys each side walks the RePh itself (8.6): side -> its own step while ahead of the
+    # open step `step` (which waits for the other side), and 'step|effect:side' needs met there (`done` once open)
+    ahead: dict[str, str] = {}
+    ahead_done: list[str] = []
+    # 8.605: each Strategic Location as Control last recorded it: Location -> [side, kind] (kept through changes of
+    # Control unless the players clear it)
+    strategic: dict[str, list[str]] = {}
+    # take-backs by email (ledger/decide/rights.py): the live actions players took, newest last (at most FRAMES),
+    # each {action, first, last (its event versions), after: the ledger's own records that followed it, each
+    # [action, version, event it completes or 0, the fact]}; [] when not known (an older snapshot): undo then
+    # takes the last action in force
+    frames: list[dict[str, Any]] = []
+    lapsed: dict[str, Any] = {}  # the last proposal that lapsed, with the event that made it lapse and why
+    last_by: dict[str, int] = {}  # side -> the last action of an event it authored (undo included)
+    irregular: list[Any] = []  # [action, voided actions] of a take-back out of order, which no ledger writes
+    # RR 2.521: CG Date -> the sides Attacked in its CG scenario (the other side's chit was Attack; none in the
+    # Initial Scenario, for which no side selects an Attack Chit, 2.5221)
+    attacked: dict[str, list[str]] = {}
+    # witnessed dice (ledger/decide/witness.py): roll event -> [claimant, roller, table, dice, source, action] for dice
+    # not rolled fairly once both sides hold keys, until the other side witnesses them (an undo takes the claim out
+    # with its roll; a witness takes it out for good, so the state does not grow with the log); roll event ->
+    # [disputing side, its DiceWitnessed event, the reason] while disputed (a statement on record: never taken back)
+    claims: dict[str, list[Any]] = {}
+    disputes: dict[str, list[Any]] = {}
+
+    RECENT_COMMANDS = 64
+    ACT_RANGES = 64  # `acts` ranges kept before the older ones are packed into `acts_closed`
+    FRAMES = 32
+
+    def begin_action(self) -> int:
+        """The number the next act gets (each recorded act is one action)."""
+        return self.next_action
+
+    def start(self, fact: CampaignStarted, digest: str, first_step: str, command: str = "") -> None:
+        self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
+        self.options = {"random_weather": fact.random_weather}
+        self.step, self.initial, self.scenario, self.done = first_step, first_step != SCENARIO, INITIAL_SCENARIO, []
+        self.flags, self.overrides = [], []
+        self.cpp = dict(fact.start_cpp)
+        self.lvp, self.chits, self.bought, self.bought_today = {}, {}, {}, {}
+        self.fpp, self.fortified = {}, {}
+        self.keys, self.sealed, self.fair = {}, {}, {}
+        self.rgs, self.consumed, self.weather, self.scenarios = {}, {}, {}, []
+        self.started, self.today, self.reph_ends, self.san = 1, {}, {}, {}
+        self.next_action = 1
+        self.live, self.reverts = [], {}
+        self.acts, self.proposal, self.commands = [], {}, [[command, 1]] if command else []
+        self.head = digest
+
+    # ---- evolve: state + event -> state -----------------------------------------------------
+    def evolve(self, fact: Fact, digest: str, version: int, author: str = "", command: str = "") -> None:
+        self.head = digest
+        if command and (not self.commands or self.commands[-1][0] != command):
+            self.commands = (self.commands + [[command, version, author]])[-self.RECENT_COMMANDS:]
+        voided = voided_by(fact)
+        if isinstance(fact, CampaignStarted):
+            self.started += 1  # a second one changes nothing else: the audit names it
+            return
+        if author:
+            self.last_by = {**self.last_by, author: fact.action}  # type: ignore[attr-defined]
+        if isinstance(fact, DiceWitnessed):  # a statement on record: no action in force, no proposal lapses
+            named = {str(r) for r in fact.rolls}
+            if fact.disputed:
+                self.disputes = {**self.disputes, **{r: [fact.side, version, fact.disputed] for r in named}}
+            else:
+                self.claims = {k: v for k, v in self.claims.items() if k not in named}
+                if named & set(self.disputes):
+                    self.disputes = {k: v for k, v in self.disputes.items() if k not in named}
+        elif isinstance(fact, ProposalDeclined):  # said once: the proposal is over, no action in force
+            if self.proposal and self.proposal["version"] == fact.proposal:
+                self._lapse(version, "declined")
+        elif isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
+            self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
+                             "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,
+                             "reason": fact.reason}
+            self.lapsed = {}
+        elif isinstance(fact, RulesProposed):  # the same: a proposal is no action in force
+            self.proposal = {"version": version, "action": fact.action, "author": author, "kind": "rules",
+                             "source": fact.source, "text": fact.text, "tables": list(fact.tables), "reason": ""}
+            self.lapsed = {}
+        elif voided is not None:
+            if self.proposal and self.proposal["version"] != getattr(fact, "proposal", 0):
+                self._lapse(version, "takeback")
+            self.proposal = {}
+            self._take_back(fact, voided)
+        else:
+            automatic, completes = self._automatic(fact)
+            self._mark_live(fact.action)  # type: ignore[attr-defined]
+            self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
+            self._apply(fact, version)
+            if isinstance(fact, DiceRolled) and fact.source in CLAIMED and self.both_keyed():
+                self._add_key(fact.action, "claims", str(version), claim(author or fact.side, fact))
+            self._track(fact, version, automatic, completes)
+            player = not automatic or not self.frames or self.frames[-1]["action"] == fact.action  # type: ignore
+            if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
+                self.lapsed = {}  # its proposer has acted since
+            if self.proposal and isinstance(fact, TablesOverridden) and fact.proposal == self.proposal["version"]:
+                self.proposal = {}  # accepted: carried out, neither open nor lapsed
+            elif self.proposal:
+                if player:
+                    self._lapse(version, "act")
+                elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:
+                    self._lapse(version, "completes")
+        self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
+
+    # ---- take-backs by email: which records are the ledger's own, and undo past them ---------------------
+    def _automatic(self, fact: Fact) -> tuple[bool, int]:
+        """Whether a fact is one of the records the protocols make, not a player's act (a fair roll's answer and
+        its dice, a Secret roll made for its declaration, a reveal, a roll value published, a chit sealed or
+        revealed), and the event it completes (0: none). Decided before the fact is applied."""
+        if isinstance(fact, RollAnswered):
+            return True, fact.declared
+        if isinstance(fact, DiceChainRenewed):  # the ledger's own, made when a chain nears its end
+            return True, 0
+        if isinstance(fact, DiceRolled) and fact.source == "fair":
+            return True, self.declared.get(f"{fact.side}:{fact.fair}", {}).get("version", 0)
+        if isinstance(fact, (SecretRollMade, RollValuePublished)):
+            key = f"{fact.side}:{fact.fair if isinstance(fact, SecretRollMade) else fact.n}"
+            if key in self.declared:
+                return True, self.declared[key]["version"]
+            return isinstance(fact, RollValuePublished), 0
+        if isinstance(fact, SecretRollRevealed):
+            return True, fact.roll
+        if isinstance(fact, RGPurchaseRevealed):
+            return True, fact.purchase
+        if isinstance(fact, ChitRevealed):
+            return True, self.sealed_chits.get(fact.side, {}).get("version", 0)
+        if isinstance(fact, ChitSealed):  # sealed in the step the last act opened: it completes that move
+            top = self.frames[-1] if self.frames else None
+            return True, top["first"] if top is not None and top.get("step") else 0
+        return False, 0
+
+    def _track(self, fact: Fact, version: int, automatic: bool, completes: int) -> None:
+        """Keeps `frames`: a player's act opens a frame; the ledger's own records after it are kept with it, so that
+        an undo of that act can void it and apply them again (`_take_back`)."""
+        a = fact.action  # type: ignore[attr-defined]
+        frames = self.frames
+        top = frames[-1] if frames else None
+        moves = isinstance(fact, (StepOpened, CGDateChanged))  # a step: a chit sealed in it completes it
+        if top is not None and top["action"] == a:  # one more fact of the act
+            self.frames = frames[:-1] + [{**top, "last": version, **({"step": True} if moves else {})}]
+        elif automatic:
+            if top is not None:
+                entry = [a, version, completes, msgspec.to_builtins(fact)]
+                self.frames = frames[:-1] + [{**top, "after": top["after"] + [entry]}]
+        else:
+            first = version
+            if top is not None and any(e[0] == a for e in top["after"]):  # a record of the ledger's, then an act
+                first = min(e[1] for e in top["after"] if e[0] == a)
+                frames = frames[:-1] + [{**top, "after": [e for e in top["after"] if e[0] != a]}]
+            frame = {"action": a, "first": first, "last": version, "after": [], **({"step": True} if moves else {})}
+            self.frames = (frames + [frame])[-self.FRAMES:]
+
+    def undo_target(self, proposed: bool = False) -> tuple[int | None, str]:
+        """(the action an undo takes back, why none): the last action in force a player took. The ledger's own
+        records after it stay in force (an undo never takes back a fair roll's answer), unless one of them
+        completes that act (its roll's answer, its Secret roll made or revealed, its purchase or chit revealed):
+        then there is none. A sealed Initiative chit that is the last action in force is taken back itself (its
+        side may choose again until it is revealed), except by an acceptance (`proposed`): a proposal made before
+        it stays open. Without frames (an older snapshot), the last action in force."""
+        last = self.last_live_action()
+        if last is None:
+            return None, "nothing to undo: no action of this campaign is still in force"
+        top = self.frames[-1] if self.frames else None
+        if top is None or top["action"] == last:
+            return last, ""
+        if not proposed and all(e[3]["type"] == "ChitSealed" for e in top["after"] if e[0] == last):
+            return last, ""
+        if self.live_actions_after(top["action"]) != sorted({e[0] for e in top["after"]}):
+            return last, ""  # not what the frames say (a take-back the audit names): the last action in force
+        mine = range(top["first"], top["last"] + 1)
+        done = next((e for e in top["after"] if e[2] in mine), None)
+        if done is None:
+            return top["action"], ""
+        kind = done[3]["type"]
+        if kind in ("RollAnswered", "DiceRolled"):
+            why = (f"the fair roll declared at event {done[2]} was answered at event {done[1]}, and an undo never "
+                   "takes back a fair roll's dice")
+        elif kind == "SecretRollMade":
+            why = f"the Secret roll declared at event {done[2]} was made at event {done[1]}"
+        elif kind == "ChitSealed":
+            why = f"an Initiative chit was sealed at event {done[1]} in the step it opened"
+        else:
+            why = f"event {done[2]} was revealed at event {done[1]}, and what was published stays known"
+        return None, (f"cannot undo the last action a player took (event {top['first']}): {why} (`cgledger rewind "
+                      "DATE` goes back to a CG Date's RePh end)")
+
+    def _take_back(self, fact: Fact, voided: tuple[int, ...]) -> None:
+        """Voids the actions. An undo of the last act a player took that the ledger's own records followed voids it
+        and applies those records again, as if it had never been (the state the log without it folds to)."""
+        frames = self.frames
+        top = frames[-1] if frames else None
+        last = self.last_live_action()
+        if (len(voided) == 1 and top is not None and top["action"] == voided[0] != last and top["after"]
+                and self.live_actions_after(voided[0]) == sorted({e[0] for e in top["after"]})):
+            after = sorted({e[0] for e in top["after"]}, reverse=True)
+            for action in after:
+                self._revert(action)
+            self._void(voided[0])
+            for entry in top["after"]:
+                self._apply(msgspec.convert(entry[3], AnyFact), entry[1])
+            frames = frames[:-1]
+            if frames:
+                self.frames = frames[:-1] + [{**frames[-1], "after": frames[-1]["after"] + top["after"]}]
+            else:
+                self.frames = []
+            return
+        suffix = set(voided) >= set(self.live_actions_after(min(voided) - 1))
+        for action in sorted(voided, reverse=True):
+            self._void(action)
+        if not suffix:
+            self.frames = []  # not a take-back the ledger makes (the audit names it): the frames are not known
+            # its values are put back as they stood before the voided action, later actions' changes with them, so
+            # the state's totals can differ from the projections' (which replay what is in force): said on every read
+            self.irregular = [self.next_action, sorted(voided)]
+            return
+        frames = [f for f in frames if f["action"] not in voided]
+        if frames:
+            frames = frames[:-1] + [{**frames[-1], "after": [e for e in frames[-1]["after"] if e[0] not in voided]}]
+        self.frames = frames
+
+    def _lapse(self, version: int, cause: str) -> None:
+        """The open proposal lapses at event `version`: 'act' (a player's act recorded after it), 'completes' (a
+        record completes the act it takes back), 'takeback' (another undo or rewind)."""
+        kept = {k: v for k, v in self.proposal.items() if k != "text"}
+        self.lapsed = {**kept, "lapsed_by": version, "cause": cause}
+        self.proposal = {}
+
+    def _apply(self, fact: Fact, version: int) -> None:
+        a = fact.action  # type: ignore[attr-defined]
+        if isinstance(fact, DiceRolled):
+            self._rolled(a, fact, version)
+            self._outcome(a, fact)
+            if fact.source == "fair" and f"{fact.side}:{fact.fair}" in self.declared:
+                self._settled(a, f"{fact.side}:{fact.fair}")
+        elif isinstance(fact, (DiceCommitted, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished,
+                               ChitSealed, ChitRevealed, DiceChainRenewed)):
+            self._fair(a, fact, version)
+        elif isinstance(fact, CGDateChanged):
+            self._set(a, "cg_date", fact.cg_date)
+            self._set(a, "scenario", "")  # known again once 8.623 has been resolved
+            self._set(a, "bought_today", {})
+            self._set(a, "today", {})
+            self._close_date(a)
+            self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
+            self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
+            self._set(a, "fortified", {})
+            if self.ahead or self.ahead_done:  # nobody walks ahead into a new CG Date (ledger/decide/steps.py)
+                self._set(a, "ahead", {})
+                self._set(a, "ahead_done", [])
+            if self.sealed_chits:
+                self._set(a, "sealed_chits", {})
+        elif isinstance(fact, StepOpened):
+            self._set(a, "step", fact.step)
+            mark = f"{fact.step}|"
+            self._set(a, "done", [e[len(mark):] for e in self.ahead_done if e.startswith(mark)])
+            if self.ahead_done:
+                self._set(a, "ahead_done", [e for e in self.ahead_done if not e.startswith(mark)])
+            reached = {fact.step, *fact.skipped}
+            if reached & set(self.ahead.values()):  # a side that was there is no longer ahead
+                self._set(a, "ahead", {s: p for s, p in self.ahead.items() if p not in reached})
+            if fact.step == SCENARIO:
+                self._set(a, "initial", False)
+                self._ended(a, self.cg_date, version)
+        elif isinstance(fact, SideAdvanced):
+            self._set(a, "ahead", {**self.ahead, fact.side: fact.step})
+        elif isinstance(fact, LocationControlled) and (fact.strategic or fact.location in self.strategic):
+            kinds = {k: v for k, v in self.strategic.items() if k != fact.location}
+            self._set(a, "strategic", {**kinds, fact.location: [fact.side, fact.strategic]} if fact.strategic else kinds)
+        elif isinstance(fact, ScenarioEnded):
+            self._set(a, "lvp", dict(fact.lvp))
+            self._set(a, "done", self.done + ["scenario_end:"])
+            self._set(a, "scenarios", self.scenarios + [[self.cg_date, fact.winner]])
+        elif isinstance(fact, InitiativeChosen):
+            self._set(a, "sealed_chits", {})
+            self._set(a, "scenario", fact.scenario)
+            attacks = {s: self.chits.get(s, 0) + (chit == "attack") for s, chit in fact.chits.items()}
+            hit = [s for s in fact.chits if any(c == "attack" for o, c in fact.chits.items() if o != s)]
+            self._set(a, "attacked", {**self.attacked, self.cg_date: hit})
+            self._set(a, "chits", attacks)
+            self._set(a, "done", self.done + ["initiative:"])
+            if fact.scenario == IDLE_DAY:
+                self._ended(a, self.cg_date, version)
+        elif isinstance(fact, FirefightEnded):
+            self._ended(a, fact.firefight, version)
+        elif isinstance(fact, RGPurchased):
+            self._purchased(a, fact, version, today=True)
+        elif isinstance(fact, RGPurchaseSealed):  # 8.619: one RG bought, which one known to its side only
+            self._set(a, "secret_rgs", {**self.secret_rgs, str(version): {"side": fact.side, "cg_date": fact.cg_date}})
+            self._set(a, "rgs", {**self.rgs, str(version): {"side": fact.side, "rg": "", "group_type": "",
+                                                            "pending": [], "rolled": {}, "strength": "",
+                                                            "sealed": True}})
+        elif isinstance(fact, RGPurchaseRevealed) and str(fact.purchase) in self.secret_rgs:
+            bought_on = self.secret_rgs[str(fact.purchase)]["cg_date"]
+            self._set(a, "secret_rgs", {k: v for k, v in self.secret_rgs.items() if k != str(fact.purchase)})
+            self._purchased(a, fact.fact, fact.purchase, today=bought_on == self.cg_date)
+        elif isinstance(fact, FortificationsPurchased):
+            self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) - fact.fpp})
+            key = f"{fact.side}:{fact.setup_area}"
+            self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
+        elif isinstance(fact, SideKeyRegistered):
+            key = {"salt": fact.salt, "check": fact.check, **({"public": fact.public} if fact.public else {})}
+            self._set(a, "keys", {**self.keys, fact.side: key})
+        elif isinstance(fact, FairDiceCommitted):
+            self._set(a, "fair", {**self.fair, fact.side: 0})
+        elif isinstance(fact, SecretRollMade):
+            self._set(a, "sealed", {**self.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
+            key = f"{fact.side}:{fact.fair}"
+            if key in self.declared:
+                self._set(a, "declared", {**self.declared, key: {**self.declared[key], "made": version}})
+            elif fact.fair is not None:
+                self._set(a, "fair", {**self.fair, fact.side: fact.fair})
+            self._rolled(a, fact, version)
+        elif isinstance(fact, SecretRollRevealed):
+            self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
+            self._outcome(a, fact.fact)
+            if fact.fact.source in CLAIMED and self.both_keyed():  # typed dice, sealed until now: its side's claim
+                self._add_key(a, "claims", str(fact.roll), claim(fact.fact.side, fact.fact, a))
+            key = f"{fact.fact.side}:{fact.fact.fair}"
+            if key in self.declared and self.declared[key]["made"] == fact.roll:
+                self._settled(a, key)
+        elif isinstance(fact, TablesOverridden):
+            self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
+        elif isinstance(fact, CPPGained):
+            self._add_cpp(a, fact.side, fact.cpp)
+        elif isinstance(fact, HiddenFortificationPlaced) or (isinstance(fact, FortificationPlaced) and fact.hidden):
+            hidden = {"side": fact.side, "item": fact.item, "sealed": isinstance(fact, HiddenFortificationPlaced)}
+            self._set(a, "hidden", {**self.hidden, str(version): hidden})
+        elif isinstance(fact, HiddenFortificationRevealed):
+            self._set(a, "hidden", {k: v for k, v in self.hidden.items() if k != str(fact.placed)})
+
+    def _purchased(self, a: int, fact: RGPurchased, version: int, today: bool) -> None:
+        """An RG's purchase on the books: its CPP, the 8.6195/8.6196 counts, its follow-ups, its FPP. A secret one
+        counts from its reveal (its CG Date's count and FPP only when revealed on that date); the follow-ups it
+        had rolled while sealed stay rolled."""
+        self._add_cpp(a, fact.side, -fact.cpp)
+        if not fact.given:
+            key = f"{fact.side}:{fact.rg}"
+            self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
+        if today:
+            if not fact.given:  # 8.6195 counts what is bought this CG Date: an Initial-Scenario OB's RG is given
+                key = f"{fact.side}:{fact.rg}:{fact.map_group}"
+                self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
+            if fact.fpp:
+                self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
+        before = self.rgs.get(str(version), {})
+        rolled = dict(before.get("rolled", {}))
+        pending = list(fact.rolls)
+        for table, n in rolled.items():
+            for _ in range(n):
+                if table in pending:
+                    pending.remove(table)
+        rg = {"side": fact.side, "rg": fact.rg, "group_type": fact.group_type, "pending": pending,
+              "rolled": rolled, "strength": before.get("strength", "")}
+        self._set(a, "rgs", {**self.rgs, str(version): rg})
+
+    def _fair(self, a: int, fact: Fact, version: int) -> None:
+        """Fair dice and sealed chits. What was published is kept whatever is later undone."""
+        if isinstance(fact, DiceModeChosen):
+            self._set(a, "dice_mode", fact.mode)
+        elif isinstance(fact, DiceCommitted):
+            self._set(a, "chains", {**self.chains, fact.side: {"roll_head": fact.roll_head, "answer_head":
+                                    fact.answer_head, "length": fact.length, "version": version,
+                                    "sealed": fact.sealed}})
+        elif isinstance(fact, DiceChainRenewed):
+            key, known = f"{fact.side}:{fact.chain}", self.renewed.get(f"{fact.side}:{fact.chain}", [])
+            if all(c["first"] != fact.first for c in known):  # an undo applies the ledger's own records again
+                self.renewed = {**self.renewed, key: known + [{"first": fact.first, "head": fact.head, "length":
+                                                               fact.length, "sealed": fact.sealed, "version": version}]}
+        elif isinstance(fact, RollDeclared):
+            key = f"{fact.side}:{fact.n}"
+            self._set(a, "declared", {**self.declared, key: {
+                "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
+                "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
+                "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
+                "step": self.ahead.get(fact.side, self.step)}})
+            if fact.item:
+                self._add_key(a, "consumed", fact.item, [version, a])
+            self.fair_n = {**self.fair_n, fact.side: max(self.fair_n.get(fact.side, 0), fact.n)}
+            if fact.value:
+                self._published(f"{fact.side}:roll", fact.n, fact.value)
+        elif isinstance(fact, RollAnswered):
+            entry = next((e for e in self.declared.values() if e["version"] == fact.declared), None)
+            if entry is not None:
+                key = f"{entry['side']}:{entry['n']}"
+                self._set(a, "declared", {**self.declared, key: {**entry, "answer": fact.value, "answered": version}})
+            self._published(f"{fact.side}:answer", fact.n, fact.value)
+        elif isinstance(fact, RollValuePublished):
+            key = f"{fact.side}:{fact.n}"
+            if key in self.declared:
+                self._set(a, "declared", {**self.declared, key: {**self.declared[key], "value": fact.value}})
+            self._published(f"{fact.side}:roll", fact.n, fact.value)
+        elif isinstance(fact, ChitSealed):
+            self._set(a, "sealed_chits", {**self.sealed_chits, fact.side: {
+                "version": version, "commitment": fact.commitment, "sealed": fact.sealed, "chit": ""}})
+        elif isinstance(fact, ChitRevealed) and fact.side in self.sealed_chits:
+            self._set(a, "sealed_chits", {**self.sealed_chits, fact.side: {**self.sealed_chits[fact.side],
+                                                                             "chit": fact.chit}})
+
+    def _published(self, key: str, k: int, value: str) -> None:
+        if k > self.published.get(key, [0, ""])[0]:
+            self.published = {**self.published, key: [k, value]}
+
+    def _settled(self, a: int, key: str) -> None:
+        self._set(a, "declared", {k: v for k, v in self.declared.items() if k != key})
+
+    def both_keyed(self) -> bool:
+        """Both sides hold signing keys: dice the ledger did not see made fairly are then a claim."""
+        return sum(1 for key in self.keys.values() if key.get("public")) >= 2
+
+    def fair_in_force(self, sides) -> bool:
+        """Fair dice are the rule: both sides hold keys and the campaign chose no other mode. A side that holds a
+        key and never committed its chains does not switch them off: the ledger's own dice stay refused, its fair
+        rolls wait for the commitment, and the audit names it (a cheating copy could otherwise choose every die)."""
+        return self.dice_mode == "fair" and all(s in self.keys for s in sides)
+
+    def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
+        """A roll was made (sealed or not): its due item is consumed, its step's need met."""
+        if fact.item and fact.item not in self.consumed:  # a fair roll's item was consumed by its declaration
+            self._add_key(a, "consumed", fact.item, [version, a])
+        if fact.effect:
+            declared = self.declared.get(f"{fact.side}:{fact.fair}") if fact.fair is not None else None
+            where = (declared or {}).get("step") or self.ahead.get(fact.side, self.step)  # a fair roll: its step
+            if where == self.step:
+                self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
+            else:  # met by a side ahead (or in a step the campaign has left)
+                self._set(a, "ahead_done", self.ahead_done + [f"{where}|{fact.effect}:{fact.side}"])
+        rg = self.rgs.get(str(fact.rg))
+        if rg is not None and isinstance(fact, SecretRollMade) and fact.effect == "rg_strength":
+            rg = {**rg, "strength": "sealed"}  # its follow-ups are known to its side only, until revealed
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): rg})
+        if rg is not None and (fact.table in rg["pending"] or rg["strength"] == "sealed"):
+            pending = list(rg["pending"])
+            if fact.table in pending:
+                pending.remove(fact.table)
+            rolled = {**rg["rolled"], fact.table: rg["rolled"].get(fact.table, 0) + 1}
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "pending": pending, "rolled": rolled}})
+
+    def _outcome(self, a: int, fact: DiceRolled) -> None:
+        """What a roll's result does to the books (at once, or when a Secret roll is revealed)."""
+        new_flags = [f for f in fact.sets if f not in self.flags]
+        if new_flags:
+            self._set(a, "flags", self.flags + new_flags)
+        if fact.effect == "cpp_replenishment" and fact.value is not None:
+            self._add_cpp(a, fact.side, fact.value)
+        if fact.cpp:
+            self._add_cpp(a, fact.side, -fact.cpp)
+        if fact.code:
+            key = f"{fact.table}:{fact.code}:{fact.side}"
+            if key not in self.today:
+                self._add_key(a, "today", key, a)
+        if fact.effect == "san":  # 8.6122: the SAN given, lowered by two on a 'reduced' result
+            given = next((d.input for d in fact.drms if d.key == "san" and d.input is not None), None)
+            if given is not None:
+                self._set(a, "san", {**self.san, fact.side: given - (2 if fact.code == "reduced" else 0)})
+        if fact.effect == "weather" and fact.code:
+            self._set(a, "weather", {**self.weather, self.cg_date: fact.code})
+        rg = self.rgs.get(str(fact.rg))
+        if rg is not None and fact.code and fact.effect == "rg_strength":
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "strength": fact.code,
+                                                              "pending": rg["pending"] + list(fact.adds)}})
+
+    def _ended(self, a: int, date: str, version: int) -> None:
+        if date not in self.reph_ends:
+            self._set(a, "reph_ends", {**self.reph_ends, date: [version, a]})
+
+    def _add_cpp(self, action: int, side: str, amount: int) -> None:
+        self._set(action, "cpp", {**self.cpp, side: self.cpp.get(side, 0) + amount})
+
+    def _set(self, action: int, attribute: str, value: Any) -> None:
+        """Every change goes through here: the first old value per action is kept for undo."""
+        self.reverts.setdefault(str(action), {}).setdefault(attribute, getattr(self, attribute))
+        setattr(self, attribute, value)
+
+    def _add_key(self, action: int, attribute: str, key: str, value: Any) -> None:
+        """Adds one key to a dict that only grows, the value naming the action (last item): undo takes out the
+        keys of the action it voids, so no copy is kept per action (a copy per action made snapshots and loads
+        grow with the square of the log)."""
+        self._own(attribute)
+        getattr(self, attribute)[key] = value  # the dict is this state's own (copied on load and by snapshot())
+
+    def _own(self, attribute: str) -> None:
+        if attribute not in self.__dict__:  # a state from an older snapshot: its own dict, not the class default
+            setattr(self, attribute, dict(getattr(self, attribute)))
+
+    def _authored(self, action: int, author: str, shared: bool) -> None:
+        """Who recorded the action; an action with any shared fact (or one not the author's own) is shared. Kept
+        as ranges: consecutive actions of one author and kind share one."""
+        if "acts" not in self.__dict__:
+            self.acts = [list(r) for r in self.acts]
+        acts = self.acts
+        if acts and acts[-1][1] == action:
+            if acts[-1][2] != author or (shared and not acts[-1][3]):
+                acts[-1][1] = action - 1
+                if acts[-1][1] < acts[-1][0]:
+                    acts.pop()
+                acts.append([action, action, author, 1])
+            return
+        if acts and acts[-1][1] == action - 1 and acts[-1][2] == author and acts[-1][3] == int(shared):
+            acts[-1][1] = action
+        else:
+            acts.append([action, action, author, int(shared)])
+            if len(acts) > self.ACT_RANGES:
+                self._pack_acts(action)
+
+    def act(self, action: int) -> tuple[str, bool]:
+        """(author, shared) of an action."""
+        from bisect import bisect_right
+
+        if 0 < action <= len(self.acts_closed):
+            code = ord(self.acts_closed[action - 1]) - PACKED
+            return (self.acts_sides[code // 2 - 1], bool(code % 2)) if code else ("", True)
+        index = bisect_right([r[0] for r in self.acts], action) - 1
+        if index >= 0 and self.acts[index][0] <= action <= self.acts[index][1]:
+            return self.acts[index][2], bool(self.acts[index][3])
+        return "", True
+
+    def _close_date(self, action: int) -> None:
+        """A CG Date closes (CGDateChanged, `action`): what it no longer needs leaves the state, so that the state
+        (and each snapshot, which holds it whole) does not grow with the log.
+        - Its used-up due items (`consumed`): every due item names its CG Date or an RG of it (ledger/decide/rolls.py),
+          so none is due again on a later date. They are not kept for undo either: an undo of this CG Date change
+          (or a rewind across it) opens the date again without them, so a roll already made there is not refused
+          again: the audit, which reads the whole log, names it (ledger/audit.py `UsedUp`). Kept, they were one entry
+          per roll of every past CG Date in the state. What an undo needs to decide anything as before (`today`, which
+          automatic DRMs and 'after' tables read, the RG follow-ups, the FPP, the chits) stays in its revert.
+        - Who recorded each action before it (`acts`): packed, one character an action (`act` reads both).
+        A state from an older snapshot held the used-up items of each past CG Date in that date change's revert:
+        they leave it here too."""
+        self.consumed = {}
+        if any("consumed" in entry for entry in self.reverts.values()):
+            self.reverts = {k: {n: v for n, v in entry.items() if n != "consumed"} if "consumed" in entry else entry
+                            for k, entry in self.reverts.items()}
+        self._pack_acts(action)
+
+    def _pack_acts(self, action: int) -> None:
+        """The authors of the actions before `action` into `acts_closed`; the ranges from `action` on stay."""
+        sides, packed, kept = list(self.acts_sides), [self.acts_closed], []
+        length = len(self.acts_closed)
+        for first, last, author, shared in self.acts:
+            if first >= action:
+                kept.append([first, last, author, shared])
+                continue
+            if author not in sides:
+                sides.append(author)
+            code = PACKED + 2 * (1 + sides.index(author)) + (1 if shared else 0)
+            if code >= ord("\\") or first <= length:  # more authors than plain characters, or not after the packed
+                return
+            upto = min(last, action - 1)
+            packed.append(chr(PACKED) * (first - 1 - length) + chr(code) * (upto - first + 1))
+            length = upto
+            if last >= action:
+                kept.append([action, last, author, shared])
+        if length < action - 1:
+            packed.append(chr(PACKED) * (action - 1 - length))
+        self.acts_closed, self.acts_sides, self.acts = "".join(packed), sides, kept
+
+    def recorded(self, command: str) -> int | None:
+        """The first event of a recent command, if it is recorded."""
+        return next((entry[1] for entry in self.commands if entry[0] == command), None)
+
+    def recorded_by(self, command: str) -> str | None:
+        """The side whose key signed a recent command's first event ('' unsigned; None if not recorded or kept
+        before authors were)."""
+        return next(((entry[2] if len(entry) > 2 else None) for entry in self.commands if entry[0] == command), None)
+
+    def _mark_live(self, action: int) -> None:
+        if self.live and self.live[-1][1] >= action:
+            return
+        if self.live and self.live[-1][1] == action - 1:
+            self.live[-1] = [self.live[-1][0], action]
+        else:
+            self.live.append([action, action])
+
+    def _void(self, action: int) -> None:
+        self._unlive(action)
+        self._revert(action)
+
+    def _unlive(self, action: int) -> None:
+        ranges = []
+        for first, last in self.live:
+            if first <= action <= last:
+                ranges += [r for r in ([first, action - 1], [action + 1, last]) if r[0] <= r[1]]
+            else:
+                ranges.append([first, last])
+        self.live = ranges
+
+    def _revert(self, action: int) -> None:
+        """Puts back what the action changed (it stays in force: `_unlive` takes it out)."""
+        for attribute in ("consumed", "today", "claims"):
+            added = getattr(self, attribute)
+            gone = [k for k, v in added.items() if (v[-1] if isinstance(v, list) else v) == action]
+            if gone:
+                self._own(attribute)
+                for key in gone:
+                    getattr(self, attribute).pop(key)
+        for attribute, value in self.reverts.pop(str(action), {}).items():
+            setattr(self, attribute, value)
+
+    # ---- questions ---------------------------------------------------------------------------
+    def last_live_action(self) -> int | None:
+        return self.live[-1][1] if self.live else None
+
+    def live_actions_after(self, action: int) -> list[int]:
+        return [a for first, last in self.live for a in range(max(first, action + 1), last + 1)]
+
+    def override_sources(self) -> tuple[tuple[str, str], ...]:
+        return tuple((source, text) for source, text in self.overrides)
+
+    def bought_today_by(self, side: str, rg: str) -> bool:
+        return any(k.startswith(f"{side}:{rg}:") and n for k, n in self.bought_today.items())
+
+    def attacked_before(self, side: str) -> bool | None:
+        """RR 2.521: whether the side was Attacked in the CG scenario before this CG Date's (None: none was played)."""
+        before = [date for date, _winner in self.scenarios if date != self.cg_date]
+        return side in self.attacked.get(before[-1], []) if before else None
+
+    def winner_today(self) -> str | None:
+        """The winner of this CG Date's scenario, once its CG-Scenario End is recorded."""
+        return next((w for d, w in reversed(self.scenarios) if d == self.cg_date), None)
+
+
+def claim(claimant: str, fact: DiceRolled, action: int | None = None) -> list[Any]:
+    """A claim as the state keeps it: who claims, whose roll, its table, dice and source, and the action it is
+    part of (last: an undo of that action takes the claim out)."""
+    return [claimant, fact.side, fact.table, list(fact.dice), fact.source, fact.action if action is None else action]
+
+
+def authorship(closed: str, sides: list[str], ranges: list[list[Any]]) -> list[list[Any]]:
+    """Who recorded each action as runs [first, last, author, shared] of equal (author, shared), from the packed
+    actions and the ranges after them: one answer however a state keeps them (the audit compares it)."""
+    runs: list[list[Any]] = []
+
+    def add(first: int, last: int, author: str, shared: int) -> None:
+        if runs and runs[-1][1] == first - 1 and runs[-1][2:] == [author, shared]:
+            runs[-1][1] = last
+        else:
+            runs.append([first, last, author, shared])
+
+    for n, char in enumerate(closed, 1):
+        code = ord(char) - PACKED
+        if code:
+            add(n, n, sides[code // 2 - 1], code % 2)
+    for first, last, author, shared in ranges:
+        add(first, last, author, int(shared))
+    return runs
+
+
+def first_step(system: str) -> str:
+    """A new campaign opens on the first † step (the only steps before an Initial Scenario, 8.6)."""
+    from .. import rules
+
+    steps = rules.load(system).system.steps
+    return next((s.id for s in steps if "†" in s.markers), SCENARIO)
+
+
+def begin(fact: CampaignStarted, digest: str, command: str = "") -> CampaignState:
+    state = CampaignState()
+    state.start(fact, digest, first_step(fact.system), command)
+    return state
+
+
+def fold(logged) -> CampaignState | None:
+    """The state after the given events (as read back from the store)."""
+    state = None
+    for event in logged:
+        if event.fact is None:
+            continue
+        if state is None:
+            if isinstance(event.fact, CampaignStarted):
+                state = begin(event.fact, event.digest, event.command)
+        else:
+            state.evolve(event.fact, event.digest, event.version, event.author, event.command)
+    return state

@@ -1,0 +1,1 @@
+"""Play by email: the bundle, export and import, the email turn."""

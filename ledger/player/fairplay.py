@@ -1,0 +1,148 @@
+"""The fair-dice and sealed-chit protocols as the ledger of the side whose key is given plays them:
+a fair roll declared, what that side owes before its command (its answers to the other side's declared rolls, its
+own answered Secret rolls made and sealed, its Initiative chit revealed once both are sealed), and the rolls still
+waiting. Composed into the application service (`CampaignLedger.fair`); the decisions are in ledger/decide/fair.py
+and ledger/decide/chits.py."""
+
+import msgspec
+
+from ..domain.evolve import CampaignState
+from ..decide import chits, fair, rolls, secrets, steps
+from ..errors import LedgerError
+from ..rules import parse_declared
+
+
+class Declared(msgspec.Struct, frozen=True):
+    """A fair roll declared: its dice come once the other side's ledger answers."""
+
+    fact: object  # RollDeclared
+    table: object
+    cg_date: str
+    version: int
+    side_name: str
+    answerer: str
+
+
+class FairPlay:
+    def __init__(self, app):
+        self.app = app
+
+    @property
+    def keyring(self):
+        return self.app.keyring
+
+    def declare(self, campaign: CampaignState, rules, table, who: str, drms, secret: bool, purpose: str,
+                rg: int | None, view=None) -> "Declared":
+        """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's
+        ledger answers."""
+        command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
+                                    source="fair", secret=secret, purpose=purpose, rg=rg)
+        secret = secret or table.secret
+        n = campaign.fair_n.get(who, 0) + 1
+        if all(s in campaign.chains for s in rules.system.sides) and not secret \
+                and fair.chain_for(campaign, who, "roll", n) is not None:
+            value = self.keyring.chain_value(campaign, rules, who, "roll", n)
+        else:
+            value = ""  # refused by the decision when a commitment is missing
+        view = campaign if view is None else view
+        sealed_cpp = self.app.books.sealed_cpp(view, rules, who) if view.sealed else 0
+        fact = fair.declare(view, rules, command, value, sealed_cpp)
+        self.app.append(campaign, fact)
+        return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
+                        rules.system.sides[fair.other(rules, who)])
+
+    def settle(self, campaign: CampaignState, rules) -> list:
+        """What the protocol owes the side whose key was given, recorded before its command (not saved here): its
+        answers to the other side's declared rolls (an open roll's dice in the same action), its own answered
+        Secret rolls made and sealed, its sealed Initiative chit revealed once both are sealed, its next chain committed
+        where one nears its end (before anything else: the other side's next roll may need it)."""
+        if self.keyring.material is None:
+            return []
+        renewing = any(fair.to_renew(campaign, rules, s) for s in rules.system.sides)  # cheap: no key opened yet
+        if not (campaign.declared or campaign.sealed_chits or renewing):
+            return []
+        me = self.keyring.opens(campaign)
+        if me is None:
+            return []
+        from ..decide.redecide import sealed_cpp
+
+        facts: list = self.renew(campaign, rules, me) if renewing else []
+        for entry in fair.pending(campaign):
+            key = f"{entry['side']}:{entry['n']}"
+            if entry["side"] != me and not entry["answered"]:
+                if not entry["secret"]:
+                    try:  # what the campaign became since the declaration may refuse the roll (its CPP spent)
+                        rolls.roll(campaign, rules, fair.command(entry, fair.placeholder(rules.table(entry["table"]).die)),
+                                   sealed_cpp(campaign, entry["side"]))
+                    except LedgerError as e:
+                        self.app.notices.append(f"the fair roll of event {entry['version']} cannot be made now "
+                                            f"({e.line()}): its side can undo it")
+                        continue
+                value = self.keyring.chain_value(campaign, rules, me, "answer", entry["n"])
+                answered = fair.answer(campaign, rules, me, entry["version"], value)
+                self.app.put(campaign, answered)
+                facts.append(answered)
+                if not entry["secret"]:
+                    rolled = fair.resolve(campaign, rules, key, entry["value"], sealed_cpp(campaign, entry["side"]))
+                    rolled = msgspec.structs.replace(rolled, action=answered.action)
+                    self.app.put(campaign, rolled)
+                    facts.append(rolled)
+            elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
+                value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
+                view = self.app.books.own_view(campaign, rules, me)
+                own = self.app.books.sealed_cpp(view, rules, me) if view.sealed else 0
+                rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own),
+                                                 action=campaign.next_action)
+                salt, text = self.keyring.seal(campaign, rules, rolled)
+                made = secrets.sealed_roll(campaign, rules, rolled, salt, text)
+                self.app.put(campaign, made)
+                facts.append(made)
+                self.app.made_now.append((campaign.version, rolled))  # shown to its roller once saved
+        facts += self.settle_chits(campaign, rules, me)
+        return facts
+
+    def renew(self, campaign: CampaignState, rules, me: str) -> list:
+        """this side's chains that near their end, each followed by the next one, committed now (a
+        new random seed each, sealed with its key), so that no roll waits for a chain."""
+        facts = []
+        for chain in fair.to_renew(campaign, rules, me):
+            head, length, sealed = self.keyring.new_chain(campaign.keys[me]["salt"], chain, campaign.keys[me]["check"])
+            renewed = fair.renew(campaign, rules, me, chain, head, length, sealed)
+            self.app.put(campaign, renewed)
+            facts.append(renewed)
+        return facts
+
+    def settle_chits(self, campaign: CampaignState, rules, me: str) -> list:
+        """Once both chits are sealed, this side's is revealed; once both are revealed, the matrix resolves (8.6232)
+        in the same action."""
+        mine = campaign.sealed_chits.get(me)
+        if mine is None or mine["chit"] or not all(s in campaign.sealed_chits for s in rules.system.sides):
+            return []
+        try:  # revealed once the campaign stands in the Initiative step, where the matrix resolves (8.6232)
+            steps.need_step(rules, campaign, "initiative")
+        except LedgerError:
+            return []
+        chit, salt = msgspec.json.decode(self.keyring.unseal_text(campaign, rules, me, mine["sealed"],
+                                                                  "sealed chit"))
+        shown = chits.reveal(campaign, rules, me, chit, salt)
+        self.app.put(campaign, shown)
+        facts = [shown]
+        both = chits.revealed(campaign, rules)
+        if both is not None:
+            chosen = msgspec.structs.replace(chits.initiative(campaign, rules, both), action=shown.action)
+            self.app.put(campaign, chosen)
+            facts.append(chosen)
+        return facts
+
+    def waiting(self, state, rules) -> list[dict]:
+        """The fair rolls waiting for their dice, for `status`."""
+        rows = []
+        for entry in fair.pending(state):
+            if entry["made"]:
+                continue  # a Secret roll made: it has its dice (the audit lists it until it is revealed)
+            roller, answerer = entry["side"], fair.other(rules, entry["side"])
+            waits = (f"the {rules.system.sides[roller]} side's ledger to make the Secret roll" if entry["answered"]
+                     else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
+            rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
+                         "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits})
+        return rows

@@ -1,0 +1,118 @@
+"""A side's own books and the secrets it publishes (8.619 purchases, Secret rolls, CGS 7.4.4 hidden
+fortifications): the campaign as that side's ledger knows it, its secrets opened with its key, and the reveal of
+what it sealed. Composed into the application service (`CampaignLedger.books`), whose store it reads and whose
+aggregate it records into; the decisions are in ledger/decide/, the cryptography in ledger/trust/secrets.py."""
+
+from __future__ import annotations
+
+from ..domain.evolve import CampaignState, fold
+from ..decide import fair, fortify, purchases, secrets
+from . import hidden as hiddenmod
+from ..errors import BadInput
+from ..domain.timeline import effective
+
+
+class SecretBooks:
+    def __init__(self, app):
+        self.app = app
+
+    @property
+    def keyring(self):
+        return self.app.keyring  # replaced whenever the key material given changes
+
+    def own_view(self, campaign: CampaignState, rules, side: str):
+        """The campaign as the side's own ledger knows it (8.619): its secret RG purchases and Secret rolls opened
+        with its key, each at its own place. The campaign itself when the side has bought nothing in secret."""
+        if not any(s["side"] == side for s in campaign.secret_rgs.values()):
+            return campaign
+        from .keyring import PURCHASES
+
+        self.keyring.key(campaign, rules, side, PURCHASES)  # its own secrets need its key
+        log = self.app.history(campaign.name)
+        view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
+        pending = list(getattr(campaign, "_pending_events", ()))  # recorded by this command, not saved yet (a walk
+        made = dict(self.app.made_now)  # its own Secret rolls made by this command: opened, as its key opens them
+        for event in pending:  # on before an act, the answers the ledger owes)
+            fact = made.get(event.originator_version, event.fact)  # a strength gives the later follow-ups' DRMs
+            view.evolve(fact, event.digest, event.originator_version, event.author, event.command)
+        view.pending_facts = {e.originator_version: e.fact for e in pending}  # read by stored_facts
+        view.next_action = campaign.next_action
+        return view
+
+    def sealed_cpp(self, campaign: CampaignState, rules, side: str) -> int:
+        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.app.stored_facts(campaign, versions))
+
+    def publish(self, campaign, rules, side: str | None, roll: int | None = None, cause: str = "",
+                search: int = 0) -> tuple[list, list]:
+        """What publishing a Secret roll, a secret RG purchase or a hidden fortification (CGS 7.4.4: on entry or
+        search) records, or all of a side's: (the fair-roll values published first, the reveals). The side defaults
+        to the event's, or to the side whose key the passphrase given opens."""
+        if roll is not None and str(roll) in campaign.hidden:
+            return [], self.placements(campaign, rules, side, roll, cause, search)
+        if cause or search:
+            raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
+                           rules.cite("hidden"))
+        if roll is not None and str(roll) in campaign.secret_rgs:
+            return [], self.purchases(campaign, rules, side, roll)
+        if side is None and roll is not None and str(roll) in campaign.sealed:
+            side = campaign.sealed[str(roll)]["side"]
+        if side is None:
+            side = self.keyring.opens(campaign)
+            if side is None:
+                raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
+        side = rules.side(side)
+        mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
+        places = [] if roll is not None else sorted(int(v) for v, h in campaign.hidden.items() if h["side"] == side)
+        if roll is not None:
+            if roll not in mine:
+                raise BadInput(f"event {roll} is no unrevealed Secret roll of the {rules.system.sides[side]} side")
+            mine = [roll]
+        bought = [] if roll is not None else [v for v, e in campaign.secret_rgs.items() if e["side"] == side]
+        if not mine and not places and not bought:
+            raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
+        facts, published = self.purchases(campaign, rules, side, None) if bought else [], []
+        if mine:
+            self.keyring.key(campaign, rules, side)
+            made = dict(zip(mine, self.app.stored_facts(campaign, mine)))
+            for version in mine:
+                opened = self.keyring.unseal(campaign, rules, made[version])
+                rolled = opened.fact
+                if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared:  # its roll value, first
+                    published.append(fair.publish(campaign, rules, side, rolled.fair, self.keyring.chain_value(
+                        campaign, rules, side, "roll", rolled.fair)))
+                facts.append(secrets.reveal(campaign, made[version], version, rolled, opened.salt))
+        if places:  # --all: its hidden fortifications too
+            facts += self.placements(campaign, rules, side, None, "", 0)
+        return published, facts
+
+    def purchases(self, campaign, rules, side: str | None, version: int | None) -> list:
+        """A side's secret RG purchases published (one, or all of them): each opened with its key and checked
+        against its commitment (8.619)."""
+        side = rules.side(side) if side else campaign.secret_rgs[str(version)]["side"]
+        mine = sorted(int(v) for v, e in campaign.secret_rgs.items() if e["side"] == side)
+        if version is not None:
+            if version not in mine:
+                raise BadInput(f"event {version} is no secret RG purchase of the {rules.system.sides[side]} side",
+                               purchases.secret_step(rules))
+            mine = [version]
+        facts = []
+        for v, made in zip(mine, self.app.stored_facts(campaign, mine)):
+            opened = self.keyring.unseal_purchase(campaign, rules, made)
+            facts.append(purchases.reveal(campaign, rules, v, made, opened.fact, opened.salt))
+        return facts
+
+    def placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
+                           search: int) -> list:
+        log = self.app.history(campaign.name)
+        side = rules.side(side) if side else campaign.hidden[str(placed)]["side"]
+        mine = hiddenmod.hidden_placements(campaign, log, side)
+        if placed is not None:
+            if placed not in mine:
+                raise BadInput(f"event {placed} is no hidden fortification of the {rules.system.sides[side]} side",
+                               rules.cite("hidden"))
+            mine = {placed: mine[placed]}
+        facts = []
+        for version, made in sorted(mine.items()):
+            opened, salt = hiddenmod.open_placement(self.keyring, campaign, rules, made)
+            facts.append(fortify.reveal(campaign, rules, version, made, opened, salt, cause, search, log))
+        return facts

@@ -1,0 +1,115 @@
+"""The hash chain: every event carries its predecessor's digest and its own."""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime, timezone
+from uuid import NAMESPACE_URL, UUID
+
+import msgspec
+
+from ..errors import DatabaseError
+from ..domain.events import Fact
+from ..sha import sha256, uuid5
+
+GENESIS = "0" * 64
+_encoder = msgspec.json.Encoder()
+
+
+def canonical(fact: Fact) -> Fact:
+    """The fact exactly as it will read back from the store (an int in a float field comes back a
+    float, a list a tuple): digests are computed over this, so re-checking them never differs."""
+    from ..domain.events import AnyFact
+
+    return msgspec.json.decode(_encoder.encode(fact), type=AnyFact)
+
+
+def iso_utc(moment: datetime) -> str:
+    """The canonical text of a timestamp (UTC, microseconds). Built by hand so that freezegun's
+    FakeDatetime and a real datetime of the same instant give the same text and digest."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+FORM = 2  # the envelope form new events are written in
+
+
+def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact: Fact, topic: str = "",
+           author: str = "", command: str = "", form: int = 1) -> str:
+    """The event's digest. Form 2 (every event written now) covers its whole stored form: the stored
+    topic, the author side and the command id as well as the fact; form 1 (older logs) the fact only."""
+    if form == 1:
+        payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, _as_written(fact)))
+    else:
+        payload = _encoder.encode((f"cgledger/{form}", str(campaign_id), version, iso_utc(timestamp), prev, topic,
+                                   author, command, _without_defaults(fact)))
+    return sha256(payload).hexdigest()
+
+
+def _without_defaults(fact: Fact) -> dict:
+    """The fact as form 2 digests it: fields at their default left out, so a field added later (always with a
+    default) does not change the digest of an event stored before it."""
+    data = msgspec.to_builtins(fact)
+    for name, default in _defaults(type(fact)).items():
+        if name in data and data[name] == default:
+            del data[name]
+    return data
+
+
+@functools.cache
+def _defaults(cls) -> dict:
+    """{field: its default, as builtins} of a fact type."""
+    fields = cls.__struct_fields__
+    found = {}
+    for name, default in zip(fields[len(fields) - len(cls.__struct_defaults__):], cls.__struct_defaults__):
+        if default is msgspec.NODEFAULT:
+            continue
+        if type(default).__name__ == "Factory":
+            default = default.factory()
+        found[name] = msgspec.to_builtins(default)
+    return found
+
+
+# fields added after form 1 was replaced: a form-1 event was digested without them
+_ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal",), "Rewound": ("proposal",), "SideKeyRegistered": ("public",),
+                       "TablesOverridden": ("proposal",)}
+
+
+def _as_written(fact: Fact):
+    added = _ADDED_SINCE_FORM_1.get(type(fact).__struct_config__.tag)
+    if not added:
+        return fact
+    data = msgspec.to_builtins(fact)
+    for name in added:
+        data.pop(name, None)
+    return data
+
+
+def event_digest(campaign_id: UUID, event) -> str:
+    """The digest recomputed from what an event read back holds (a Logged or a bundle event)."""
+    return digest(campaign_id, event.version, event.timestamp, event.prev, event.fact, event.topic, event.author,
+                  event.command, event.form)
+
+
+def campaign_id(name: str) -> UUID:
+    """One campaign per name in a database: the id is derived from the name."""
+    return uuid5(NAMESPACE_URL, f"cgledger:campaign:{name}")
+
+
+def fingerprint(version: int, head: str) -> str:
+    """What two players compare: the log's length and the first 16 hex digits of its head."""
+    return f"{version}:{head[:16]}"
+
+
+def checked_fingerprint(cid: UUID, last) -> str:
+    """The fingerprint of a log ending with `last` (a Logged), its digest recomputed, never taken on trust: an edit
+    that was not re-chained shows here, not only in `audit`."""
+    if last.fact is None or event_digest(cid, last) != last.digest:
+        raise DatabaseError(f"event {last.version} was altered after it was recorded (its content no longer "
+                            "matches its digest): run `cgledger audit`")
+    return fingerprint(last.version, last.digest)
+
+
+def key_fingerprint(public: str) -> str:
+    """A public key short enough to read out: the first 16 hex digits of its SHA-256, in groups of four."""
+    short = sha256(bytes.fromhex(public)).hexdigest()[:16]
+    return " ".join(short[i:i + 4] for i in range(0, 16, 4))

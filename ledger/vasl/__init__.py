@@ -1,0 +1,1 @@
+"""VASL's dice reports: the dice bot's lines, the chat window, VASSAL's .vlog and .vsav files."""

@@ -1,0 +1,221 @@
+"""What players can do next, as command lines to paste: each open need of the RePh step (with the side that
+rolls, and the RG a follow-up roll is for), and what the rules let players do in the open step even when nothing
+is needed (the step's own optional rolls, its purchases, Control changes, the scenario's SSR rolls). Read from
+the step and table data of the campaign's own system; no step is named in code."""
+
+from __future__ import annotations
+
+import msgspec
+
+from cgledger.ledger.decide import chits
+from cgledger.ledger.decide.rolls import admit, per
+from cgledger.ledger.decide.steps import applies, decide_winner, describe, need_applies, next_step, title, unmet
+from cgledger.ledger.errors import LedgerError
+from cgledger.ledger.domain.evolve import SCENARIO
+
+PROG = "cgledger"
+
+
+def need_commands(rules, state, need: dict, own: str | None = None) -> list[str]:
+    """The command lines that meet one need (`steps.unmet`): one per side that may roll it when the rules name no
+    side. What the players choose stays open: LVP as N, chits as attack|idle (idle only once a side's Attack Chits
+    are used up, 8.6231), a winner the rules do not decide (the Initial Scenario's Victory Conditions, 8.6234) as
+    one of the sides. `own`: the side of the key given (once both sides hold keys, a player seals its own chit
+    only)."""
+    sides = list(rules.system.sides)
+    if need["effect"] == "scenario_end":
+        lvp = " ".join(f"--lvp {s}=N" for s in sides)
+        undecided = rules.system.scenario_victory and decide_winner(
+            rules, state.scenario, state.lvp, {s: 0 for s in sides}) is None
+        return [f"{PROG} scenario-end {lvp}" + (f" --winner {'|'.join(sides)}" if undecided else "")]
+    if need["effect"] == "initiative":
+        if not chits.sealed_play(state, rules):
+            return [f"{PROG} initiative " + " ".join(f"--chit {s}={chits.choices(state, rules, s)}" for s in sides)]
+        return [f"{PROG} initiative --chit {s}={chits.choices(state, rules, s)}" for s in sides
+                if s not in state.sealed_chits and own in (None, s)]
+    if need["rg"] is not None:  # this roll, or every roll due now for the RG in one command
+        return [f"{PROG} roll {need['table']} --side {need['side']} --rg {need['rg']}"
+                + required_drms(rules.tables.get(need["table"]), state, need["side"]),
+                f"{PROG} follow-ups --side {need['side']} --rg {need['rg']}"]
+    tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
+    return [f"{PROG} roll {t.id} --side {side}{required_drms(t, state, side)}" for t in sorted(tables, key=lambda t: t.id)
+            for side in ([need["side"]] if need["side"] else (t.sides or sides))]
+
+
+def required_drms(table, state, side: str | None) -> str:
+    """The declared DRMs a table cannot be rolled without (`required`), as options: the value the ledger knows
+    (a side's SAN after its last SAN dr) where it knows it, else N for the player to give."""
+    out = ""
+    for drm in (table.drm if table is not None else ()):
+        if drm.kind == "declared" and drm.required:
+            known = state.san.get(side) if drm.known == "san" and side else None
+            out += f" --drm {drm.key}={known if known is not None else 'N'}"
+    return out
+
+
+def with_commands(rules, state, needs: list[dict], own: str | None = None) -> list[dict]:
+    """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it); `own`: the
+    side of the key given."""
+    out = []
+    for need in needs:
+        lines = need_commands(rules, state, need, own)
+        if need["effect"] == "initiative" and own is not None and chits.sealed_play(state, rules):
+            need = {**need, "text": _own_chit_text(rules, state, own)}
+        out.append({**need, "command": lines[0] if lines else None, "commands": lines})
+    return out
+
+
+def _own_chit_text(rules, state, own: str) -> str:
+    """Initiative as the player of `own` sees it once both sides hold keys: its chit to seal, or what it waits for."""
+    names = rules.system.sides
+    others = [s for s in rules.system.sides if s != own]
+    mine = state.sealed_chits.get(own)
+    if mine is None:
+        return f"your {names[own]} Initiative chit, sealed with your key (the other side seals its own)"
+    waiting = [s for s in others if s not in state.sealed_chits]
+    if waiting:
+        return (f"the {' and '.join(names[s] for s in waiting)} side's chit: your {names[own]} chit is sealed (event "
+                f"{mine['version']}) and waits for it")
+    return (f"the {' and '.join(names[s] for s in others)} chit revealed: both chits are sealed, and the "
+            f"{' and '.join(names[s] for s in others)} side's ledger reveals its own on its next command")
+
+
+def ahead(rules, state) -> list[dict]:
+    """What the scenario Initiative gives makes the rest of this RePh need (step needs with a `scenario` condition,
+    as data): while the chits are still to be resolved, each scenario's rolls as {if, step, text}; once resolved,
+    those of the later steps the scenario calls for ({if: None, ...}; the open step's own are in `needs`)."""
+    if state.step == SCENARIO:
+        return []
+    order = [s.id for s in rules.system.steps]
+    open_step = rules.steps[state.step]
+    choosing = not state.scenario and any(n.effect == "initiative" for n in open_step.needs)
+    left = chits.left(state, rules)
+    possible = {scenario for key, scenario in rules.system.initiative.items()  # with the Attack Chits left (8.6231)
+                if all(chit == "idle" or left.get(side) != 0 for side, chit in (p.split(":") for p in key.split("/")))}
+    out = []
+    for step in rules.system.steps[order.index(state.step):]:
+        if not applies(step, state):
+            continue
+        for need in step.needs:
+            if not need.scenario:
+                continue
+            if choosing:
+                if need.scenario not in possible or not need_applies(rules, state,
+                                                                     msgspec.structs.replace(need, scenario=None)):
+                    continue
+            elif step.id == state.step or not need_applies(rules, state, need):
+                continue
+            for side in need.sides or [None]:
+                what = describe(rules, need.effect, side, state)["text"]
+                out.append({"if": need.scenario if choosing else None, "step": step.id, "title": title(rules, step.id),
+                            "rule": step.id, "text": what})
+    return out
+
+
+def options(rules, state, needs: list[dict], step: str | None = None, only: str | None = None,
+            go_on: bool = True) -> list[dict]:
+    """What players may do in the open step besides its needs: {text, command, rule}. SIDE, UNIT, ... are for the
+    player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh).
+    `go_on`: whether the step decision would take `step next` now."""
+    step = step or state.step
+    sides = only or "|".join(rules.system.sides)
+    out: list[dict] = []
+    if step != SCENARIO:
+        data = rules.steps[step]
+        if data.purchase == "rg":
+            where = (f" --map-group {'|'.join(g.id for g in rules.system.map_groups)} [--objective HEX]"
+                     if rules.system.map_groups and rules.system.rg_date_max == "map_group" else "")
+            secret = " (kept secret once the side has a key: --open to show it)" if data.secret else ""
+            out.append({"text": f"buy Reinforcement Groups from the side's RG chart{secret}", "rule": step,
+                        "command": f"{PROG} buy RG_ID --side {sides}{where}"})
+        if data.purchase == "fortifications":
+            out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
+                        "command": f"{PROG} fortify ITEM --side {sides} --setup-area ID [--count N]"})
+        if data.control and _maps_known(rules):
+            out.append({"text": "record a change of Control", "rule": step,
+                        "command": f"{PROG} control LOCATION --side {sides}"})
+    else:
+        if _maps_known(rules):
+            out.append({"text": "record a change of Control during play", "rule": None,
+                        "command": f"{PROG} control LOCATION --side {sides}"})
+        out.append({"text": "import the game's VASL log or chat (its dice reports)", "rule": None,
+                    "command": f"{PROG} vasl-import FILE"})
+        if not rules.system.steps and rules.maps and not needs:  # CGS: no Refit Phase; a firefight ends on its map
+            out.append({"text": "end the Campaign Firefight: what it leaves on the map, then the next one",
+                        "rule": None, "command": f"{PROG} firefight-end --map {'|'.join(sorted(rules.maps))}"})
+    needed = {n["table"] for n in needs}
+    for table in sorted(rules.tables.values(), key=lambda t: t.id):
+        if step not in (table.step, *table.steps) or table.id in needed or per(table) == "rg":
+            continue
+        may = [s for s in (table.sides or rules.system.sides) if (only is None or s == only)
+               and _admitted(rules, state, table, s)]
+        if not may:
+            continue  # not on this CG Date, or rolled already
+        who = "|".join(may)
+        unit = " --for UNIT" if per(table) == "unit" else ""
+        played = ""  # during a scenario the players are at the table: the dice of play first, never a fair roll's wait
+        if step == SCENARIO and state.fair_in_force(rules.system.sides):
+            played = " --dice " + ("W,C" if table.die == "DR" else "N") + ' (or --vasl "LINE")'
+        drms = required_drms(table, state, may[0] if len(may) == 1 else None)
+        out.append({"text": table.title, "rule": table.rule,
+                    "command": f"{PROG} roll {table.id} --side {who}{unit}{drms}{played}"})
+    if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
+        out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
+    return out
+
+
+def _maps_known(rules) -> bool:
+    """Control can be recorded: a map file gave a Map Group its grid (8.605; no map is in the rules seeds)."""
+    return bool(rules.maps)
+
+
+def _admitted(rules, state, table, side: str) -> bool:
+    try:
+        admit(state, rules, table.id, side, None, "UNIT")
+    except LedgerError:
+        return False
+    return True
+
+
+def passed(rules, skipped: tuple[str, ...]) -> list[dict]:
+    """The steps a move passed over, each with what it was for (its purpose, from its rule text, in the system's
+    data; else its note)."""
+    return [{"step": s, "title": title(rules, s), "purpose": rules.steps[s].purpose or None,
+             "note": rules.steps[s].purpose or rules.steps[s].note or None} for s in skipped]
+
+
+def purpose(rules, step: str) -> str | None:
+    """What the open step is for (None for the CG scenario)."""
+    return rules.steps[step].purpose or None if step != SCENARIO else None
+
+
+def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[dict]:
+    """Where nothing more is needed here: the first step ahead (up to the scenario) that needs something of this
+    side (`side`; at one table, of anyone), with the command lines, which walk the side there themselves
+    (CampaignLedger._walk_to). Guidance only: each act is decided when it is made."""
+    from cgledger.ledger.decide import walk as walkmod
+
+    at = here
+    path: list[str] = []
+    # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
+    skipped = ("first_move",) if here == SCENARIO else ("scenario_end", "first_move")
+    for _ in range(len(rules.system.steps) + 1):
+        at = next_step(rules, state, at)
+        if at == SCENARIO or at in path or at == here:
+            return []  # never into the scenario, nor round the RePh a second time (an Idle Day repeats it)
+        path.append(at)
+        try:
+            date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
+        except LedgerError:
+            return []  # the CG has no CG Date after this one: nothing ahead
+        if walking and side:
+            owed = walkmod.owed(rules, state, side, at, date)
+        else:
+            owed = unmet(rules, state, at, done=[], date=date)
+        owed = [n for n in owed if n["effect"] not in skipped]
+        if owed and walking and side and walkmod.lands(rules, state, side, at) != at:
+            return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
+        if owed:
+            return [{**need, "step": at, "title": title(rules, at)}
+                    for need in with_commands(rules, state, owed, side)]
+    return []
