@@ -9,11 +9,10 @@ from .app import LedgerContext, common, forget, main
 
 
 def _fixtures() -> Path:
-    """fixtures/: beside the package when installed (cgledger/fixtures), else the checkout's own folder."""
-    import cgledger
+    """fixtures/, installed as cgledger.fixtures (the checkout's own folder under an editable install)."""
+    import cgledger.fixtures
 
-    found = [Path(base) / "fixtures" for base in cgledger.__path__]
-    return next((path for path in found if path.is_dir()), found[0])
+    return Path(next(iter(cgledger.fixtures.__path__)))
 
 
 SAMPLE = _fixtures() / "kgp-cg1-sample.cgl"

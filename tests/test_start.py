@@ -31,15 +31,18 @@ OVERRIDE = ('[[table]]\nid = "KGP3"\nstep = "scenario"\nrule = "KGP3"\nper = "an
             '{{ min = 7, result = "change" }} ]\n')
 
 
-def run(args: list[str], cache: Path, cwd: Path = ROOT, code: str | None = None, state: Path | None = None) -> str:
+def run(args: list[str], cache: Path, cwd: Path = ROOT, code: str | None = None, state: Path | None = None,
+        site: Path | None = None) -> str:
     """A command in its own process, as a player runs it; its output, then the modules it loaded (`state`: this
-    machine's state folder, where it keeps the answers of reads: ledger/read/answers.py)."""
+    machine's state folder, where it keeps the answers of reads: ledger/read/answers.py; `site`: a folder the package
+    was installed into, read before this checkout's)."""
     code = code or ("import sys; from cgledger.cli import main\n"
                     f"main({args!r}, prog_name='cgledger', standalone_mode=False)\n")
     code += "import sys; print('LOADED', ' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120,
                           env={**os.environ, "XDG_CACHE_HOME": str(cache), "COLUMNS": "200",
-                               **({"XDG_STATE_HOME": str(state)} if state else {})})
+                               **({"XDG_STATE_HOME": str(state)} if state else {}),
+                               **({"PYTHONPATH": str(site)} if site else {})})
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -82,6 +85,21 @@ def parsed_afresh(system: str, overrides=()) -> tuple:
     return system_file, files, [(name, decode_toml(text, TablesFile, name)) for name, text in overrides]
 
 
+def installed_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """The package installed from a copy of the checkout into a folder of its own, as pip installs it anywhere:
+    (the installed cgledger, the folder to put on the path)."""
+    copy, site = tmp_path / "checkout", tmp_path / "site"
+    for folder in ("cgledger", "ledger", "cli", "projections", "fixtures"):
+        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, copy)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                           "--no-compile", "--target", str(site), str(copy)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return site / "cgledger", site
+
+
 def cache_files(cache: Path) -> list[Path]:
     return sorted((cache / "cgledger" / "rules").glob("*.msgpack"))
 
@@ -115,38 +133,35 @@ def test_an_edited_override_is_parsed_again_and_used(tmp_path):
 
 
 def test_an_edited_shipped_file_is_parsed_again_and_used(tmp_path):
-    """A copy of the checkout (the files the package is made of), one byte of a shipped rules file changed."""
-    copy, cache = tmp_path / "checkout", tmp_path / "cache"
-    for folder in ("cgledger", "ledger", "cli", "projections"):
-        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", copy)
+    """The package installed from a copy of the checkout, one byte of a shipped rules file changed."""
+    cache = tmp_path / "cache"
+    copy, site = installed_copy(tmp_path)
     code = ("import cgledger; from cgledger.ledger import rules\n"
             "print(cgledger.__path__[-1], rules.load('kgp').table('KGP3').title)\n")
-    assert run([], cache, copy, code).split("\n")[0] == f"{copy} Mist Change DR"
-    assert run([], cache, copy, code).split("\n")[0] == f"{copy} Mist Change DR"  # from the cache
+    assert run([], cache, tmp_path, code, site=site).split("\n")[0] == f"{copy} Mist Change DR"
+    assert run([], cache, tmp_path, code, site=site).split("\n")[0] == f"{copy} Mist Change DR"  # from the cache
     ssr = copy / "ledger" / "rules" / "kgp" / "ssr.toml"
     ssr.write_bytes(ssr.read_bytes().replace(b'title = "Mist Change DR"', b'title = "Mist Change DX"'))
-    assert run([], cache, copy, code).split("\n")[0] == f"{copy} Mist Change DX"
+    assert run([], cache, tmp_path, code, site=site).split("\n")[0] == f"{copy} Mist Change DX"
     assert len(cache_files(cache)) == 2
 
 
 def test_a_parse_read_back_is_not_checked_again_but_a_new_check_makes_a_new_key(tmp_path):
     """A parse read back from the cache skips the engine's checks (it passed them before), so its key names
     engine.py's source: a check added there (here: one refusing KGP3) runs on the next load, cache or not."""
-    copy, cache = tmp_path / "checkout", tmp_path / "cache"
-    for folder in ("cgledger", "ledger", "cli", "projections"):
-        shutil.copytree(ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", copy)
+    cache = tmp_path / "cache"
+    copy, site = installed_copy(tmp_path)
     code = ("import cgledger; from cgledger.ledger import rules\n"
             "try:\n    print(cgledger.__path__[-1], rules.load('kgp').table('KGP3').title)\n"
             "except Exception as e:\n    print(cgledger.__path__[-1], 'refused:', e)\n")
-    assert run([], cache, copy, code).split("\n")[0] == f"{copy} Mist Change DR"
+    assert run([], cache, tmp_path, code, site=site).split("\n")[0] == f"{copy} Mist Change DR"
     engine = copy / "ledger" / "rules" / "engine.py"
     check = "    def _check_table(self, name: str, table: Table) -> None:\n"
     assert check in engine.read_text()
     engine.write_text(engine.read_text().replace(check, check + "        if table.id == 'KGP3':\n"
                                                                "            self._fail(name, table, 'a new check')\n"))
-    assert "refused:" in run([], cache, copy, code).split("\n")[0] and "a new check" in run([], cache, copy, code)
+    refused = run([], cache, tmp_path, code, site=site)
+    assert "refused:" in refused.split("\n")[0] and "a new check" in refused
 
 
 def test_a_corrupt_cache_file_is_ignored_and_written_again(tmp_path, monkeypatch):
