@@ -1,6 +1,6 @@
 """The `cgledger` command line: a group that only registers commands (one module each). A command's module is
 imported when that command runs, so `--help` and a quick command start without the others: COMMANDS names every
-command, its module in cli/ and its short help (tests/test_cli_registry.py checks both against the command)."""
+command, its module under cli/ and its short help (tests/test_cli_registry.py checks both against the command)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                             "category."),
     "export": ("exchange", "Write the events your opponent does not have yet to FILE (to send by email)."),
     "fair-dice": ("secret", "Dice nobody can choose or foresee: each side's chains, committed with its key (see "
-                            "README)."),
+                            "docs/guide/fair-dice.md)."),
     "final": ("books", "The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end:"
                        " the result so far)."),
     "firefight-end": ("firefight", "End the CGS Campaign Firefight: what it leaves on the map; the campaign moves "
@@ -61,7 +61,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rg-chart": ("buy", "The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave "
                         "(8.6191-8.6197)."),
     "rg-record": ("books", "The side's RG Purchase Record (8.6198)."),
-    "serve": ("serve", "Play in your browser: a page on this machine over the same ledger (127.0.0.1; the URL it "
+    "serve": ("web.serve", "Play in your browser: a page on this machine over the same ledger (127.0.0.1; the URL it "
                        "prints carries the page's token)."),
     "roll": ("roll", "Roll on TABLE and record it (in the step the table belongs to)."),
     "roster": ("books", "The side's CG Roster (8.6162): Start, Repl, Total, Spent, Left, RG, LVP, CG-LVP, Win, "

@@ -21,8 +21,11 @@ ROOT = Path(__file__).parent.parent
 
 def all_commands() -> dict[str, click.Command]:
     """Every command, found by importing every module of cli/ (not through the registry)."""
-    for module in pkgutil.iter_modules(cli.__path__):
-        importlib.import_module(f"cgledger.cli.{module.name}")
+    from cgledger.cli import web
+
+    for package, prefix in ((cli, "cgledger.cli."), (web, "cgledger.cli.web.")):
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(prefix + module.name)
     return dict(main.commands)
 
 

@@ -1,4 +1,5 @@
-"""`cgledger serve`: the campaign in the browser, on this machine (cli/web/)."""
+"""`cgledger serve`: the campaign in the browser, on this machine. The page runs the CLI's own command lines, so
+it stands above the CLI: this command is registered by name (cli.COMMANDS), its module imported when it runs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .app import common, main
+from ..app import common, main
 
 
 @main.command()
@@ -34,8 +35,8 @@ def serve(obj, host: str, port: int, outbox: Path | None, inbox: Path | None, no
 
     from cgledger.ledger.store.database import resolve_db
 
-    from .web.app import create_app
-    from .web.runner import Runner
+    from .app import create_app
+    from .runner import Runner
 
     material = obj.key_material()
     runner = Runner(resolve_db(obj.db), obj.campaign, material, obj.seed)
