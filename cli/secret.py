@@ -237,7 +237,7 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
 
 @main.group(name="fair-dice")
 def fair_dice() -> None:
-    """Dice nobody can choose or foresee: each side's chains, committed with its key (see README)."""
+    """Dice nobody can choose or foresee: each side's chains, committed with its key (see docs/guide/fair-dice.md)."""
 
 
 @fair_dice.command(name="commit")

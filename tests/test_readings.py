@@ -1,4 +1,4 @@
-"""the README's table of readings agrees with the data. A DRM the table names as typed (`--drm KEY`)
+"""The guide's table of readings agrees with the data. A DRM the table names as typed (`--drm KEY`)
 is a declared DRM in the rules files, one it calls automatic (`automatic ... (`KEY`)`) is derived from the log."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 
 from cgledger.ledger import rules as rulesmod
 
-README = Path(__file__).parent.parent / "README.md"
+README = Path(__file__).parent.parent / "docs" / "guide" / "rules.md"
 
 
 def readings() -> list[str]:
     text = README.read_text(encoding="utf-8")
-    table = text.split("### Readings chosen where the OCR is ambiguous", 1)[1].split("\n\n", 2)[2]
+    table = text.split("## Readings chosen where the OCR is ambiguous", 1)[1].split("\n\n", 2)[2]
     return [line for line in table.split("\n\n", 1)[0].splitlines() if line.startswith("| ") and "---" not in line]
 
 
@@ -34,6 +34,6 @@ def test_the_readings_table_agrees_with_the_data():
     derived = [key for row in rows for key in re.findall(r"\| automatic[^|]*?\(`(\w+)`\)", row)]
     assert "scenarios_after_20am" in derived and "attacked" in derived and "san" in typed
     for key in typed:
-        assert "declared" in known.get(key, set()), f"README reads --drm {key} as typed; the data says {known.get(key)}"
+        assert "declared" in known.get(key, set()), f"the guide reads --drm {key} as typed; the data says {known.get(key)}"
     for key in derived:
-        assert known.get(key) == {"automatic"}, f"README reads {key} as automatic; the data says {known.get(key)}"
+        assert known.get(key) == {"automatic"}, f"the guide reads {key} as automatic; the data says {known.get(key)}"

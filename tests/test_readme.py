@@ -40,10 +40,10 @@ def test_the_readme_walkthrough_runs_as_written(cli, tmp_path, monkeypatch):
 
 
 def email_walkthrough() -> list[tuple[str, str, list[list[str]]]]:
-    """The bash blocks of 'Playing by email, step by step': (player, passphrase, commands) in order; each block's
+    """The bash blocks of the guide's 'Playing by email, step by step': (player, passphrase, commands) in order; each block's
     first line names the machine, an `export CGLEDGER_PASSPHRASE=...` line gives that player's passphrase."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Playing by email, step by step"):text.index("## Two players who do not trust")]
+    text = (ROOT / "docs" / "guide" / "email.md").read_text(encoding="utf-8")
+    section = text[text.index("# Playing by email, step by step"):text.index("## Two players at random")]
     blocks = []
     passphrases: dict[str, str] = {}
     for block in re.findall(r"```bash\n(.*?)```", section, re.S):

@@ -2,7 +2,7 @@
 his side's `status --json` offers and exchanging bundles by email at moments the caller picks. Used by the random
 play of tests/test_random_play.py and by bench/bench_random_play.py for longer runs.
 
-Email play is strict turn-taking (a bundle that forks the log is refused, README "By email"): a side acts only while
+Email play is strict turn-taking (a bundle that forks the log is refused, docs/guide/email.md): a side acts only while
 it holds every event the other side holds. Inside that, every choice is the caller's: which offered act, which
 values a player fills in, when to send, when to receive."""
 

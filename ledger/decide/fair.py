@@ -18,7 +18,7 @@ from ..domain.evolve import CampaignState
 from ..rules import Rules
 from . import rolls
 
-RULE = "cgledger fair dice"  # no ASL rule says how dice are made fair: the README's protocol does
+RULE = "cgledger fair dice"  # no ASL rule says how dice are made fair: the protocol of docs/guide/fair-dice.md does
 MODES = ("fair", "immediate")
 # a side's ledger commits its next chain once fewer values than this are left in the last one: before the other
 # side can declare a roll that needs it (one side's turn by email holds tens to a few hundred rolls), so none waits

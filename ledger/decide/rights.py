@@ -34,7 +34,7 @@ from ..domain.evolve import CampaignState
 from ..rules import Rules
 from . import secrets, steps
 
-RULE = "cgledger trust model"  # no ASL rule governs who may take a record back: the README's trust model does
+RULE = "cgledger trust model"  # no ASL rule governs who may take a record back: the trust model of docs/guide/trust.md does
 
 
 def may_void(state: CampaignState, by: str, actions) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import BadInput
 
-RULE = "cgledger email turn"  # no ASL rule says how a campaign travels by email: the README does
+RULE = "cgledger email turn"  # no ASL rule says how a campaign travels by email: docs/guide/email.md does
 
 
 def other_side(sides, me: str) -> str:

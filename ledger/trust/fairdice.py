@@ -1,4 +1,4 @@
-"""Fair dice: the arithmetic of the protocol (README "Dice nobody can choose or foresee"). Each side draws a random
+"""Fair dice: the arithmetic of the protocol (docs/guide/fair-dice.md). Each side draws a random
 seed from the OS and commits to the heads of two reversed hash chains made from it: h_0 = HMAC(seed, label),
 h_{i+1} = SHA-256(h_i), head = h_N; value k (k = 1, 2, ...) is h_{N-k}, and SHA-256(value_k) = value_{k-1}
 (value_0 = the head). Side A's n-th fair roll takes A's roll-chain value n and B's answer-chain value n: both
