@@ -149,6 +149,9 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                 find(version, "decision", f"event {version} ({kind_words(event.topic)}) is recorded under an earlier "
                                           "action's number: a new act takes a new number (a reused one counts "
                                           "where the record shows it undone)")
+            elif action is not None and action > state.next_action:
+                find(version, "decision", f"event {version} ({kind_words(event.topic)}) is recorded under action "
+                                          f"{action}, the next is {state.next_action}: numbers are taken in order")
             last_action = action if action is not None else last_action
             found = author_check(state, fact, event)
             if isinstance(found, Signed):  # verified in order, maybe on the worker: its place in the findings kept

@@ -221,3 +221,23 @@ def test_a_purchase_under_an_undone_actions_number_is_named(cli, tmp_path):
     campaign.record(msgspec.structs.replace(fact, action=first["action"]), "", None)
     ledger.save(campaign)
     named_and_refused(cli, Cli(tmp_path / "other.db"), tmp_path, "decision", "earlier action's number")
+
+
+def test_a_purchase_under_a_number_ahead_of_the_next_action_is_named(cli, tmp_path):
+    """Action numbers are taken in order: a fact written under a number past the next one (skipping actions an undo
+    would then never find) is named by the audit and refused by import, as a reused number is."""
+    import msgspec
+
+    from cgledger.ledger.application import open_ledger
+    from conftest import Cli, named_and_refused
+
+    cli.ok("new", "CG I", "--cg", "I", "--start-cpp", "german=12", "--start-cpp", "us=8")
+    cli.to("8.619")
+    cli.ok("rules", "load", str(__import__("pathlib").Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"))
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    fact = next(e.fact for e in ledger.history(None) if type(e.fact).__name__ == "RGPurchased")
+    campaign.record(msgspec.structs.replace(fact, action=campaign.next_action + 5), "", None)
+    ledger.save(campaign)
+    named_and_refused(cli, Cli(tmp_path / "other.db"), tmp_path, "decision", "numbers are taken in order")
