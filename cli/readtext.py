@@ -28,7 +28,10 @@ def roster(obj, side: str, as_of: str | None = None, as_json: bool = False, as_c
     from cgledger.ledger.domain.wording import describe_claim
 
     names = answer["sides"]
-    shown = [{**r, "win": names.get(r.get("win"), r.get("win"))} for r in rows]  # a side by its name, not its id
+    from cgledger.ledger.domain.wording import weather_words
+
+    shown = [{**r, "win": names.get(r.get("win"), r.get("win")),  # a side by its name, not its id
+              "weather": weather_words(r.get("weather"), r.get("conditions") or {})} for r in rows]
     return _lines([f"CG Roster: {answer['name']}", table(shown, ROSTER)]
                   + [f"  not witnessed: {describe_claim(claim, answer['sides'])}" for claim in answer["unwitnessed"]])
 
@@ -51,11 +54,14 @@ def history(obj, as_of: str | None = None, as_json: bool = False) -> str:
     story = obj.answer("history", (), lambda ledger: ledger.history_of(obj.campaign, as_of)[0], as_of)
     if as_json:
         return _json(story)
+    from cgledger.ledger.domain.wording import weather_words
+
     sides = story["campaign"]["sides"]
     lines = []
     for d in story["dates"]:
         winner = f", won by {sides.get(d['winner'], d['winner'])}" if d["winner"] else ""
-        lines.append(f"{d['date']}: {d['scenario'] or 'RePh'}{winner}; weather {d['weather'] or '-'}")
+        lines.append(f"{d['date']}: {d['scenario'] or 'RePh'}{winner}; "
+                     f"weather {weather_words(d['weather'], d.get('conditions') or {}) or '-'}")
         for side, name in sides.items():
             rg = ", ".join(r.get("text") or f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"
             lines.append(f"  {name}: LVP {_cell(d['lvp'][side]) or '-'}, CG-LVP {_cell(d['cg_lvp'][side]) or '-'}, "

@@ -72,7 +72,8 @@ def script(obj, path: Path, quiet: bool) -> None:
 
 @main.command()
 @click.option("--sample", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=SAMPLE,
-              show_default=True, help="Script of the sample campaign.")
+              show_default="the shipped KGP CG I sample, fixtures/kgp-cg1-sample.cgl",
+              help="Script of the sample campaign.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("sample-report.html"), show_default=True, help="Where to write the HTML report.")
 @common

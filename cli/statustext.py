@@ -3,7 +3,7 @@ click command (cli/step.py) and the quick path (cli/quick.py) print the same tex
 
 from __future__ import annotations
 
-from cgledger.ledger.domain.wording import describe_claim, proposal_lines
+from cgledger.ledger.domain.wording import describe_claim, proposal_lines, weather_words
 
 
 def witness_lines(claims: list[dict], sides: dict, you: str | None) -> list[str]:
@@ -23,6 +23,8 @@ def render_status(status: dict) -> str:
              f"open: {status['step_title']}" + ("  [before the Initial Scenario]" if status["initial"] else "")]
     if status.get("purpose"):
         lines.append(f"  ({status['purpose']})")
+    if status.get("weather") or status.get("conditions"):
+        lines.append(f"  weather: {weather_words(status.get('weather'), status.get('conditions') or {})}")
     for need in status["needs"]:
         lines.append(f"  needs {need['text']}")
         lines += [f"      {command}" for command in need.get("commands", [])]

@@ -40,6 +40,7 @@ from cgledger.projections import guidance
 from .trust import mark, seen
 turn = lazy.module("cgledger.ledger.exchange.turn")
 from cgledger.projections import takeback
+from cgledger.projections import roster
 from .player.secretbooks import SecretBooks
 from .read.keptreads import KeptReads, as_stored
 from .store.reading import PostgresRows, SqliteRows, collector_paused, hold, light_rows
@@ -636,6 +637,11 @@ class CampaignLedger:
             "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
             "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
             "random_weather": state.options.get("random_weather", False),
+            # the weather chart's line for the CG Date (8.617, RR 2.517): the weather (unless the random weather
+            # decides it) and what the chart gives beside it, by the chart's own names (Moon Phase, Cloud Cover, EC)
+            "weather": None if state.options.get("random_weather") else roster.historical(rules, state.cg,
+                                                                                       state.cg_date).get("weather"),
+            "conditions": roster.conditions(rules, state.cg, state.cg_date, state.options.get("random_weather", False)),
             "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
             "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
             "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts

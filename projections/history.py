@@ -40,7 +40,7 @@ def compose(roster, records, dice_view, story, rules, state) -> dict[str, Any]:
             "lvp": _per_side(roster, index, "lvp"), "cg_lvp": _per_side(roster, index, "cg_lvp"),
             "cpp_spent": _per_side(roster, index, "spent"),
             "rg": {side: roster[side][index]["rg"] for side in sides},
-            "weather": row["weather"], "notable": [], "undos": [],
+            "weather": row["weather"], "conditions": row.get("conditions") or {}, "notable": [], "undos": [],
         })
     by_date = {d["date"]: d for d in dates}
     unwitnessed = witness.unwitnessed_events(state)

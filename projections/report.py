@@ -8,6 +8,8 @@ import math
 from html import escape
 from typing import Any
 
+from cgledger.ledger.domain.wording import weather_words
+
 # KGP map-marking colours: German blue, U.S. red. Other sides fall back to the palette.
 SIDE_COLORS = {"german": "#1f4e9c", "us": "#c0282d"}
 PALETTE = ["#2e7d32", "#6a1b9a", "#ef6c00", "#00838f"]
@@ -166,7 +168,8 @@ def _history(dates: list[dict], sides: dict[str, str]) -> str:
         for key in ("lvp", "cg_lvp", "cpp_spent"):
             cells += [_cell(_get(_get(d, key), s)) for s in sides]
         bought = [f"{n}: {_rg_list(_get(_get(d, 'rg'), s))}" for s, n in sides.items() if _get(_get(d, "rg"), s)]
-        cells += [_cell(bought), _cell(_get(d, "weather")), _cell(list(_get(d, "notable") or [])),
+        cells += [_cell(bought), _cell(weather_words(_get(d, "weather"), _get(d, "conditions") or {})),
+                  _cell(list(_get(d, "notable") or [])),
                   _cell(list(_get(d, "undos") or []))]
         idle = ' class="idle"' if _get(d, "scenario") == "Idle Day" else ""
         rows.append(f"<tr{idle}>{''.join(cells)}</tr>")

@@ -104,16 +104,35 @@ def finish(view: dict[str, Any], rules) -> dict[str, list[dict[str, Any]]]:
             if row.get("secret"):
                 unknown = True
                 row["spent"] = row["left"] = None
-            chart = rules.system.weather_chart
             if not random_weather:
-                entry = rules.chart_entry(chart, cg, rules.calendar.parse(row["date"])) if chart in rules.charts else None
-                row["weather"] = entry.text.get("weather") if entry else None
+                row["weather"] = historical(rules, cg, row["date"]).get("weather")
             elif row["date"] in density and row["weather"] and "Mist" in row["weather"]:
                 row["weather"] = row["weather"].replace("Mist", density[row["date"]])
+            row["conditions"] = conditions(rules, cg, row["date"], random_weather)
             row.pop("recon_carried", None)
             if rules.system.cg_lvp_sides and side not in rules.system.cg_lvp_sides:
                 row["cg_lvp"] = None  # RR 2.5033: only the Canadian keeps a CG-LVP total
     return rows
+
+
+def historical(rules, cg: str, date: str) -> dict[str, str]:
+    """The weather chart's line for a CG Date (8.617, RR 2.517): its texts by key, {} where the chart has none."""
+    chart = rules.system.weather_chart
+    if chart not in rules.charts:
+        return {}
+    entry = rules.chart_entry(chart, cg, rules.calendar.parse(date))
+    return dict(entry.text) if entry else {}
+
+
+def conditions(rules, cg: str, date: str, random_weather: bool = False) -> dict[str, str]:
+    """What the weather chart gives beside the weather on a CG Date, by the chart's own names (8.617: Moon Phase and
+    Cloud Cover if night; RR 2.517: EC, Moon Phase/Cloud Cover); with the random weather only what it keeps."""
+    chart = rules.charts.get(rules.system.weather_chart)
+    if chart is None:
+        return {}
+    text = historical(rules, cg, date)
+    return {name: text[key] for key, name in chart.columns.items()
+            if key in text and (not random_weather or key in chart.random_keeps)}
 
 
 def _left(row) -> int:
@@ -138,4 +157,5 @@ def public(row: dict[str, Any]) -> dict[str, Any]:
     """The roster columns of the public contract, plus the CPP spent on Recon, the scenario type, the FPP
     bought and the Fortifications bought with them (the roster's FORTIFICATIONS area, 8.621)."""
     return {**{k: row[k] for k in PUBLIC}, "recon_cpp": row["recon_cpp"], "scenario": row["scenario"],
-            "fpp": row["fpp"], "fortifications": row["fortifications"], "secret": bool(row.get("secret"))}
+            "fpp": row["fpp"], "fortifications": row["fortifications"], "secret": bool(row.get("secret")),
+            "conditions": row.get("conditions") or {}}

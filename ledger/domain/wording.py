@@ -45,3 +45,12 @@ def final_lines(result: dict, sides: dict[str, str]) -> list[str]:
                      f"{mine['rg_bought']} RG bought")
     lines.append(f"  {result['victory_note']}")
     return lines
+
+
+def weather_words(weather: str | None, beside: dict[str, str]) -> str | None:
+    """The weather as a player reads it, with what the chart gives beside it: 'Moderate Mist (Moon Phase: No Moon,
+    Cloud Cover: Overcast)'."""
+    shown = ", ".join(f"{name}: {value}" for name, value in beside.items())
+    if not shown:
+        return weather
+    return f"{weather} ({shown})" if weather else shown

@@ -189,6 +189,9 @@ class Chart(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     rule: str
     title: str
     entries: list[ChartEntry] = []
+    # a weather chart's other columns, shown beside the weather: text key -> its name (8.617: Moon Phase, Cloud Cover)
+    columns: dict[str, str] = {}
+    random_keeps: list[str] = []  # the columns that still hold when the random weather replaces the chart's
     note: str = ""
 
 
