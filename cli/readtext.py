@@ -231,6 +231,8 @@ def _flat(value) -> str:
         return ""
     if isinstance(value, list):
         return "; ".join(_item(v) for v in value)
+    if isinstance(value, dict):  # a row's conditions: 'Moon Phase: No Moon; Cloud Cover: Overcast'
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
     return str(value)
 
 

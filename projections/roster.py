@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from cgledger.ledger.domain.events import (
-    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FortificationsPurchased, InitiativeChosen, RGPurchased,
-    RGPurchaseSealed, ScenarioEnded,
+    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FortificationsPurchased, InitiativeChosen,
+    LocationControlled, RGPurchased, RGPurchaseSealed, ScenarioEnded,
 )
+from cgledger.ledger.domain.mapping import lvp_held
+from cgledger.ledger.rules.hexmap import parse_location
 from cgledger.ledger.domain.timeline import IDLE_DAY, live
 
 
@@ -28,7 +30,9 @@ def rosters(logged, rules) -> dict[str, list[dict[str, Any]]]:
 # The roster as a kept view (projections/kept.py): init -> step per event in force -> finish. The view state is
 # JSON-native; `finish` gives what `rosters` always gave.
 def init(rules) -> dict[str, Any]:
-    return {"rows": {side: [] for side in rules.system.sides}, "random_weather": False, "cg": "", "density": {}}
+    # control: Location -> side as last recorded; from_map: the last CG-Scenario End read its Current-LVP off the map
+    return {"rows": {side: [] for side in rules.system.sides}, "random_weather": False, "cg": "", "density": {},
+            "control": {}, "from_map": False}
 
 
 def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
@@ -80,15 +84,20 @@ def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
         row["fortifications"] = row["fortifications"] + [
             {"item": fact.item, "count": fact.count, "size": fact.size or None, "fpp": fact.fpp,
              "setup_area": fact.setup_area, "text": f"{fact.count} {fact.name}{size} ({fact.setup_area})"}]
+    elif isinstance(fact, LocationControlled):
+        view.setdefault("control", {})[str(parse_location(fact.location))] = fact.side
     elif isinstance(fact, ScenarioEnded):
+        view["from_map"] = fact.from_map
         for side in sides:
             _lvp(rows[side], fact.lvp.get(side, 0))
             rows[side][-1]["win"] = fact.winner or None
     elif isinstance(fact, InitiativeChosen):
         for side in sides:
             rows[side][-1]["scenario"] = fact.scenario
-            if fact.scenario == IDLE_DAY:  # 8.6232 note 2: Current-LVP unchanged, CG-LVP grows
-                _lvp(rows[side], _last_lvp(rows[side][:-1]))
+        if fact.scenario == IDLE_DAY:  # 8.6232 note 2: each side calculates its Current-LVP, and CG-LVP grows by it
+            held = lvp_held(rules, view.get("control", {})) if view.get("from_map") and rules.maps else None
+            for side in sides:
+                _lvp(rows[side], held[side] if held is not None else _last_lvp(rows[side][:-1]))
     return view
 
 

@@ -235,7 +235,8 @@ def test_history_and_report(make_db, tmp_path, sample_lines):
         assert marker in html
     csv = cli.ok("roster", "--side", "us", "--csv").stdout.splitlines()
     assert csv[0] == ("date,start,repl,total,spent,left,rg,lvp,cg_lvp,win,weather,recon,recon_cpp,scenario,fpp,"
-                      "fortifications,secret")
+                      "fortifications,secret,conditions")
+    assert csv[3].endswith(",Moon Phase: No Moon; Cloud Cover: Overcast")  # 19 N (8.617)
     assert len(csv) == 7
 
 

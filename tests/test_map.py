@@ -193,3 +193,30 @@ def test_lvp_read_off_the_map_are_decided_again_by_the_audit(mapped, make_db, tm
     campaign.record(msgspec.structs.replace(honest, lvp={"german": 0, "us": 9}), "", None)  # 9: two more than the map
     ledger.save(campaign)
     named_and_refused(mapped, Cli(make_db()), tmp_path, "decision", "are not the map's")
+
+
+def test_an_idle_day_counts_the_current_lvp_the_map_gives_after_a_control_change(mapped):
+    """8.6232 note 2: on an Idle Day 'each side calculates its Current-LVP and CG-LVP Totals and records them'. Control
+    may change after the CG-Scenario End (8.605), so where the scenario's Current-LVP was read off the map, the Idle
+    Day's is read off it too: the German's StL21 (2 LVP) taken in 8.605 counts for him, not for the U.S."""
+    mapped.ok("step", "8.603")
+    assert mapped.json("scenario-end", "--winner", "us")["lvp"] == {"german": 0, "us": 7}
+    mapped.ok("step", "8.605")
+    mapped.ok("control", "StL21", "--side", "german")
+    mapped.to("8.623")
+    mapped.ok("initiative", "--german", "idle", "--us", "idle")
+    german, us = (mapped.json("roster", "--side", side)[-1] for side in ("german", "us"))
+    assert german["scenario"] == "Idle Day" and (german["lvp"], german["cg_lvp"]) == (2, 2)
+    assert (us["lvp"], us["cg_lvp"]) == (5, 12)
+    final = mapped.json("final")
+    assert {s: v["cg_lvp"] for s, v in final["sides"].items()} == {"german": 2, "us": 12}
+
+
+def test_an_idle_day_without_the_map_keeps_the_last_recorded_current_lvp(at):
+    """Where the players typed the Current-LVP (no map), the Idle Day repeats it: the ledger has nothing else."""
+    cli = at("8.603")
+    cli.ok("scenario-end", "--lvp", "german=4", "--lvp", "us=3", "--winner", "german")
+    cli.to("8.623")
+    cli.ok("initiative", "--german", "idle", "--us", "idle")
+    row = cli.json("roster", "--side", "german")[-1]
+    assert (row["scenario"], row["lvp"], row["cg_lvp"]) == ("Idle Day", 4, 8)

@@ -93,11 +93,19 @@ def map_lvp(logged, rules) -> dict[str, int] | None:
     (8.6032); None when no map is loaded."""
     if not rules.maps:
         return None
+    control = {}
+    for group in rules.maps:
+        control.update({str(where): side for where, (side, _kind) in control_of(logged, group)[0].items()})
+    return lvp_held(rules, control)
+
+
+def lvp_held(rules, control: dict[str, str]) -> dict[str, int]:
+    """Each side's Current-LVP: the LVP Locations of the loaded maps it Controls (8.6032), from Control as last
+    recorded (Location text -> side)."""
     lvp = {side: 0 for side in rules.system.sides}
-    for group, geometry in rules.maps.items():
-        control, _hq = control_of(logged, group)
+    for geometry in rules.maps.values():
         for place in geometry.lvp_locations:
-            owner = control.get(parse_location(place.location), ("", ""))[0]
+            owner = control.get(str(parse_location(place.location)), "")
             if owner in lvp:
                 lvp[owner] += place.lvp
     return lvp
