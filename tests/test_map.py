@@ -220,3 +220,34 @@ def test_an_idle_day_without_the_map_keeps_the_last_recorded_current_lvp(at):
     cli.ok("initiative", "--german", "idle", "--us", "idle")
     row = cli.json("roster", "--side", "german")[-1]
     assert (row["scenario"], row["lvp"], row["cg_lvp"]) == ("Idle Day", 4, 8)
+
+
+def _assault_after_a_control_change(mapped):
+    """The Initial Scenario read off the map (U.S. 7: StJ19 and StL21), the German taking StL21 in 8.605, then a
+    German Assault whose scenario ends with Control as it started: German 2, U.S. 5."""
+    mapped.ok("step", "8.603")
+    mapped.ok("scenario-end", "--winner", "us")
+    mapped.ok("step", "8.605")
+    mapped.ok("control", "StL21", "--side", "german")
+    mapped.to("8.623")
+    mapped.ok("initiative", "--german", "attack", "--us", "idle")
+    mapped.to("scenario")
+    mapped.ok("step", "8.603")
+
+
+def test_an_assault_is_judged_against_control_at_its_own_start(mapped):
+    """8.6234b: 'The Assaulting side wins if at CG-Scenario End its Current-LVP Total is >= 20% (FRU, with a minimum
+    increase of 1 LVP) more than it was at scenario start'. The German held 2 LVP when this scenario started (taken in
+    8.605), not the 0 of the last CG-Scenario End: ending at 2 he has not won."""
+    _assault_after_a_control_change(mapped)
+    ended = mapped.json("scenario-end")
+    assert ended["lvp"] == {"german": 2, "us": 5} and ended["winner"] == "us"
+
+
+def test_an_assault_the_lvp_test_does_not_give_may_be_declared_won_by_the_players(mapped):
+    """8.6234b is cut in the OCR after 'and/': where the LVP test fails, the other way for the assaulter to win is not
+    printed, so a winner the players name is recorded as declared; the defender cannot be named where the test is met."""
+    _assault_after_a_control_change(mapped)
+    ended = mapped.json("scenario-end", "--winner", "german")
+    assert ended["winner"] == "german" and ended["declared"] is True
+    assert mapped.ok("audit").exit_code == 0

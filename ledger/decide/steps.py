@@ -359,6 +359,7 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
     base = need_step(rules, state, "scenario_end")
     if "scenario_end:" in state.done:
         raise BadInput(f"CG-Scenario End of {state.cg_date} is already recorded: undo it to change it", f"{base}2")
+    start = state.lvp  # the Current-LVP at scenario start, as last recorded (8.6032)
     if from_map:
         from ..domain.mapping import map_lvp
 
@@ -370,6 +371,7 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
             raise BadInput(f"Current-LVP {_lvp_text(rules, lvp)} are not the map's: its LVP Locations give "
                            f"{_lvp_text(rules, read)}", f"{base}2")
         lvp = read
+        start = _lvp_at_scenario_start(log, rules) or start
     missing = [s for s in rules.system.sides if s not in lvp]
     if missing:
         raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", f"{base}2")
@@ -381,12 +383,15 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
         if winner is not None:
             raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", f"{base}1")
         return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner="", from_map=from_map)
-    computed = decide_winner(rules, state.scenario, state.lvp, lvp)
+    computed = decide_winner(rules, state.scenario, start, lvp)
     if winner is not None:
         winner = rules.side(winner)
+    if computed is not None and winner is not None and winner != computed \
+            and winner == _assaulter(rules, state.scenario):
+        computed = None  # 8.6234b is cut after "and/": where the LVP test fails, the other way to win is the players'
     if computed is not None and winner is not None and winner != computed:
         raise BadInput(f"the {state.scenario} is won by the {rules.system.sides[computed]} side by its Current-LVP "
-                       f"({_lvp_text(rules, state.lvp)} -> {_lvp_text(rules, lvp)}): the rules decide it, not "
+                       f"({_lvp_text(rules, start)} -> {_lvp_text(rules, lvp)}): the rules decide it, not "
                        "--winner", rules.cite("winner"))
     if computed is None and winner is None:
         raise BadInput(f"the {state.scenario or 'scenario'}'s Victory Conditions are not in the rules seeds "
@@ -399,6 +404,32 @@ def _lvp_text(rules: Rules, lvp: dict[str, int]) -> str:
     return ", ".join(f"{rules.system.sides[s]} {lvp.get(s, 0)}" for s in rules.system.sides)
 
 
+def _lvp_at_scenario_start(log, rules) -> dict[str, int] | None:
+    """8.6234: each side's Current-LVP 'at scenario start', read off the map as Control stood when the campaign
+    entered this scenario (a Control change in 8.605 after the last CG-Scenario End counts), where the players keep
+    the map (the last CG-Scenario End was read off it too); None otherwise: the last one recorded stands."""
+    from ..domain.inforce import live
+    from ..domain.mapping import map_lvp
+
+    entries = list(live(log or []))
+    entered = next((i for i in range(len(entries) - 1, -1, -1)
+                    if isinstance(entries[i].fact, StepOpened) and entries[i].fact.step == SCENARIO), None)
+    if entered is None:
+        return None
+    ended = next((e.fact for e in reversed(entries[:entered]) if isinstance(e.fact, ScenarioEnded)), None)
+    return map_lvp(entries[:entered + 1], rules) if ended is not None and ended.from_map else None
+
+
+def _assaulter(rules: Rules, scenario: str) -> str | None:
+    """The one side whose Attack chit made this scenario an Assault (8.6232 matrix), else None."""
+    attackers = [key for key, value in rules.system.initiative.items() if value == scenario]
+    if not attackers:
+        return None
+    chits = dict(part.split(":") for part in attackers[0].split("/"))
+    attacking = [s for s, chit in chits.items() if chit == "attack"]
+    return attacking[0] if len(attacking) == 1 else None
+
+
 def decide_winner(rules: Rules, scenario: str, start: dict[str, int], end: dict[str, int]) -> str | None:
     """8.6234: Dual Attack, the side named by the system (KGP: the Americans) wins if its Current-LVP rose;
     an Assault, the assaulter wins if its Current-LVP rose by ≥ 20% (FRU), at least 1. Initial Scenario VC
@@ -407,12 +438,7 @@ def decide_winner(rules: Rules, scenario: str, start: dict[str, int], end: dict[
     if scenario == "Dual Attack" and rules.system.dual_attack_winner:
         side = rules.system.dual_attack_winner
         return side if end[side] > start.get(side, 0) else next(s for s in sides if s != side)
-    attackers = [key for key, value in rules.system.initiative.items() if value == scenario]
-    assaulter = None
-    if attackers:
-        chits = dict(part.split(":") for part in attackers[0].split("/"))
-        attacking = [s for s, chit in chits.items() if chit == "attack"]
-        assaulter = attacking[0] if len(attacking) == 1 else None
+    assaulter = _assaulter(rules, scenario)
     if assaulter is None:
         return None
     defender = next(s for s in sides if s != assaulter)
