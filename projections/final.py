@@ -1,6 +1,7 @@
-"""The end of a CG: each side's final CG-LVP and the campaign's totals, from the CG Rosters.
-The CG Victory Conditions (8.51-8.53: the level of victory by the final CG-LVP) are not in the rules text the
-ledger ships, so the ledger does not decide the CG's winner; it gives what the players compare. Pure."""
+"""The end of a CG: each side's final CG-LVP and the campaign's totals, from the CG Rosters. The CG Victory
+Conditions (KGP 8.51-8.53; RR 2.5231 points to them: the level of victory by the final CG-LVP) are not in the rules
+text the ledger ships, so the ledger does not decide the CG's winner unless a player's rules file gives them; it gives
+what the players compare. Pure."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from cgledger.ledger.domain.wording import final_lines  # noqa: F401 - the resul
 
 from .roster import rosters
 
-VC_NOTE = ("The CG Victory Conditions (KGP 8.51-8.53, RR 2.5033) are not in the rules text this ledger ships: "
-           "compare the final CG-LVP with your CG's Victory Conditions.")
+def vc_note(rules) -> str:
+    """Where the CG Victory Conditions are not in the rules text shipped: the system's own rule that names them."""
+    rule = rules.cite("cg_victory")
+    return (f"The CG Victory Conditions{f' ({rules.system.id.upper()} {rule})' if rule else ''} are not in the rules "
+            "text this ledger ships: compare the final CG-LVP with your CG's Victory Conditions.")
 
 
 def final_result(logged, rules, state, over: str, books=None) -> dict[str, Any]:
@@ -34,7 +38,7 @@ def final_result(logged, rules, state, over: str, books=None) -> dict[str, Any]:
             else None,
             "rg_bought": sum(len(r["rg"]) for r in rows),
         }
-    victory, note = None, VC_NOTE
+    victory, note = None, vc_note(rules)
     if rules.victory.get(state.cg):  # a player's rules file supplies the CG's Victory Conditions
         level = rules.victory_of(state.cg, {s: v["cg_lvp"] for s, v in per_side.items()})
         if level is not None:

@@ -96,3 +96,19 @@ def test_the_final_page_counts_recon_cpp_as_spent(make_db):
     final, cpp = cli.json("final")["sides"], cli.json("status")["cpp"]
     for side, v in final.items():
         assert v["cpp_start"] + v["cpp_replenished"] - v["cpp_spent"] == v["cpp_left"] == cpp[side], (side, v)
+
+
+def test_the_final_page_cites_its_own_systems_victory_conditions(make_db):
+    """KGP's CG Victory Conditions are 8.51-8.53; RR 2.5231 says only the CG is won, by its overall CG Victory
+    Conditions (2.5033 is the Canadian's CG-LVP total, not a victory rule); CGS's seeds name none."""
+    from conftest import Cli
+
+    notes = {}
+    for system, cg, cpp in (("kgp", "I", ("german=12", "us=8")), ("rr", "RR", ("german=200", "canadian=200")),
+                            ("cgs", "CGS", ())):
+        cli = Cli(make_db())
+        cli.ok("new", system, "--system", system, "--cg", cg, *[w for c in cpp for w in ("--start-cpp", c)])
+        notes[system] = cli.json("final")["victory_note"]
+    assert "(KGP 8.51-8.53)" in notes["kgp"] and "RR" not in notes["kgp"]
+    assert "(RR 2.5231)" in notes["rr"] and "2.5033" not in notes["rr"]
+    assert "Victory Conditions are not in the rules text" in notes["cgs"] and "(" not in notes["cgs"].split(":")[0]

@@ -400,7 +400,7 @@ class Placement(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
 
 
 class Victory(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    """One level of a CG's Victory Conditions by the final CG-LVP (KGP 8.51-8.53, RR 2.5033 are not in the rules
+    """One level of a CG's Victory Conditions by the final CG-LVP (KGP 8.51-8.53, RR 2.5231's are not in the rules
     text shipped: a player's rules file supplies them). The levels of one CG are read in order: the first whose
     bounds hold is the CG's result."""
 
