@@ -27,12 +27,13 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
     if as_json:
         emit_json({"rg": fact.rg, "side": fact.side, "group_type": fact.group_type, "cpp": fact.cpp,
                    "map_group": fact.map_group, "objective": fact.objective or None, "given": fact.given,
-                   "follow_up": list(fact.rolls), "secret": sealed})
+                   "follow_up": list(fact.rolls), "secret": sealed, "san": fact.san})
         return
     how = "given in the Initial-Scenario OB" if fact.given else f"{fact.cpp} CPP"
     where = f" for {fact.map_group}" if fact.map_group else ""
     click.echo(f"{obj.side_name(fact.side)}: RG {fact.rg} {fact.group_type}{where} ({how})"
-               + (f"; follow-up rolls: {', '.join(fact.rolls)}" if fact.rolls else ""))
+               + (f"; follow-up rolls: {', '.join(fact.rolls)}" if fact.rolls else "")
+               + (f"; its SAN +{fact.san}" if fact.san else ""))
     if sealed:
         click.echo("kept secret (8.619): sealed with the side's key; the other side sees only that one RG was "
                    "bought. `cgledger reveal --all --side SIDE` publishes it.")

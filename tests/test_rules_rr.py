@@ -454,3 +454,17 @@ def test_a_san_reduced_to_4_makes_no_dr_the_next_cg_date(rr):
     rr.ok("roll", "2.5122", "--side", "german", "--drm", "san=6", "--dice", "6")  # 6 + 2 = 8: reduced by two, SAN 4
     rr.to("2.513", "19 N")
     assert not [r for r in rr.json("log") if r.get("table") == "2.5122" and r.get("cg_date") == "19 N"]
+
+
+def test_a_sniper_rg_raises_the_san_the_next_dr_reads(rr):
+    """RR M2 Sniper RG: 'SAN Increase +1'. Bought at a SAN of 6, the side's SAN is 7: the next CG Date's 2.5122 dr
+    takes --drm san=7 and refuses the 6 the log knew before the purchase."""
+    rr.to("2.512", "19 PM")
+    rr.ok("roll", "2.5122", "--side", "german", "--drm", "san=6", "--dice", "1")  # 1 + 2 = 3: unchanged, SAN 6
+    rr.to("2.518")
+    bought = rr.json("buy", "M2", "--side", "german")
+    assert bought["san"] == 1
+    rr.to("2.512", "19 N")
+    rr.refused("roll", "2.5122", "--side", "german", "--drm", "san=6", "--dice", "1", contains="7")
+    rr.ok("roll", "2.5122", "--side", "german", "--drm", "san=7", "--dice", "1")
+    assert rr.ok("audit").exit_code == 0

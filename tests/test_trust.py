@@ -353,6 +353,12 @@ def test_a_field_added_later_leaves_stored_digests_as_they_were():
                                    {"type": "ActionUndone", "action": 4, "undone": 3, "reason": ""}))
     stored = msgspec.convert({"type": "ActionUndone", "action": 4, "undone": 3, "reason": ""}, AnyFact)
     assert chain.digest(cid, 5, when, "p", stored) == hashlib.sha256(payload).hexdigest()
+    # and a form-1 RGPurchased from before an RG could raise the SAN
+    bought = {"type": "RGPurchased", "action": 6, "side": "german", "rg": "I2", "group_type": "Infantry", "cpp": 8,
+              "map_group": "St", "objective": "", "given": False, "rolls": [], "fpp": 0.0, "on_map": False,
+              "pre_registered": 0}
+    payload = msgspec.json.encode((str(cid), 7, chain.iso_utc(when), "p", bought))
+    assert chain.digest(cid, 7, when, "p", msgspec.convert(bought, AnyFact)) == hashlib.sha256(payload).hexdigest()
 
 
 def test_a_rules_file_is_a_proposal_once_sides_have_keys(table, tmp_path):

@@ -123,7 +123,7 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
                            f"{available} CPP left", _at(step, "4"))
     return RGPurchased(action=campaign.next_action, side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
                        map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp,
-                       on_map=on_map, pre_registered=pre_registered)
+                       on_map=on_map, pre_registered=pre_registered, san=rg.san)
 
 
 # ---- 8.619 / 8.6192 (RR 2.518): purchases kept secret ----------------------------------------------------------

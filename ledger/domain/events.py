@@ -229,6 +229,7 @@ class RGPurchased(Fact, tag="RGPurchased", frozen=True, kw_only=True):
     fpp: float = 0.0  # FPP it gives for step 8.621 (an FPP line of the RG chart)
     on_map: bool = False  # bought for on-map setup (RR footnote o)
     pre_registered: int = 0  # Pre-Registered hexes bought with it (RR footnote p)
+    san: int = 0  # what it adds to the side's SAN (RR M2 Sniper: 'SAN Increase +1')
 
 
 class FortificationsPurchased(Fact, tag="FortificationsPurchased", frozen=True, kw_only=True):

@@ -436,6 +436,8 @@ class CampaignState:
         counts from its reveal (its CG Date's count and FPP only when revealed on that date); the follow-ups it
         had rolled while sealed stay rolled."""
         self._add_cpp(a, fact.side, -fact.cpp)
+        if fact.san and fact.side in self.san:  # RR M2 Sniper: the SAN the log knows, raised (2.5122 reads it)
+            self._set(a, "san", {**self.san, fact.side: self.san[fact.side] + fact.san})
         if not fact.given:
             key = f"{fact.side}:{fact.rg}"
             self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})

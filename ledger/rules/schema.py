@@ -317,6 +317,7 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     # result code of a follow-up roll -> further follow-ups then due for this RG (a Depleted RG's SW drs)
     rolls_if: dict[str, list[str]] = {}
     fpp: FPP = 0.0  # FPP this purchase gives for step 8.621
+    san: int = 0  # what its purchase adds to the side's SAN (RR M2 Sniper: 'SAN Increase +1')
     from_date: str | None = None  # not purchasable before this CG Date (RR M4: only after 19 PM)
     on_map: Literal["extra", "free", "never"] = "extra"  # Standard on-map setup: at a cost, free, or never
     on_map_cost: NonNegative | None = None  # CPP added for on-map setup (RR footnote o: +3, +8 for an 'I' company)

@@ -71,7 +71,7 @@ def _defaults(cls) -> dict:
 
 # fields added after form 1 was replaced: a form-1 event was digested without them
 _ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal",), "Rewound": ("proposal",), "SideKeyRegistered": ("public",),
-                       "TablesOverridden": ("proposal",)}
+                       "TablesOverridden": ("proposal",), "RGPurchased": ("san",)}
 
 
 def _as_written(fact: Fact):
