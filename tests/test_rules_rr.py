@@ -468,3 +468,17 @@ def test_a_sniper_rg_raises_the_san_the_next_dr_reads(rr):
     rr.refused("roll", "2.5122", "--side", "german", "--drm", "san=6", "--dice", "1", contains="7")
     rr.ok("roll", "2.5122", "--side", "german", "--drm", "san=7", "--dice", "1")
     assert rr.ok("audit").exit_code == 0
+
+
+def test_a_san_hidden_by_a_secret_purchase_may_be_up_to_what_it_adds():
+    """8.619: an RG bought in secret is known to its side only until revealed; it may be an M2 Sniper ('SAN Increase
+    +1'), so the other side's ledger and the audit take a SAN up to one higher per such purchase, and no more."""
+    from msgspec.structs import replace
+
+    where = replace(situation(), san=6, san_unknown=1)
+    assert R.resolve(R.tables["2.5122"], (1,), {"san": 7}, where).final == 4
+    assert R.resolve(R.tables["2.5122"], (1,), {"san": 6}, where).final == 3
+    with pytest.raises(BadInput, match="up to 7 by its RG bought in secret"):
+        R.resolve(R.tables["2.5122"], (1,), {"san": 8}, where)
+    with pytest.raises(BadInput, match="SAN is 6 since"):
+        R.resolve(R.tables["2.5122"], (1,), {"san": 7}, replace(where, san_unknown=0))

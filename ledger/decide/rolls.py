@@ -75,6 +75,9 @@ def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = No
         today=frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side)
         if every or table.until_unless or table.after else frozenset(),
         san=state.san.get(side),
+        # 8.619: an RG bought in secret may be one that raises the SAN (RR M2): known to its side only until revealed
+        san_unknown=sum(1 for e in state.secret_rgs.values() if e["side"] == side)
+        * max((rg.san for rg in rules.rgs.values() if rg.side == side), default=0) if state.secret_rgs else 0,
     )
 
 

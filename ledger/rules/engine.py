@@ -62,7 +62,8 @@ class Situation(msgspec.Struct, frozen=True):
     previous_weather: str | None = None  # the preceding CG Date's weather code
     scenario_dates: tuple[CGDate, ...] = ()  # CG Date of each CG scenario completed
     today: frozenset[str] = frozenset()  # 'table:code' of the results the side rolled this CG Date
-    san: int | None = None  # the side's SAN as the log knows it (its last SAN dr)
+    san: int | None = None  # the side's SAN as the log knows it (its last SAN dr, and the RG bought that raise it)
+    san_unknown: int = 0  # what the side's RG bought in secret, not revealed, may add to it (RR M2: 1 each)
 
 
 class Applied(msgspec.Struct, frozen=True):
@@ -524,9 +525,12 @@ class Rules:
             n = drm.default
             if n is None:
                 raise BadInput(f"DRM '{key}' needs a number: --drm {key}=N ({drm.text})", where)
-        if drm.known == "san" and situation.san is not None and n is not None and n != situation.san:
+        if drm.known == "san" and situation.san is not None and n is not None \
+                and not situation.san <= n <= situation.san + situation.san_unknown:
+            more = f" (up to {situation.san + situation.san_unknown} by its RG bought in secret)" \
+                if situation.san_unknown else ""
             raise BadInput(f"DRM '{key}={n}' contradicts the record: the {self.system.sides[side]} side's SAN is "
-                           f"{situation.san} since its last SAN dr", where)
+                           f"{situation.san}{more} since its last SAN dr", where)
         if n is not None and ((drm.min is not None and n < drm.min) or (drm.max is not None and n > drm.max)):
             bounds = f"{drm.min if drm.min is not None else '…'}..{drm.max if drm.max is not None else '…'}"
             raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
