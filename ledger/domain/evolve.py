@@ -436,7 +436,9 @@ class CampaignState:
         counts from its reveal (its CG Date's count and FPP only when revealed on that date); the follow-ups it
         had rolled while sealed stay rolled."""
         self._add_cpp(a, fact.side, -fact.cpp)
-        if fact.san and fact.side in self.san:  # RR M2 Sniper: the SAN the log knows, raised (2.5122 reads it)
+        # RR M2 Sniper: the SAN the log knows, raised (2.5122 reads it). One revealed on a later CG Date is not: a
+        # SAN dr since then declared the SAN with it (the audit allowed for it while it was secret)
+        if fact.san and today and fact.side in self.san:
             self._set(a, "san", {**self.san, fact.side: self.san[fact.side] + fact.san})
         if not fact.given:
             key = f"{fact.side}:{fact.rg}"
