@@ -619,7 +619,8 @@ class CampaignLedger:
             "scenario": state.scenario or None, "initial": state.initial,
             "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
             "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
-            "may": [] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None),
+            "may": ([] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None))
+            + self._key_to_set_up(state, rules, as_of),
             "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
             # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
             # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
@@ -651,6 +652,17 @@ class CampaignLedger:
                                       and (state.proposal or state.lapsed) else None,
                                       lambda action, before: self._events_of_action(state, action, before)),
         }
+
+    def _key_to_set_up(self, state, rules, as_of: str | None) -> list[dict]:
+        """The other side has set up its key and the one given opens none: this player's side has none yet. Its
+        acts are not signed and fair dice wait until it has (the trust model): offered, with the command."""
+        missing = [s for s in rules.system.sides if s not in state.keys]
+        if as_of is not None or not state.keys or len(missing) != 1 or self.keyring.material is None \
+                or self.keyring.opens(state):
+            return []
+        return [{"command": f"cgledger keys init --side {missing[0]}", "rule": rights.RULE,
+                 "text": f"set up your key: the {rules.system.sides[missing[0]]} side's acts are signed from then on, "
+                         "and fair dice start once both sides have keys"}]
 
     def _turn_view(self, state, mailed: int | None) -> dict | None:
         if not self.where:

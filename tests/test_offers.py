@@ -96,3 +96,21 @@ def test_a_scenario_roll_of_this_cg_date_is_not_offered_for_the_next(rr):
     assert need_applies(rules, state, need)  # on 19 PM
     assert need_applies(rules, state, need, date="19 PM")
     assert not need_applies(rules, state, need, date="19 N")  # the next CG Date: its scenario not decided yet
+
+
+def test_the_side_without_a_key_is_offered_its_key_once_the_other_has_one(make_db):
+    """Once one side has set up its key, the player whose passphrase opens none is offered `keys init` for his own
+    side (nothing said of it, he would go on unsigned and without fair dice); run at once it is accepted, and then no
+    longer offered. The side with a key, and players at one table with no keys at all, are offered nothing."""
+    from conftest import Player
+
+    db = make_db()
+    german, us = Player(db, "granite lantern orbit velvet 47"), Player(db, "copper meadow ribbon falcon 83")
+    german.ok("new", "CG I", "--cg", "I")
+    assert not [m for m in us.json("status")["may"] if m["command"].startswith("cgledger keys")]
+    german.ok("keys", "init", "--side", "german")
+    assert not [m for m in german.json("status")["may"] if m["command"].startswith("cgledger keys")]
+    offered = [m["command"] for m in us.json("status")["may"] if m["command"].startswith("cgledger keys")]
+    assert offered == ["cgledger keys init --side us"]
+    us.ok(*offered[0].split()[1:])
+    assert not [m for m in us.json("status")["may"] if m["command"].startswith("cgledger keys")]
