@@ -94,6 +94,21 @@ def again(act):
     return wrapper
 
 
+def replaced(old) -> bool:
+    """Whether a page's element is gone: stale, or (Chromium 156 says it so) a node no longer in the document."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    try:
+        old.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as e:
+        if "does not belong to the document" in str(e):
+            return True
+        raise
+    return False
+
+
 class Player:
     """One player at his page: clicks the forms the page offers, and nothing else."""
 
@@ -137,7 +152,6 @@ class Player:
 
     # ---- doing ----------------------------------------------------------------------------------------------
     def _submit(self, form) -> str:
-        from selenium.webdriver.support import expected_conditions
         from selenium.webdriver.support.ui import WebDriverWait
 
         started = time.monotonic()
@@ -145,7 +159,7 @@ class Player:
         form.find_element("css selector", "button").click()
         self.sent = True
         self.clicks += 1
-        WebDriverWait(self.driver, 60).until(expected_conditions.staleness_of(old))  # the next page is there
+        WebDriverWait(self.driver, 60).until(lambda _driver: replaced(old))  # the next page is there
         WebDriverWait(self.driver, 60).until(lambda d: d.execute_script("return document.readyState") == "complete")
         print(f"{self.name}: {time.monotonic() - started:.2f}s {self.driver.current_url}")
         return self.done()
