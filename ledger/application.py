@@ -788,7 +788,8 @@ class CampaignLedger:
 
     def record_hq(self, name: str | None, side: str, location: str):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.RecordHQ(side=side, location=location))
+        fact, = cmd.decide(campaign, rules, cmd.RecordHQ(side=side, location=location),
+                           cmd.Context(log=self.history(campaign.name)))  # who Controls the HQ now (8.6052 EXC)
         self.append(campaign, fact)
         return fact
 

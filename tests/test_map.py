@@ -251,3 +251,29 @@ def test_an_assault_the_lvp_test_does_not_give_may_be_declared_won_by_the_player
     ended = mapped.json("scenario-end", "--winner", "german")
     assert ended["winner"] == "german" and ended["declared"] is True
     assert mapped.ok("audit").exit_code == 0
+
+
+LG = Path(__file__).parent / "data" / "kgp-lg-test-map.toml"
+
+
+def test_a_new_german_hq_only_once_the_last_is_lost_and_in_a_building(at):
+    """8.6052 EXC: 'On the "Lg" (only) Map Group, the German path must instead be traced to Location LgN25 ("Peiper's
+    HQ"). Should that (or any such subsequently designated "HQ") Location become U.S.-Controlled, the German must ...
+    record some other secret "HQ" Location (using any ground-level building level of his choice) on that Map Group.'"""
+    cli = at("scenario")
+    cli.ok("rules", "load", str(LG))
+    before = cli.events()
+    cli.refused("hq", "LgM24", "--side", "german", contains="LgN25 is not Controlled by the other side")
+    cli.ok("control", "LgN25", "--side", "german")
+    cli.refused("hq", "LgM24", "--side", "german", contains="LgN25 is not Controlled by the other side")
+    cli.ok("control", "LgN25", "--side", "us")
+    after = cli.events()
+    cli.refused("hq", "LgM23", "--side", "german", contains="LgM23 is no building on the loaded Lg map")
+    cli.refused("hq", "LgM24", "--side", "us", contains="the U.S. side has no HQ on the Lg Map Group")
+    cli.refused("hq", "LgN25", "--side", "german", contains="the HQ the other side Controls")
+    assert cli.events() == after and after == before + 2  # refusals write nothing
+    cli.ok("hq", "LgM24", "--side", "german")
+    cli.refused("hq", "LgL27", "--side", "german", contains="LgM24 is not Controlled by the other side")
+    cli.ok("control", "LgM24", "--side", "us")
+    cli.ok("hq", "LgL27", "--side", "german")
+    assert cli.ok("audit").exit_code == 0

@@ -254,14 +254,17 @@ def test_a_sealed_chit_is_chosen_again_by_an_undo_and_does_not_lapse_a_proposal(
     """A chit sealed is the ledger's bookkeeping for a proposal made before it (it stays open), but `undo` right
     after sealing takes the chit back itself (its side may choose again until it is revealed); a chit sealed in the
     step a proposal would take back completes that step, and the proposal lapses."""
-    cli = at("8.623", "19 PM")
+    cli = at("scenario", "19 PM")
     cli.ok("rules", "load", str(FIXTURE))
+    cli.ok("rules", "load", str(Path(__file__).parent / "data" / "kgp-lg-test-map.toml"))
+    cli.ok("control", "LgN25", "--side", "us")  # Peiper's HQ lost: the German records another (8.6052 EXC)
+    cli.to("8.623")
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     german.ok("initiative", "--chit", "german=attack")
     assert "undone" in german.json("undo") and rows(cli)[-2]["type"] == "ChitSealed"
-    german.ok("hq", "StJ19", "--side", "german")  # the German's own act: the U.S. side proposes to take it back
+    german.ok("hq", "LgM24", "--side", "german")  # the German's own act: the U.S. side proposes to take it back
     hq = rows(cli)[-1]
     assert us.json("undo")["actions"] == [hq["action"]]
     german.ok("initiative", "--chit", "german=idle")

@@ -231,7 +231,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     Fortify: lambda s, r, c, x: _list(purchases.fortify(s, r, c.item, c.side, c.setup_area, c.count, c.size,
                                                         c.squads, c.front_line, c.isolated, x.sealed_fpp)),
     Control: lambda s, r, c, x: _list(mapd.control(s, r, c.location, c.side, c.strategic)),
-    RecordHQ: lambda s, r, c, x: _list(mapd.hq(s, r, c.side, c.location)),
+    RecordHQ: lambda s, r, c, x: _list(mapd.hq(s, r, c.side, c.location, x.log)),
     EndFirefight: lambda s, r, c, x: mapd.firefight_end(s, r, c.map, c.fires, c.burning_wrecks, c.in_sewer,
                                                         c.redeployed),
     Place: lambda s, r, c, x: _list(fortify.place(s, r, c.item, c.hex, c.side, c.hidden, x.log)),

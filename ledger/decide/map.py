@@ -8,7 +8,7 @@ from ..errors import BadInput
 from ..domain.events import CGDateChanged, CPPGained, FirefightEnded, HQRecorded, LocationControlled
 from ..domain.evolve import SCENARIO, CampaignState
 from ..rules.hexmap import parse_location
-from ..domain.mapping import KINDS, check_location
+from ..domain.mapping import KINDS, check_location, control_of
 from ..rules import Rules
 from ..domain.terrain import parse_redeployed, parse_sewer
 from .fortify import place  # noqa: F401 - placing was decided here before ledger/decide/fortify.py
@@ -56,13 +56,38 @@ def strategic_left(state: CampaignState, rules: Rules, location: str, before: se
             if s in before and s not in held]
 
 
-def hq(state: CampaignState, rules: Rules, side: str, location: str) -> HQRecorded:
+def hq(state: CampaignState, rules: Rules, side: str, location: str, log=()) -> HQRecorded:
+    """8.6052 EXC: on the Map Group whose side traces its path to an HQ (KGP: the German to LgN25 on Lg), once that
+    HQ (or one designated since) is Controlled by the other side, it records another: a ground-level building
+    Location of that Map Group."""
     side = rules.side(side)
-    if rules.cite("hq") is None:
+    rule = rules.cite("hq")
+    if rule is None:
         raise BadInput(f"{rules.system.id.upper()} has no HQ Location in its rules")
     where = check_location(rules, location)
+    group = next((g for g in rules.system.map_groups if g.id == where.hex.group), None)
+    first = group.hq.get(side) if group is not None else None
+    if first is None:
+        holders = [f"the {rules.system.sides[s]} side on {g.id}" for g in rules.system.map_groups for s in g.hq]
+        raise BadInput(f"the {rules.system.sides[side]} side has no HQ on the {where.hex.group} Map Group: only "
+                       + (", ".join(holders) or "no side") + " traces its path to one", rule)
     if where.level:
-        raise BadInput("the HQ is a ground-level building Location", rules.cite("hq"))
+        raise BadInput("the HQ is a ground-level building Location", rule)
+    geometry = rules.map_of(where.hex.group)
+    marked = geometry.terrain or geometry.buildings  # a grid that marks its buildings: the HQ must stand in one
+    building = geometry.terrain.get(str(where.hex), geometry.default_terrain) in ("building", "factory") \
+        or any(str(where.hex) in b.levels for b in geometry.buildings)
+    if marked and not building:
+        raise BadInput(f"{where.hex} is no building on the loaded {where.hex.group} map: the HQ is a ground-level "
+                       "building Location", rule)
+    control, held = control_of(list(log), where.hex.group)
+    current = held.get(side, first)
+    owner = control.get(parse_location(current), ("", ""))[0]
+    if not owner or owner == side:
+        raise BadInput(f"the {rules.system.sides[side]} HQ {current} is not Controlled by the other side: another is "
+                       "recorded only once it is lost", rule)
+    if str(where) == current:
+        raise BadInput(f"{current} is the HQ the other side Controls: record another Location", rule)
     return HQRecorded(action=state.next_action, side=side, location=str(where))
 
 
