@@ -664,3 +664,24 @@ def test_with_fair_dice_a_roll_that_changes_the_map_takes_the_dice_of_play(forti
     russian.ok("keys", "init", "--side", "russian")
     russian.refused("roll", "7.4.7", "--side", "russian", "--hex", "DTW-N22", contains="give --dice or --vasl")
     assert russian.json("roll", "7.4.7", "--side", "russian", "--dice", "0,0", "--hex", "DTW-N22")["map"]
+
+
+def test_wire_and_roadblocks_are_placed_only_at_the_start_of_a_firefight(tmp_path):
+    """CGS 7.6.1: 'Wire may be placed in any non-building hex at the start of the firefight'; 7.5.1: Roadblocks 'can
+    only be placed at the start of a firefight'. Once the firefight is played (a roll, a change on the map), neither is
+    placed; after its end, the next firefight starts again."""
+    from cgledger.cli.script import words
+    from conftest import Cli
+
+    lines = [line for line in (FIXTURES / "cgs-sample.cgl").read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    cli = Cli(tmp_path / "cgs.db")
+    upto = next(i for i, line in enumerate(lines) if line.startswith("place wire DTW-U14"))
+    script = tmp_path / "first-part.cgl"  # the sample up to its wire of Firefight 2, its files where the sample's are
+    script.write_text("\n".join(lines[:upto]).replace("$HERE", str(FIXTURES)) + "\n")
+    cli.ok("script", str(script))
+    first_roll = next(i for i, line in enumerate(lines) if i > upto and line.startswith("roll "))
+    cli.ok(*words(lines[first_roll]))  # Firefight 2 is under way
+    before = cli.events()
+    cli.refused(*words(lines[upto]), contains="placed at the start of a firefight; this one is under way")
+    assert cli.events() == before

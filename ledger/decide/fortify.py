@@ -9,8 +9,9 @@ import re
 
 from ..errors import BadInput
 from ..domain.events import (
-    DiceRolled, FortificationPlaced, FortificationRemoved, HiddenFortificationPlaced, HiddenFortificationRevealed,
-    MouseholeMade, RGPurchased, RubblePlaced,
+    DiceReported, DiceRolled, FirefightEnded, FortificationPlaced, FortificationRemoved, HiddenFortificationPlaced,
+    HiddenFortificationRevealed, LocationControlled, MouseholeMade, RGPurchased, RollDeclared, RubblePlaced,
+    SecretRollMade,
 )
 from ..domain.evolve import CampaignState
 from ..rules.hexmap import Hex, parse_location
@@ -72,6 +73,22 @@ def free_rgs(rules: Rules, side: str, placement: Placement, log) -> list[int]:
     return [v for v in bought if v not in placed]
 
 
+# what plays a firefight, as opposed to setting it up (purchases, placements, keys): its first one ends the start
+PLAY = (DiceRolled, DiceReported, SecretRollMade, RollDeclared, LocationControlled, MouseholeMade, FortificationRemoved)
+
+
+def _play_begun(log) -> int | None:
+    """The event that began the firefight being played (its first roll or change on the map since the last one
+    ended), or None while it is still being set up (7.5.1, 7.6.1: 'at the start of the firefight')."""
+    begun = None
+    for event in live(log):
+        if isinstance(event.fact, FirefightEnded):
+            begun = None
+        elif begun is None and isinstance(event.fact, PLAY):
+            begun = event.version
+    return begun
+
+
 def _hidden_allowed(rules: Rules, placement: Placement) -> None:
     if not placement.hidden:
         may = [p.name for p in rules.placements.values() if p.hidden]
@@ -97,6 +114,11 @@ def place(state: CampaignState, rules: Rules, item: str, hex_text: str, side: st
         raise BadInput("fortifications are placed in a hex, not a level", placement.rule)
     if hidden:
         _hidden_allowed(rules, placement)
+    if placement.at_start:
+        begun = _play_begun(log)
+        if begun is not None:
+            raise BadInput(f"a {placement.name} is placed at the start of a firefight; this one is under way (since "
+                           f"event {begun})", placement.at_start)
     rg = _first_free(rules, side, placement, log)
     cell = terrain(log, rules, where.hex.group)["hexes"].get(str(where.hex))
     if cell is None:

@@ -397,6 +397,7 @@ class Placement(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     hidden_rule: str = ""
     remove: list[Removal] = []  # how it is removed; none: no rule removes it
     keep_rule: str = ""  # the rule cited when nothing removes it (7.2.3: Trenches)
+    at_start: str = ""  # placed only at the start of a firefight, before its play: the rule (7.6.1 Wire, 7.5.1)
     note: str = ""
 
 
