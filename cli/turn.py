@@ -117,7 +117,8 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     if not received.imported:
         click.echo(f"nothing new: '{received.campaign}' here holds every event of {', '.join(received.files)}")
     else:
-        click.echo(f"{len(received.imported)} events received into '{received.campaign}'; head {received.head}")
+        count = len(received.imported)
+        click.echo(f"{count} event{'' if count == 1 else 's'} received into '{received.campaign}'; head {received.head}")
     sides = status["sides"]
     for act in acts:
         who = f"the {sides.get(act['side'], act['side'])} side" if act["side"] else "unsigned"
@@ -140,6 +141,12 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
 def due_lines(status: dict) -> list[str]:
     """What is due from the player who just read his opponent's turn, before the whole status: the lines to run."""
     owed = [(n["text"], n.get("command")) for n in status.get("needs", [])]
+    proposal = status.get("proposal") or {}
+    if proposal.get("open") and proposal.get("accepted_by") == status.get("you") and proposal.get("accept"):
+        sides = status.get("sides", {})  # the other side's proposal waits for this player's answer: first
+        what = proposal["takes_back"] if proposal.get("kind") == "rules" else f"to take back {proposal['takes_back']}"
+        owed.insert(0, (f"the {sides.get(proposal['by'], proposal['by'])} side proposes {what}: accept or decline it",
+                        f"{proposal['accept']}    # or: {proposal.get('decline')}"))
     owed += [(f"{a['text']} (step {a['title']})", a.get("command")) for a in status.get("next_acts", [])]
     if owed:
         return ["due from you:"] + [f"  {text}" + (f"\n      {command}" if command and command not in text else "")

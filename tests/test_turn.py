@@ -197,3 +197,21 @@ def test_receive_names_each_side_once(tmp_path):
     g.ok("send", str(tmp_path / "1.json"))
     text = u.ok("receive", str(tmp_path / "1.json")).stdout
     assert "the German side set up its key" in text and "the German side: the German side" not in text, text
+
+
+def test_receive_puts_the_other_sides_proposal_first_among_what_is_due(desks, tmp_path):
+    """A rules file the other side proposed waits for this player's answer: `receive` says so first, with the line to
+    run (before, it said 'nothing is due from you now' above the proposal), and counts '1 event' in words."""
+    from pathlib import Path
+
+    g, u = desks
+    chart = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+    g.ok("rules", "load", str(chart))
+    g.ok("send", str(tmp_path / "3.json"))
+    shown = u.ok("receive", str(tmp_path / "3.json")).stdout.splitlines()
+    assert shown[0].startswith("1 event received into 'CG I'")
+    due = shown.index("due from you:")
+    assert shown[due + 1].startswith("  the German side proposes the rules file kgp-rg-test-chart.toml (")
+    assert shown[due + 1].endswith(": accept or decline it")
+    assert shown[due + 2] == "      cgledger accept    # or: cgledger decline"
+    assert "nothing is due from you now" not in "\n".join(shown)
