@@ -3,6 +3,8 @@ tests/test_random_play.py): each case here was offered and refused at once befor
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from two_players import KGP_MAP, Desk, offers, start
@@ -114,3 +116,25 @@ def test_the_side_without_a_key_is_offered_its_key_once_the_other_has_one(make_d
     assert offered == ["cgledger keys init --side us"]
     us.ok(*offered[0].split()[1:])
     assert not [m for m in us.json("status")["may"] if m["command"].startswith("cgledger keys")]
+
+
+def test_the_new_cg_dates_own_roll_is_not_offered_where_the_walk_stops_at_its_door(make_db):
+    """RR 2.512: the SAN dr of the new CG Date's step (2.5122) is made once both sides have entered that step. A play
+    by email (random play, kept): both sides at 2.507 after a German Assault, the German's last SAN dr left his SAN
+    at 6, so 2.512 needs his dr. His walk there stops at the door while the Canadian may still roll Wounded Leaders
+    (2.510): the dr is not his next act yet, because the roll it offers would be refused ("the campaign is at
+    2.510"). What the walk lands on is the step his acts are judged by (the decision's own `acting_step`)."""
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide import rolls, walk
+    from cgledger.projections import guidance
+
+    cli = conftest.Cli(make_db())
+    cli.ok("import", str(Path(__file__).parent / "data" / "rr-both-at-2507.json"))
+    campaign, rules = open_ledger(str(cli.db))._load(None)
+    assert (campaign.step, campaign.san.get("german"), walk.walking(campaign, rules)) == ("2.507", 6, True)
+    acts = guidance.next_acts(rules, campaign, "2.507", "german", True)
+    assert not [a for a in acts if a["step"] == "2.512"], acts
+    assert walk.lands(rules, campaign, "german", "2.512") == "2.510"  # the campaign's step then: the door waits
+    for act in acts:  # each act offered is admitted where the walk leaves the side
+        rolls.admit(campaign, rules, act["table"], "german", act["rg"], "UNIT",
+                    at=walk.lands(rules, campaign, "german", act["step"]))

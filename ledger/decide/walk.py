@@ -85,19 +85,22 @@ def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str 
 
 
 def lands(rules: Rules, state: CampaignState, side: str, target: str) -> str | None:
-    """The step `side` would stand in after `step TARGET` (it may stop short, at a door both sides cross
-    together), or None where the step decision refuses it: the very decision the walk runs."""
+    """The step whose acts `side` may record after `step TARGET` (steps.acting_step after the walk): where it
+    stands then, or the campaign's open step while it waits at a door both sides cross together (its walk may stop
+    there, short of the target); None where the step decision refuses it: the very decision the walk runs."""
     try:
         facts = step(state, rules, target, by=side)
     except LedgerError:
         return None
-    end = position(state, side)
+    end, campaign = position(state, side), state.step
     for fact in facts:
-        if isinstance(fact, StepOpened) and side not in state.ahead:
-            end = fact.step
+        if isinstance(fact, StepOpened):
+            campaign = fact.step
+            if side not in state.ahead:
+                end = fact.step
         elif isinstance(fact, SideAdvanced) and fact.side == side:
             end = fact.step
-    return end
+    return campaign if end != campaign and crosses_together(rules, end) else end
 
 
 def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool:
