@@ -931,8 +931,12 @@ class CampaignLedger:
         if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed
             from .vaslimport import witnessed_in
 
-            for digest, rolls in witnessed_in(history, imported, set(witnessing.to_witness(campaign, me))):
-                self.append(campaign, witnessing.witness(campaign, rules, me, rolls, log_digest=digest))
+            claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
+            log, named = self.history(campaign.name), {n: rules.side(s) for n, s in players.items()}
+            for digest, rolls in witnessed_in(log, imported, claims, named):
+                fact, = cmd.decide(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest),
+                                   cmd.Context(by=me, log=log))
+                self.append(campaign, fact)
                 self.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
                                     "own copy of the VASL log holds the same reports")
         return imported

@@ -22,6 +22,7 @@ from .domain.events import DiceReported, DiceRolled, SkippedReport, VaslLogImpor
 from .domain.inforce import live
 from .rules import parse_declared
 from .vasl.bot import Report, entry_key, parse, read
+from .vasl.report import same_report, squash
 from .vasl.vassal import is_saved_game, is_zip, read_game, read_saved_game
 
 WINDOW = 8  # reports in a row that make the same stretch of a game (false match: about 36**-8 per stretch)
@@ -346,36 +347,55 @@ def _roll(state, rules, rolls, source: Source, found: Found, item: Attachment, s
     return msgspec.structs.replace(fact, action=action)
 
 
-def witnessed_in(history, results: list[FileImport], claims: set[int]) -> list[tuple[str, tuple[int, ...]]]:
-    """(file digest, roll events): the claims (the other side's VASL rolls not yet witnessed) whose reports stand in
-    the files just read, the witness's own copy of the log. A report the log holds already names the
-    event holding it: the roll itself (`roll --vasl`), or the import whose attached roll has the same dice."""
-    by_version = {e.version: e for e in history}
-    rolls_of_action: dict[int, list] = {}
+def _entry_report(entry) -> Report:
+    return Report(line=entry.line, die=entry.die, faces=tuple(entry.dice), category=entry.category,
+                  player=entry.player, stats=entry.stats, series=entry.series, after=entry.after)
+
+
+def claimed_reports(history, claims: set[int]) -> dict[int, Report]:
+    """The very VASL report each claimed roll was recorded from: its own line (`roll --vasl`), or in an import the
+    report attached to it (the attached reports of an import and its rolls come in the same order)."""
+    imports = {e.fact.action: e.fact for e in history if isinstance(e.fact, VaslLogImported)}
+    attached: dict[int, list] = {a: [r for r in f.reports if r.table] for a, f in imports.items()}
+    out: dict[int, Report] = {}
     for event in history:
-        if isinstance(event.fact, DiceRolled) and event.version in claims and event.fact.vasl:
-            rolls_of_action.setdefault(event.fact.action, []).append(event)
+        fact = event.fact
+        if not isinstance(fact, DiceRolled) or not fact.vasl:
+            continue
+        if fact.action in imports:
+            entries = attached[fact.action]
+            if entries:
+                entry = entries.pop(0)
+                if event.version in claims:
+                    out[event.version] = _entry_report(entry)
+            continue
+        if event.version in claims:
+            try:
+                out[event.version] = parse(fact.vasl, fact.player or None)
+            except BadInput:
+                continue  # the audit names it
+    return out
+
+
+def witnessed_in(history, results: list[FileImport], claims: dict[int, list],
+                 players: dict[str, str] | None = None) -> list[tuple[str, tuple[int, ...]]]:
+    """(file digest, roll events): the claims (the other side's VASL rolls not yet witnessed, `claims`: event ->
+    [claimant, roller, ...]) whose very reports stand in the files just read, the witness's own copy of the log.
+    Only a roll the rolling side recorded itself (one recorded for the witness's side is his to accept by hand),
+    only by the very report (its statistics, series or place, never another with the same dice), and never by a
+    file the claimant imported himself (decide/witness.py decides the act). `players`: the VASL player names the
+    witness gave sides to (`--player NAME=SIDE`): a report of a player he names for the other side witnesses no
+    roll of this one."""
+    named = {squash(name).casefold(): side for name, side in (players or {}).items()}
+    own = {c[0]: {e.fact.digest for e in history if isinstance(e.fact, VaslLogImported) and e.author == c[0]}
+           for c in claims.values()}
+    wanted = {v: c for v, c in claims.items() if c[0] == c[1] and c[4] == "vasl"}
+    reports = claimed_reports(history, set(wanted))
     out = []
     for result in results:
-        found: list[int] = []
-        for item in result.items:
-            held = by_version.get(item.duplicate_of) if item.duplicate_of is not None else None
-            if held is None:
-                continue
-            if held.version in claims:
-                candidates = [held]
-            elif isinstance(held.fact, VaslLogImported):
-                candidates = rolls_of_action.get(held.fact.action, [])
-            else:
-                continue
-            for event in candidates:
-                try:
-                    same = parse(event.fact.vasl, event.fact.player or None).roll == item.report.roll
-                except BadInput:
-                    same = False
-                if same and event.version not in found:
-                    found.append(event.version)
-                    break
+        found = [v for v, report in reports.items() if result.source.digest not in own[wanted[v][0]]
+                 and named.get(squash(report.player).casefold(), wanted[v][1]) == wanted[v][1]
+                 and any(same_report(report, item.report) for item in result.items)]
         if found:
             out.append((result.source.digest, tuple(sorted(found))))
     return out

@@ -85,7 +85,8 @@ def vasl_reports(cli) -> list[dict]:
 
 def test_import_attaches_lists_and_keeps_the_rest(at, tmp_path):
     cli = at("scenario")
-    path = chat(tmp_path, ["<Player1> - let's go", DR_LINE, DR_LINE_2, "<Player2> - ouch", DR_SMALL])
+    mist = DR_LINE_2.replace("(TH DR)", "(Other DR)")  # KGP3 is rolled with VASL's generic dice
+    path = chat(tmp_path, ["<Player1> - let's go", DR_LINE, mist, "<Player2> - ouch", DR_SMALL])
     before = cli.events()
     listing = cli.json("vasl-import", str(path), "--dry-run", "--attach", "3=KGP3", "--player", "Player2=german")
     assert [(r["line"], r["table"], r["side"]) for r in listing["reports"]] == [
@@ -120,6 +121,11 @@ def test_import_refusals_write_nothing(at, tmp_path):
     cli.refused("vasl-import", str(good), "--attach", "1=8.616", "--player", "Player1=us",
                 contains="line 1: table 8.616 is rolled in step 8.616")
     cli.refused("vasl-import", str(good), "--attach", "x=KGP3", contains="malformed --attach")
+    # a TH DR of play is no Mist Change DR: the report was rolled for something else
+    combat = chat(tmp_path, [DR_LINE_2], "th.txt")
+    cli.refused("vasl-import", str(combat), "--attach", "1=KGP3", "--player", "Player2=german",
+                contains="the VASL report is a TH DR; table KGP3 is rolled with VASL's Other or Secret dice")
+    cli.refused("roll", "KGP3", "--side", "german", "--vasl", DR_LINE_2, contains="rolled for something else")
     cli.refused("vasl-import", str(good), "--attach", "1=KGP3", "--attach", "1=KGP3", "--player", "Player1=us",
                 contains="attached twice")
     cli.refused("vasl-import", str(good), str(chat(tmp_path, [DR_LINE_3], "b.txt")), "--attach", "1=KGP3",

@@ -156,7 +156,8 @@ def test_attach_a_logged_report_by_its_message_number(at, tmp_path, game):
     vlog = write_vlog(tmp_path / "game.vlog", [c for c, _r in game[:40]])
     cli = at("scenario")
     listing = cli.json("vasl-import", str(vlog), "--dry-run")
-    target = next(r for r in listing["reports"] if r["die"] == "DR" and r["player"] == "Player2")
+    target = next(r for r in listing["reports"] if r["die"] == "DR" and r["player"] == "Player2"
+                  and r["category"] == "Other")  # KGP3 is rolled with VASL's generic dice
     result = cli.json("vasl-import", str(vlog), "--attach", f"game.vlog:{target['line']}=KGP3", *PLAYERS)
     roll = next(r for r in result["reports"] if r["table"])
     assert (roll["line"], roll["side"], roll["dice"]) == (target["line"], "us", target["dice"])

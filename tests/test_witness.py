@@ -153,16 +153,90 @@ def test_the_witness_own_copy_of_the_vasl_log_witnesses_the_same_reports(table, 
     german.ok("roll", "8.610", "--side", "german", "--dice", "6", "--for", "B")  # typed: no report to match
     typed_one = anyone.json("log")[-1]["version"]
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [first, typed_one]
-    copy = tmp_path / "us-chat.txt"
-    copy.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
-    german("vasl-import", str(copy))  # the claimant's own import witnesses nothing
+    own = tmp_path / "german-chat.txt"  # the German's own copy of the chat
+    own.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    german("vasl-import", str(own))  # the claimant's own import witnesses nothing
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [first, typed_one]
+    copy = tmp_path / "us-chat.txt"  # the U.S. player's own copy of the same game: other bytes, the same reports
+    copy.write_text("\r\n".join(CHAT) + "\r\n", encoding="utf-8")
     result = us.ok("vasl-import", str(copy))
     assert f"witnessed the other side's VASL dice of event {first}" in result.stderr
     witnessed = [r for r in anyone.json("log") if r["type"] == "DiceWitnessed"]
     assert [(r["side"], r["rolls"], bool(r["log_digest"])) for r in witnessed] == [("us", [first], True)]
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [typed_one]
     assert kinds(anyone) == []
+
+
+def _unwitnessed(anyone) -> list[int]:
+    return [c["event"] for c in anyone.json("status")["unwitnessed"]]
+
+
+def test_the_claimants_own_file_is_no_evidence_of_his_dice(table, tmp_path):
+    """A cheater mails his own (doctored) VASL file and imports it himself; the honest player imports it as PBEM
+    asks. The very file the claimant imported witnesses nothing, and a witness naming it is refused."""
+    german, us, anyone = table
+    doctored = tmp_path / "peiper.txt"
+    doctored.write_text(CHAT[0] + "\n", encoding="utf-8")
+    german.ok("vasl-import", str(doctored), "--attach", "1=8.610", "--player", "Peiper=german")
+    event = [r for r in anyone.json("log") if r["type"] == "DiceRolled"][-1]["version"]
+    assert _unwitnessed(anyone) == [event]
+    before = count_events(anyone.db)
+    us.ok("vasl-import", str(doctored))
+    assert _unwitnessed(anyone) == [event] and count_events(anyone.db) == before
+    from cgledger.ledger.decide import commands as cmd
+    from cgledger.ledger.application import open_ledger
+    import hashlib
+    from cgledger.ledger.errors import LedgerError
+
+    ledger = open_ledger(str(anyone.db))
+    campaign, rules = ledger._load(None)
+    digest = hashlib.sha256(doctored.read_bytes()).hexdigest()
+    with pytest.raises(LedgerError, match="imported itself: the claimant's own file is no evidence"):
+        cmd.decide(campaign, rules, cmd.Witness(side="us", rolls=(event,), log_digest=digest),
+                   cmd.Context(by="us", log=ledger.history(None)))
+
+
+def test_a_report_that_copies_another_ones_dice_is_not_witnessed_by_it(table, tmp_path):
+    """One real DR counted twice: the cheater imports a file holding a real report and a made-up one with its dice,
+    category and player (other statistics), and attaches the copy to a table. The witness's log holds the real
+    report only: the copy stays a claim."""
+    german, us, anyone = table
+    fake = CHAT[0].replace("[1 / 8   avg   2,00 (2,00)]", "[7 / 8   avg   2,00 (2,00)]").replace("01.54", "03.12")
+    mine = tmp_path / "peiper.txt"
+    mine.write_text(CHAT[0] + "\n" + fake + "\n", encoding="utf-8")
+    german.ok("vasl-import", str(mine), "--attach", "2=8.610", "--player", "Peiper=german")
+    copied = anyone.json("log")[-1]["version"]
+    log = tmp_path / "us-chat.txt"
+    log.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    us.ok("vasl-import", str(log))
+    assert _unwitnessed(anyone) == [copied]
+    assert [r for r in anyone.json("log") if r["type"] == "DiceWitnessed"] == []
+
+
+def test_a_report_of_the_other_sides_player_witnesses_no_roll_of_this_one(table, tmp_path):
+    """The German records his 8.610 dr from a real report the U.S. player (Harrison) rolled: the U.S. log holds that
+    very report, but the U.S. player names Harrison as his own, so it witnesses no German roll."""
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--vasl", CHAT[1], "--for", "A")
+    event = anyone.json("log")[-1]["version"]
+    log = tmp_path / "us-chat.txt"
+    log.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    us.ok("vasl-import", str(log), "--player", "Harrison=us", "--player", "Peiper=german")
+    assert _unwitnessed(anyone) == [event]
+
+
+def test_a_roll_recorded_for_the_other_side_is_his_to_accept_not_his_logs(table, tmp_path):
+    """The German records a U.S. roll from the U.S. player's worst real report: the U.S. player's own log holds
+    that report, but it does not witness a roll he did not record; he accepts it by hand, or disputes it."""
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "us", "--vasl", CHAT[1], "--for", "C")
+    event = anyone.json("log")[-1]["version"]
+    log = tmp_path / "us-chat.txt"
+    log.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    us.ok("vasl-import", str(log))
+    assert _unwitnessed(anyone) == [event]
+    us.ok("witness", "--dispute", "not the roll I made for that leader", str(event))
+    assert anyone.json("status")["unwitnessed"][0]["disputed"] == "not the roll I made for that leader"
 
 
 def test_by_email_receive_names_the_dice_to_witness_and_the_witness_travels_back(desks, tmp_path):

@@ -253,7 +253,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     DeclareRoll: lambda s, r, c, x: _list(fair.declare(s, r, c.roll, c.value, x.sealed_cpp)),
     AnswerRoll: lambda s, r, c, x: _list(fair.answer(s, r, x.by, c.declared, c.value)),
     PublishValue: lambda s, r, c, x: _list(fair.publish(s, r, c.side, c.n, c.value)),
-    Witness: lambda s, r, c, x: _list(witness.witness(s, r, c.side, c.rolls, c.disputed, c.log_digest)),
+    Witness: lambda s, r, c, x: _list(witness.witness(s, r, c.side, c.rolls, c.disputed, c.log_digest, x.log)),
 }
 
 

@@ -250,6 +250,20 @@ def check_source(state: CampaignState, rules: Rules, source: str) -> None:
                        "ledger rolls fair dice then, or takes the dice of play (--dice, --vasl)", "cgledger fair dice")
 
 
+def check_category(rules: Rules, table: Table, line: str, player: str = "") -> None:
+    """A VASL report witnesses the roll it was made for: its dice category fits the table (a Refit Phase or SSR roll
+    is made with VASL's generic dice, 'Other', or its 'Secret' ones; a table that is rolled like a combat roll names
+    its own). A report without a category (VASL's old '*** DR =' lines) cannot be told apart."""
+    from ..vasl.bot import parse
+
+    category = parse(line, player or None).category
+    allowed = table.vasl_categories or rules.system.vasl_categories
+    if category and category.casefold() not in {c.casefold() for c in allowed}:
+        raise BadInput(f"the VASL report is a {category} {table.die}; table {table.id} is rolled with VASL's "
+                       f"{' or '.join(allowed)} dice: that report was rolled for something else (type the dice with "
+                       "--dice for the other side to witness, if this is the roll)", table.rule)
+
+
 def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int = 0) -> tuple[DiceRolled, Resolution]:
     """The whole decision of a roll: admitted, DRMs (declared ones checked against the log, automatic ones
     derived from it), the table's result, the CPP it costs, what it makes due next. `sealed_cpp`: CPP of the
@@ -272,6 +286,8 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
                        table.rule)
     if cmd.hexes and (cmd.secret or table.secret) and side in state.keys and cmd.source != "vasl":
         raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
+    if cmd.source == "vasl" and cmd.vasl:
+        check_category(rules, table, cmd.vasl, cmd.player)
     resolution = rules.resolve(table, tuple(cmd.faces), declared, where)
     cpp = rules.cpp_cost(table, resolution.drms)
     if table.paid_by_rg and state.bought_today_by(side, table.paid_by_rg):

@@ -33,9 +33,12 @@ def to_witness(state: CampaignState, side: str) -> list[int]:
 
 
 def witness(state: CampaignState, rules, side: str, rolls: tuple[int, ...], disputed: str = "",
-            log_digest: str = "") -> DiceWitnessed:
+            log_digest: str = "", log=()) -> DiceWitnessed:
     """The witness's act: each roll named is a claim in force by the other side, not witnessed yet (a disputed
-    one may be witnessed later, when the players settle it; one is disputed once)."""
+    one may be witnessed later, when the players settle it; one is disputed once). A witness by the witness's own
+    copy of the VASL log (`log_digest`, the file's SHA-256) binds each die to its roll: only VASL rolls the rolling
+    side recorded itself (a roll recorded for the witness's own side is his to accept by hand), and never by a file
+    the claimant imported himself (his own file is no evidence of his dice). `log`: the log before the act."""
     side = rules.side(side)
     name = rules.system.sides[side]
     if not state.keys.get(side, {}).get("public"):
@@ -63,8 +66,33 @@ def witness(state: CampaignState, rules, side: str, rolls: tuple[int, ...], disp
                            "witnesses them", RULE)
         if word is not None and disputed:
             raise BadInput(f"the dice of event {version} are disputed already (event {word[1]}: {word[2]})", RULE)
+        if log_digest:
+            _by_log(state, rules, version, claim, log_digest, log)
     return DiceWitnessed(action=state.next_action, side=side, rolls=tuple(rolls), disputed=disputed.strip(),
                          log_digest=log_digest)
+
+
+def claimants_files(log, claimant: str) -> set[str]:
+    """The digests of the VASL files a side imported itself (imports in force)."""
+    from ..domain.events import VaslLogImported
+    from ..domain.inforce import live
+
+    return {e.fact.digest for e in live(log) if isinstance(e.fact, VaslLogImported) and e.author == claimant}
+
+
+def _by_log(state: CampaignState, rules, version: int, claim: list, digest: str, log) -> None:
+    claimant, roller, _table, _dice, source = claim[:5]
+    if source != "vasl":
+        raise BadInput(f"the dice of event {version} were typed, not taken from VASL: no VASL log witnesses them; "
+                       "the other side witnesses them by hand", RULE)
+    if claimant != roller:
+        raise BadInput(f"event {version} is a {rules.system.sides.get(roller, roller)} roll recorded by the "
+                       f"{rules.system.sides.get(claimant, claimant)} side: the rolling side accepts it by hand "
+                       f"(`cgledger witness {version}`), a VASL log does not", RULE)
+    if digest in claimants_files(log, claimant):
+        raise BadInput(f"the VASL file that would witness event {version} is one the "
+                       f"{rules.system.sides.get(claimant, claimant)} side imported itself: the claimant's own file "
+                       "is no evidence of his dice", RULE)
 
 
 def view(state: CampaignState, rules) -> list[dict]:

@@ -173,6 +173,8 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     when: When | None = None  # rolled only when the log says this holds (8.6233a: in a Dual Attack)
     map: OnMap | None = None  # the hexes the roll is made for, and what its results do to them (CGS)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
+    # the VASL dice categories a report rolled on this table may carry (empty: the system's `vasl_categories`)
+    vasl_categories: list[str] = []
 
 
 class ChartEntry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
@@ -347,6 +349,8 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     # fire, wreck, sewer, mousehole, cellar, hidden, search (CGS)
     cite: dict[str, str] = {}
     cpp_chart: str = ""  # the chart (players' own where not printed) of the CPP each side gains as a CG Date starts
+    # the VASL dice categories a report attached to one of this system's tables may carry (a table may name its own)
+    vasl_categories: tuple[str, ...] = ("Other", "Secret")
     source: str = ""
     note: str = ""
 

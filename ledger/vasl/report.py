@@ -46,6 +46,22 @@ class Report:
         return self.die, self.faces, squash(self.category), squash(self.player)
 
 
+def same_report(a: Report, b: Report) -> bool:
+    """Whether two reports are the very same one: the same roll (dice, category, player) and the same identity,
+    its running statistics and series where both show them, else its place (the report before it in its file).
+    A report that only copies another's dice is not it."""
+    if a.roll != b.roll:
+        return False
+    shared = False
+    for field in ("stats", "series"):
+        x, y = squash(getattr(a, field)), squash(getattr(b, field))
+        if x and y:
+            if x != y:
+                return False
+            shared = True
+    return shared or a.key == b.key
+
+
 def report_key(die: str, faces, category: str, player: str, stats: str, series: str, after: str) -> str:
     """What identifies a report. With its running statistics and series label (the dice bot's line, or the chat
     window with 'Show dice stats' on) a report is unique by itself; without them (the chat window's default, the
