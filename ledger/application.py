@@ -254,16 +254,27 @@ class CampaignLedger:
         self.fair.settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
         return campaign, rules
 
-    def append(self, campaign: Campaign, *facts: Fact) -> None:
+    def append(self, campaign: Campaign, *facts: Fact, request=None) -> None:
         """Records what a decision returned, each fact by its author and signed once that side has a key, then
         saves at the version the decision saw. Refused (nothing written) when a signature is due and the key
-        given is not that side's."""
-        self.put(campaign, *facts, command=self.command_id)
+        given is not that side's. `request`: the command whose whole action `facts` are (kept with the first)."""
+        self.put(campaign, *facts, command=self.command_id, request=request)
         self._save(campaign)
 
-    def put(self, campaign: Campaign, *facts: Fact, command: str = "") -> None:
+    def act(self, campaign: Campaign, rules, request, context=None, on=None, save: bool = True) -> list:
+        """One action: `request` decided on `on` (the campaign, or its side's own view of it), its facts recorded
+        with the request, so that the audit and `import` decide the very same command again."""
+        facts = cmd.decide(campaign if on is None else on, rules, request, context or cmd.Context())
+        if save:
+            self.append(campaign, *facts, request=request)
+        else:
+            self.put(campaign, *facts, command=self.command_id, request=request)
+        return facts
+
+    def put(self, campaign: Campaign, *facts: Fact, command: str = "", request=None) -> None:
         """Records facts into the aggregate (not saved yet), each by its author, signed once that side has a key;
-        facts after a key registration in the same call are signed with the key being registered."""
+        facts after a key registration in the same call are signed with the key being registered. `request`:
+        the command whose whole action `facts` are, kept with the first (envelope form 3)."""
         rules = self.rules_for(campaign)
         sides = list(rules.system.sides)
         keyed = signing_sides(campaign)
@@ -289,8 +300,8 @@ class CampaignLedger:
                 sign = None
             records.append((fact, author, sign))
         recording(campaign)
-        for fact, author, sign in records:
-            campaign.record(fact, author, sign, command)
+        for index, (fact, author, sign) in enumerate(records):
+            campaign.record(fact, author, sign, command, request if index == 0 else None)
 
     def recording_side(self, campaign: Campaign, rules) -> str:
         """The side recording now: the one whose key was given, else the only side without a key ('' if none)."""
@@ -444,37 +455,32 @@ class CampaignLedger:
 
     def dice_mode(self, name: str | None, mode: str):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.ChooseDiceMode(mode=mode))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.ChooseDiceMode(mode=mode))
         return fact
 
     def undo(self, name: str | None, reason: str = ""):
         """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
         fact and the events of the action(s) concerned."""
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Undo(reason=reason), cmd.Context(by=self.recording_side(campaign, rules)))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Undo(reason=reason), cmd.Context(by=self.recording_side(campaign, rules)))
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def rewind(self, name: str | None, date: str, reason: str = ""):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Rewind(cg_date=date, reason=reason),
-                       cmd.Context(by=self.recording_side(campaign, rules)))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Rewind(cg_date=date, reason=reason),
+                         cmd.Context(by=self.recording_side(campaign, rules)))
         return fact
 
     def accept(self, name: str | None):
         """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Accept(), cmd.Context(by=self.recording_side(campaign, rules)))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Accept(), cmd.Context(by=self.recording_side(campaign, rules)))
         return fact, self._of_actions(campaign.name, voided_by_fact(fact))
 
     def decline(self, name: str | None, reason: str = ""):
         """The other side declines the open proposal: it is over, and both sides' `status` say so once."""
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Decline(side=self.recording_side(campaign, rules), reason=reason))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Decline(side=self.recording_side(campaign, rules), reason=reason))
         return fact
 
     def _of_actions(self, name: str, actions) -> list[Logged]:
@@ -484,9 +490,8 @@ class CampaignLedger:
     def load_rules(self, name: str | None, path: str):
         campaign, rules = self._load(name)
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
-        fact, = cmd.decide(campaign, rules, cmd.LoadRules(source=Path(path).name, text=text),
-                       cmd.Context(by=self.recording_side(campaign, rules)))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.LoadRules(source=Path(path).name, text=text),
+                         cmd.Context(by=self.recording_side(campaign, rules)))
         return fact
 
     def _walk_to(self, campaign, rules, side: str, targets: tuple[str, ...]) -> None:
@@ -515,14 +520,14 @@ class CampaignLedger:
             return
         view = self.books.own_view(campaign, rules, by)
         try:
-            facts = cmd.decide(view, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by))
+            facts = self.act(campaign, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by), on=view, save=False)
         except LedgerError as e:
             if campaign.step in targets or steps.acting_step(rules, campaign, side if walking else None) in targets:
                 return  # may be recorded where it stands or in the open step (a side at a door): the act decides
             who = f"the {rules.system.sides.get(side, side)} side" if walking else "the campaign"
             raise BadInput(f"this is recorded in step {title(rules, ahead[0])}, and {who} cannot walk on to it yet: "
                            f"{e.message}", e.rule or ahead[0]) from None
-        self.put(campaign, *facts, command=self.command_id)  # saved with the act itself: a refused act writes nothing
+        # saved with the act itself (`save=False`): a refused act writes nothing
         move = steps.moved(rules, campaign, facts, guidance.passed)
         ids = [p["step"] for p in move.passed]
         passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
@@ -534,8 +539,7 @@ class CampaignLedger:
         campaign, rules = self._load(name)
         by = self.recording_side(campaign, rules)
         view = self.books.own_view(campaign, rules, by)  # its own RG's follow-ups
-        facts = cmd.decide(view, rules, cmd.Step(target=target), cmd.Context(by=by))
-        self.append(campaign, *facts)
+        facts = self.act(campaign, rules, cmd.Step(target=target), cmd.Context(by=by), on=view)
         return steps.moved(rules, campaign, facts, guidance.passed)
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
@@ -544,9 +548,8 @@ class CampaignLedger:
         base = steps.need_step(rules, campaign, "scenario_end")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
         from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
-        fact, = cmd.decide(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map),
-                       cmd.Context(log=self.history(campaign.name) if from_map else ()))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map),
+                         cmd.Context(log=self.history(campaign.name) if from_map else ()))
         return fact
 
     def initiative(self, name: str | None, given: dict[str, str], us_has_no_units: bool = False):
@@ -572,8 +575,7 @@ class CampaignLedger:
             self._save(campaign)
             return fact
         self._walk_to(campaign, rules, "", steps.steps_of(rules, "initiative"))
-        fact, = cmd.decide(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
@@ -720,16 +722,16 @@ class CampaignLedger:
         self._walk_to(campaign, rules, who, steps.steps_of(rules, purchase="rg"))
         view = self.books.own_view(campaign, rules, who)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
-        fact, = cmd.decide(view, rules, cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective,
-                                            given=given, on_map=on_map, pre_registered=pre_registered),
-                       cmd.Context(sealed_cpp=sealed_cpp))
+        request = cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective, given=given, on_map=on_map,
+                          pre_registered=pre_registered)
+        fact, = cmd.decide(view, rules, request, cmd.Context(sealed_cpp=sealed_cpp))
         if secret is None:
             secret = purchases.secret_step(rules) is not None and who in campaign.keys
         if secret:
             salt, text = self.keyring.seal_purchase(campaign, rules, fact)
             self.append(campaign, purchases.seal(campaign, rules, fact, salt, text))
         else:
-            self.append(campaign, fact)
+            self.append(campaign, fact, request=request)
         return fact, secret
 
     def rg_chart(self, name: str | None, side: str) -> dict:
@@ -749,17 +751,18 @@ class CampaignLedger:
         self._walk_to(campaign, rules, rules.side(side),
                       steps.steps_of(rules, purchase="fortifications"))
         view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
-        fact, = cmd.decide(view, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
-                                                squads=squads, front_line=front_line, isolated=isolated))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count,
+                                                     size=size, squads=squads, front_line=front_line,
+                                                     isolated=isolated), on=view)
         return fact
 
     # ---- the map -------------------------------------------------------------------------------------
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Control(location=location, side=side, strategic=strategic))
+        request = cmd.Control(location=location, side=side, strategic=strategic)
+        fact, = cmd.decide(campaign, rules, request)
         before = mapd.strategic_holders(campaign, fact.location)
-        self.append(campaign, fact)
+        self.append(campaign, fact, request=request)
         self.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
         return fact
 
@@ -778,8 +781,7 @@ class CampaignLedger:
                 raise BadInput("no dice of the other side wait for your witness" + (
                     f" (event {', '.join(disputed)} disputed: name them to witness them after all)" if disputed
                     else ""), witnessing.RULE)
-        fact, = cmd.decide(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
         return fact, self._claimed(campaign.name, fact.rolls)
 
     def _claimed(self, name: str, versions) -> list[Logged]:
@@ -788,44 +790,40 @@ class CampaignLedger:
 
     def record_hq(self, name: str | None, side: str, location: str):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.RecordHQ(side=side, location=location),
-                           cmd.Context(log=self.history(campaign.name)))  # who Controls the HQ now (8.6052 EXC)
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.RecordHQ(side=side, location=location),
+                         cmd.Context(log=self.history(campaign.name)))  # who Controls the HQ now (8.6052 EXC)
         return fact
 
     def firefight_end(self, name: str | None, map_id: str, fires: tuple[str, ...] = (),
                       burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
                       redeployed: tuple[str, ...] = ()):
         campaign, rules = self._load(name)
-        facts = cmd.decide(campaign, rules, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
-                                                         in_sewer=in_sewer, redeployed=redeployed))
-        self.append(campaign, *facts)
+        facts = self.act(campaign, rules, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
+                                                           in_sewer=in_sewer, redeployed=redeployed))
         return facts
 
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
         """A fortification placed; a hidden one (7.4.4) of a side with a key is sealed with it (its hex)."""
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Place(item=item, hex=hex_text, side=side, hidden=hidden),
-                       cmd.Context(log=self.history(campaign.name)))
+        request = cmd.Place(item=item, hex=hex_text, side=side, hidden=hidden)
+        fact, = cmd.decide(campaign, rules, request, cmd.Context(log=self.history(campaign.name)))
         if fact.hidden and fact.side in campaign.keys:
             salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
             self.append(campaign, fortify.hide(campaign, rules, fact, salt, text))
         else:
-            self.append(campaign, fact)
+            self.append(campaign, fact, request=request)
         return fact, campaign.version
 
     def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Remove(item=item, hex=hex_text, by=by, side=side),
-                       cmd.Context(log=self.history(campaign.name)))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Remove(item=item, hex=hex_text, by=by, side=side),
+                         cmd.Context(log=self.history(campaign.name)))
         return fact
 
     def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
         campaign, rules = self._load(name)
-        fact, = cmd.decide(campaign, rules, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll),
-                       cmd.Context(log=self.history(campaign.name)))
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll),
+                         cmd.Context(log=self.history(campaign.name)))
         return fact
 
     def _reveal_on_entry(self, campaign, rules, side: str, table, named: tuple[str, ...], log) -> list:
@@ -934,9 +932,8 @@ class CampaignLedger:
             claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
             log, named = self.history(campaign.name), {n: rules.side(s) for n, s in players.items()}
             for digest, rolls in witnessed_in(log, imported, claims, named):
-                fact, = cmd.decide(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest),
-                                   cmd.Context(by=me, log=log))
-                self.append(campaign, fact)
+                self.act(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest),
+                         cmd.Context(by=me, log=log))
                 self.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
                                     "own copy of the VASL log holds the same reports")
         return imported

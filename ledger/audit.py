@@ -84,7 +84,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     # first: a child verifying signatures starts while the re-decisions load; its worth depends on the log's length
     verifier = Verifier(worker, len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
     # here, not at the top: a read never decides
-    from .decide.redecide import decided_together, redecide
+    from .decide.redecide import decided_together, redecide, redecide_request
     from .decide.redecide import revealed as decided_once_revealed
 
     findings: list[Finding | None] = []  # None: a signature being verified (`verifier`), its finding if it fails
@@ -152,6 +152,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
             elif action is not None and action > state.next_action:
                 find(version, "decision", f"event {version} ({kind_words(event.topic)}) is recorded under action "
                                           f"{action}, the next is {state.next_action}: numbers are taken in order")
+            last_before = last_action
             last_action = action if action is not None else last_action
             found = author_check(state, fact, event)
             if isinstance(found, Signed):  # verified in order, maybe on the worker: its place in the findings kept
@@ -169,8 +170,26 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                 roll_count += 1
             if isinstance(fact, SecretRollMade):
                 made_states[version] = (fact, snapshot(state))
+            request = getattr(event, "request", None)
+            if request is not None and action == last_before:
+                find(version, "decision", f"event {version} ({kind_words(event.topic)}) carries a command inside "
+                                          "an action: a command is stored with the first event of its action only")
             if version in decided_with:
                 decided_with.discard(version)
+            elif request is not None:  # the whole action decided from the command stored with it (form 3)
+                together = [fact]
+                for later in events.ahead():
+                    if later.fact is None or getattr(later.fact, "action", None) != action:
+                        break
+                    together.append(later.fact)
+                    decided_with.add(later.version)
+                try:
+                    decided = redecide_request(state, request, together, events.past, event.author)
+                except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+                    decided = [("decision", "the stored command holds values the ledger never writes: it cannot be "
+                                            "decided again (forged or corrupted)")]
+                for kind, message in decided:
+                    find(version, kind, message)
             else:
                 together = [fact]
                 for later in events.ahead():

@@ -180,7 +180,7 @@ def forged(events: list, fact, cid, before: list) -> list:
     for i, event in enumerate(events):
         mine = fact if i == 0 else event.fact
         digest = chain.digest(cid, event.version, event.timestamp, prev, mine, event.topic, event.author,
-                              event.command, event.form)
+                              event.command, event.form, event.request)
         signature = signer(before, event.author)(digest) if event.signature else ""
         out.append(replace(event, fact=mine, prev=prev, digest=digest, signature=signature))
         prev = digest

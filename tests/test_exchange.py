@@ -109,6 +109,7 @@ def test_a_forged_roll_with_recomputed_digests_is_refused(pair, tmp_path):
 
     from cgledger.ledger.trust import chain
     from cgledger.ledger.store.campaign import campaign_id
+    from cgledger.ledger.domain.commands import AnyCommand
     from cgledger.ledger.domain.events import AnyFact
 
     german, us = pair
@@ -122,7 +123,8 @@ def test_a_forged_roll_with_recomputed_digests_is_refused(pair, tmp_path):
         fact = msgspec.convert(event["fact"], AnyFact)
         event["prev"] = prev
         event["digest"] = chain.digest(cid, event["version"], datetime.fromisoformat(event["timestamp"]), prev, fact,
-                                       fact.__struct_config__.tag, event["author"], event["command"], event["form"])
+                                       fact.__struct_config__.tag, event["author"], event["command"], event["form"],
+                                       msgspec.convert(event["request"], AnyCommand) if event.get("request") else None)
         prev = event["digest"]
     write(path, data)
     us.refused("import", str(path), contains="the rules do not bear out")

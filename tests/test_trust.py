@@ -13,6 +13,7 @@ from conftest import Cli, Player, count_events, sql
 from cgledger.ledger.trust import chain
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.store.campaign import campaign_id
+from cgledger.ledger.domain.commands import AnyCommand
 from cgledger.ledger.domain.events import ActionUndone, AnyFact
 from cgledger.ledger.player.keyring import Keyring
 
@@ -211,7 +212,8 @@ def test_a_re_signed_forged_tail_is_refused(table, make_db, tmp_path):
 
         event["prev"] = prev
         event["digest"] = chain.digest(cid, event["version"], datetime.fromisoformat(event["timestamp"]), prev, fact,
-                                       fact.__struct_config__.tag, event["author"], event["command"], event["form"])
+                                       fact.__struct_config__.tag, event["author"], event["command"], event["form"],
+                                       msgspec.convert(event["request"], AnyCommand) if event.get("request") else None)
         if event["signature"]:
             event["signature"] = sign(event["digest"])
         prev = event["digest"]

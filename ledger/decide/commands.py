@@ -9,7 +9,6 @@ A decision is looked up in a table by the command's type, and a command by the f
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from msgspec import Struct
 
 from ..domain.events import (
     DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced,
@@ -17,190 +16,15 @@ from ..domain.events import (
     RGPurchased, RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
     TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined,
 )
+from ..domain.commands import *  # noqa: F401,F403 - the verbs, decided here
+from ..domain.commands import (
+    Accept, Buy, ChooseDiceMode, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
+    EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
+    RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
+)
 from ..domain.evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
 from . import map as mapd
-
-
-class Command(Struct, frozen=True, kw_only=True):
-    """A player's request, as typed; what the rules give back is decided from it and the log."""
-
-
-class Step(Command, frozen=True, kw_only=True):
-    target: str | None = None  # 'next' (None), a step, or 'scenario'
-
-
-class EndScenario(Command, frozen=True, kw_only=True):
-    lvp: dict[str, int] = {}
-    winner: str | None = None
-    from_map: bool = False  # the Current-LVP read off the map (8.6032), not typed
-
-
-class Initiative(Command, frozen=True, kw_only=True):
-    chits: dict[str, str]
-    us_has_no_units: bool = False
-
-
-class Buy(Command, frozen=True, kw_only=True):
-    rg: str
-    side: str
-    map_group: str = ""
-    objective: str = ""
-    given: bool = False
-    on_map: bool = False
-    pre_registered: int = 0
-
-
-class Fortify(Command, frozen=True, kw_only=True):
-    item: str
-    side: str
-    setup_area: str
-    count: int = 1
-    size: str = ""
-    squads: int | None = None
-    front_line: bool = False
-    isolated: bool = False
-
-
-class Control(Command, frozen=True, kw_only=True):
-    location: str
-    side: str
-    strategic: str = ""  # '' keeps the Location's Strategic kind; mapd.CLEAR clears it
-
-
-class RecordHQ(Command, frozen=True, kw_only=True):
-    side: str
-    location: str
-
-
-class EndFirefight(Command, frozen=True, kw_only=True):
-    map: str
-    fires: tuple[str, ...] = ()
-    burning_wrecks: tuple[str, ...] = ()
-    in_sewer: tuple[str, ...] = ()
-    redeployed: tuple[str, ...] = ()
-
-
-class Place(Command, frozen=True, kw_only=True):
-    item: str
-    hex: str
-    side: str
-    hidden: bool = False
-
-
-class Remove(Command, frozen=True, kw_only=True):
-    item: str
-    hex: str
-    by: str
-    side: str | None = None
-
-
-class Mousehole(Command, frozen=True, kw_only=True):
-    hexes: tuple[str, ...]
-    side: str
-    roll: int = 0
-
-
-class LoadRules(Command, frozen=True, kw_only=True):
-    source: str
-    text: str
-
-
-class Undo(Command, frozen=True, kw_only=True):
-    """Takes back the last action in force a player took: alone for one's own, else proposed (rights.py)."""
-
-    reason: str = ""
-
-
-class Rewind(Command, frozen=True, kw_only=True):
-    """Back to the end of a CG Date's RePh: alone when every action voided is one's own, else proposed."""
-
-    cg_date: str
-    reason: str = ""
-
-
-class Accept(Command, frozen=True, kw_only=True):
-    """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
-
-
-class Decline(Command, frozen=True, kw_only=True):
-    """The other side declines the open proposal."""
-
-    side: str
-    reason: str = ""
-
-
-class RegisterKey(Command, frozen=True, kw_only=True):
-    side: str
-    salt: str
-    check: str
-    public: str = ""
-
-
-class SealChit(Command, frozen=True, kw_only=True):
-    side: str
-    commitment: str
-    sealed: str
-
-
-class RevealChit(Command, frozen=True, kw_only=True):
-    side: str
-    chit: str
-    salt: str
-
-
-class ChooseDiceMode(Command, frozen=True, kw_only=True):
-    mode: str
-
-
-class CommitDice(Command, frozen=True, kw_only=True):
-    side: str
-    roll_head: str
-    answer_head: str
-    length: int
-    sealed: str = ""
-
-
-class RenewChain(Command, frozen=True, kw_only=True):  # a side's ledger, as a chain nears its end
-    side: str
-    chain: str
-    head: str
-    length: int
-    sealed: str = ""
-
-
-class DeclareRoll(Command, frozen=True, kw_only=True):
-    roll: rolls.RollCommand
-    value: str = ""  # the roll chain's value, published now unless the roll is Secret
-
-
-class AnswerRoll(Command, frozen=True, kw_only=True):
-    declared: int
-    value: str
-
-
-class PublishValue(Command, frozen=True, kw_only=True):
-    side: str
-    n: int
-    value: str
-
-
-class Witness(Command, frozen=True, kw_only=True):
-    side: str
-    rolls: tuple[int, ...]
-    disputed: str = ""
-    log_digest: str = ""
-
-
-class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol, still read
-    side: str
-    commitment: str
-    shares: tuple[str, ...] = ()
-
-
-class RevealFairSeed(Command, frozen=True, kw_only=True):
-    side: str
-    seed: str
 
 
 @dataclass(frozen=True)
@@ -221,7 +45,7 @@ def _list(fact) -> list:
 
 
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
-    rolls.RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
+    RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
     Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
     EndScenario: lambda s, r, c, x: _list(steps.scenario_end(s, r, dict(c.lvp), c.winner, c.from_map,
                                                              list(x.log) if c.from_map else None)),

@@ -79,6 +79,32 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
     return _compare(expected, facts)
 
 
+def redecide_request(state: CampaignState, request, facts: list, log_before: list,
+                     author: str = "") -> list[tuple[str, str]]:
+    """Findings for one action stored with its command (envelope form 3): the very decision the command path ran,
+    on the state before the action, must give every fact the action holds, whole (its action number included)."""
+    fact = facts[0]
+    try:
+        rules = rulesmod.load(state.system, state.override_sources())
+    except LedgerError as e:
+        return [("table", f"the rules in force cannot be read: {e.line()}")]
+    side = getattr(fact, "side", "")
+    context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
+                               sealed_fpp=sealed_fpp(state, side))
+    try:
+        expected = commands.decide(state, rules, request, context)
+    except LedgerError as e:
+        return [(_kind(fact), f"{_cap(kind_words(fact))}: the ledger refuses its command: {e.line()}")]
+    problems = _compare(expected, facts)
+    if not problems and [f.action for f in expected] != [f.action for f in facts[:len(expected)]]:
+        problems = [(_kind(fact), f"{_cap(kind_words(fact))}: recorded under action {fact.action}, the ledger gives "
+                                  f"it action {expected[0].action}")]
+    if not problems and len(expected) > len(facts):
+        missing = ", ".join(kind_words(f) for f in expected[len(facts):])
+        problems = [(_kind(fact), f"{_cap(kind_words(fact))}: recorded without {missing}, which its command decides")]
+    return problems
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -206,6 +232,11 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     except LedgerError as e:
         kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
+    if expected.item != fact.item and fact.item == f"{fact.table}|{fact.side}|{state.cg_date}" \
+            and expected.item == f"{fact.table}|{state.cg_date}":
+        # a roll read once per side per CG Date before its table was read once per CG Date (8.625): the log of
+        # that reading keeps its item
+        expected = msgspec.structs.replace(expected, item=fact.item)
     if not problems and fact.final == fact.original + sum(d.value for d in fact.drms) \
             and msgspec.structs.replace(expected, action=fact.action) == fact:
         return []  # the whole fact as decided (the usual case): each comparison below compares what is equal here

@@ -4,38 +4,17 @@ the log decides, the result. Dice are an input of the command, never produced he
 
 import re
 
-from msgspec import Struct
-
 from ..errors import BadInput
 
 
 class NotDue(BadInput):
     """A roll the rules do not call for now: rolled already, not due for that RG, not after its result."""
 from ..domain.events import AppliedDRM, DiceRolled
+from ..domain.commands import RollCommand  # noqa: F401 - re-exported: a roll's command
 from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table
 from .steps import acting_step, article, condition_fails, strength_first, title
-
-
-class RollCommand(Struct, frozen=True, kw_only=True):
-    """What a player asks for when rolling; the dice come with it (rolled by the service, entered, VASL,
-    fair dice)."""
-
-    table: str
-    side: str
-    drms: tuple[tuple[str, int | None], ...] = ()  # declared DRMs: (key, the player's N or None)
-    faces: tuple[int, ...]
-    source: str
-    secret: bool = False
-    purpose: str = ""
-    rg: int | None = None  # the RGPurchased event this follow-up roll belongs to
-    fair: int | None = None
-    vasl: str = ""
-    player: str = ""
-    series: str = ""
-    declared: int | None = None  # the RollDeclared event this fair roll resolves (its due item is consumed there)
-    hexes: tuple[str, ...] = ()  # the hexes it is made for (CGS: checked with what its result does, decide/fortify.py)
 
 
 def unit_name(purpose: str) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import BadInput
+from ..domain.commands import AnyCommand
 from ..domain.events import TAGS, AnyFact
 
 FORMAT = "cgledger-bundle/1"
@@ -24,6 +25,7 @@ class BundleEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     signature: str = ""
     command: str = ""
     form: int = 1
+    request: AnyCommand | None = None
 
     @property
     def topic(self) -> str:
@@ -61,7 +63,8 @@ def export_bundle(entries: list, name: str, system: str, since: str, path: Path,
         if not mine.digest.startswith(digest):
             raise BadInput(f"the fingerprint {since} does not match event {version} here: the two logs have forked "
                            "(compare `cgledger log` on both sides)")
-    events = [BundleEvent(v, r.timestamp, r.prev, r.digest, r.fact, r.author, r.signature, r.command, r.form)
+    events = [BundleEvent(v, r.timestamp, r.prev, r.digest, r.fact, r.author, r.signature, r.command, r.form,
+                          getattr(r, "request", None))
               for v, _topic, r in entries if v > version]
     if not events and not empty:
         raise BadInput(f"nothing to export: your opponent already has all {version} events")

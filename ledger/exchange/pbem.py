@@ -18,7 +18,8 @@ def domain_event(cid, event: BundleEvent):
     """The stored form of a bundle's event, exactly as the sender recorded it."""
     attributes = {"originator_id": cid, "originator_version": event.version, "timestamp": event.timestamp,
                   "fact": event.fact, "prev": event.prev, "digest": event.digest, "author": event.author,
-                  "signature": event.signature, "command": event.command, "form": event.form}
+                  "signature": event.signature, "command": event.command, "form": event.form,
+                  "request": event.request}
     cls = Campaign.Started if isinstance(event.fact, CampaignStarted) and event.version == 1 else Campaign.Recorded
     if cls is Campaign.Started:
         attributes["originator_topic"] = get_topic(Campaign)
@@ -65,7 +66,7 @@ def plan_import(bundle: Bundle, local: list) -> list[BundleEvent]:
     from ..trust.logged import Logged
 
     logged = list(local) + [Logged(e.version, e.timestamp, e.prev, e.digest, e.topic, e.fact, "", e.author,
-                                   e.signature, e.command, e.form) for e in new]
+                                   e.signature, e.command, e.form, e.request) for e in new]
     # forgery (a wrong author or signature, an event the ledger refuses) is refused whole; a dispute (a re-roll
     # after an undo, which the sender's ledger recorded) is imported and stays flagged in both audits
     problems = [f for f in audit(cid, logged).findings if f.version >= new[0].version and f.kind not in DISPUTES]

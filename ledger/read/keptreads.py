@@ -18,7 +18,8 @@ def as_stored(event) -> Logged:
     from ..domain.events import TAGS
 
     return Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                  event.fact, "", event.author, event.signature, event.command, event.form)
+                  event.fact, "", event.author, event.signature, event.command, event.form,
+                  getattr(event, "request", None))
 
 
 class KeptReads:

@@ -25,6 +25,7 @@ class Campaign(CampaignState, Aggregate):
         signature: str
         command: str
         form: int
+        request: object
 
     class Recorded(Aggregate.Event):
         fact: Fact
@@ -34,13 +35,14 @@ class Campaign(CampaignState, Aggregate):
         signature: str
         command: str
         form: int
+        request: object
 
         def apply(self, aggregate: "Campaign") -> None:
             aggregate.evolve(self.fact, self.digest, self.originator_version, self.__dict__.get("author", ""),
                              self.__dict__.get("command", ""))
 
     def __init__(self, fact: CampaignStarted, prev: str, digest: str, author: str = "", signature: str = "",
-                 command: str = "", form: int = 1):
+                 command: str = "", form: int = 1, request=None):
         self.start(fact, digest, first_step(fact.system), command)
 
     @classmethod
@@ -50,15 +52,16 @@ class Campaign(CampaignState, Aggregate):
         id_ = campaign_id(fact.name)
         digest = chain.digest(id_, 1, timestamp, chain.GENESIS, fact, TAGS[type(fact)], "", command, chain.FORM)
         return cls._create(cls.Started, id=id_, timestamp=timestamp, fact=fact, prev=chain.GENESIS, digest=digest,
-                           author="", signature="", command=command, form=chain.FORM)
+                           author="", signature="", command=command, form=chain.FORM, request=None)
 
     def record(self, fact: Fact, author: str = "", sign: Callable[[str], str] | None = None,
-               command: str = "") -> None:
+               command: str = "", request=None) -> None:
         """Append one fact, by its author side, signed with `sign` (digest -> signature) once that side has a
-        key; checks have all been made before this is called."""
+        key; `request`: the typed command of the action this fact opens. Checks have all been made before."""
         fact = chain.canonical(fact)
         timestamp = self.Recorded.create_timestamp()
         digest = chain.digest(self.id, self.version + 1, timestamp, self.head, fact, TAGS[type(fact)], author,
-                              command, chain.FORM)
+                              command, chain.FORM, request)
         self.trigger_event(self.Recorded, timestamp=timestamp, fact=fact, prev=self.head, digest=digest,
-                           author=author, signature=sign(digest) if sign else "", command=command, form=chain.FORM)
+                           author=author, signature=sign(digest) if sign else "", command=command, form=chain.FORM,
+                           request=request)

@@ -67,7 +67,7 @@ class Event:
     Started and Recorded), and `mutate`."""
 
     __slots__ = ("originator_id", "originator_version", "timestamp", "fact", "prev", "digest", "author",
-                 "signature", "command", "form")
+                 "signature", "command", "form", "request")
 
     def __init__(self, originator_id: UUID, originator_version: int, envelope):
         self.originator_id, self.originator_version = originator_id, originator_version
@@ -75,6 +75,7 @@ class Event:
                                                              envelope.digest)
         self.author, self.signature, self.command, self.form = (envelope.author, envelope.signature,
                                                                 envelope.command, envelope.form)
+        self.request = envelope.request
 
     def mutate(self, campaign: Folded | None) -> Folded:
         if campaign is None:  # the library's Created.mutate: base attributes, then Campaign.__init__

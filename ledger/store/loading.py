@@ -186,7 +186,8 @@ def envelope_problem(cid, state: CampaignState, event, signature: bool = True) -
     before, its digest covers its content, its author and signature are right (`signature` False: the first two
     only). (kind, message) as the audit names it, or None."""
     logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                    event.fact, "", event.author, event.signature, event.command, event.form)
+                    event.fact, "", event.author, event.signature, event.command, event.form,
+                    getattr(event, "request", None))
     if event.prev != state.head:
         return "chain", "it does not follow the event before it: the log was rewritten"
     if chain.event_digest(cid, logged) != event.digest:

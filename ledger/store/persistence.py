@@ -72,7 +72,8 @@ class MsgspecMapper(Mapper):
             topic = TAGS[type(domain_event.fact)]
             data = _encoder.encode(
                 Envelope(domain_event.timestamp, domain_event.prev, domain_event.digest, domain_event.fact,
-                         domain_event.author, domain_event.signature, domain_event.command, domain_event.form)
+                         domain_event.author, domain_event.signature, domain_event.command, domain_event.form,
+                         getattr(domain_event, "request", None))
             )
         if self.compressor:
             data = self.compressor.compress(data)
@@ -111,6 +112,7 @@ class MsgspecMapper(Mapper):
                     "signature": envelope.signature,
                     "command": envelope.command,
                     "form": envelope.form,
+                    "request": envelope.request,
                 }
                 started, recorded, aggregate_topic = _campaign_classes()
                 cls: type

@@ -30,18 +30,23 @@ def iso_utc(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-FORM = 2  # the envelope form new events are written in
+FORM = 3  # the envelope form new events are written in
 
 
 def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact: Fact, topic: str = "",
-           author: str = "", command: str = "", form: int = 1) -> str:
-    """The event's digest. Form 2 (every event written now) covers its whole stored form: the stored
-    topic, the author side and the command id as well as the fact; form 1 (older logs) the fact only."""
+           author: str = "", command: str = "", form: int = 1, request=None) -> str:
+    """The event's digest. Form 3 (every event written now) covers its whole stored form: the stored topic, the
+    author side, the command id and the request (the typed command of the action it opens) as well as the fact;
+    form 2 the same without a request; form 1 (older logs) the fact only."""
     if form == 1:
         payload = _encoder.encode((str(campaign_id), version, iso_utc(timestamp), prev, _as_written(fact)))
-    else:
+    elif form == 2:
         payload = _encoder.encode((f"cgledger/{form}", str(campaign_id), version, iso_utc(timestamp), prev, topic,
                                    author, command, _without_defaults(fact)))
+    else:
+        payload = _encoder.encode((f"cgledger/{form}", str(campaign_id), version, iso_utc(timestamp), prev, topic,
+                                   author, command, _without_defaults(fact),
+                                   None if request is None else _without_defaults(request)))
     return sha256(payload).hexdigest()
 
 
@@ -69,25 +74,31 @@ def _defaults(cls) -> dict:
     return found
 
 
-# fields added after form 1 was replaced: a form-1 event was digested without them
+# fields added after form 1 was replaced: a form-1 event was digested without them (a roll inside a reveal too)
 _ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal",), "Rewound": ("proposal",), "SideKeyRegistered": ("public",),
-                       "TablesOverridden": ("proposal",), "RGPurchased": ("san",)}
+                       "TablesOverridden": ("proposal",), "RGPurchased": ("san",), "DiceRolled": ("hexes",)}
 
 
 def _as_written(fact: Fact):
-    added = _ADDED_SINCE_FORM_1.get(type(fact).__struct_config__.tag)
-    if not added:
-        return fact
-    data = msgspec.to_builtins(fact)
-    for name in added:
-        data.pop(name, None)
+    return _drop_added(msgspec.to_builtins(fact))
+
+
+def _drop_added(data):
+    if isinstance(data, dict):
+        for name in _ADDED_SINCE_FORM_1.get(data.get("type"), ()):
+            data.pop(name, None)
+        for value in data.values():
+            _drop_added(value)
+    elif isinstance(data, list):
+        for value in data:
+            _drop_added(value)
     return data
 
 
 def event_digest(campaign_id: UUID, event) -> str:
     """The digest recomputed from what an event read back holds (a Logged or a bundle event)."""
     return digest(campaign_id, event.version, event.timestamp, event.prev, event.fact, event.topic, event.author,
-                  event.command, event.form)
+                  event.command, event.form, getattr(event, "request", None))
 
 
 def campaign_id(name: str) -> UUID:

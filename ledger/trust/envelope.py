@@ -6,6 +6,7 @@ from datetime import datetime
 
 import msgspec
 
+from ..domain.commands import AnyCommand
 from ..domain.events import TAGS, AnyFact
 from .logged import Logged
 from ..sha import sha256
@@ -20,6 +21,7 @@ class Envelope(msgspec.Struct, frozen=True):
     signature: str = ""
     command: str = ""
     form: int = 1
+    request: AnyCommand | None = None  # form 3: the typed command of the action this event opens
 
 
 class SnapshotState(msgspec.Struct, frozen=True):
@@ -59,7 +61,7 @@ def read_logged(version: int, topic: str, state: bytes) -> Logged:
         return Logged(version, None, "", "", topic, None,
                       f"its stored topic '{topic}' is not what it holds ('{held}'): the row was edited")
     return Logged(version, envelope.timestamp, envelope.prev, envelope.digest, topic, envelope.fact, "",
-                  envelope.author, envelope.signature, envelope.command, envelope.form)
+                  envelope.author, envelope.signature, envelope.command, envelope.form, envelope.request)
 
 
 def read_entries(rows) -> list[tuple[int, str, Envelope | Logged]]:

@@ -21,4 +21,5 @@ class Logged(msgspec.Struct, frozen=True):
     author: str = ""  # the side that recorded it ("" before identities, or a shared act recorded unsigned)
     signature: str = ""  # Ed25519 over the digest, by the author side's key (once it has one)
     command: str = ""  # the id of the command that wrote it (a retry with the same id acts once)
-    form: int = 1  # the envelope form (ledger/trust/chain.py): 2 covers topic, author and command
+    form: int = 1  # the envelope form (ledger/trust/chain.py): 2 covers topic, author and command, 3 the request
+    request: object = None  # form 3: the typed command of the action this event opens (ledger/domain/commands.py)

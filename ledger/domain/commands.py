@@ -1,0 +1,220 @@
+"""What players ask for, as types: one frozen msgspec Struct per verb, a closed union (`AnyCommand`). Each
+action stores the command that made it with its first event (envelope form 3, ledger/trust/chain.py); the
+decisions that turn a command into facts are in ledger/decide/commands.py. Pure data: nothing here decides."""
+
+from typing import Union
+
+from msgspec import Struct
+
+
+class Command(Struct, frozen=True, kw_only=True, tag=True, tag_field="verb", omit_defaults=True):
+    """A player's request, as typed; what the rules give back is decided from it and the log. Stored with the
+    first event of the action it made (envelope form 3), tagged by its class name: a name is never reused."""
+
+
+class RollCommand(Command, frozen=True, kw_only=True):
+    """What a player asks for when rolling; the dice come with it (rolled by the service, entered, VASL,
+    fair dice)."""
+
+    table: str
+    side: str
+    drms: tuple[tuple[str, int | None], ...] = ()  # declared DRMs: (key, the player's N or None)
+    faces: tuple[int, ...]
+    source: str
+    secret: bool = False
+    purpose: str = ""
+    rg: int | None = None  # the RGPurchased event this follow-up roll belongs to
+    fair: int | None = None
+    vasl: str = ""
+    player: str = ""
+    series: str = ""
+    declared: int | None = None  # the RollDeclared event this fair roll resolves (its due item is consumed there)
+    hexes: tuple[str, ...] = ()  # the hexes it is made for (CGS: checked with what its result does, decide/fortify.py)
+
+
+class Step(Command, frozen=True, kw_only=True):
+    target: str | None = None  # 'next' (None), a step, or 'scenario'
+
+
+class EndScenario(Command, frozen=True, kw_only=True):
+    lvp: dict[str, int] = {}
+    winner: str | None = None
+    from_map: bool = False  # the Current-LVP read off the map (8.6032), not typed
+
+
+class Initiative(Command, frozen=True, kw_only=True):
+    chits: dict[str, str]
+    us_has_no_units: bool = False
+
+
+class Buy(Command, frozen=True, kw_only=True):
+    rg: str
+    side: str
+    map_group: str = ""
+    objective: str = ""
+    given: bool = False
+    on_map: bool = False
+    pre_registered: int = 0
+
+
+class Fortify(Command, frozen=True, kw_only=True):
+    item: str
+    side: str
+    setup_area: str
+    count: int = 1
+    size: str = ""
+    squads: int | None = None
+    front_line: bool = False
+    isolated: bool = False
+
+
+class Control(Command, frozen=True, kw_only=True):
+    location: str
+    side: str
+    strategic: str = ""  # '' keeps the Location's Strategic kind; mapd.CLEAR clears it
+
+
+class RecordHQ(Command, frozen=True, kw_only=True):
+    side: str
+    location: str
+
+
+class EndFirefight(Command, frozen=True, kw_only=True):
+    map: str
+    fires: tuple[str, ...] = ()
+    burning_wrecks: tuple[str, ...] = ()
+    in_sewer: tuple[str, ...] = ()
+    redeployed: tuple[str, ...] = ()
+
+
+class Place(Command, frozen=True, kw_only=True):
+    item: str
+    hex: str
+    side: str
+    hidden: bool = False
+
+
+class Remove(Command, frozen=True, kw_only=True):
+    item: str
+    hex: str
+    by: str
+    side: str | None = None
+
+
+class Mousehole(Command, frozen=True, kw_only=True):
+    hexes: tuple[str, ...]
+    side: str
+    roll: int = 0
+
+
+class LoadRules(Command, frozen=True, kw_only=True):
+    source: str
+    text: str
+
+
+class Undo(Command, frozen=True, kw_only=True):
+    """Takes back the last action in force a player took: alone for one's own, else proposed (rights.py)."""
+
+    reason: str = ""
+
+
+class Rewind(Command, frozen=True, kw_only=True):
+    """Back to the end of a CG Date's RePh: alone when every action voided is one's own, else proposed."""
+
+    cg_date: str
+    reason: str = ""
+
+
+class Accept(Command, frozen=True, kw_only=True):
+    """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
+
+
+class Decline(Command, frozen=True, kw_only=True):
+    """The other side declines the open proposal."""
+
+    side: str
+    reason: str = ""
+
+
+class RegisterKey(Command, frozen=True, kw_only=True):
+    side: str
+    salt: str
+    check: str
+    public: str = ""
+
+
+class SealChit(Command, frozen=True, kw_only=True):
+    side: str
+    commitment: str
+    sealed: str
+
+
+class RevealChit(Command, frozen=True, kw_only=True):
+    side: str
+    chit: str
+    salt: str
+
+
+class ChooseDiceMode(Command, frozen=True, kw_only=True):
+    mode: str
+
+
+class CommitDice(Command, frozen=True, kw_only=True):
+    side: str
+    roll_head: str
+    answer_head: str
+    length: int
+    sealed: str = ""
+
+
+class RenewChain(Command, frozen=True, kw_only=True):  # a side's ledger, as a chain nears its end
+    side: str
+    chain: str
+    head: str
+    length: int
+    sealed: str = ""
+
+
+class DeclareRoll(Command, frozen=True, kw_only=True):
+    roll: RollCommand
+    value: str = ""  # the roll chain's value, published now unless the roll is Secret
+
+
+class AnswerRoll(Command, frozen=True, kw_only=True):
+    declared: int
+    value: str
+
+
+class PublishValue(Command, frozen=True, kw_only=True):
+    side: str
+    n: int
+    value: str
+
+
+class Witness(Command, frozen=True, kw_only=True):
+    side: str
+    rolls: tuple[int, ...]
+    disputed: str = ""
+    log_digest: str = ""
+
+
+class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol, still read
+    side: str
+    commitment: str
+    shares: tuple[str, ...] = ()
+
+
+class RevealFairSeed(Command, frozen=True, kw_only=True):
+    side: str
+    seed: str
+
+
+def _verbs(base: type) -> list[type]:
+    out = []
+    for cls in base.__subclasses__():
+        out += [cls, *_verbs(cls)]
+    return out
+
+
+VERBS: tuple[type, ...] = tuple(_verbs(Command))
+AnyCommand = Union[tuple(VERBS)]  # type: ignore[valid-type]
