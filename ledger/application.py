@@ -437,7 +437,7 @@ class CampaignLedger:
             salt, text = self.keyring.seal(campaign, rules, fact)
             self.append(campaign, secrets.sealed_roll(campaign, rules, fact, salt, text))
         else:
-            self.append(campaign, fact)
+            self.append(campaign, fact, request=command)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
 
     # ---- fair dice ----------------------------------------------------------------------------

@@ -137,7 +137,8 @@ def test_tampered_stored_event(kgp):
     data["fact"]["result"], data["fact"]["code"] = "Retained unwounded", "unwounded"
     set_state(kgp.db, version, msgspec.json.encode(data))
     found = findings(kgp)
-    assert [(f["version"], f["kind"]) for f in found] == [(version, "tampered")]
+    # its digest no longer matches; and the command stored with it (the dice entered) gives another result
+    assert [(f["version"], f["kind"]) for f in found] == [(version, "tampered"), (version, "result")]
 
 
 def test_tampered_last_event_is_caught_by_its_own_digest(kgp):

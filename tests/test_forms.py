@@ -120,3 +120,18 @@ def test_a_command_stored_inside_an_action_is_named(mapped):
             Control(location="StK17", side="german"), GERMAN, "german")
     messages = [f["message"] for f in json.loads(anyone("audit", "--json").stdout)["findings"]]
     assert any("carries a command inside an action" in m for m in messages), messages
+
+
+def test_a_roll_is_decided_from_the_command_stored_with_it(mapped):
+    """A roll's stored command carries the dice asked for (entered, VASL or the ledger's): a fact holding other
+    dice than its own command is named, by what differs."""
+    german, us, anyone = mapped
+    german.ok("roll", "KGP3", "--side", "german", "--dice", "2,1")
+    honest = open_ledger(str(anyone.db)).history(None)[-1]
+    assert honest.request.faces == (2, 1) and kinds(anyone) == []
+    request = msgspec.structs.replace(honest.request, faces=(6, 6))
+    _record(anyone.db, lambda c: msgspec.structs.replace(honest.fact, action=c.next_action), request, GERMAN,
+            "german")
+    found = json.loads(anyone("audit", "--json").stdout)["findings"]
+    assert [f["kind"] for f in found] == ["result"]
+    assert "the table gives 'Mist density increases one level' for a Final 12" in found[0]["message"]

@@ -88,6 +88,10 @@ def redecide_request(state: CampaignState, request, facts: list, log_before: lis
         rules = rulesmod.load(state.system, state.override_sources())
     except LedgerError as e:
         return [("table", f"the rules in force cannot be read: {e.line()}")]
+    if isinstance(request, rolls.RollCommand):  # a roll: decided from its command, what differs named by its kind
+        if not isinstance(fact, DiceRolled):
+            return [("decision", f"{_cap(kind_words(fact))}: recorded for a roll's command")]
+        return _roll(state, rules, fact, command=request) + _roll_effects(state, rules, facts, log_before)
     side = getattr(fact, "side", "")
     context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
                                sealed_fpp=sealed_fpp(state, side))
@@ -195,10 +199,12 @@ def _plain(value):
     return msgspec.to_builtins(value) if isinstance(value, (msgspec.Struct, tuple, list, dict)) else value
 
 
-def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True) -> list[tuple[str, str]]:
+def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True,
+          command=None) -> list[tuple[str, str]]:
     """A roll decided again with its recorded dice and declared DRMs; differences by kind. A fair roll also: its
     dice are the ones its declaration's two chain values give, its command the one declared (`check_fair`: unless
-    the caller checks that, as a reveal does with the roll value it publishes)."""
+    the caller checks that, as a reveal does with the roll value it publishes). `command`: the roll's command as
+    stored with it (envelope form 3), decided instead of the one the fact records."""
     where = f"{fact.table} ({fact.rule})"
     entry = state.declared.get(f"{fact.side}:{fact.fair}") if fact.source == "fair" else None
     if fact.source == "fair" and check_fair:
@@ -227,8 +233,8 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
         problems.append(("original", f"roll on {where}: dice {list(fact.dice)} make an Original {original}, "
                                      f"recorded {fact.original}"))
     try:
-        expected, = commands.decide(state, rules, rolls.command_of(fact, entry["version"] if entry else None),
-                                    commands.Context(sealed_cpp=sealed_cpp(state, fact.side)))
+        asked = command if command is not None else rolls.command_of(fact, entry["version"] if entry else None)
+        expected, = commands.decide(state, rules, asked, commands.Context(sealed_cpp=sealed_cpp(state, fact.side)))
     except LedgerError as e:
         kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
