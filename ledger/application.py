@@ -569,8 +569,8 @@ class CampaignLedger:
             chits.check_chit(campaign, rules, side, chit)
             salt = random.token_hex(16)
             text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
-            fact = chits.seal(campaign, rules, side, chits.commitment(side, chit.lower(), salt), text)
-            self.put(campaign, fact, command=self.command_id)
+            request = cmd.SealChit(side=side, commitment=chits.commitment(side, chit.lower(), salt), sealed=text)
+            fact, = self.act(campaign, rules, request, save=False)
             self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
             self._save(campaign)
             return fact
@@ -868,8 +868,11 @@ class CampaignLedger:
         if who not in campaign.keys:
             raise BadInput(f"the {rules.system.sides[who]} side sets up its key first (`cgledger keys init`)", fair.RULE)
         self.keyring.key(campaign, rules, who, purpose="commits its fair-dice chains")
-        fact = fair.commit(campaign, rules, who, *self.keyring.new_chains(campaign.keys[who]["salt"], campaign.keys[who]["check"]))
-        self.append(campaign, fact)
+        roll_head, answer_head, length, sealed = self.keyring.new_chains(campaign.keys[who]["salt"],
+                                                                         campaign.keys[who]["check"])
+        fact, = self.act(campaign, rules, cmd.CommitDice(side=who, roll_head=roll_head, answer_head=answer_head,
+                                                         length=length, sealed=sealed))
+        return fact
         return fact
 
     def fair_reveal(self, name: str | None, side: str):

@@ -6,6 +6,7 @@ and ledger/decide/chits.py."""
 
 import msgspec
 
+from ..domain import commands as cmds
 from ..domain.evolve import CampaignState
 from ..decide import chits, fair, rolls, secrets, steps
 from ..errors import LedgerError
@@ -46,8 +47,9 @@ class FairPlay:
             value = ""  # refused by the decision when a commitment is missing
         view = campaign if view is None else view
         sealed_cpp = self.app.books.sealed_cpp(view, rules, who) if view.sealed else 0
+        request = cmds.DeclareRoll(roll=command, value=value)
         fact = fair.declare(view, rules, command, value, sealed_cpp)
-        self.app.append(campaign, fact)
+        self.app.append(campaign, fact, request=request)
         return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
                         rules.system.sides[fair.other(rules, who)])
 
@@ -108,7 +110,8 @@ class FairPlay:
         for chain in fair.to_renew(campaign, rules, me):
             head, length, sealed = self.keyring.new_chain(campaign.keys[me]["salt"], chain, campaign.keys[me]["check"])
             renewed = fair.renew(campaign, rules, me, chain, head, length, sealed)
-            self.app.put(campaign, renewed)
+            self.app.put(campaign, renewed, request=cmds.RenewChain(side=me, chain=chain, head=head, length=length,
+                                                                    sealed=sealed))
             facts.append(renewed)
         return facts
 
