@@ -1,6 +1,6 @@
 """The reference pages of the docs, generated from the code: every command with its options (from click, as
 `cgledger COMMAND --help` prints it) and every event the log holds (from the msgspec Structs of
-ledger/domain/events.py). `python tools/reference.py` writes them; tests/test_docs.py checks they are current."""
+ledger/domain/events.py) and every command an action keeps (ledger/domain/commands.py). `python tools/reference.py` writes them; tests/test_docs.py checks they are current."""
 
 from __future__ import annotations
 
@@ -54,7 +54,34 @@ def events_page() -> str:
     return "\n".join(lines)
 
 
-PAGES = {"commands.md": commands_page, "events.md": events_page}
+def _fields_table(cls) -> list[str]:
+    lines = ["| field | type | default |", "| --- | --- | --- |"]
+    for field in msgspec.structs.fields(cls):
+        default = "" if field.default is msgspec.NODEFAULT and field.default_factory is msgspec.NODEFAULT else (
+            repr(field.default) if field.default is not msgspec.NODEFAULT else repr(field.default_factory()))
+        kind = _type_name(field.type).replace("cgledger.ledger.domain.commands.", "").replace("|", "\\|")
+        lines.append(f"| `{field.name}` | `{kind}` | {f'`{default}`' if default else ''} |")
+    return lines
+
+
+def requests_page() -> str:
+    from cgledger.ledger.domain import commands
+
+    lines = ["# Stored commands", "",
+             "The command that made an action, kept with its first event (envelope form 3) and covered by its digest",
+             "and signature: one frozen msgspec Struct per verb, tagged `verb` (ledger/domain/commands.py). The audit",
+             "and `import` decide it again on the state before the action and compare every fact the action holds",
+             "(docs/architecture.md). Acts whose stored facts cannot show their command in the open (a Secret roll, a",
+             "sealed purchase or placement, an answer of the fair-dice protocol, a VASL import) store none yet: their",
+             "facts are decided one by one from what each records.", ""]
+    for cls in sorted(commands.VERBS, key=lambda c: c.__name__):
+        doc = " ".join((cls.__dict__.get("__doc__") or "").split())
+        table = _fields_table(cls) if cls.__struct_fields__ else ["No fields: the command is the verb itself."]
+        lines += [f"## {cls.__name__}", "", f"Tag `{cls.__name__}`." + (f" {doc}" if doc else ""), "", *table, ""]
+    return "\n".join(lines)
+
+
+PAGES = {"commands.md": commands_page, "events.md": events_page, "requests.md": requests_page}
 
 
 def main(check: bool = False) -> int:
