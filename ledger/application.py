@@ -850,13 +850,16 @@ class CampaignLedger:
         words = (campaign.name, *campaign.name.split(), campaign.system, *rules.system.sides,
                  *rules.system.sides.values(), "cgledger")
         salt, check, public = keyring.new_registration(words)
-        fact = secrets.register_key(campaign, rules, side, salt, check, public)
-        facts = [fact]
-        if campaign.dice_mode == "fair" and fact.side not in campaign.chains:
-            facts.append(fair.commit(campaign, rules, fact.side, *keyring.new_chains(salt), keyed=True))
+        who = rules.side(side)
+        chains = None
+        if campaign.dice_mode == "fair" and who not in campaign.chains:
+            roll_head, answer_head, length, sealed = keyring.new_chains(salt)
+            chains = cmd.CommitDice(side=who, roll_head=roll_head, answer_head=answer_head, length=length,
+                                    sealed=sealed)
         self.keyring, previous = keyring, self.keyring  # the new key signs its own registration
         try:
-            self.append(campaign, *facts)
+            fact, *_chains = self.act(campaign, rules, cmd.RegisterKey(side=side, salt=salt, check=check,
+                                                                       public=public, chains=chains))
         finally:
             self.keyring = previous
         return fact

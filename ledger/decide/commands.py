@@ -44,6 +44,16 @@ def _list(fact) -> list:
     return [fact]
 
 
+def _register(state: CampaignState, rules, c: RegisterKey) -> list:
+    """A key, and with fair dice its first chains in the same action (their action number the key's)."""
+    key = secrets.register_key(state, rules, c.side, c.salt, c.check, c.public)
+    if c.chains is None:
+        return [key]
+    chains = c.chains
+    return [key, fair.commit(state, rules, key.side, chains.roll_head, chains.answer_head, chains.length,
+                             chains.sealed, keyed=True)]
+
+
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
     Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
@@ -66,7 +76,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     Rewind: lambda s, r, c, x: _list(rights.rewind(s, r, x.by, c.cg_date, c.reason)),
     Accept: lambda s, r, c, x: _list(rights.accept(s, r, x.by)),
     Decline: lambda s, r, c, x: _list(rights.decline(s, r, c.side, c.reason)),
-    RegisterKey: lambda s, r, c, x: _list(secrets.register_key(s, r, c.side, c.salt, c.check, c.public)),
+    RegisterKey: lambda s, r, c, x: _register(s, r, c),
     CommitFairSeed: lambda s, r, c, x: _list(secrets.fair_commit(s, r, c.side, c.commitment, c.shares)),
     RevealFairSeed: lambda s, r, c, x: _list(secrets.fair_reveal(s, r, c.side, c.seed)),
     SealChit: lambda s, r, c, x: _list(chits.seal(s, r, c.side, c.commitment, c.sealed)),

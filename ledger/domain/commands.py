@@ -137,10 +137,13 @@ class Decline(Command, frozen=True, kw_only=True):
 
 
 class RegisterKey(Command, frozen=True, kw_only=True):
+    """A side's key; with fair dice, its first chains committed in the same action (`chains`)."""
+
     side: str
     salt: str
     check: str
     public: str = ""
+    chains: "CommitDice | None" = None
 
 
 class SealChit(Command, frozen=True, kw_only=True):
