@@ -43,7 +43,8 @@ def history(db):
 def old_bundle(db, since: int) -> bytes:
     """The bundle as export built it before: a BundleEvent of each Logged of `history`, the whole encoded."""
     logged = history(db)[0]
-    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form)
+    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form,
+                          e.request)
               for e in logged if e.version > since]
     return msgspec.json.encode(Bundle(FORMAT, NAME, "kgp", since, events))
 
