@@ -35,6 +35,7 @@ class TwoPlayers(RuleBasedStateMachine):
     """Two desks by email; `game` is set by the subclass per system."""
 
     game = "kgp"
+    shared = False  # both players live on one store (no mail): the subclass per system says
 
     def __init__(self):
         super().__init__()
@@ -52,7 +53,9 @@ class TwoPlayers(RuleBasedStateMachine):
         a failing play is the same play when it is run again."""
         dbs = []
         for side in self.sides:
-            if conftest.BACKEND == "postgres":
+            if self.shared and dbs:
+                dbs.append(dbs[0])  # the other player at his own machine, on the same store
+            elif conftest.BACKEND == "postgres":
                 self.made.append(conftest.pg_create())
                 dbs.append(self.made[-1])
             else:
@@ -205,14 +208,24 @@ def _limit(stderr: str) -> bool:
     return any(w in stderr for w in ("CPP", "maximum", "at most", "limit", "already bought"))
 
 
-def _machine(game: str):
-    return type(f"TwoPlayers_{game}", (TwoPlayers,), {"game": game})
+def _machine(game: str, shared: bool = False):
+    return type(f"TwoPlayers_{game}{'_shared' if shared else ''}", (TwoPlayers,), {"game": game, "shared": shared})
+
+
+def _play(machine, examples: int, steps: int) -> None:
+    machine.TestCase.settings = settings(max_examples=examples, stateful_step_count=steps, derandomize=not FRESH,
+                                         deadline=None, suppress_health_check=list(HealthCheck), database=None,
+                                         phases=PHASES)
+    machine.TestCase().runTest()
 
 
 @pytest.mark.parametrize("game", ["kgp", "rr", "cgs"])
 def test_random_two_player_play(game):
-    machine = _machine(game)
-    machine.TestCase.settings = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, derandomize=not FRESH,
-                                         deadline=None, suppress_health_check=list(HealthCheck), database=None,
-                                         phases=PHASES)
-    machine.TestCase().runTest()
+    _play(_machine(game), EXAMPLES, STEPS)
+
+
+@pytest.mark.parametrize("game", ["kgp", "rr", "cgs"])
+def test_random_live_play_on_one_shared_store(game):
+    """The same two players live on one store (a shared PostgreSQL with --backend postgres, else one SQLite file),
+    each with his own key: no mail, each acts on what his status offers whenever he likes."""
+    _play(_machine(game, shared=True), max(1, EXAMPLES // 2), STEPS)

@@ -253,13 +253,16 @@ def chart_needs_objective(chart: dict) -> bool:
 class Post:
     """The mail between two desks: numbered bundle files in one folder, each put in the other desk's inbox."""
 
-    def __init__(self, folder: Path, desks: dict[str, Desk]):
+    def __init__(self, folder: Path, desks: dict[str, Desk], shared: bool = False):
         self.folder, self.desks, self.count = folder, desks, 0
+        self.shared = shared  # both desks on one store (a shared PostgreSQL, or one SQLite file): no mail at all
 
     def other(self, desk: Desk) -> Desk:
         return next(d for d in self.desks.values() if d is not desk)
 
     def send(self, desk: Desk) -> dict:
+        if self.shared:
+            return {"file": None, "events": 0}
         self.count += 1
         path = self.folder / f"{self.count:04d}-{desk.side}.json"
         sent = desk.json("send", str(path))
@@ -276,11 +279,11 @@ class Post:
 def start(game: str, dbs: list, folder: Path, fair_seed: str = "") -> tuple[dict[str, Desk], Post]:
     """Both players set up: the first starts the campaign and his key and proposes his rules files; the second
     accepts, sets up his key and proposes his; the first accepts. `fair_seed`: each side's fair chains drawn from it
-    (a play that replays exactly), else from the OS."""
+    (a play that replays exactly), else from the OS. `dbs` naming one store twice: both play live on it."""
     system, cg, cpp, first_files, second_files = GAMES[game]
     desks = {side: Desk(side, Player(db, phrase), fair_seed=f"{fair_seed}:{side}" if fair_seed else "")
              for side, db, phrase in zip(cpp, dbs, PASSPHRASES)}
-    post = Post(folder, desks)
+    post = Post(folder, desks, shared=len({str(db) for db in dbs}) == 1)
     a, b = desks.values()
     starts = [x for s, n in cpp.items() for x in ("--start-cpp", f"{s}={n}")]
     a.ok("new", f"Random {game}", "--system", system, "--cg", cg, *starts)
