@@ -622,7 +622,9 @@ class CampaignLedger:
             "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
             "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
             "may": ([] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None))
-            + self._key_to_set_up(state, rules, as_of),
+            + self._key_to_set_up(state, rules, as_of)
+            + (self._live_offers(state, rules, view if own is not None else state, me, here, at_door)
+               if me and mailed is None and not over else []),
             "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
             # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
             # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
@@ -665,6 +667,20 @@ class CampaignLedger:
         return [{"command": f"cgledger keys init --side {missing[0]}", "rule": rights.RULE,
                  "text": f"set up your key: the {rules.system.sides[missing[0]]} side's acts are signed from then on, "
                          "and fair dice start once both sides have keys"}]
+
+    def _live_offers(self, state, rules, view, me: str, here: str, at_door: bool) -> list[dict]:
+        """What moves the campaign on where nothing else is offered this side: its ledger's part of the fair dice
+        (answers to the other side's rolls, its own answered Secret rolls made), and, both sides done up to a door
+        they enter together, the step in; each offered only where the ledger does it now."""
+        out = []
+        if fair.owed_by(state, rules, me):
+            out.append({"command": "cgledger answer", "rule": fair.RULE,
+                        "text": "your ledger's part of the fair dice: its answers to the other side's rolls, your "
+                                "answered Secret rolls made"})
+        elif at_door and self._step_refused(state, rules, view) is None:
+            out.append({"command": "cgledger step next", "rule": None,
+                        "text": f"enter {title(rules, here)}: both sides are done up to here"})
+        return out
 
     def _turn_view(self, state, mailed: int | None) -> dict | None:
         if not self.where:

@@ -282,6 +282,13 @@ def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled) -> None:
                            f"event {entry['version']}", RULE)
 
 
+def owed_by(state: CampaignState, rules: Rules, side: str) -> bool:
+    """Whether the side's ledger owes the protocol something now: an answer to the other side's declared roll, or
+    its own answered Secret roll made (what `cgledger answer`, or any command of that side, records)."""
+    return any((e["side"] != side and not e["answered"]) or (e["side"] == side and e["secret"] and e["answered"]
+                                                             and not e["made"]) for e in state.declared.values())
+
+
 def pending(state: CampaignState) -> list[dict]:
     """The fair rolls waiting for something, oldest first: an answer, the roller's sealed roll, or its reveal."""
     return sorted(state.declared.values(), key=lambda e: e["version"])

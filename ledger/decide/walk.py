@@ -159,6 +159,8 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
     other = next(s for s in sides if s != by)
     own = position(state, by)
     if by in state.ahead and crosses_together(rules, own):
+        if state.ahead.get(other) == own:  # both sides at the door: either takes the campaign in
+            return enter_together(state, rules, own)
         raise BadInput(_waits(rules, state, other, f"the {who} side is done with its part and waits to enter "
                                                    f"{title(rules, own)}, which both sides enter together"),
                        _rule_of(rules, state.step))
@@ -208,6 +210,31 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
         facts.append(StepOpened(action=state.next_action, step=moved_to, skipped=tuple(path[:reached - 1])))
     if final != (path[reached - 1] if reached else state.step):
         facts.append(SideAdvanced(action=state.next_action, side=by, step=final, passed=tuple(passed)))
+    return facts
+
+
+def enter_together(state: CampaignState, rules: Rules, door: str) -> list:
+    """Both sides are done with their parts up to the door of a new CG Date or the scenario and wait there: the
+    campaign enters it (its open step there), once the dice declared before it are made (they belong to their own
+    CG Date and step)."""
+    unmade = sorted(e["version"] for e in state.declared.values() if not e["made"])
+    if unmade:
+        raise BadInput(f"both sides wait to enter {title(rules, door)}; the dice of the roll(s) declared at event(s) "
+                       f"{', '.join(map(str, unmade))} are made first (each side's ledger makes its part on its "
+                       "next command: `cgledger answer`)", _rule_of(rules, door))
+    path = _path(rules, state, state.step, door)
+    for index, left in enumerate([state.step, *path[:-1]]):
+        date = date_on(rules, state, path[:index])
+        for side in rules.system.sides:
+            needs = owed(rules, state, side, left, date)
+            if needs:
+                raise BadInput(f"both sides wait to enter {title(rules, door)}, and {title(rules, left)} still needs "
+                               f"{needs_text(needs)}", left)
+    facts: list = []
+    if any(s != SCENARIO and rules.steps[s].new_cg_date for s in path):
+        facts.append(CGDateChanged(action=state.next_action, previous=state.cg_date,
+                                   cg_date=date_on(rules, state, path)))
+    facts.append(StepOpened(action=state.next_action, step=door, skipped=tuple(path[:-1])))
     return facts
 
 
