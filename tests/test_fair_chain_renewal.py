@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
+import msgspec
 import pytest
 
 from conftest import Cli, Player, named_and_refused
@@ -109,10 +110,13 @@ def test_a_roll_past_the_end_takes_the_values_of_the_next_chains_only():
     version = 11  # after the six of BASE, the two near the end and the two new chains
     with pytest.raises(LedgerError, match="does not hash to its head"):
         decide(state, RULES, AnswerRoll(declared=version, value=fairdice.value(U, "answer", N)), _by("us"))
-    answered, = decide(state, RULES, AnswerRoll(declared=version, value=fairdice.value(U2, "answer", 1)), _by("us"))
+    # the answer's whole action: the answer, and the open roll it makes (decided once, as the audit decides it)
+    answered, made = decide(state, RULES, AnswerRoll(declared=version, value=fairdice.value(U2, "answer", 1)),
+                            _by("us"))
     state = near_end(N, next_chain("german", "roll", G2), next_chain("us", "answer", U2, action=7),
                   declared, answered)
     rolled = fair.resolve(state, RULES, f"german:{N + 1}", declared.value)
+    assert made == msgspec.structs.replace(rolled, action=answered.action)
     assert rolled.dice == fairdice.faces(fairdice.value(G2, "roll", 1), fairdice.value(U2, "answer", 1), "CG I",
                                          "german", N + 1, "dr")
     # the roll after it follows the value just published from the new chain

@@ -72,7 +72,7 @@ def requests_page() -> str:
              "and signature: one frozen msgspec Struct per verb, tagged `verb` (ledger/domain/commands.py). The audit",
              "and `import` decide it again on the state before the action and compare every fact the action holds",
              "(docs/architecture.md). Acts whose stored facts cannot show their command in the open (a Secret roll, a",
-             "sealed purchase or placement, an answer of the fair-dice protocol, a VASL import) store none yet: their",
+             "sealed purchase or placement, a reveal of the fair-dice protocol, a VASL import) store none yet: their",
              "facts are decided one by one from what each records.", ""]
     for cls in sorted(commands.VERBS, key=lambda c: c.__name__):
         doc = " ".join((cls.__dict__.get("__doc__") or "").split())

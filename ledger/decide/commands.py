@@ -85,7 +85,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     CommitDice: lambda s, r, c, x: _list(fair.commit(s, r, c.side, c.roll_head, c.answer_head, c.length, c.sealed)),
     RenewChain: lambda s, r, c, x: _list(fair.renew(s, r, c.side, c.chain, c.head, c.length, c.sealed)),
     DeclareRoll: lambda s, r, c, x: _list(fair.declare(s, r, c.roll, c.value, x.sealed_cpp)),
-    AnswerRoll: lambda s, r, c, x: _list(fair.answer(s, r, x.by, c.declared, c.value)),
+    AnswerRoll: lambda s, r, c, x: fair.answered(s, r, x.by, c.declared, c.value, x.sealed_cpp),
     PublishValue: lambda s, r, c, x: _list(fair.publish(s, r, c.side, c.n, c.value)),
     Witness: lambda s, r, c, x: _list(witness.witness(s, r, c.side, c.rolls, c.disputed, c.log_digest, x.log)),
 }

@@ -234,6 +234,19 @@ def dice(state: CampaignState, entry: dict, roll_value: str, die: str) -> tuple[
                        "value (not hex)", RULE) from None
 
 
+def answered(state: CampaignState, rules: Rules, by: str, version: int, value: str, sealed_cpp: int = 0) -> list:
+    """The whole action of an answer: the answer, and for an open roll the roll it makes (the declared command with
+    the dice the two chain values give, in the same action); a Secret roll is made by its own side's ledger."""
+    fact = answer(state, rules, by, version, value)
+    entry = waiting(state, version)
+    if entry["secret"]:
+        return [fact]
+    made = {**entry, "answered": version, "answer": value}  # as the answer leaves it
+    faces = dice(state, made, entry["value"], rules.table(entry["table"]).die)
+    rolled, _resolution = rolls.roll(state, rules, command(made, faces), sealed_cpp)
+    return [fact, msgspec.structs.replace(rolled, action=fact.action)]
+
+
 def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0) -> DiceRolled:
     """The roll an answered declaration makes: the declared command with the dice its two values give."""
     entry = state.declared.get(key)

@@ -92,10 +92,12 @@ def redecide_request(state: CampaignState, request, facts: list, log_before: lis
         if not isinstance(fact, DiceRolled):
             return [("decision", f"{_cap(kind_words(fact))}: recorded for a roll's command")]
         return _roll(state, rules, fact, command=request) + _roll_effects(state, rules, facts, log_before)
-    side = getattr(fact, "side", "")
-    context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
-                               sealed_fpp=sealed_fpp(state, side))
     try:
+        # the side whose books bound the act: an answer's roll is the declaring side's
+        side = fair.waiting(state, request.declared)["side"] if isinstance(request, commands.AnswerRoll) \
+            else getattr(fact, "side", "")
+        context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
+                                   sealed_fpp=sealed_fpp(state, side))
         expected = commands.decide(state, rules, request, context)
     except LedgerError as e:
         return [(_kind(fact), f"{_cap(kind_words(fact))}: the ledger refuses its command: {e.line()}")]
@@ -135,7 +137,10 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
         side = getattr(fact, "side", "")
         context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
                                    sealed_fpp=sealed_fpp(state, side))
-        return commands.decide(state, rules, command, context)
+        decided = commands.decide(state, rules, command, context)
+        # a fact whose action did not keep its command is decided alone: what the decision adds after it (an open
+        # fair roll made with its answer) is a fact of its own here, checked as one (`_roll`)
+        return decided[:len(facts)] if isinstance(command, commands.AnswerRoll) else decided
     if isinstance(fact, RGPurchaseSealed):
         return [purchases.admit_sealed(state, rules, fact)]
     if isinstance(fact, HiddenFortificationPlaced):

@@ -81,14 +81,10 @@ class FairPlay:
                                             f"({e.line()}): its side can undo it")
                         continue
                 value = self.keyring.chain_value(campaign, rules, me, "answer", entry["n"])
-                answered = fair.answer(campaign, rules, me, entry["version"], value)
-                self.app.put(campaign, answered)
-                facts.append(answered)
-                if not entry["secret"]:
-                    rolled = fair.resolve(campaign, rules, key, entry["value"], sealed_cpp(campaign, entry["side"]))
-                    rolled = msgspec.structs.replace(rolled, action=answered.action)
-                    self.app.put(campaign, rolled)
-                    facts.append(rolled)
+                request = cmds.AnswerRoll(declared=entry["version"], value=value)  # the answer, and an open roll made
+                made = fair.answered(campaign, rules, me, entry["version"], value, sealed_cpp(campaign, entry["side"]))
+                self.app.put(campaign, *made, request=request)
+                facts += made
             elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
                 value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
                 view = self.app.books.own_view(campaign, rules, me)
