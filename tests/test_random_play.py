@@ -192,12 +192,16 @@ class TwoPlayers(RuleBasedStateMachine):
         counts = {s: d.events() for s, d in self.desks.items()}
         if len(set(counts.values())) > 1:
             return  # the side ahead has something to send
-        for desk in self.desks.values():
-            status = desk.status()
-            if status.get("over"):
-                return
-            if offers(status, desk.side) or (status.get("turn") or {}).get("reply_owed"):
-                return  # he can act, or mail the turn back
+        for _ in range(2):  # a status records its side's part of the fair dice first: a second look sees the result
+            before = {s: d.events() for s, d in self.desks.items()}
+            for desk in self.desks.values():
+                status = desk.status()
+                if status.get("over"):
+                    return
+                if offers(status, desk.side) or (status.get("turn") or {}).get("reply_owed"):
+                    return  # he can act, or mail the turn back
+            if {s: d.events() for s, d in self.desks.items()} == before:
+                break
         lines = {s: (st_["progress"] if (st_ := d.status()).get("progress") else st_["step"])
                  for s, d in self.desks.items()}
         raise AssertionError(f"deadlock: neither side is offered anything and nothing is in flight: {lines}\n    "
