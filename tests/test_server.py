@@ -396,10 +396,10 @@ def big_bundle(folder: Path, rolls: int) -> Path:
         command = decide.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
                                      faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
         campaign.record(decide.roll(campaign, rules, command)[0], "", None, f"bulk-{i}")
-    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form)
-              for e in stored]
+    events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form,
+                          e.request) for e in stored]
     events += [BundleEvent(e.originator_version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature,
-                           e.command, e.form) for e in campaign.collect_events()]
+                           e.command, e.form, e.request) for e in campaign.collect_events()]
     ledger.close()
     path = folder / "big.json"
     path.write_bytes(msgspec.json.encode(Bundle(FORMAT, "Big", "kgp", 0, events)))
