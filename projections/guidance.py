@@ -148,7 +148,7 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
         if step not in (table.step, *table.steps) or table.id in needed or per(table) == "rg":
             continue
         may = [s for s in (table.sides or rules.system.sides) if (only is None or s == only)
-               and _admitted(rules, state, table, s)]
+               and _admitted(rules, state, table, s) and _known_in_range(table, state, s)]
         if not may:
             continue  # not on this CG Date, or rolled already
         who = "|".join(may)
@@ -167,6 +167,18 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
 def _maps_known(rules) -> bool:
     """Control can be recorded: a map file gave a Map Group its grid (8.605; no map is in the rules seeds)."""
     return bool(rules.maps)
+
+
+def _known_in_range(table, state, side: str) -> bool:
+    """A required declared DRM the log knows (a side's SAN) is within the table's bounds: else the roll offered with
+    it would be refused (RR 2.5122 at SAN 4: no dr below SAN 5)."""
+    for drm in table.drm:
+        if drm.kind == "declared" and drm.required and drm.known == "san":
+            known = state.san.get(side)
+            if known is not None and ((drm.min is not None and known < drm.min)
+                                      or (drm.max is not None and known > drm.max)):
+                return False
+    return True
 
 
 def _admitted(rules, state, table, side: str) -> bool:

@@ -174,3 +174,19 @@ def test_live_on_one_store_both_sides_at_the_door_of_the_new_cg_date_go_in(make_
             for line in offered[:1]:
                 desk.ok(*line.split()[1:])
     assert g.status()["step"] == "8.612" and g.status()["cg_date"] == "19 PM"
+
+
+def test_the_san_dr_is_not_offered_below_the_san_its_table_takes(rr):
+    """RR 2.5122: no SAN adjustment dr below SAN 5. Once the side's last SAN dr left its SAN at 4, the dr is not
+    offered with san=4 (the table refuses it): nothing offered is refused."""
+    rr.to("2.512", "19 PM")
+    rr.ok("roll", "2.5122", "--side", "german", "--drm", "san=6", "--dice", "6")  # SAN 6 reduced by two: 4
+    rr.to("2.512", "19 N")  # the next CG Date's SAN step
+    from cgledger.ledger.application import open_ledger
+    from cgledger.projections import guidance
+
+    state, rules = open_ledger(str(rr.db))._load(None)
+    assert state.san.get("german") == 4
+    offered = [o["command"] for o in guidance.options(rules, state, [], "2.512", only="german")]  # as a walking side
+    assert not [c for c in offered if "2.5122" in c], offered
+    rr.refused("roll", "2.5122", "--side", "german", "--drm", "san=4", "--dice", "3", contains="out of range")
