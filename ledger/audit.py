@@ -199,7 +199,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                     together.append(later.fact)
                     decided_with.add(later.version)
                 try:
-                    decided = redecide(state, together, events.past, made_states, event.author)
+                    decided = redecide(state, together, events.past, made_states, event.author, event.form)
                 except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # a forged fact the rules cannot read
                     decided = [("decision", "the stored fact holds values the ledger never writes: it cannot be "
                                             "decided again (forged or corrupted)")]

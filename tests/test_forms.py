@@ -135,3 +135,21 @@ def test_a_roll_is_decided_from_the_command_stored_with_it(mapped):
     found = json.loads(anyone("audit", "--json").stdout)["findings"]
     assert [f["kind"] for f in found] == ["result"]
     assert "the table gives 'Mist density increases one level' for a Final 12" in found[0]["message"]
+
+
+def test_a_due_item_of_an_older_reading_is_kept_only_in_a_log_of_that_time(make_db):
+    """The form-1 sample rolled 8.625 (one first-move dr per Dual Attack) under the older per-side item. A log of
+    that time keeps it; the same fact written in today's form is decided by today's reading, and named."""
+    from cgledger.ledger.decide.redecide import redecide
+    from cgledger.ledger.domain.evolve import fold
+
+    cli = Cli(make_db())
+    cli.ok("import", str(FORM_1))
+    history = open_ledger(str(cli.db)).history(None)
+    event = next(e for e in history if getattr(e.fact, "table", "") == "8.625")
+    before = [e for e in history if e.version < event.version]
+    state = fold(before)
+    assert event.fact.item == f"8.625|{event.fact.side}|{state.cg_date}"
+    assert redecide(state, [event.fact], before, {}, event.author, form=1) == []
+    found = redecide(state, [event.fact], before, {}, event.author, form=3)
+    assert found and "item" in found[0][1], found

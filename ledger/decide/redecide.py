@@ -45,7 +45,7 @@ def sealed_fpp(state: CampaignState, side: str) -> int:
 
 
 def redecide(state: CampaignState, facts: list, log_before: list, made_states: dict,
-             author: str = "") -> list[tuple[str, str]]:
+             author: str = "", form: int = 3) -> list[tuple[str, str]]:
     """Findings for one stored decision (`facts`: one fact, or the facts one decision writes together, recorded
     by `author`)."""
     fact = facts[0]
@@ -58,7 +58,7 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
         return [("table", f"the rules in force cannot be read: {e.line()}")]
     try:
         if isinstance(fact, DiceRolled):
-            return _roll(state, rules, fact) + _roll_effects(state, rules, facts, log_before)
+            return _roll(state, rules, fact, older=form < 3) + _roll_effects(state, rules, facts, log_before)
         if isinstance(fact, SecretRollRevealed):
             return _reveal(state, rules, fact, made_states)
         if isinstance(fact, HiddenFortificationRevealed):
@@ -205,7 +205,7 @@ def _plain(value):
 
 
 def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True,
-          command=None) -> list[tuple[str, str]]:
+          command=None, older: bool = False) -> list[tuple[str, str]]:
     """A roll decided again with its recorded dice and declared DRMs; differences by kind. A fair roll also: its
     dice are the ones its declaration's two chain values give, its command the one declared (`check_fair`: unless
     the caller checks that, as a reveal does with the roll value it publishes). `command`: the roll's command as
@@ -243,10 +243,10 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     except LedgerError as e:
         kind = "due" if isinstance(e, rolls.NotDue) else "drm"
         return problems + [(kind, f"roll on {where}: the ledger refuses it: {e.line()}")]
-    if expected.item != fact.item and fact.item == f"{fact.table}|{fact.side}|{state.cg_date}" \
+    if older and expected.item != fact.item and fact.item == f"{fact.table}|{fact.side}|{state.cg_date}" \
             and expected.item == f"{fact.table}|{state.cg_date}":
-        # a roll read once per side per CG Date before its table was read once per CG Date (8.625): the log of
-        # that reading keeps its item
+        # a roll read once per side per CG Date before its table was read once per CG Date (8.625): a log written
+        # then (forms 1 and 2) keeps its item; a log written now is decided by today's reading
         expected = msgspec.structs.replace(expected, item=fact.item)
     if not problems and fact.final == fact.original + sum(d.value for d in fact.drms) \
             and msgspec.structs.replace(expected, action=fact.action) == fact:
