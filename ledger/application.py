@@ -26,11 +26,10 @@ from .decide import witness as witnessing
 fortify = lazy.module("cgledger.ledger.decide.fortify")
 mapd = lazy.module("cgledger.ledger.decide.map")
 purchases = lazy.module("cgledger.ledger.decide.purchases")
-secrets = lazy.module("cgledger.ledger.decide.secrets")
 cmd = lazy.module("cgledger.ledger.decide.commands")
 hiddenmod = lazy.module("cgledger.ledger.player.hidden")
 from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
-from .domain.events import Fact, SideKeyRegistered
+from .domain.events import Fact, RollValuePublished, SideKeyRegistered
 from .player.keyring import Keyring
 from .trust.logged import Logged
 from .store.loading import Loader
@@ -38,6 +37,7 @@ from .domain.outcomes import Rolled, Verified
 from .player.fairplay import FairPlay
 from cgledger.projections import guidance
 from .trust import mark, seen
+from .trust.secrets import commitment
 turn = lazy.module("cgledger.ledger.exchange.turn")
 from cgledger.projections import takeback
 from cgledger.projections import roster
@@ -308,6 +308,12 @@ class CampaignLedger:
         opened = self.keyring.opens(campaign) if signing_sides(campaign) and self.keyring.material else None
         return recorder(campaign, list(rules.system.sides), opened)
 
+    def log_now(self, campaign: Campaign) -> list[Logged]:
+        """The stored log and what this command has recorded but not saved yet (an answer, a Secret roll made)."""
+        pending = getattr(campaign, "_pending_events", ())
+        return self.history(campaign.name) + [Logged(e.originator_version, None, "", "", type(e.fact).__name__, e.fact)
+                                              for e in pending]
+
     def stored_facts(self, campaign: Campaign, versions: list[int]) -> list:
         # recorded by this command, not saved yet (a view of the campaign holds none: it is rebuilt from the store)
         found = {e.originator_version: e.fact for e in getattr(campaign, "_pending_events", ())}
@@ -435,7 +441,8 @@ class CampaignLedger:
                           (*reveals, *effects))
         if sealed:  # both sides see that it was made, not what
             salt, text = self.keyring.seal(campaign, rules, fact)
-            self.append(campaign, secrets.sealed_roll(campaign, rules, fact, salt, text))
+            self.act(campaign, rules, cmd.SealRoll(table=fact.table, side=fact.side, purpose=fact.purpose, rg=fact.rg,
+                                                   commitment=commitment(fact, salt), sealed=text))
         else:
             self.append(campaign, fact, request=command)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
@@ -745,7 +752,7 @@ class CampaignLedger:
             secret = purchases.secret_step(rules) is not None and who in campaign.keys
         if secret:
             salt, text = self.keyring.seal_purchase(campaign, rules, fact)
-            self.append(campaign, purchases.seal(campaign, rules, fact, salt, text))
+            self.act(campaign, rules, cmd.SealPurchase(side=fact.side, commitment=commitment(fact, salt), sealed=text))
         else:
             self.append(campaign, fact, request=request)
         return fact, secret
@@ -825,7 +832,8 @@ class CampaignLedger:
         fact, = cmd.decide(campaign, rules, request, cmd.Context(log=self.history(campaign.name)))
         if fact.hidden and fact.side in campaign.keys:
             salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
-            self.append(campaign, fortify.hide(campaign, rules, fact, salt, text))
+            self.act(campaign, rules, cmd.HidePlacement(side=fact.side, item=fact.item, commitment=commitment(fact, salt),
+                                                        sealed=text), cmd.Context(log=self.history(campaign.name)))
         else:
             self.append(campaign, fact, request=request)
         return fact, campaign.version
@@ -899,8 +907,8 @@ class CampaignLedger:
         who = rules.side(side)
         if who not in campaign.fair:
             raise BadInput(f"the {rules.system.sides[who]} side has committed no fair-dice seed")
-        fact = secrets.fair_reveal(campaign, rules, who, self.keyring.seed(campaign, rules, who).hex())
-        self.append(campaign, fact)
+        fact, = self.act(campaign, rules, cmd.RevealFairSeed(side=who,
+                                                             seed=self.keyring.seed(campaign, rules, who).hex()))
         return fact
 
     def reveal(self, name: str | None, side: str | None, roll: int | None = None, cause: str = "",
@@ -909,9 +917,9 @@ class CampaignLedger:
         on entry or search), or all of a side's; the side defaults to the event's, or to the side whose key the
         passphrase given opens."""
         campaign, rules = self._load(name)
-        published, facts = self.books.publish(campaign, rules, side, roll, cause, search)
-        self.append(campaign, *published, *facts)
-        return facts
+        request = self.books.publish(campaign, rules, side, roll, cause, search)
+        facts = self.act(campaign, rules, request, cmd.Context(log=self.log_now(campaign)))
+        return [f for f in facts if not isinstance(f, RollValuePublished)]
 
     def keys(self, name: str | None) -> list[dict]:
         """Each side's registered keys: the public signing key (and its short fingerprint, to compare with the other

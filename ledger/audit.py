@@ -184,7 +184,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                     together.append(later.fact)
                     decided_with.add(later.version)
                 try:
-                    decided = redecide_request(state, request, together, events.past, event.author)
+                    decided = redecide_request(state, request, together, events.past, event.author, made_states)
                 except (ValueError, TypeError, KeyError, IndexError, AttributeError):
                     decided = [("decision", "the stored command holds values the ledger never writes: it cannot be "
                                             "decided again (forged or corrupted)")]

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import Cli, Player
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.domain.events import DiceRolled, FortificationPlaced, FortificationRemoved
+from cgledger.ledger.domain.events import DiceRolled, FortificationPlaced, FortificationRemoved, HiddenFortificationPlaced
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GERMAN, RUSSIAN = "Paulus keeps the factory", "Chuikov holds the river"
@@ -420,8 +420,7 @@ def test_a_sealed_placement_the_rules_forbid_is_named_when_revealed(keyed):
     the placement on the log as it stood."""
     from cgledger.ledger.player.keyring import Keyring
     from cgledger.ledger.rules import load
-    from cgledger.ledger.trust.secrets import new_salt, seal_placement
-    from cgledger.ledger.decide.fortify import hide
+    from cgledger.ledger.trust.secrets import commitment, new_salt, seal_placement
 
     german, russian, anyone = keyed
     german.ok("buy", "F1", "--side", "german")
@@ -433,7 +432,9 @@ def test_a_sealed_placement_the_rules_forbid_is_named_when_revealed(keyed):
                                 hidden=True)
     salt = new_salt()
     key = Keyring(GERMAN.encode()).key(campaign, rules, "german")
-    record(german.db, hide(campaign, rules, cheat, salt, seal_placement(key, cheat, salt)), sign=("german", GERMAN))
+    sealed = HiddenFortificationPlaced(action=cheat.action, side="german", item="mines", rg=rg,
+                                       commitment=commitment(cheat, salt), sealed=seal_placement(key, cheat, salt))
+    record(german.db, sealed, sign=("german", GERMAN))
     assert anyone.json("audit")["clean"]  # sealed: what can be checked checks out
     german.ok("reveal", "--all", "--side", "german")
     found = findings(anyone)

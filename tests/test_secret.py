@@ -120,3 +120,43 @@ def test_a_second_sealed_roll_for_one_item_is_refused_and_a_forged_one_named(pla
     # written without the German key: unsigned, and a second roll for one item
     assert [f["kind"] for f in report["findings"]] == ["signature", "decision"]
     assert "rolled already" in report["findings"][1]["message"]
+
+
+def test_a_reveal_keeps_its_command_and_a_doctored_one_is_named_from_it(players):
+    """The reveal is stored with its command (the roll as opened, its salt): the audit decides that command again on
+    the log before it, so a doctored roll shown with a real salt is named, whoever signed it."""
+    from cgledger.ledger.decide import commands
+    from cgledger.ledger.player.keyring import Keyring
+    from cgledger.ledger.rules import load
+
+    german, _us, anyone = players
+    rolled = german.json("roll", "8.616", "--side", "german", "--dice", "3,3")
+    ledger = open_ledger(str(german.db))
+    sealed = ledger.history(None)[-1]
+    assert sealed.request == commands.SealRoll(table="8.616", side="german", commitment=sealed.fact.commitment,
+                                               sealed=sealed.fact.sealed)
+    campaign = ledger.campaign(None)
+    rules = load(campaign.system, campaign.override_sources())
+    keyring = Keyring(GERMAN.encode())
+    opened = keyring.unseal(campaign, rules, sealed.fact)
+    doctored = msgspec.structs.replace(opened.fact, dice=(6, 5), original=11, final=11 + opened.fact.final
+                                       - opened.fact.original)
+    request = commands.Reveal(acts=(commands.RevealRoll(roll=rolled["id"], fact=doctored, salt=opened.salt),))
+    forged = commands.SecretRollRevealed(action=campaign.next_action, roll=rolled["id"], fact=doctored,
+                                         salt=opened.salt)
+    campaign.record(forged, "german", keyring.signer(campaign, rules, "german"), "", request)
+    ledger.save(campaign)
+    found = json.loads(anyone("audit", "--json").stdout)["findings"]
+    assert [f["kind"] for f in found] == ["secret"] and "does not match its commitment" in found[0]["message"]
+
+
+def test_the_honest_reveal_is_stored_with_its_command(players):
+    from cgledger.ledger.decide import commands
+
+    german, _us, anyone = players
+    rolled = german.json("roll", "8.616", "--side", "german", "--dice", "3,3")
+    german.ok("reveal", str(rolled["id"]))
+    event = open_ledger(str(german.db)).history(None)[-1]
+    assert isinstance(event.request, commands.Reveal) and event.form == 3
+    assert [a.roll for a in event.request.acts] == [rolled["id"]] and event.fact.fact == event.request.acts[0].fact
+    assert anyone.json("audit")["clean"]

@@ -5,6 +5,7 @@ change its chit after seeing the other's. Pure decisions, re-run by the audit.""
 
 from __future__ import annotations
 
+import msgspec
 
 from ..errors import BadInput
 from ..domain.events import ChitRevealed, ChitSealed
@@ -60,6 +61,16 @@ def reveal(state: CampaignState, rules: Rules, side: str, chit: str, salt: str) 
                        f"{mine['version']}", f"{base}2")
     check_chit(state, rules, side, chit)
     return ChitRevealed(action=state.next_action, side=side, chit=chit, salt=salt)
+
+
+def reveal_chit(state: CampaignState, rules: Rules, side: str, chit: str, salt: str) -> list:
+    """The whole action of a chit revealed: the chit, and once the other's is revealed too the matrix resolved
+    (8.6232), in the same action."""
+    shown = reveal(state, rules, side, chit, salt)
+    both = {s: chit if s == side else state.sealed_chits[s]["chit"] for s in rules.system.sides}
+    if not all(both.values()):
+        return [shown]
+    return [shown, msgspec.structs.replace(steps.initiative(state, rules, both), action=shown.action)]
 
 
 def revealed(state: CampaignState, rules: Rules) -> dict[str, str] | None:

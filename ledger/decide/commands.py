@@ -15,12 +15,15 @@ from ..domain.events import (
     FortificationRemoved, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade,
     RGPurchased, RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
     TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined,
+    HiddenFortificationPlaced, HiddenFortificationRevealed, RGPurchaseRevealed, RGPurchaseSealed, SecretRollMade,
+    SecretRollRevealed,
 )
 from ..domain.commands import *  # noqa: F401,F403 - the verbs, decided here
 from ..domain.commands import (
     Accept, Buy, ChooseDiceMode, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
+    HidePlacement, Reveal, RevealPlacement, RevealPurchase, RevealRoll, SealPurchase, SealRoll,
 )
 from ..domain.evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
@@ -54,6 +57,16 @@ def _register(state: CampaignState, rules, c: RegisterKey) -> list:
                              chains.sealed, keyed=True)]
 
 
+def made_at(log, version: int):
+    """The fact stored at `version` in the log before the action (the sealed record a reveal opens), or None."""
+    return next((event.fact for event in log if event.version == version), None)
+
+
+def _reveal(state: CampaignState, rules, c: Reveal, x: Context) -> list:
+    """Each act of a side's reveal, in order, decided on the campaign before the action (one action number)."""
+    return [fact for act in c.acts for fact in decide(state, rules, act, x)]
+
+
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
     Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
@@ -80,7 +93,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     CommitFairSeed: lambda s, r, c, x: _list(secrets.fair_commit(s, r, c.side, c.commitment, c.shares)),
     RevealFairSeed: lambda s, r, c, x: _list(secrets.fair_reveal(s, r, c.side, c.seed)),
     SealChit: lambda s, r, c, x: _list(chits.seal(s, r, c.side, c.commitment, c.sealed)),
-    RevealChit: lambda s, r, c, x: _list(chits.reveal(s, r, c.side, c.chit, c.salt)),
+    RevealChit: lambda s, r, c, x: chits.reveal_chit(s, r, c.side, c.chit, c.salt),
     ChooseDiceMode: lambda s, r, c, x: _list(fair.choose_mode(s, r, c.mode)),
     CommitDice: lambda s, r, c, x: _list(fair.commit(s, r, c.side, c.roll_head, c.answer_head, c.length, c.sealed)),
     RenewChain: lambda s, r, c, x: _list(fair.renew(s, r, c.side, c.chain, c.head, c.length, c.sealed)),
@@ -88,6 +101,16 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     AnswerRoll: lambda s, r, c, x: fair.answered(s, r, x.by, c.declared, c.value, x.sealed_cpp),
     PublishValue: lambda s, r, c, x: _list(fair.publish(s, r, c.side, c.n, c.value)),
     Witness: lambda s, r, c, x: _list(witness.witness(s, r, c.side, c.rolls, c.disputed, c.log_digest, x.log)),
+    SealRoll: lambda s, r, c, x: _list(secrets.admit_sealed_roll(s, r, c.table, c.side, c.purpose, c.rg, c.fair,
+                                                                 c.commitment, c.sealed)),
+    SealPurchase: lambda s, r, c, x: _list(purchases.admit_sealed(s, r, c.side, c.commitment, c.sealed)),
+    HidePlacement: lambda s, r, c, x: _list(fortify.admit_hidden(s, r, c.side, c.item, c.commitment, c.sealed, x.log)),
+    RevealRoll: lambda s, r, c, x: secrets.reveal_roll(s, r, c.roll, made_at(x.log, c.roll), c.fact, c.salt, c.value),
+    RevealPurchase: lambda s, r, c, x: _list(purchases.reveal(s, r, c.purchase, made_at(x.log, c.purchase), c.fact,
+                                                              c.salt)),
+    RevealPlacement: lambda s, r, c, x: _list(fortify.reveal(s, r, c.placed, made_at(x.log, c.placed), c.fact, c.salt,
+                                                             c.cause, c.search, x.log)),
+    Reveal: _reveal,
 }
 
 
@@ -134,6 +157,15 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
     DiceWitnessed: lambda f: Witness(side=f.side, rolls=tuple(f.rolls), disputed=f.disputed,
                                      log_digest=f.log_digest),
     ProposalDeclined: lambda f: Decline(side=f.side, reason=f.reason),
+    SecretRollMade: lambda f: SealRoll(table=f.table, side=f.side, purpose=f.purpose, rg=f.rg, fair=f.fair,
+                                       commitment=f.commitment, sealed=f.sealed),
+    RGPurchaseSealed: lambda f: SealPurchase(side=f.side, commitment=f.commitment, sealed=f.sealed),
+    HiddenFortificationPlaced: lambda f: HidePlacement(side=f.side, item=f.item, commitment=f.commitment,
+                                                       sealed=f.sealed),
+    SecretRollRevealed: lambda f: RevealRoll(roll=f.roll, fact=f.fact, salt=f.salt),  # its value published before
+    RGPurchaseRevealed: lambda f: RevealPurchase(purchase=f.purchase, fact=f.fact, salt=f.salt),
+    HiddenFortificationRevealed: lambda f: RevealPlacement(placed=f.placed, fact=f.fact, salt=f.salt, cause=f.cause,
+                                                           search=f.search),
 }
 
 

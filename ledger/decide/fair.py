@@ -274,16 +274,17 @@ def publish(state: CampaignState, rules: Rules, side: str, n: int, value: str) -
     return RollValuePublished(action=state.next_action, side=side, n=n, value=value)
 
 
-def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled) -> None:
+def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled, value: str = "") -> None:
     """A stored fair roll (DiceRolled, or the roll a SecretRollRevealed shows) resolves an answered declaration
-    with the dice its two values give."""
+    with the dice its two values give (`value`: its roll value, published in the same action)."""
     key = f"{fact.side}:{fact.fair}"
     entry = state.declared.get(key)
     if entry is None or not entry["answered"]:
         raise BadInput(f"fair roll {fact.fair} of the {fact.side} side resolves no answered declaration", RULE)
-    if not entry["value"]:
+    value = value or entry["value"]
+    if not value:
         raise BadInput(f"fair roll {fact.fair} of the {fact.side} side: its roll value is not published", RULE)
-    expected = dice(state, entry, entry["value"], fact.die)
+    expected = dice(state, entry, value, fact.die)
     if tuple(expected) != tuple(fact.dice):
         raise BadInput(f"fair roll {fact.fair} of the {fact.side} side shows {list(fact.dice)}; the two chain values "
                        f"give {list(expected)}", RULE)

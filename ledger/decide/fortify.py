@@ -137,27 +137,19 @@ def place(state: CampaignState, rules: Rules, item: str, hex_text: str, side: st
                                rg=rg, hidden=hidden)
 
 
-def hide(state: CampaignState, rules: Rules, fact: FortificationPlaced, salt: str,
-         sealed: str) -> HiddenFortificationPlaced:
-    """The public record of a hidden placement (7.4.4): side, item and RG; the hex under a commitment."""
-    if fact.side not in state.keys:
-        raise BadInput(f"the {rules.system.sides[fact.side]} side has no key to seal its hidden placement with")
-    return HiddenFortificationPlaced(action=fact.action, side=fact.side, item=fact.item, rg=fact.rg,
-                                     commitment=commitment(fact, salt), sealed=sealed)
-
-
-def admit_hidden(state: CampaignState, rules: Rules, fact: HiddenFortificationPlaced, log) -> HiddenFortificationPlaced:
+def admit_hidden(state: CampaignState, rules: Rules, side: str, item: str, sealed_with: str, sealed: str,
+                 log) -> HiddenFortificationPlaced:
     """What can be decided of a sealed placement before it is revealed: the item may be hidden, the side sealed it
     with its key, and it used the RG the ledger would have used. The hex is re-decided on its reveal."""
-    side = rules.side(fact.side)
-    placement = placement_of(rules, fact.item)
+    side = rules.side(side)
+    placement = placement_of(rules, item)
     _hidden_allowed(rules, placement)
     if side not in state.keys:
-        raise BadInput(f"a sealed placement by the {rules.system.sides[side]} side, which has no key",
+        raise BadInput(f"the {rules.system.sides[side]} side has no key to seal its hidden placement with",
                        rules.cite("hidden"))
     return HiddenFortificationPlaced(action=state.next_action, side=side, item=placement.id,
-                                     rg=_first_free(rules, side, placement, log), commitment=fact.commitment,
-                                     sealed=fact.sealed)
+                                     rg=_first_free(rules, side, placement, log), commitment=sealed_with,
+                                     sealed=sealed)
 
 
 def reveal(state: CampaignState, rules: Rules, placed: int, made, opened: FortificationPlaced, salt: str,

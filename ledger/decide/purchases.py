@@ -133,32 +133,21 @@ def secret_step(rules: Rules) -> str | None:
     return step.id if step is not None and step.secret else None
 
 
-def seal(state: CampaignState, rules: Rules, fact: RGPurchased, salt: str, sealed: str) -> RGPurchaseSealed:
-    """The public record of an RG bought in secret: its side and CG Date, and the commitment to the rest."""
+def admit_sealed(state: CampaignState, rules: Rules, side: str, sealed_with: str, sealed: str) -> RGPurchaseSealed:
+    """What the other side can decide of a secret purchase before it is revealed: a side with a key bought one RG
+    in the purchase step of this CG Date. Which RG, and every limit, are decided again when it is revealed."""
+    side = rules.side(side)
     step = secret_step(rules)
     if step is None:
         raise BadInput(f"{rules.system.id.upper()} RG purchases are not kept secret: buy with --open")
-    if fact.side not in state.keys:
-        raise BadInput(f"the {rules.system.sides[fact.side]} side has no key to seal its purchase with "
-                       "(`cgledger keys init`); buy with --open", step)
-    return RGPurchaseSealed(action=fact.action, side=fact.side, cg_date=state.cg_date,
-                            commitment=commitment(fact, salt), sealed=sealed)
-
-
-def admit_sealed(state: CampaignState, rules: Rules, fact: RGPurchaseSealed) -> RGPurchaseSealed:
-    """What the other side can decide of a secret purchase before it is revealed: a side with a key bought one RG
-    in the purchase step of this CG Date. Which RG, and every limit, are decided again when it is revealed."""
-    side = rules.side(fact.side)
-    step = secret_step(rules)
-    if step is None:
-        raise BadInput(f"{rules.system.id.upper()} RG purchases are not kept secret")
     at = acting_step(rules, state, side)
     if at != step:
         raise BadInput(f"RG are purchased in step {step}; {_whose(state, at)} at {title(rules, at)}", step)
     if side not in state.keys:
-        raise BadInput(f"the {rules.system.sides[side]} side has no key to seal a purchase with", step)
-    return RGPurchaseSealed(action=state.next_action, side=side, cg_date=state.cg_date, commitment=fact.commitment,
-                            sealed=fact.sealed)
+        raise BadInput(f"the {rules.system.sides[side]} side has no key to seal its purchase with "
+                       "(`cgledger keys init`); buy with --open", step)
+    return RGPurchaseSealed(action=state.next_action, side=side, cg_date=state.cg_date, commitment=sealed_with,
+                            sealed=sealed)
 
 
 def reveal(state: CampaignState, rules: Rules, version: int, made: RGPurchaseSealed | None, opened: RGPurchased,

@@ -8,14 +8,14 @@ import msgspec
 from .. import rules as rulesmod
 from ..errors import LedgerError
 from ..domain.events import (
-    ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FirefightEnded, FortificationPlaced,
+    ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FirefightEnded,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
-    MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced, SecretRollMade,
-    SecretRollRevealed, StepOpened, SideAdvanced, TablesOverridden, TakeBackProposed,
+    MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced,
+    RollValuePublished, SecretRollRevealed, StepOpened, SideAdvanced, TablesOverridden, TakeBackProposed,
 )
 from ..domain.evolve import CampaignState, fold
 from ..domain.timeline import kind_words
-from . import commands, fair, fortify, purchases, rights, rolls, secrets, steps, walk
+from . import commands, fair, fortify, purchases, rights, rolls, steps, walk
 
 # what a roll's result does to the hexes it names, recorded in the roll's action right after it (CGS 7.4.7.2, 7.3.2)
 CONSEQUENCES = (FortificationRemoved, MouseholeMade, RubblePlaced)
@@ -59,28 +59,16 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
     try:
         if isinstance(fact, DiceRolled):
             return _roll(state, rules, fact, older=form < 3) + _roll_effects(state, rules, facts, log_before)
-        if isinstance(fact, SecretRollRevealed):
-            return _reveal(state, rules, fact, made_states)
-        if isinstance(fact, HiddenFortificationRevealed):
-            return _reveal_placement(state, rules, fact, log_before)
-        if isinstance(fact, RGPurchaseRevealed):  # decided again, as its buyer knew the campaign, by `revealed`
-            made = next((e.fact for e in log_before if e.version == fact.purchase
-                         and isinstance(e.fact, RGPurchaseSealed)), None)
-            try:
-                purchases.reveal(state, rules, fact.purchase, made, fact.fact, fact.salt)
-            except LedgerError as e:
-                return [("secret", e.line())]
-            return []
         expected = _decide(state, rules, facts, log_before, author)
     except LedgerError as e:
         return [(_kind(fact), f"{_cap(kind_words(fact))}: the ledger refuses it: {e.line()}")]
     if expected is None:
         return []
-    return _compare(expected, facts)
+    return _compare(expected, facts) or _as_made(facts, log_before, made_states)
 
 
 def redecide_request(state: CampaignState, request, facts: list, log_before: list,
-                     author: str = "") -> list[tuple[str, str]]:
+                     author: str = "", made_states: dict | None = None) -> list[tuple[str, str]]:
     """Findings for one action stored with its command (envelope form 3): the very decision the command path ran,
     on the state before the action, must give every fact the action holds, whole (its action number included)."""
     fact = facts[0]
@@ -108,7 +96,7 @@ def redecide_request(state: CampaignState, request, facts: list, log_before: lis
     if not problems and len(expected) > len(facts):
         missing = ", ".join(kind_words(f) for f in expected[len(facts):])
         problems = [(_kind(fact), f"{_cap(kind_words(fact))}: recorded without {missing}, which its command decides")]
-    return problems
+    return problems or _as_made(facts, log_before, made_states or {})
 
 
 def _cap(text: str) -> str:
@@ -118,6 +106,8 @@ def _cap(text: str) -> str:
 def _kind(fact) -> str:
     if isinstance(fact, (ActionUndone, Rewound, TakeBackProposed)):
         return "rights"
+    if isinstance(fact, (SecretRollRevealed, RGPurchaseRevealed, HiddenFortificationRevealed, RollValuePublished)):
+        return "secret"
     return "step" if isinstance(fact, (StepOpened, CGDateChanged, SideAdvanced)) else "decision"
 
 
@@ -139,45 +129,13 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
                                    sealed_fpp=sealed_fpp(state, side))
         decided = commands.decide(state, rules, command, context)
         # a fact whose action did not keep its command is decided alone: what the decision adds after it (an open
-        # fair roll made with its answer) is a fact of its own here, checked as one (`_roll`)
-        return decided[:len(facts)] if isinstance(command, commands.AnswerRoll) else decided
-    if isinstance(fact, RGPurchaseSealed):
-        return [purchases.admit_sealed(state, rules, fact)]
-    if isinstance(fact, HiddenFortificationPlaced):
-        return [fortify.admit_hidden(state, rules, fact, log_before)]
+        # fair roll made with its answer, the matrix resolved with the second chit) is a fact of its own here
+        return decided[:len(facts)] if isinstance(command, (commands.AnswerRoll, commands.RevealChit)) else decided
     if isinstance(fact, TablesOverridden):
         return [rights.tables_overridden(state, rules, author, fact)]
     if isinstance(fact, (ActionUndone, Rewound)):
         return [rights.taken_back(state, rules, author, fact)]
-    if isinstance(fact, SecretRollMade) and f"{fact.side}:{fact.fair}" in state.declared:
-        entry = state.declared[f"{fact.side}:{fact.fair}"]
-        if not entry["answered"] or entry["made"] or not entry["secret"]:
-            raise LedgerError(f"Secret fair roll {fact.fair} of the {fact.side} side: its declaration (event "
-                              f"{entry['version']}) is not an answered Secret roll waiting to be made")
-        if (fact.table, fact.purpose, fact.rg, fact.item) != (entry["table"], entry["purpose"], entry["rg"],
-                                                              entry["item"]):
-            raise LedgerError(f"Secret fair roll {fact.fair} of the {fact.side} side is not the roll declared at "
-                              f"event {entry['version']}")
-        table, _item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose, entry["version"])
-        _as_its_table(fact, table)
-        return None
-    if isinstance(fact, SecretRollMade):
-        table, item = rolls.admit(state, rules, fact.table, fact.side, fact.rg, fact.purpose)
-        if item != fact.item:
-            raise LedgerError(f"Secret roll on {fact.table} consumed due item '{fact.item}'; the ledger makes it "
-                              f"'{item or 'none'}'")
-        _as_its_table(fact, table)
-        return None
     return None  # DiceReported: a VASL report kept as it was (its dice are checked against the report)
-
-
-def _as_its_table(fact: SecretRollMade, table) -> None:
-    """What both sides see of a Secret roll is its table's: the rule, the die, what it does for the books (the step
-    need it meets, the CPP it may give while sealed)."""
-    for field, want in (("rule", table.rule), ("die", table.die), ("effect", table.effect)):
-        if getattr(fact, field) != want:
-            raise LedgerError(f"Secret roll on {fact.table}: {field} recorded {getattr(fact, field)!r}, the table gives "
-                              f"{want!r}")
 
 
 def _compare(expected: list, facts: list) -> list[tuple[str, str]]:
@@ -295,18 +253,23 @@ def _roll_effects(state: CampaignState, rules, facts: list, log_before) -> list[
     return _compare(expected, facts[1:])
 
 
-def _reveal_placement(state: CampaignState, rules, fact: HiddenFortificationRevealed, log_before) -> list:
-    """A hidden fortification revealed: still hidden, the placement its commitment binds, and (for a sealed one) the
-    placement decided again on the log as it stood when it was made."""
+def _as_made(facts: list, log_before, made_states: dict) -> list[tuple[str, str]]:
+    """A sealed act, once revealed, decided again as the campaign stood when it was made: a Secret roll's dice
+    and result, a hidden placement's hex (a secret purchase: `revealed`, with every purchase after it)."""
+    problems: list[tuple[str, str]] = []
+    for fact in facts:
+        if isinstance(fact, SecretRollRevealed):
+            problems += _roll_as_made(fact, made_states)
+        elif isinstance(fact, HiddenFortificationRevealed):
+            problems += _placement_as_made(fact, log_before)
+    return problems
+
+
+def _placement_as_made(fact: HiddenFortificationRevealed, log_before) -> list[tuple[str, str]]:
     before = list(log_before)
-    made = next((e.fact for e in before if e.version == fact.placed
-                 and isinstance(e.fact, (HiddenFortificationPlaced, FortificationPlaced))), None)
-    try:
-        fortify.reveal(state, rules, fact.placed, made, fact.fact, fact.salt, fact.cause, fact.search, before)
-    except LedgerError as e:
-        return [("secret", e.line())]
+    made = next((e.fact for e in before if e.version == fact.placed), None)
     if not isinstance(made, HiddenFortificationPlaced):
-        return []
+        return []  # hidden at one table, in the open log: decided when it was placed
     then = [e for e in before if e.version < fact.placed]
     state_then = fold(then)
     try:
@@ -318,19 +281,9 @@ def _reveal_placement(state: CampaignState, rules, fact: HiddenFortificationReve
     return _compare([expected], [fact.fact])
 
 
-def _reveal(state: CampaignState, rules, fact: SecretRollRevealed, made_states: dict) -> list[tuple[str, str]]:
-    made, state_then = made_states.get(fact.roll, (None, None))
-    try:
-        secrets.reveal(state, made, fact.roll, fact.fact, fact.salt)
-    except LedgerError as e:
-        return [("secret", e.line())]
-    new_protocol = fact.fact.source == "fair" and f"{fact.fact.side}:{fact.fact.fair}" in state.declared
-    if new_protocol:
-        try:
-            fair.check_rolled(state, rules, fact.fact)
-        except LedgerError as e:
-            return [("fair", f"Secret roll of event {fact.roll}: {e.line()}")]
-    if str(fact.fact.rg) in state_then.secret_rgs:
+def _roll_as_made(fact: SecretRollRevealed, made_states: dict) -> list[tuple[str, str]]:
+    _made, state_then = made_states.get(fact.roll, (None, None))
+    if state_then is None or str(fact.fact.rg) in state_then.secret_rgs:
         return []  # a follow-up of an RG bought in secret: decided again once the purchase is revealed (`revealed`)
     then_rules = rulesmod.load(state_then.system, state_then.override_sources())
     return _roll(state_then, then_rules, fact.fact, check_fair=False)

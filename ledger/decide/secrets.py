@@ -13,6 +13,7 @@ from ..domain.events import (
 from ..domain.evolve import CampaignState
 from ..rules import Rules
 from ..trust.secrets import commitment
+from . import fair, rolls
 
 
 def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str,
@@ -45,13 +46,28 @@ def fair_reveal(state: CampaignState, rules: Rules, side: str, seed: str) -> Fai
     return FairSeedRevealed(action=state.next_action, side=side, seed=seed)
 
 
-def sealed_roll(state: CampaignState, rules: Rules, fact: DiceRolled, salt: str, sealed: str) -> SecretRollMade:
-    """The public record of a Secret roll: what both sides may see, and the commitment to the rest."""
-    if fact.side not in state.keys:
-        raise BadInput(f"the {rules.system.sides[fact.side]} side has no key to seal its Secret rolls with")
-    return SecretRollMade(action=fact.action, table=fact.table, rule=fact.rule, side=fact.side, die=fact.die,
-                          purpose=fact.purpose, effect=fact.effect, rg=fact.rg, fair=fact.fair,
-                          commitment=commitment(fact, salt), sealed=sealed, item=fact.item)
+def admit_sealed_roll(state: CampaignState, rules: Rules, table_id: str, side: str, purpose: str, rg: int | None,
+                      n: int | None, sealed_with: str, sealed: str) -> SecretRollMade:
+    """What both sides can decide of a Secret roll before it is revealed (8.6202): the table, the side, the step
+    and that it is due, or (fair dice) the answered Secret declaration it makes. Its dice are decided again when it
+    is revealed."""
+    side = rules.side(side)
+    if side not in state.keys:
+        raise BadInput(f"the {rules.system.sides[side]} side has no key to seal its Secret rolls with")
+    declared = None
+    entry = state.declared.get(f"{side}:{n}") if n is not None else None
+    if n is not None:
+        if entry is None or not entry["answered"] or entry["made"] or not entry["secret"]:
+            raise BadInput(f"Secret fair roll {n} of the {rules.system.sides[side]} side: its declaration is not an "
+                           "answered Secret roll waiting to be made", fair.RULE)
+        if (table_id, purpose, rg) != (entry["table"], entry["purpose"], entry["rg"]):
+            raise BadInput(f"Secret fair roll {n} of the {rules.system.sides[side]} side is not the roll declared",
+                           fair.RULE)
+        declared = entry["version"]
+    table, item = rolls.admit(state, rules, table_id, side, rg, purpose, declared)
+    return SecretRollMade(action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die,
+                          purpose=purpose, effect=table.effect, rg=rg, fair=n, commitment=sealed_with, sealed=sealed,
+                          item=entry["item"] if entry is not None else item)
 
 
 def reveal(state: CampaignState, made: SecretRollMade | None, version: int, opened: DiceRolled,
@@ -66,6 +82,21 @@ def reveal(state: CampaignState, made: SecretRollMade | None, version: int, open
             made.table, made.side, made.purpose, made.action, made.rg, made.item):
         raise BadInput(f"the roll revealed for event {version} is not the one announced there")
     return SecretRollRevealed(action=state.next_action, roll=version, fact=opened, salt=salt)
+
+
+def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None, opened: DiceRolled,
+                salt: str, value: str = "") -> list:
+    """A Secret roll published; a fair one with its roll value first, unless published already, and its dice the
+    ones its declaration's two chain values give."""
+    facts: list = []
+    entry = state.declared.get(f"{opened.side}:{opened.fair}") if opened.source == "fair" else None
+    if value:
+        facts.append(fair.publish(state, rules, opened.side, opened.fair, value))
+    elif entry is not None and not entry["value"]:
+        raise BadInput(f"the Secret fair roll of event {version} is revealed with its roll value", fair.RULE)
+    if entry is not None:
+        fair.check_rolled(state, rules, opened, value)
+    return facts + [reveal(state, made, version, opened, salt)]
 
 
 def load_rules(state: CampaignState, source: str, text: str) -> TablesOverridden:

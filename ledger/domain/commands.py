@@ -6,6 +6,8 @@ from typing import Union
 
 from msgspec import Struct
 
+from .events import DiceRolled, FortificationPlaced, RGPurchased
+
 
 class Command(Struct, frozen=True, kw_only=True, tag=True, tag_field="verb", omit_defaults=True):
     """A player's request, as typed; what the rules give back is decided from it and the log. Stored with the
@@ -199,6 +201,65 @@ class Witness(Command, frozen=True, kw_only=True):
     rolls: tuple[int, ...]
     disputed: str = ""
     log_digest: str = ""
+
+
+class SealRoll(Command, frozen=True, kw_only=True):
+    """A Secret roll made: what both sides see of it (its table, side and purpose); the roll itself is sealed with
+    the rolling side's key under `commitment` (8.6202; fair dice: its answered declaration, `fair`)."""
+
+    table: str
+    side: str
+    purpose: str = ""
+    rg: int | None = None
+    fair: int | None = None
+    commitment: str
+    sealed: str
+
+
+class SealPurchase(Command, frozen=True, kw_only=True):
+    """An RG bought in secret (8.619, RR 2.518): the side and the commitment; which RG is sealed with its key."""
+
+    side: str
+    commitment: str
+    sealed: str
+
+
+class HidePlacement(Command, frozen=True, kw_only=True):
+    """A fortification set up hidden (CGS 7.4.4): side and item; the hex sealed with the side's key."""
+
+    side: str
+    item: str
+    commitment: str
+    sealed: str
+
+
+class RevealRoll(Command, frozen=True, kw_only=True):
+    """A Secret roll published: the roll as made and the salt of its commitment; a fair one with its roll value."""
+
+    roll: int  # the event that made it
+    fact: DiceRolled
+    salt: str
+    value: str = ""
+
+
+class RevealPurchase(Command, frozen=True, kw_only=True):
+    purchase: int  # the event that sealed it
+    fact: RGPurchased
+    salt: str
+
+
+class RevealPlacement(Command, frozen=True, kw_only=True):
+    placed: int  # the event that placed it
+    fact: FortificationPlaced
+    salt: str = ""
+    cause: str = ""  # entry | search | '' (its side's own choice)
+    search: int = 0
+
+
+class Reveal(Command, frozen=True, kw_only=True):
+    """What a side publishes at once, as one action: each act decided on the campaign before it."""
+
+    acts: tuple[Union[RevealRoll, RevealPurchase, RevealPlacement], ...]
 
 
 class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol, still read

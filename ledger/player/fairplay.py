@@ -8,7 +8,11 @@ import msgspec
 
 from ..domain import commands as cmds
 from ..domain.evolve import CampaignState
-from ..decide import chits, fair, rolls, secrets, steps
+from ..decide import fair, rolls, steps
+from .. import lazy
+from ..trust.secrets import commitment
+
+decisions = lazy.module("cgledger.ledger.decide.commands")  # loaded when a decision is made
 from ..errors import LedgerError
 from ..rules import parse_declared
 
@@ -92,8 +96,10 @@ class FairPlay:
                 rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own),
                                                  action=campaign.next_action)
                 salt, text = self.keyring.seal(campaign, rules, rolled)
-                made = secrets.sealed_roll(campaign, rules, rolled, salt, text)
-                self.app.put(campaign, made)
+                request = cmds.SealRoll(table=rolled.table, side=me, purpose=rolled.purpose, rg=rolled.rg,
+                                        fair=rolled.fair, commitment=commitment(rolled, salt), sealed=text)
+                made, = decisions.decide(campaign, rules, request)
+                self.app.put(campaign, made, request=request)
                 facts.append(made)
                 self.app.made_now.append((campaign.version, rolled))  # shown to its roller once saved
         facts += self.settle_chits(campaign, rules, me)
@@ -123,14 +129,9 @@ class FairPlay:
             return []
         chit, salt = msgspec.json.decode(self.keyring.unseal_text(campaign, rules, me, mine["sealed"],
                                                                   "sealed chit"))
-        shown = chits.reveal(campaign, rules, me, chit, salt)
-        self.app.put(campaign, shown)
-        facts = [shown]
-        both = chits.revealed(campaign, rules)
-        if both is not None:
-            chosen = msgspec.structs.replace(chits.initiative(campaign, rules, both), action=shown.action)
-            self.app.put(campaign, chosen)
-            facts.append(chosen)
+        request = cmds.RevealChit(side=me, chit=chit, salt=salt)
+        facts = decisions.decide(campaign, rules, request)
+        self.app.put(campaign, *facts, request=request)
         return facts
 
     def waiting(self, state, rules) -> list[dict]:

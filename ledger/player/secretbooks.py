@@ -6,10 +6,13 @@ aggregate it records into; the decisions are in ledger/decide/, the cryptography
 from __future__ import annotations
 
 from ..domain.evolve import CampaignState, fold
-from ..decide import fair, fortify, purchases, secrets
+from .. import lazy
+from ..decide import purchases
 from . import hidden as hiddenmod
 from ..errors import BadInput
 from ..domain.timeline import effective
+
+cmds = lazy.module("cgledger.ledger.decide.commands")  # the write verbs' decisions: loaded when one is used
 
 
 class SecretBooks:
@@ -43,17 +46,17 @@ class SecretBooks:
         return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.app.stored_facts(campaign, versions))
 
     def publish(self, campaign, rules, side: str | None, roll: int | None = None, cause: str = "",
-                search: int = 0) -> tuple[list, list]:
-        """What publishing a Secret roll, a secret RG purchase or a hidden fortification (CGS 7.4.4: on entry or
-        search) records, or all of a side's: (the fair-roll values published first, the reveals). The side defaults
-        to the event's, or to the side whose key the passphrase given opens."""
+                search: int = 0):
+        """The command that publishes a Secret roll, a secret RG purchase or a hidden fortification (CGS 7.4.4: on
+        entry or search), or all of a side's: each opened with its key (a fair roll with its roll value). The side
+        defaults to the event's, or to the side whose key the passphrase given opens."""
         if roll is not None and str(roll) in campaign.hidden:
-            return [], self.placements(campaign, rules, side, roll, cause, search)
+            return cmds.Reveal(acts=tuple(self.placements(campaign, rules, side, roll, cause, search)))
         if cause or search:
             raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
                            rules.cite("hidden"))
         if roll is not None and str(roll) in campaign.secret_rgs:
-            return [], self.purchases(campaign, rules, side, roll)
+            return cmds.Reveal(acts=tuple(self.purchases(campaign, rules, side, roll)))
         if side is None and roll is not None and str(roll) in campaign.sealed:
             side = campaign.sealed[str(roll)]["side"]
         if side is None:
@@ -70,24 +73,22 @@ class SecretBooks:
         bought = [] if roll is not None else [v for v, e in campaign.secret_rgs.items() if e["side"] == side]
         if not mine and not places and not bought:
             raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
-        facts, published = self.purchases(campaign, rules, side, None) if bought else [], []
+        acts = self.purchases(campaign, rules, side, None) if bought else []
         if mine:
             self.keyring.key(campaign, rules, side)
             made = dict(zip(mine, self.app.stored_facts(campaign, mine)))
             for version in mine:
                 opened = self.keyring.unseal(campaign, rules, made[version])
                 rolled = opened.fact
-                if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared:  # its roll value, first
-                    published.append(fair.publish(campaign, rules, side, rolled.fair, self.keyring.chain_value(
-                        campaign, rules, side, "roll", rolled.fair)))
-                facts.append(secrets.reveal(campaign, made[version], version, rolled, opened.salt))
+                value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) \
+                    if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared else ""
+                acts.append(cmds.RevealRoll(roll=version, fact=rolled, salt=opened.salt, value=value))
         if places:  # --all: its hidden fortifications too
-            facts += self.placements(campaign, rules, side, None, "", 0)
-        return published, facts
+            acts += self.placements(campaign, rules, side, None, "", 0)
+        return cmds.Reveal(acts=tuple(acts))
 
     def purchases(self, campaign, rules, side: str | None, version: int | None) -> list:
-        """A side's secret RG purchases published (one, or all of them): each opened with its key and checked
-        against its commitment (8.619)."""
+        """A side's secret RG purchases to publish (one, or all of them), each opened with its key (8.619)."""
         side = rules.side(side) if side else campaign.secret_rgs[str(version)]["side"]
         mine = sorted(int(v) for v, e in campaign.secret_rgs.items() if e["side"] == side)
         if version is not None:
@@ -95,11 +96,11 @@ class SecretBooks:
                 raise BadInput(f"event {version} is no secret RG purchase of the {rules.system.sides[side]} side",
                                purchases.secret_step(rules))
             mine = [version]
-        facts = []
+        acts = []
         for v, made in zip(mine, self.app.stored_facts(campaign, mine)):
             opened = self.keyring.unseal_purchase(campaign, rules, made)
-            facts.append(purchases.reveal(campaign, rules, v, made, opened.fact, opened.salt))
-        return facts
+            acts.append(cmds.RevealPurchase(purchase=v, fact=opened.fact, salt=opened.salt))
+        return acts
 
     def placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
                            search: int) -> list:
@@ -111,8 +112,8 @@ class SecretBooks:
                 raise BadInput(f"event {placed} is no hidden fortification of the {rules.system.sides[side]} side",
                                rules.cite("hidden"))
             mine = {placed: mine[placed]}
-        facts = []
+        acts = []
         for version, made in sorted(mine.items()):
             opened, salt = hiddenmod.open_placement(self.keyring, campaign, rules, made)
-            facts.append(fortify.reveal(campaign, rules, version, made, opened, salt, cause, search, log))
-        return facts
+            acts.append(cmds.RevealPlacement(placed=version, fact=opened, salt=salt, cause=cause, search=search))
+        return acts
