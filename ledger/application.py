@@ -432,11 +432,13 @@ class CampaignLedger:
         sealed = fact.secret and fact.side in campaign.keys and report is None
         if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
             before = self.history(campaign.name)
-            reveals = self._reveal_on_entry(campaign, rules, who, table, named, before)
-            log = before + [Logged(campaign.version + i + 1, None, "", "", "", f) for i, f in enumerate(reveals)]
+            acts = self._reveal_on_entry(campaign, rules, who, table, named, before)
+            request = cmd.RollRevealing(reveals=acts, roll=command) if acts else command
+            reveals, log = cmd.revealed_first(campaign, rules, cmd.RollRevealing(reveals=acts, roll=command),
+                                              cmd.Context(log=before))
             version = campaign.version + len(reveals) + 1
             effects = fortify.roll_effects(campaign, rules, fact, log)
-            self.append(campaign, *reveals, fact, *effects)
+            self.append(campaign, *reveals, fact, *effects, request=request)
             return Rolled(fact, resolution, campaign.cg_date, version, rules.system.sides[who], False,
                           (*reveals, *effects))
         if sealed:  # both sides see that it was made, not what
@@ -854,8 +856,8 @@ class CampaignLedger:
         if table.map is None or not table.map.holds:
             return []
         found = hiddenmod.on_entry(self.keyring, campaign, rules, log, side, table.map.holds, named)
-        return [fortify.reveal(campaign, rules, version, made, opened, salt, "entry", 0, log)
-                for version, made, opened, salt in found]
+        return tuple(cmd.RevealPlacement(placed=version, fact=opened, salt=salt, cause="entry")
+                     for version, _made, opened, salt in found)
 
     def terrain(self, name: str | None, map_id: str, as_of: str | None = None, side: str | None = None):
         """The CGS map as the firefights left it, as the viewer sees it (its own hidden fortifications, 7.4.4)."""

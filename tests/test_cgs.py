@@ -401,6 +401,39 @@ def test_a_roll_on_its_own_hidden_mines_reveals_them_first(keyed):
     assert [m["type"] for m in rolled["map"]] == ["HiddenFortificationRevealed", "FortificationRemoved"]
     assert items(cells(russian)["DTW-G26"]) == [] and cells(russian)["DTW-G26"]["changes"]
     assert anyone.json("audit")["clean"]
+    # one action, kept with its command: the reveal first, then the roll; the audit decides the command again
+    from cgledger.ledger.decide import commands
+
+    log = open_ledger(str(german.db)).history(None)
+    opened = next(e for e in log if isinstance(e.request, commands.RollRevealing))
+    assert [a.fact.hex for a in opened.request.reveals] == ["DTW-G26"] and opened.request.roll.faces == (0, 0)
+    action = [e.fact for e in log if getattr(e.fact, "action", None) == opened.fact.action]
+    assert [type(f).__name__ for f in action] == ["HiddenFortificationRevealed", "DiceRolled", "FortificationRemoved"]
+
+
+def test_a_roll_kept_without_the_reveal_its_command_makes_is_named(keyed):
+    """A cheater keeps the roll's command (which reveals his mines first) but not the reveal: named, not trusted."""
+    from cgledger.ledger.decide import commands
+
+    german, _russian, anyone = keyed
+    german.ok("buy", "F1", "--side", "german")
+    german.ok("place", "mines", "DTW-G26", "--side", "german", "--hidden")
+    german.ok("roll", "7.4.7", "--side", "german", "--dice", "0,0", "--hex", "DTW-G26")
+    ledger = open_ledger(str(german.db))
+    log = ledger.history(None)
+    opened = next(e for e in log if isinstance(e.request, commands.RollRevealing))
+    later = [e.fact for e in log if getattr(e.fact, "action", None) == opened.fact.action][1:]
+    german.ok("undo")
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    action = campaign.next_action
+    for index, fact in enumerate(later):
+        campaign.record(msgspec.structs.replace(fact, action=action), "", None, "",
+                        opened.request if index == 0 else None)
+    ledger.save(campaign)
+    found = findings(anyone)
+    assert {"kind": "decision", "version": found[0]["version"],  # unsigned too: the forger did not need a key
+            "message": "recorded dice rolled; the ledger decides hidden fortification revealed"} in found, found
 
 
 def test_a_hidden_search_reveal_needs_the_other_sides_search_roll(keyed):

@@ -23,7 +23,7 @@ from ..domain.commands import (
     Accept, Buy, ChooseDiceMode, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
-    HidePlacement, Reveal, RevealPlacement, RevealPurchase, RevealRoll, SealPurchase, SealRoll,
+    HidePlacement, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase, SealRoll,
 )
 from ..domain.evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
@@ -65,6 +65,21 @@ def made_at(log, version: int):
 def _reveal(state: CampaignState, rules, c: Reveal, x: Context) -> list:
     """Each act of a side's reveal, in order, decided on the campaign before the action (one action number)."""
     return [fact for act in c.acts for fact in decide(state, rules, act, x)]
+
+
+def revealed_first(state: CampaignState, rules, c: RollRevealing, x: Context) -> tuple[list, list]:
+    """The reveals a roll on hexes makes first, and the log its result is then decided on (CGS 7.4.4)."""
+    from ..trust.logged import Logged
+
+    reveals = [fact for act in c.reveals for fact in decide(state, rules, act, x)]
+    at = max((e.version for e in x.log), default=0)
+    return reveals, list(x.log) + [Logged(at + i + 1, None, "", "", type(f).__name__, f) for i, f in enumerate(reveals)]
+
+
+def _roll_revealing(state: CampaignState, rules, c: RollRevealing, x: Context) -> list:
+    reveals, log = revealed_first(state, rules, c, x)
+    rolled, = decide(state, rules, c.roll, x)
+    return [*reveals, rolled, *fortify.roll_effects(state, rules, rolled, log)]
 
 
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
@@ -111,6 +126,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RevealPlacement: lambda s, r, c, x: _list(fortify.reveal(s, r, c.placed, made_at(x.log, c.placed), c.fact, c.salt,
                                                              c.cause, c.search, x.log)),
     Reveal: _reveal,
+    RollRevealing: _roll_revealing,
 }
 
 

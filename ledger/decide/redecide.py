@@ -76,6 +76,15 @@ def redecide_request(state: CampaignState, request, facts: list, log_before: lis
         rules = rulesmod.load(state.system, state.override_sources())
     except LedgerError as e:
         return [("table", f"the rules in force cannot be read: {e.line()}")]
+    if isinstance(request, commands.RollRevealing):  # its own hidden fortifications revealed first, then the roll
+        try:
+            reveals, log_before = commands.revealed_first(state, rules, request, commands.Context(log=log_before))
+        except LedgerError as e:
+            return [("secret", f"{_cap(kind_words(fact))}: the ledger refuses its command: {e.line()}")]
+        problems = _compare(reveals, facts[:len(reveals)])
+        if problems or len(facts) <= len(reveals):
+            return problems or [("decision", "hidden fortifications revealed for a roll recorded without the roll")]
+        request, facts, fact = request.roll, facts[len(reveals):], facts[len(reveals)]
     if isinstance(request, rolls.RollCommand):  # a roll: decided from its command, what differs named by its kind
         if not isinstance(fact, DiceRolled):
             return [("decision", f"{_cap(kind_words(fact))}: recorded for a roll's command")]

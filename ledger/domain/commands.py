@@ -262,6 +262,14 @@ class Reveal(Command, frozen=True, kw_only=True):
     acts: tuple[Union[RevealRoll, RevealPurchase, RevealPlacement], ...]
 
 
+class RollRevealing(Command, frozen=True, kw_only=True):
+    """A roll on hexes where the rolling side's own hidden fortifications stand (CGS 7.4.4: an enemy unit entering
+    reveals them): each revealed first, then the roll and what its result does there, as one action."""
+
+    reveals: tuple[RevealPlacement, ...]
+    roll: RollCommand
+
+
 class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol, still read
     side: str
     commitment: str
