@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import conftest
-from two_players import GAMES, Desk, Filler, Refused, choose, offers, start
+from two_players import GAMES, Desk, Filler, Refused, actions_without_command, choose, offers, start
 
 EXAMPLES = int(os.environ.get("CGLEDGER_RANDOM_EXAMPLES", "4"))
 STEPS = int(os.environ.get("CGLEDGER_RANDOM_STEPS", "200"))
@@ -77,6 +77,8 @@ class TwoPlayers(RuleBasedStateMachine):
                     # a roll taken back and made again with new dice is a re-roll the audit names (the player did it)
                     wrong = [f for f in findings if not (f["kind"] == "reroll" and self.rolls_taken_back)]
                     assert not wrong, f"audit on the {side} side:\n{result.stdout}\n" + self.story()
+                    unkept = actions_without_command(desk.player.db)
+                    assert not unkept, f"acts stored without their command on the {side} side: {unkept}\n" + self.story()
         finally:
             if not os.environ.get("CGLEDGER_RANDOM_KEEP"):  # the desks' stores kept to look into a failure
                 shutil.rmtree(self.folder, ignore_errors=True)

@@ -301,3 +301,25 @@ def start(game: str, dbs: list, folder: Path, fair_seed: str = "") -> tuple[dict
             for f in files:
                 desk.ok("rules", "load", str(f))
     return desks, post
+
+
+def actions_without_command(db) -> list[str]:
+    """The actions a log written today stores without the command that made them: none but the campaign's start and
+    a VASL import, which keeps its files' reports instead (every other act is decided again from its command)."""
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.domain.events import CampaignStarted, VaslLogImported
+
+    ledger = open_ledger(str(db))
+    try:
+        log = ledger.history(None)
+    finally:
+        ledger.close()
+    missing, last = [], None
+    for event in log:
+        action = getattr(event.fact, "action", None)
+        if action is None or action == last:
+            continue
+        last = action
+        if event.form >= 3 and event.request is None and not isinstance(event.fact, (CampaignStarted, VaslLogImported)):
+            missing.append(f"event {event.version} ({type(event.fact).__name__}, action {action})")
+    return missing
