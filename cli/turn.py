@@ -138,6 +138,9 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     click.echo(render_status(status))
 
 
+ON = ("cgledger answer", "cgledger step next")  # what `status` offers that moves the campaign on (ledger/application.py)
+
+
 def due_lines(status: dict) -> list[str]:
     """What is due from the player who just read his opponent's turn, before the whole status: the lines to run."""
     owed = [(n["text"], n.get("command")) for n in status.get("needs", [])]
@@ -153,6 +156,18 @@ def due_lines(status: dict) -> list[str]:
                                     for text, command in owed]
     if status.get("over"):
         return []
-    if (status.get("turn") or {}).get("reply_owed") and not status.get("may"):
-        return ["nothing is due from you: `cgledger send` mails the turn back"]
-    return ["nothing is due from you now: what you may do is below (`cgledger send` mails your turn when done)"]
+    may = status.get("may") or []
+    if not may:  # nothing due and nothing offered: the turn is the other side's
+        if (status.get("turn") or {}).get("reply_owed"):
+            return ["nothing is due from you: `cgledger send` mails the turn back"]
+        return ["nothing is due from you now: `cgledger send` mails your turn to your opponent"]
+    mine = (status.get("progress") or {}).get(status.get("you")) or {}
+    where = mine.get("step_title") or status["step_title"]
+    on = next((m for m in may if m["command"] in ON), None)
+    if on:  # the campaign goes on only as this side walks the RePh (each side walks it) or plays its fair-dice part
+        return [f"next for you: in {where}, what you may do is below; then go on "
+                "(`cgledger send` mails your turn when done):", f"      {on['command']:<24}  # {on['text']}"]
+    held = status.get("held")
+    why = f"; not yet on to the next step: {held['text']}" + (f" ({held['rule']})" if held.get("rule") else "") \
+        if held else ""
+    return [f"next for you: in {where}, what you may do is below{why} (`cgledger send` mails your turn when done)"]

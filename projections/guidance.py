@@ -8,6 +8,7 @@ from __future__ import annotations
 import msgspec
 
 from cgledger.ledger.decide import chits
+from cgledger.ledger.decide.purchases import by_map_group, needs_objective
 from cgledger.ledger.decide.rolls import admit, per
 from cgledger.ledger.decide.steps import applies, decide_winner, describe, need_applies, next_step, title, unmet
 from cgledger.ledger.errors import LedgerError
@@ -123,11 +124,7 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
     if step != SCENARIO:
         data = rules.steps[step]
         if data.purchase == "rg":
-            where = (f" --map-group {'|'.join(g.id for g in rules.system.map_groups)} [--objective HEX]"
-                     if rules.system.map_groups and rules.system.rg_date_max == "map_group" else "")
-            secret = " (kept secret once the side has a key: --open to show it)" if data.secret else ""
-            out.append({"text": f"buy Reinforcement Groups from the side's RG chart{secret}", "rule": step,
-                        "command": f"{PROG} buy RG_ID --side {sides}{where}"})
+            out += _purchases(rules, step, only, data.secret)
         if data.purchase == "fortifications":
             out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
                         "command": f"{PROG} fortify ITEM --side {sides} --setup-area ID [--count N]"})
@@ -161,6 +158,29 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
                     "command": f"{PROG} roll {table.id} --side {who}{unit}{drms}{played}"})
     if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
         out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
+    return out
+
+
+def _purchases(rules, step: str, only: str | None, secret: bool) -> list[dict]:
+    """8.619 (RR 2.518): buying RG. KGP buys each for a Map Group (8.6195), and an 'I'- or 'HW'-type RG with its
+    Objective Hex (8.6198), which `buy` refuses to leave out: those RG are offered on a line of their own with
+    `--objective HEX` required, the others on one without it. Each line names the sides whose chart has such RG."""
+    sides = [only] if only else list(rules.system.sides)
+    kept = " (kept secret once the side has a key: --open to show it)" if secret else ""
+    if not by_map_group(rules):
+        return [{"text": f"buy Reinforcement Groups from the side's RG chart{kept}", "rule": step,
+                 "command": f"{PROG} buy RG_ID --side {'|'.join(sides)}"}]
+    where = f" --map-group {'|'.join(g.id for g in rules.system.map_groups)}"
+    charted = [(side, needs_objective(rules, rg_id)) for side, rg_id in rules.rgs if side in sides]
+    out = []
+    for objective, text, rule, tail in (
+            (True, "buy an 'I'- or 'HW'-type Reinforcement Group with its Objective Hex", rules.cite("objective"),
+             " --objective HEX"),
+            (False, "buy any other Reinforcement Group from the side's RG chart", step, "")):
+        who = [s for s in sides if (s, objective) in charted]
+        if who:
+            out.append({"text": text + kept, "rule": rule or step,
+                        "command": f"{PROG} buy RG_ID --side {'|'.join(who)}{where}{tail}"})
     return out
 
 

@@ -13,7 +13,7 @@ from cgledger.ledger.domain.inforce import voided_actions, voided_by
 if TYPE_CHECKING:
     from cgledger.ledger.store.campaign import CampaignState
 
-ROW_KEYS = {"version", "type", "timestamp", "cg_date", "error", "in_force", "digest", "author", "signed"}
+ROW_KEYS = {"version", "type", "timestamp", "cg_date", "error", "in_force", "digest", "author", "signed", "request"}
 
 
 def log_rows(logged: list) -> list[dict[str, Any]]:
@@ -102,19 +102,19 @@ def _json_rows(entries: list, state: CampaignState | None) -> Iterator[Any]:
             continue
         timestamp = record.timestamp
         yield make(version, topic, timestamp.isoformat() if timestamp else None, date, *astuple(fact), in_force,
-                   record.digest, record.author or None, bool(record.signature))
+                   record.digest, record.author or None, bool(record.signature), record.request)
 
 
 class _Event:
     """A row's event as `_row` reads it, from an entry's version, topic and record."""
 
-    __slots__ = ("version", "topic", "timestamp", "fact", "error", "digest", "author", "signature")
+    __slots__ = ("version", "topic", "timestamp", "fact", "error", "digest", "author", "signature", "request")
 
     def __init__(self, version: int, topic: str, record):
         self.version, self.topic, self.fact = version, topic, record.fact
         self.timestamp, self.digest = record.timestamp, record.digest
         self.error, self.author = getattr(record, "error", ""), record.author
-        self.signature = record.signature
+        self.signature, self.request = record.signature, record.request
 
 
 def _walk(logged: list, state: CampaignState | None):
@@ -170,6 +170,7 @@ def _row(event, cg_date, in_force: bool) -> dict[str, Any]:
     }
     if fact is None:
         row["error"] = event.error
+        row["request"] = None
         return row
     row["cg_date"] = cg_date
     data = _complete(fact) if fact.__struct_config__.omit_defaults else msgspec.to_builtins(fact)
@@ -179,7 +180,16 @@ def _row(event, cg_date, in_force: bool) -> dict[str, Any]:
     row["digest"] = event.digest
     row["author"] = getattr(event, "author", "") or None  # the side that recorded it (None: unattributed)
     row["signed"] = bool(getattr(event, "signature", ""))
+    row["request"] = request_of(event)
     return row
+
+
+def request_of(event) -> dict[str, Any] | None:
+    """The command the event's action was recorded with, as stored with its first event (envelope form 3; its tag
+    `verb` first, fields at their default left out, ledger/domain/commands.py), else None: an event after the
+    first of its action, an act that keeps none (a Secret roll, a sealed purchase, ...), a log written before."""
+    request = getattr(event, "request", None)
+    return None if request is None else msgspec.to_builtins(request)
 
 
 def _complete(value: Any) -> Any:
@@ -201,7 +211,7 @@ def _row_class(cls) -> type | None:
     if config.omit_defaults or config.array_like or config.tag_field != "type" or config.tag != TAGS[cls] \
             or names & (ROW_KEYS | {"type"}):
         return None
-    head, tail = ["version", "type", "timestamp", "cg_date"], ["in_force", "digest", "author", "signed"]
+    head, tail = ["version", "type", "timestamp", "cg_date"], ["in_force", "digest", "author", "signed", "request"]
     return msgspec.defstruct(f"{cls.__name__}Row", [*head, *(f.name for f in fields), *tail],
                              rename={f.name: f.encode_name for f in fields})
 

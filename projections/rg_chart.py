@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from cgledger.ledger.decide.purchases import by_map_group, needs_objective
+
 
 def rg_chart(state, rules, side: str, cpp: int | None = None) -> dict[str, Any]:
     """`cpp`: the side's CPP as its own ledger knows them (its sealed replenishments counted), else the state's."""
     side = rules.side(side)
-    by_group = bool(rules.system.map_groups) and rules.system.rg_date_max == "map_group"  # KGP 8.6195: per Map Group
+    by_group = by_map_group(rules)  # KGP 8.6195: per Map Group
     groups: list[str] = []
     if by_group:
         groups = next((c.map_groups for c in rules.system.cg if c.id == state.cg), None) \
@@ -31,7 +33,7 @@ def rg_chart(state, rules, side: str, cpp: int | None = None) -> dict[str, Any]:
             "cg_left": None if cg_max is None else max(cg_max - bought, 0),
             "date_left": ({g: max(rg.date_max - n, 0) for g, n in today.items()} if by_group else
                           max(rg.date_max - today[""], 0)) if rg.date_max is not None else None,
-            "from_date": rg.from_date, "available": available, "objective": by_group and (rg.id[:1] == "I" or rg.id.startswith("HW")),
+            "from_date": rg.from_date, "available": available, "objective": needs_objective(rules, rg.id),
             "on_map": rg.on_map, "on_map_cost": rg.on_map_cost, "fpp": rg.fpp or None, "note": rg.note or None,
             "priced": None not in (rg.cost, rg.date_max, cg_max),
         })

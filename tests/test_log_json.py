@@ -13,9 +13,11 @@ import msgspec
 import pytest
 
 from conftest import Cli, keyed_players
+from two_players import CHART
 from cgledger.cli.log import render, sides_in
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.store.campaign import CampaignState, first_step
+from cgledger.ledger.domain.commands import AnyCommand, Buy, Step
 from cgledger.ledger.domain.events import CampaignStarted
 from cgledger.ledger.domain.timeline import voided_actions
 from cgledger.projections.log import _complete, json_list
@@ -34,6 +36,7 @@ def reference_rows(logged: list) -> list[dict[str, Any]]:
                                "timestamp": event.timestamp.isoformat() if event.timestamp else None}
         if fact is None:
             row["error"] = event.error
+            row["request"] = None
             rows.append(row)
             continue
         if isinstance(fact, CampaignStarted):
@@ -47,6 +50,7 @@ def reference_rows(logged: list) -> list[dict[str, Any]]:
         row["digest"] = event.digest
         row["author"] = getattr(event, "author", "") or None
         row["signed"] = bool(getattr(event, "signature", ""))
+        row["request"] = None if event.request is None else msgspec.to_builtins(event.request)
         if state is not None and not isinstance(fact, CampaignStarted):
             state.evolve(fact, event.digest, event.version, getattr(event, "author", ""), getattr(event, "command", ""))
         rows.append(row)
@@ -96,3 +100,42 @@ def test_the_json_list_is_written_in_pages_as_one_list():
         for page in (1, 2, 3, 7, 500):
             written = b"".join(json_list(iter(rows[:count]), page)).decode()
             assert written == reference_json([msgspec.json.decode(r) for r in rows[:count]]), (count, page)
+
+
+def test_each_row_names_the_command_its_action_was_recorded_with(make_db):
+    """The first event of an action keeps the typed command that made it (envelope form 3): its row's `request` is
+    that command as stored (tag `verb`, fields at their default left out), which decodes back to the very command;
+    every other row's is null: a later event of the action, and each event of a log written before commands were
+    kept (form 1). The keys the rows had before stand as they were, `request` after them."""
+    cli = Cli(make_db())
+    cli.ok("import", str(Path(__file__).parent / "data" / "kgp-sample-form1.json"))
+    old = cli.json("log")
+    assert old and all(r["request"] is None for r in old)
+    assert all(list(r)[-5:] == ["in_force", "digest", "author", "signed", "request"] for r in old if "error" not in r)
+    cli.ok("step", "next")  # 20 N's Idle Day: on to 21 AM, one action of two events, its command with the first
+    first, second = cli.json("log")[len(old):]
+    assert first["action"] == second["action"] and (first["request"], second["request"]) == ({"verb": "Step"}, None)
+    cli = Cli(make_db(), seed="7")
+    cli.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=12", "--start-cpp", "us=8")
+    cli.ok("rules", "load", str(CHART))
+    cli.ok("step", "8.619")
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    cli.ok("step", "next")  # 8.620: the strength roll the RG needs (8.6201)
+    cli.ok("follow-ups", "--side", "german", "--rg", "I2#1")  # 8.6201: the RG's strength
+    rows = {r["version"]: r for r in cli.json("log")}
+    history = open_ledger(str(cli.db)).history(None)
+    assert [rows[e.version]["request"] for e in history] == [
+        None if e.request is None else msgspec.json.decode(msgspec.json.encode(e.request)) for e in history]
+    for event in history:
+        if event.request is not None:
+            assert msgspec.convert(rows[event.version]["request"], AnyCommand) == event.request
+    bought = next(r for r in rows.values() if r["type"] == "RGPurchased")
+    assert bought["request"] == {"verb": "Buy", "rg": "I2", "side": "german", "map_group": "St",
+                                 "objective": "StJ19"}
+    assert msgspec.convert(bought["request"], AnyCommand) == Buy(rg="I2", side="german", map_group="St",
+                                                                 objective="StJ19")
+    assert [r["request"] for r in rows.values() if r["type"] == "StepOpened"] == [
+        {"verb": "Step", "target": "8.619"}, {"verb": "Step"}]
+    assert Step() == msgspec.convert({"verb": "Step"}, AnyCommand)
+    tail = cli.json("log", "--last", "2")
+    assert [r["request"] for r in tail] == [rows[r["version"]]["request"] for r in tail]

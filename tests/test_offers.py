@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from two_players import KGP_MAP, Desk, offers, start
+from two_players import CHART, KGP_MAP, Desk, offers, start
 
 import conftest
 
@@ -190,3 +190,39 @@ def test_the_san_dr_is_not_offered_below_the_san_its_table_takes(rr):
     offered = [o["command"] for o in guidance.options(rules, state, [], "2.512", only="german")]  # as a walking side
     assert not [c for c in offered if "2.5122" in c], offered
     rr.refused("roll", "2.5122", "--side", "german", "--drm", "san=4", "--dice", "3", contains="out of range")
+
+
+def test_an_objective_hex_is_offered_as_required_for_the_rg_that_need_one(make_db):
+    """8.6198: the Objective Hex of each 'I'- and 'HW'-type RG is recorded when it is purchased, and `buy` refuses
+    such an RG without one: the purchase is not offered with the Objective Hex optional. Those RG are offered on a
+    line with `--objective HEX` required; the line without it is for the other RG (8.619), which it buys."""
+    kgp = conftest.Cli(make_db())
+    kgp.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=12", "--start-cpp", "us=8")
+    kgp.ok("step", "8.619")
+    kgp.ok("rules", "load", str(CHART))
+    may = {m["command"]: m for m in kgp.json("status")["may"] if m["command"].startswith("cgledger buy")}
+    with_hex = "cgledger buy RG_ID --side german|us --map-group St|Ch|Lg --objective HEX"
+    without = "cgledger buy RG_ID --side german|us --map-group St|Ch|Lg"
+    assert set(may) == {with_hex, without}, may
+    assert may[with_hex]["rule"] == "8.6198" and "'I'- or 'HW'-type" in may[with_hex]["text"]
+    assert not [c for c in may if "[--objective" in c]
+    assert "--objective HEX  # buy an 'I'- or 'HW'-type" in kgp.ok("status").stdout
+
+    def typed(line: str, rg: str) -> list[str]:
+        return (line.replace("RG_ID", rg).replace("german|us", "german").replace("St|Ch|Lg", "St")
+                .replace("HEX", "StJ19").split()[1:])
+
+    for rg in ("I2", "HW1"):  # the line without the Objective Hex is refused for these, naming the rule
+        kgp.refused(*typed(without, rg), contains="needs its Objective Hex: --objective HEX (8.6198)")
+        kgp.ok(*typed(with_hex, rg))
+    kgp.ok(*typed(without, "V1"))
+    bought = {r["id"]: r["objective"] for r in kgp.json("rg-record", "--side", "german")}
+    assert bought == {"I2": "StJ19", "HW1": "StJ19", "V1": None}, bought
+
+
+def test_a_system_without_objective_hexes_offers_one_purchase_line(rr):
+    """RR 2.518: RG are bought for no Map Group and with no Objective Hex: one line, which `buy` accepts."""
+    rr.to("2.518")
+    buys = [m["command"] for m in rr.json("status")["may"] if m["command"].startswith("cgledger buy")]
+    assert buys == ["cgledger buy RG_ID --side german|canadian"], buys
+    assert "--objective" not in rr.ok("status").stdout

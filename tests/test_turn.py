@@ -215,3 +215,42 @@ def test_receive_puts_the_other_sides_proposal_first_among_what_is_due(desks, tm
     assert shown[due + 1].endswith(": accept or decline it")
     assert shown[due + 2] == "      cgledger accept    # or: cgledger decline"
     assert "nothing is due from you now" not in "\n".join(shown)
+
+
+def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_path):
+    """Each side walks the Refit Phase (8.6): after `receive`, a side that stands in a step the campaign cannot
+    leave until it walks on is told what is next, with the line to run, not 'nothing is due from you now' (it was
+    said there, with `step next` offered below it). Where nothing is due and nothing is offered (its walk stopped at
+    the door of the new CG Date, 8.612, which both sides enter together), it is told so, and how to mail the turn
+    back."""
+    g, u = desks
+    g.ok("step", "next")  # 8.618 -> 8.619, where each side buys its RG and walks on when done
+    g.ok("send", str(tmp_path / "3.json"))
+    shown = u.ok("receive", str(tmp_path / "3.json")).stdout
+    status = u.json("status")
+    assert not status["needs"] and not status["next_acts"] and status["progress"]["us"]["step"] == "8.619"
+    assert "cgledger step next" in [m["command"] for m in status["may"]]
+    assert "nothing is due" not in shown, shown
+    lines = shown.splitlines()
+    at = lines.index("next for you: in 8.619 Purchasing Reinforcement Groups, what you may do is below; then go on "
+                     "(`cgledger send` mails your turn when done):")
+    assert lines[at + 1].split("#")[0].strip() == "cgledger step next"
+    u.ok("step", "scenario")  # what it said is accepted; on to the scenario, both sides
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("step", "scenario")
+    g.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    for _ in range(20):  # the German walks up to the door of the new CG Date, where he waits for the U.S.
+        if "cgledger step next" not in [m["command"] for m in g.json("status")["may"]]:
+            break
+        g.ok("step", "next")
+    g.ok("send", str(tmp_path / "5.json"))
+    u.ok("receive", str(tmp_path / "5.json"))
+    u.ok("step", "next")
+    u.ok("send", str(tmp_path / "6.json"))
+    shown = g.ok("receive", str(tmp_path / "6.json")).stdout
+    status = g.json("status")
+    assert (status["progress"]["german"]["step"], status["needs"], status["next_acts"], status["may"]) == \
+        ("8.612", [], [], []), status
+    assert "nothing is due from you: `cgledger send` mails the turn back" in shown.splitlines(), shown
+    assert "next for you" not in shown

@@ -143,7 +143,6 @@ class Filler:
     def __init__(self, game: str, desk: Desk, rnd: random.Random):
         self.game, self.desk, self.rnd = game, desk, rnd
         self.dies: dict[str, str] = {}
-        self.chart: dict = {}
 
     def die(self, table: str) -> str:
         if table not in self.dies:
@@ -172,7 +171,6 @@ class Filler:
         """The argv the player types for an offered line, or None where he has nothing to fill it with."""
         line = line.replace(' (or --vasl "LINE")', "")
         line = re.sub(r"\[--count N\]", "", line)
-        objective = "--objective HEX" if self.rnd.random() < 0.5 else ""
         args = shlex.split(line)[1:]
         out: list[str] = []
         side = self.desk.side
@@ -211,19 +209,12 @@ class Filler:
                 out += ["--for", f"6-6-7 squad {self.rnd.randint(1, 10**6)}"]
                 i += 2
                 continue
-            if a == "RG_ID":
-                rg = self.rg()
+            if a == "RG_ID":  # 8.6198: an 'I'- or 'HW'-type RG is offered on the line with --objective HEX
+                rg = self.rg(objective="--objective" in args)
                 if rg is None:
                     return None
                 out.append(rg["id"])
-                if rg.get("objective") and chart_needs_objective(self.chart):
-                    objective = "--objective HEX"  # 8.6198: this RG names its Objective Hex
                 i += 1
-                continue
-            if a == "[--objective":
-                out += objective.split()
-                out = [x if x != "HEX" else self.rnd.choice(LOCATIONS[self.game]) for x in out]
-                i += 2
                 continue
             if a == "HEX":
                 out.append(self.rnd.choice(LOCATIONS[self.game]))
@@ -239,15 +230,13 @@ class Filler:
             i += 1
         return out
 
-    def rg(self) -> dict | None:
-        self.chart = chart = self.desk.json("rg-chart", "--side", self.desk.side)
+    def rg(self, objective: bool) -> dict | None:
+        """An RG of the side's chart it can afford, of the kind the offered line is for (with an Objective Hex or
+        without)."""
+        chart = self.desk.json("rg-chart", "--side", self.desk.side)
         rgs = [r for r in chart["rgs"] if r.get("available") and r.get("priced", True) is not False
-               and (r.get("cost") is None or r["cost"] <= chart["cpp"])]
+               and (r.get("cost") is None or r["cost"] <= chart["cpp"]) and bool(r.get("objective")) == objective]
         return self.rnd.choice(rgs) if rgs else None
-
-
-def chart_needs_objective(chart: dict) -> bool:
-    return bool(chart.get("objective_needed"))
 
 
 class Post:

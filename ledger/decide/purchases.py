@@ -24,6 +24,18 @@ def purchase_step(rules: Rules, kind: str) -> str:
     return step
 
 
+def by_map_group(rules: Rules) -> bool:
+    """KGP 8.6195: an RG is bought for a Map Group (its CG Date max counted per Map Group), with an Objective Hex
+    there for the types that have one (8.6198); RR and CGS RG have neither."""
+    return bool(rules.system.map_groups) and rules.system.rg_date_max == "map_group"
+
+
+def needs_objective(rules: Rules, rg_id: str) -> bool:
+    """8.6198: the RG Purchase Record's Objective Hex is recorded for each 'I'- and 'HW'-type RG when it is
+    purchased (or given in the Initial-Scenario OB): `buy` refuses such an RG without one."""
+    return by_map_group(rules) and (rg_id[:1] == "I" or rg_id.startswith("HW"))
+
+
 def _at(step: str, n: str) -> str | None:
     """A sub-rule of the purchase step (8.6194 ...); none for a system without RePh steps."""
     return f"{step}{n}" if step else None
@@ -62,12 +74,12 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
         raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
                        "`cgledger rules load FILE`", _at(step, "1"))
     groups = {g.id: g for g in rules.system.map_groups}
-    if groups and rules.system.rg_date_max == "map_group":  # KGP: bought for a Map Group, an Objective Hex there
+    if groups and by_map_group(rules):  # KGP: bought for a Map Group, an Objective Hex there
         cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
         if map_group not in cg_groups:
             raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
                            f"{'|'.join(cg_groups)}", rules.cite("map_group"))
-        if (rg.id[:1] == "I" or rg.id.startswith("HW")) and not objective:
+        if needs_objective(rules, rg.id) and not objective:
             raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
                            "--objective HEX", rules.cite("objective"))
         if objective and not _HEX.match(objective):
