@@ -949,14 +949,16 @@ class CampaignLedger:
     def vasl_import(self, name: str | None, files: list[tuple[str, bytes]], attach: list, players: dict[str, str],
                     dry_run: bool = False) -> list:
         """Each file (name, bytes) in order, one action each; nothing is written if any is refused."""
-        from .vaslimport import decide_import, read_source
+        from .vaslimport import commands_of, decide_import, read_source
 
         campaign, rules = self._load(name)
         sources = [read_source(data, file, tuple(players)) for file, data in files]
         history = self.history(campaign.name)
         imported, facts = decide_import(campaign, rules, history, sources, attach, players)
-        if facts and not dry_run:
-            self.append(campaign, *facts)
+        if facts and not dry_run:  # each file one action, kept with its command and decided from it
+            for request in commands_of(sources, attach, players, imported):
+                self.act(campaign, rules, request, cmd.Context(log=self.log_now(campaign)), save=False)
+            self._save(campaign)
         me = self.keyring.opens(campaign) if self.keyring.material and not dry_run else None
         if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed
             from .vaslimport import witnessed_in

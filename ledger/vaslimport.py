@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import msgspec
 
 from .errors import BadInput
+from .domain.commands import Attachment
 from .domain.events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
 from .domain.inforce import live
 from .rules import parse_declared
@@ -26,17 +27,6 @@ from .vasl.report import same_report, squash
 from .vasl.vassal import is_saved_game, is_zip, read_game, read_saved_game
 
 WINDOW = 8  # reports in a row that make the same stretch of a game (false match: about 36**-8 per stretch)
-
-
-class Attachment(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    """One dice report attached to a table (a --map file's [[attach]] entry)."""
-
-    line: int  # its position: the line of a text file, the chat message number of a .vlog/.vsav
-    table: str
-    file: str = ""  # which file, when several are imported
-    side: str = ""
-    drm: list[str] = []
-    purpose: str = msgspec.field(name="for", default="")
 
 
 class ImportMap(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
@@ -71,6 +61,7 @@ class Source:
     module: str = ""
     module_version: str = ""
     vassal_version: str = ""
+    lines: tuple = ()  # (position, step, text) of each line that held a report or looked like one
 
     @property
     def unit(self) -> str:
@@ -92,6 +83,29 @@ def _text(data: bytes, name: str) -> str:
         return data.decode("cp1252", errors="replace")  # a chat saved by a Windows editor
 
 
+def read_lines(lines, form: str, players: tuple[str, ...] = ()) -> tuple[list[Found], str, tuple]:
+    """The reports and unreadable lines among (position, step, text) lines, the file's form ('raw' turns 'chat' at
+    the first chat-window report) and the lines that held them: what an import keeps as its command's input."""
+    found, after, kept = [], "", []
+    for position, step, line in lines:
+        try:
+            report = read(line, players)
+        except BadInput as e:
+            found.append(Found(position, text=line.strip(), problem=e.message, step=step))
+            kept.append((position, step, line))
+            continue
+        if report is None:
+            continue
+        if form == "raw" and report.form == "chat":
+            form = "chat"
+        if not (report.stats or report.series):
+            report = replace(report, after=after)
+        after = report.key
+        found.append(Found(position, report, line.strip(), step=step))
+        kept.append((position, step, line))
+    return found, form, tuple(kept)
+
+
 def read_source(data: bytes, name: str, players: tuple[str, ...] = ()) -> Source:
     """What a file holds; a file that is not VASL at all is refused whole."""
     digest = hashlib.sha256(data).hexdigest()
@@ -107,21 +121,7 @@ def read_source(data: bytes, name: str, players: tuple[str, ...] = ()) -> Source
     else:
         lines = [(n, 0, line) for n, line in enumerate(_text(data, name).splitlines(), 1)]
         form = "raw"
-    found, after = [], ""
-    for position, step, line in lines:
-        try:
-            report = read(line, players)
-        except BadInput as e:
-            found.append(Found(position, text=line.strip(), problem=e.message, step=step))
-            continue
-        if report is None:
-            continue
-        if form == "raw" and report.form == "chat":
-            form = "chat"
-        if not (report.stats or report.series):
-            report = replace(report, after=after)
-        after = report.key
-        found.append(Found(position, report, line.strip(), step=step))
+    found, form, _kept = read_lines(lines, form, players)
     if not found:
         if meta and meta["module"] and "VASL" not in meta["module"].upper():
             raise BadInput(f"{name} is a VASSAL {form[1:]} of '{meta['module']}', not of VASL: no dice report")
@@ -129,7 +129,7 @@ def read_source(data: bytes, name: str, players: tuple[str, ...] = ()) -> Source
             if form == "vsav" else "file"
         raise BadInput(f"{name}: this {what} holds no VASL dice report (the dice bot's '*** (IFT DR) 3,5 *** <player> "
                        f"...', colored die first, or the chat window's '*   IFT 3 5   ...  player')")
-    return Source(name, form, digest, tuple(found), **meta)
+    return Source(name, form, digest, tuple(found), **meta, lines=_kept)
 
 
 @dataclass
@@ -257,6 +257,37 @@ def decide_import(campaign, rules, history, sources: list[Source], attach: list[
         results.append(result)
         facts += new
     return results, facts
+
+
+def commands_of(sources: list[Source], attach: list[Attachment], players: dict[str, str],
+                results: list[FileImport]):
+    """One command per file that records something: the file as read (its report lines, digest and form), its
+    attachments and the player names given, so that the import is decided again from what it was given."""
+    from .domain.commands import ImportVasl
+
+    attached = _attachments(sources, attach)
+    return [ImportVasl(file=source.name, form=source.form, digest=source.digest, lines=source.lines,
+                       module=source.module, module_version=source.module_version,
+                       vassal_version=source.vassal_version, players=dict(players),
+                       attach=tuple(a for (i, _pos), a in sorted(attached.items()) if i == index))
+            for index, (source, result) in enumerate(zip(sources, results)) if result.action is not None]
+
+
+def decide_file(state, rules, command, log) -> list:
+    """The whole action of one file imported (its command, `commands_of`): decided on a copy of the state."""
+    from .audit import snapshot
+
+    found, form, _kept = read_lines(command.lines, command.form, tuple(command.players))
+    source = Source(command.file, form, command.digest, tuple(found), command.module, command.module_version,
+                    command.vassal_version, tuple(command.lines))
+    sides = {player: rules.side(side) for player, side in command.players.items()}
+    log = list(log)
+    version = max((e.version for e in log), default=0)
+    _result, facts, _version = _decide_file(snapshot(state), rules, source, known_reports(log), sides, version,
+                                            {a.line: a for a in command.attach})
+    if not facts:
+        raise BadInput(f"{command.file}: every dice report in it is in the log already: nothing to record")
+    return facts
 
 
 def _duplicates(source: Source, reports: list[Found], known: Known) -> dict[int, int]:

@@ -37,7 +37,7 @@ CHECKED_APART = {
     CPPGained: "written only with the step or firefight end that decides it",
     RubblePlaced: "written only with the roll whose result decides it",
     DiceReported: "a VASL report kept as pasted: its dice are read again from its line",
-    VaslLogImported: "an import keeps its files' reports: each one's dice are read again from its line",
+    VaslLogImported: "in a log of forms 1 and 2: its reports' dice read again from their lines (today: ImportVasl)",
 }
 
 

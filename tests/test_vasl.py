@@ -312,3 +312,34 @@ def test_a_chat_saved_by_any_editor(at, tmp_path, encoding):
     path.write_bytes("\r\n".join(["*   IFT 3 5   ...  José Cower if MMC w/o LDR ", "<José> - olé"]).encode(encoding))
     report = cli.json("vasl-import", str(path))["reports"][0]
     assert (report["player"], report["dice"], report["special"]) == ("José", [5, 3], "Cower if MMC w/o LDR")
+
+
+def test_an_import_keeps_its_command_and_is_decided_again_from_it(at, tmp_path):
+    """Each file imported is one action stored with its command (the report lines as read, the attachments, the
+    player names given): the audit decides it again, so a roll whose table differs from its attachment is named."""
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide import commands
+
+    cli = at("scenario")
+    mist = DR_LINE_2.replace("(TH DR)", "(Other DR)")
+    path = chat(tmp_path, ["<Player1> - let's go", DR_LINE, mist, "<Player2> - ouch", DR_SMALL])
+    cli.ok("vasl-import", str(path), "--attach", "3=KGP3", "--player", "Player2=german", "--player", "Player1=us")
+    log = open_ledger(str(cli.db)).history(None)
+    opened = next(e for e in log if type(e.fact).__name__ == "VaslLogImported")
+    request = opened.request
+    assert isinstance(request, commands.ImportVasl) and (request.file, request.form) == ("chat.txt", "raw")
+    assert [line[0] for line in request.lines] == [2, 3, 5] and request.digest == opened.fact.digest
+    assert [(a.line, a.table) for a in request.attach] == [(3, "KGP3")]
+    assert request.players == {"Player2": "german", "Player1": "us"}
+    assert cli("audit").exit_code == 0
+    # the same action forged: the command as it was, the roll moved to another table
+    rolled = next(e.fact for e in log if e.version == opened.version + 1)
+    cli.ok("undo")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    action = campaign.next_action
+    campaign.record(msgspec.structs.replace(opened.fact, action=action), "", None, "", request)
+    campaign.record(msgspec.structs.replace(rolled, action=action, table="8.6171", rule="8.6171"))
+    ledger.save(campaign)
+    found = json.loads(cli("audit", "--json").stdout)["findings"]
+    assert any(f["kind"] == "decision" and "table recorded '8.6171'" in f["message"] for f in found), found

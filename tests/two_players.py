@@ -293,10 +293,10 @@ def start(game: str, dbs: list, folder: Path, fair_seed: str = "") -> tuple[dict
 
 
 def actions_without_command(db) -> list[str]:
-    """The actions a log written today stores without the command that made them: none but the campaign's start and
-    a VASL import, which keeps its files' reports instead (every other act is decided again from its command)."""
+    """The actions a log written today stores without the command that made them: none but the campaign's start
+    (every other act is decided again from its command)."""
     from cgledger.ledger.application import open_ledger
-    from cgledger.ledger.domain.events import CampaignStarted, VaslLogImported
+    from cgledger.ledger.domain.events import CampaignStarted
 
     ledger = open_ledger(str(db))
     try:
@@ -309,6 +309,6 @@ def actions_without_command(db) -> list[str]:
         if action is None or action == last:
             continue
         last = action
-        if event.form >= 3 and event.request is None and not isinstance(event.fact, (CampaignStarted, VaslLogImported)):
+        if event.form >= 3 and event.request is None and not isinstance(event.fact, CampaignStarted):
             missing.append(f"event {event.version} ({type(event.fact).__name__}, action {action})")
     return missing

@@ -23,7 +23,8 @@ from ..domain.commands import (
     Accept, Buy, ChooseDiceMode, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
-    HidePlacement, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase, SealRoll,
+    HidePlacement, ImportVasl, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase,
+    SealRoll,
 )
 from ..domain.evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
@@ -82,6 +83,12 @@ def _roll_revealing(state: CampaignState, rules, c: RollRevealing, x: Context) -
     return [*reveals, rolled, *fortify.roll_effects(state, rules, rolled, log)]
 
 
+def _import_vasl(state: CampaignState, rules, c: ImportVasl, x: Context) -> list:
+    from ..vaslimport import decide_file  # the VASL readers: loaded only when a file is imported
+
+    return decide_file(state, rules, c, x.log)
+
+
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
     Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
@@ -127,6 +134,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
                                                              c.cause, c.search, x.log)),
     Reveal: _reveal,
     RollRevealing: _roll_revealing,
+    ImportVasl: _import_vasl,
 }
 
 

@@ -4,7 +4,7 @@ decisions that turn a command into facts are in ledger/decide/commands.py. Pure 
 
 from typing import Union
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from .events import DiceRolled, FortificationPlaced, RGPurchased
 
@@ -268,6 +268,32 @@ class RollRevealing(Command, frozen=True, kw_only=True):
 
     reveals: tuple[RevealPlacement, ...]
     roll: RollCommand
+
+
+class Attachment(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One dice report attached to a table (a --map file's [[attach]] entry, or --attach)."""
+
+    line: int  # its position: the line of a text file, the chat message number of a .vlog/.vsav
+    table: str
+    file: str = ""  # which file, when several are imported
+    side: str = ""
+    drm: tuple[str, ...] = ()
+    purpose: str = field(name="for", default="")
+
+
+class ImportVasl(Command, frozen=True, kw_only=True):
+    """One VASL file imported (ledger/vaslimport.py): the file as read (its report lines with their places, its
+    SHA-256 and form), the reports attached to tables and the player names given sides; decided again from these."""
+
+    file: str
+    form: str
+    digest: str
+    lines: tuple[tuple[int, int, str], ...]
+    module: str = ""
+    module_version: str = ""
+    vassal_version: str = ""
+    players: dict[str, str] = {}
+    attach: tuple[Attachment, ...] = ()
 
 
 class CommitFairSeed(Command, frozen=True, kw_only=True):  # the first fair-dice protocol, still read
