@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import json
+
 import pytest
 
 from cgledger.ledger import rules as rulesmod
@@ -482,3 +484,93 @@ def test_a_san_hidden_by_a_secret_purchase_may_be_up_to_what_it_adds():
         R.resolve(R.tables["2.5122"], (1,), {"san": 8}, where)
     with pytest.raises(BadInput, match="SAN is 6 since"):
         R.resolve(R.tables["2.5122"], (1,), {"san": 7}, replace(where, san_unknown=0))
+
+
+def test_a_depleted_hw_platoon_receives_at_least_two_sw(rr):
+    """RR 2.5192 EXC: 'At least two SW must be received with a HWRG; if the RG's final total is < 2 SW, ignore this
+    result; roll again for each SW in the RG until a final total >= 2 are received after rolling for each.' A round
+    of four drs that gives one MMG is rolled again, four drs more; a round that gives two ends it."""
+    rr.to("2.518", "19 PM")
+    rr.ok("buy", "HW1", "--side", "german")
+    rg = "HW1#1"
+    rr.to("2.519")
+    rr.ok("roll", "2.5191", "--side", "german", "--rg", str(rg), "--dice", "6,6")  # Depleted
+    for die in (6, 6, 6, 1):  # one SW received: the round is ignored
+        rr.ok("roll", "2.5192", "--side", "german", "--rg", str(rg), "--dice", str(die))
+    due = [n["command"] for n in rr.json("status")["needs"] + rr.json("status")["next_acts"] if "2.5192" in n["command"]]
+    assert due, "the second round is owed"
+    for die in (2, 6, 3, 6):  # two received: enough
+        rr.ok("roll", "2.5192", "--side", "german", "--rg", str(rg), "--dice", str(die))
+    rr.refused("roll", "2.5192", "--side", "german", "--rg", str(rg), "--dice", "1", contains="not due")
+    assert rr.ok("audit").exit_code == 0
+
+
+def test_a_round_that_gives_two_ends_at_once_and_an_infantry_rg_is_not_held_to_it(rr):
+    rr.to("2.518", "19 PM")
+    rr.ok("buy", "HW1", "--side", "german")
+    rr.ok("buy", "I2", "--side", "german")  # a PzGr company: its three LMG drs may give none
+    rr.to("2.519")
+    for rg, dice in (("HW1#1", (1, 6, 2, 6)), ("I2#1", (6, 6, 6))):
+        rr.ok("roll", "2.5191", "--side", "german", "--rg", rg, "--dice", "6,6")  # Depleted
+        for die in dice:
+            rr.ok("roll", "2.5192", "--side", "german", "--rg", rg, "--dice", str(die))
+        rr.refused("roll", "2.5192", "--side", "german", "--rg", rg, "--dice", "1", contains="not due")
+    assert rr.ok("audit").exit_code == 0
+
+
+def test_a_secret_hw_platoons_second_round_is_decided_as_known_once_revealed(rr):
+    """RR 2.518/2.5192 EXC with keys: a HW RG bought in secret, its strength and SW drs Secret too; the second round
+    its own ledger owes is made, and once revealed the final audit decides every round as the buyer knew it."""
+    from conftest import Player
+
+    rr.to("2.518", "19 PM")
+    german, canadian = Player(rr.db, "Meyer's own long words"), Player(rr.db, "Foulkes' own long words")
+    german.ok("keys", "init", "--side", "german")
+    canadian.ok("keys", "init", "--side", "canadian")
+    assert german.json("buy", "HW1", "--side", "german")["secret"]
+    german.ok("step", "2.519")
+    german.ok("roll", "2.5191", "--side", "german", "--rg", "HW1#1", "--dice", "6,6")
+    for die in (6, 6, 6, 1, 6, 2, 6, 1):  # one received, then the round again: two
+        german.ok("roll", "2.5192", "--side", "german", "--rg", "HW1#1", "--dice", str(die))
+    german.refused("roll", "2.5192", "--side", "german", "--rg", "HW1#1", "--dice", "1", contains="not due")
+    german.ok("reveal", "--all", "--side", "german")
+    found = json.loads(rr("audit", "--final", "--json").stdout)["findings"]
+    assert {f["kind"] for f in found} == {"unwitnessed"}, found  # typed dice the Canadian has not witnessed, only
+
+
+def test_a_third_round_its_buyer_forged_is_named_once_revealed(rr):
+    """A doctored ledger seals a ninth 2.5192 dr after a second round that gave two: the other side admits a Secret
+    follow-up it cannot read (a round may fall short), and the final audit refuses it once revealed."""
+    import msgspec
+
+    from conftest import Player
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide import commands
+    from cgledger.ledger.player.keyring import Keyring
+    from cgledger.ledger.trust.secrets import commitment
+
+    rr.to("2.518", "19 PM")
+    words = "Meyer's own long words"
+    german, canadian = Player(rr.db, words), Player(rr.db, "Foulkes' own long words")
+    german.ok("keys", "init", "--side", "german")
+    canadian.ok("keys", "init", "--side", "canadian")
+    german.ok("buy", "HW1", "--side", "german")
+    german.ok("step", "2.519")
+    german.ok("roll", "2.5191", "--side", "german", "--rg", "HW1#1", "--dice", "6,6")
+    for die in (6, 6, 6, 1, 6, 2, 6, 1):
+        german.ok("roll", "2.5192", "--side", "german", "--rg", "HW1#1", "--dice", str(die))
+    ledger = open_ledger(str(rr.db))
+    campaign, keyring = ledger.campaign(None), Keyring(words.encode())
+    rules = ledger.rules_for(campaign)
+    last = ledger.history(None)[-1].fact
+    opened = keyring.unseal(campaign, rules, last).fact
+    forged = msgspec.structs.replace(opened, action=campaign.next_action, item=opened.item.rsplit("|", 1)[0] + "|9")
+    salt, text = keyring.seal(campaign, rules, forged)
+    request = commands.SealRoll(table="2.5192", side="german", rg=forged.rg, commitment=commitment(forged, salt),
+                                sealed=text)
+    made, = commands.decide(campaign, rules, request)  # what the other side can check before the reveal
+    campaign.record(made, "german", keyring.signer(campaign, rules, "german"), "", request)
+    ledger.save(campaign)
+    german.ok("reveal", "--all", "--side", "german")
+    found = [f for f in json.loads(rr("audit", "--final", "--json").stdout)["findings"] if f["kind"] != "unwitnessed"]
+    assert len(found) == 1 and "once revealed" in found[0]["message"] and "not due" in found[0]["message"], found

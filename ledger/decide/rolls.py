@@ -13,7 +13,7 @@ from ..domain.events import AppliedDRM, DiceRolled
 from ..domain.commands import RollCommand  # noqa: F401 - re-exported: a roll's command
 from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
-from ..rules.schema import Table
+from ..rules.schema import Table, rg_matches
 from .steps import acting_step, article, condition_fails, strength_first, title
 
 
@@ -196,7 +196,7 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
         allowed = max((line.rolls.count(table.id) + max((more.count(table.id) for more in line.rolls_if.values()),
                                                         default=0)
                        for (s, _i), line in rules.rgs.items() if s == side), default=0)
-        if n > allowed:
+        if n > allowed and not (allowed and table.at_least):  # a round that falls short: decided once revealed
             raise NotDue(f"table {table.id} is not due for the RG bought in secret at event {rg}: no RG of the "
                          f"{rules.system.sides[side]} chart calls for it {n} time(s)", rule)
     elif table.id not in bought["pending"]:
@@ -278,6 +278,8 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     if cmd.rg is not None and table.effect == "rg_strength" and resolution.code:
         line = rules.rgs.get((side, state.rgs[str(cmd.rg)]["rg"]))
         adds = tuple(line.rolls_if.get(resolution.code, ())) if line else ()
+    elif cmd.rg is not None and table.at_least is not None and resolution.code:
+        adds = _again(rules, state.rgs[str(cmd.rg)], table, side, resolution.code)
     fact = DiceRolled(
         action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die, dice=tuple(cmd.faces),
         source=cmd.source, original=resolution.original,
@@ -289,6 +291,20 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         hexes=tuple(cmd.hexes),
     )
     return fact, resolution
+
+
+def _again(rules: Rules, bought: dict, table: Table, side: str, code: str) -> tuple[str, ...]:
+    """The round rolled again when this roll ends a round of the RG's follow-ups on `table` that falls short of the
+    minimum the rules guarantee (`at_least`: KGP 8.6205 EXC, RR 2.5192 EXC), else nothing."""
+    least = table.at_least
+    line = rules.rgs.get((side, bought["rg"]))
+    if line is None or not rg_matches(bought["rg"], least.rg):
+        return ()
+    pieces = line.rolls_if.get(bought["strength"], ()).count(table.id)
+    codes = bought.get("codes", {}).get(table.id, []) + [code]
+    if pieces < least.count or len(codes) % pieces:
+        return ()  # a round not ended yet (or one that can never give the minimum)
+    return (table.id,) * pieces if codes[-pieces:].count(least.code) < least.count else ()
 
 
 def command_of(fact: DiceRolled, declared: int | None = None) -> RollCommand:

@@ -565,6 +565,11 @@ class CampaignState:
         if rg is not None and fact.code and fact.effect == "rg_strength":
             self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "strength": fact.code,
                                                               "pending": rg["pending"] + list(fact.adds)}})
+        elif rg is not None and fact.code:  # a follow-up's result kept (a round that fell short is rolled again)
+            codes = rg.get("codes", {})
+            self._set(a, "rgs", {**self.rgs, str(fact.rg): {
+                **rg, "codes": {**codes, fact.table: codes.get(fact.table, []) + [fact.code]},
+                "pending": rg["pending"] + list(fact.adds)}})
 
     def _ended(self, a: int, date: str, version: int) -> None:
         if date not in self.reph_ends:

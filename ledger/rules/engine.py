@@ -38,6 +38,7 @@ from .cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
 from .schema import (
     DRM, RG, Chart, Fortification, MapGeometry, Missing, Placement, Step, SystemFile, Table, TablesFile, Victory,
+    rg_matches,
 )
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -564,7 +565,7 @@ class Rules:
         if drm.rg:
             if s.rg is None:
                 return "it needs the RG the roll is for (--rg)"
-            if not any(s.rg == p or (p.endswith("*") and s.rg.startswith(p[:-1])) for p in drm.rg):
+            if not rg_matches(s.rg, drm.rg):
                 return f"the RG is {s.rg}, not {' or '.join(drm.rg)}"
         if drm.rg_strength is not None:
             if s.rg is None:

@@ -140,6 +140,22 @@ class When(Condition, kw_only=True, forbid_unknown_fields=True, frozen=True):
     note: str = ""  # the reading of the rule text the condition stands for
 
 
+def rg_matches(rg: str, patterns) -> bool:
+    """An RG ID against a list of IDs and prefixes ('V*' matches every V-type RG)."""
+    return any(rg == p or (p.endswith("*") and rg.startswith(p[:-1])) for p in patterns)
+
+
+class AtLeast(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A minimum the rules guarantee over one round of an RG's follow-ups on a table (one roll per piece): a round
+    that gives fewer than `count` results coded `code` is ignored and rolled again, one roll per piece, until a round
+    gives them (KGP 8.6205 EXC, RR 2.5192 EXC: a HW platoon receives at least two)."""
+
+    count: AtLeastOne
+    code: str
+    rg: list[str]  # the RG IDs it holds for ('HW*': every HW-type RG)
+    rule: str
+
+
 class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     rule: str
@@ -170,6 +186,7 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     # 'table:code': also rolled past `until_date` once such a result was rolled this CG Date (KGP3 after a Mist)
     until_unless: list[str] = []
     paid_by_rg: str = ""  # an RG whose purchase this CG Date pays the roll's own CPP (RR M3 Recon, 2.521)
+    at_least: AtLeast | None = None  # a round of an RG's follow-ups that falls short is rolled again
     when: When | None = None  # rolled only when the log says this holds (8.6233a: in a Dual Attack)
     map: OnMap | None = None  # the hexes the roll is made for, and what its results do to them (CGS)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
