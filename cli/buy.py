@@ -14,22 +14,25 @@ from .app import common, emit_json, json_option, main
 @click.option("--given", is_flag=True, help="Given in the Initial-Scenario OB: no CPP, not counted (8.6196).")
 @click.option("--on-map", is_flag=True, help="Standard on-map setup (RR 2.5184: at the chart's extra cost).")
 @click.option("--pre-registered", default=0, type=int, metavar="N", help="Pre-Registered hexes bought with it (RR p).")
+@click.option("--early", is_flag=True, help="U.S. Early Entry (KGP 8.6194b): a 'T', 'V' or 'G' RG enters one CG Date "
+                                            "before its Entry Area's arrow, at its CPP cost +50% (FRD).")
 @click.option("--secret/--open", "secret", default=None,
               help="Seal the purchase with the side's key (8.619: the default once the side has a key; the other "
                    "side sees only that one RG was bought) or record it in the open.")
 @json_option
 @common
 def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool, on_map: bool, pre_registered: int,
-        secret: bool | None, as_json: bool) -> None:
+        early: bool, secret: bool | None, as_json: bool) -> None:
     """Purchase an RG (KGP 8.619, RR 2.518) against the side's RG chart, CPP and limits."""
     fact, sealed = obj.ledger().buy(obj.campaign, rg_id, side, map_group, objective, given, on_map, pre_registered,
-                                    secret)
+                                    secret, early)
     if as_json:
         emit_json({"rg": fact.rg, "side": fact.side, "group_type": fact.group_type, "cpp": fact.cpp,
                    "map_group": fact.map_group, "objective": fact.objective or None, "given": fact.given,
-                   "follow_up": list(fact.rolls), "secret": sealed, "san": fact.san})
+                   "follow_up": list(fact.rolls), "secret": sealed, "san": fact.san, "early": fact.early})
         return
     how = "given in the Initial-Scenario OB" if fact.given else f"{fact.cpp} CPP"
+    how += ", Early Entry (8.6194b)" if fact.early else ""
     where = f" for {fact.map_group}" if fact.map_group else ""
     click.echo(f"{obj.side_name(fact.side)}: RG {fact.rg} {fact.group_type}{where} ({how})"
                + (f"; follow-up rolls: {', '.join(fact.rolls)}" if fact.rolls else "")

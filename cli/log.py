@@ -56,7 +56,7 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
         chits = ", ".join(f"{who(side)} {chit}" for side, chit in row["chits"].items())
         return f"Initiative chits {chits}: {row['scenario']}"
     if kind == "RGPurchased":
-        how = "given" if row["given"] else f"{row['cpp']} CPP"
+        how = ("given" if row["given"] else f"{row['cpp']} CPP") + (", Early Entry" if row.get("early") else "")
         where = f" for {row['map_group']}" if row["map_group"] else ""
         return f"{who(row['side'])} RG {row['rg']} {row['group_type']}{where} ({how})"
     if kind == "RGPurchaseSealed":

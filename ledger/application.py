@@ -738,7 +738,8 @@ class CampaignLedger:
 
     # ---- purchases -------------------------------------------------------------------------------
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
-            given: bool = False, on_map: bool = False, pre_registered: int = 0, secret: bool | None = None):
+            given: bool = False, on_map: bool = False, pre_registered: int = 0, secret: bool | None = None,
+            early: bool = False):
         """8.619: an RG bought against the buyer's own books (its secret purchases and Secret replenishments opened
         with its key). Kept secret by default once the buyer has a key (`secret`: None), sealed like a Secret roll:
         the other side sees that one RG was bought and a commitment. Returns (the purchase, whether sealed)."""
@@ -748,7 +749,7 @@ class CampaignLedger:
         view = self.books.own_view(campaign, rules, who)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         request = cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective, given=given, on_map=on_map,
-                          pre_registered=pre_registered)
+                          pre_registered=pre_registered, early=early)
         fact, = cmd.decide(view, rules, request, cmd.Context(sealed_cpp=sealed_cpp))
         if secret is None:
             secret = purchases.secret_step(rules) is not None and who in campaign.keys

@@ -41,6 +41,7 @@ def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
             "str": None, "units": None, "sw": None, "leaders": None, "objective": fact.objective or None,
             "ref": f"{fact.rg}#{len(mine) + 1}", "event": version, "cpp": fact.cpp,
             "map_group": fact.map_group, "given": fact.given, "quality": None, "sw_rolls": [],
+            "early": fact.early,  # KGP 8.6194b Early Entry
         }
         by_version[str(version)] = [fact.side, len(records[fact.side])]
         records[fact.side].append(row)

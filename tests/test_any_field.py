@@ -38,7 +38,7 @@ INPUTS: dict[str, set[str]] = {
     "SideAdvanced": {"side", "step"},
     "ScenarioEnded": {"lvp", "winner", "declared", "from_map"},
     "InitiativeChosen": {"chits", "us_has_no_units"},
-    "RGPurchased": {"side", "rg", "map_group", "objective", "given", "on_map", "pre_registered"},
+    "RGPurchased": {"side", "rg", "map_group", "objective", "given", "on_map", "pre_registered", "early"},
     "Rewound": {"cg_date", "reason"},
     "FortificationsPurchased": {"side", "item", "size", "count", "setup_area", "front_line", "isolated", "squads"},
     "LocationControlled": {"location", "side", "strategic"},

@@ -328,3 +328,44 @@ def test_a_given_rg_is_not_bought_against_the_cg_date_maximum(cli, tmp_path):
     cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
     cli.refused("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19",
                 contains="at most 1 SS Inf Pltn (I2) per CG Date")
+
+
+EARLY_CHART = """
+[[rg]]
+side = "us"
+id = "V3"
+group_type = "Med Tank Pltn I"
+cost = 7
+date_max = 1
+cg_max = { I = 4 }
+
+[[rg]]
+side = "german"
+id = "V1"
+group_type = "Pz IV Sect"
+cost = 4
+date_max = 1
+cg_max = { I = 4 }
+"""
+
+
+def test_us_early_entry_costs_half_again_rounded_down(buying, tmp_path):
+    """KGP 8.6194b: 'By increasing the listed CPP cost of a U.S. RG whose ID begins with "T", "V" or "G" by 50% (FRD),
+    that RG may enter ... one CG Date prior to the CG Date printed in that Entry Area's arrow.'"""
+    chart = tmp_path / "early.toml"
+    chart.write_text(EARLY_CHART, encoding="utf-8")
+    buying.ok("rules", "load", str(chart))
+    before, events = buying.json("status")["cpp"]["us"], buying.events()
+    for args, contains in (
+            (("I1", "--side", "us"), "Early Entry is for a U.S. RG whose ID begins with 'T', 'V', 'G'; I1 is not one"),
+            (("V1", "--side", "german"), "V1 is not one"),
+            (("V3", "--side", "us", "--given"), "only an Initial-Scenario OB")):
+        refused = buying.refused("buy", *args, "--map-group", "St", "--objective", "StJ19", "--early", contains=contains)
+        assert "(8.6194b)" in refused.stderr or "--given" in args
+    assert buying.events() == events  # nothing written
+    bought = buying.json("buy", "V3", "--side", "us", "--map-group", "St", "--early")
+    assert (bought["cpp"], bought["early"]) == (10, True)  # 7 + 3.5, fractions rounded down
+    assert buying.json("status")["cpp"]["us"] == before - 10
+    assert buying.json("rg-record", "--side", "us")[-1]["early"] is True
+    assert "U.S. RG V3 Med Tank Pltn I for St (10 CPP, Early Entry)" in buying.ok("log").stdout
+    assert buying.ok("audit").exit_code == 0

@@ -10,6 +10,7 @@ from ..errors import BadInput
 from ..domain.events import FortificationsPurchased, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
 from ..domain.evolve import CampaignState
 from ..rules import Rules
+from ..rules.schema import rg_matches
 from ..trust.secrets import commitment
 from .steps import acting_step, title
 
@@ -59,9 +60,10 @@ def rg_reference(campaign: CampaignState, rules: Rules, ref: str, side: str) -> 
 
 
 def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group: str = "", objective: str = "",
-        given: bool = False, on_map: bool = False, pre_registered: int = 0, sealed_cpp: int = 0) -> RGPurchased:
+        given: bool = False, on_map: bool = False, pre_registered: int = 0, sealed_cpp: int = 0,
+        early: bool = False) -> RGPurchased:
     """8.619 (RR 2.518): one RG bought against the chart in force, the CPP, the per-CG-Date and per-CG maxima.
-    `sealed_cpp`: the side's own Secret replenishments not yet revealed."""
+    `sealed_cpp`: the side's own Secret replenishments not yet revealed. `early`: KGP 8.6194b Early Entry."""
     side = rules.side(side)
     step = purchase_step(rules, "rg") if rules.system.steps else ""
     at = acting_step(rules, campaign, side)  # the step the buyer stands in (each side walks the RePh)
@@ -99,6 +101,8 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
             if rg.on_map_cost is None:
                 raise BadInput(f"{who} RG {rg.id} has no on-map setup cost in the RG chart", _at(step, "4"))
             extra += rg.on_map_cost
+    if early:
+        extra += _early_entry(rules, rg, side, on_map, given)
     if pre_registered < 0:
         raise BadInput(f"--pre-registered {pre_registered}: a number of hexes cannot be negative", step or None)
     if pre_registered:
@@ -135,7 +139,22 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
                            f"{available} CPP left", _at(step, "4"))
     return RGPurchased(action=campaign.next_action, side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
                        map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp,
-                       on_map=on_map, pre_registered=pre_registered, san=rg.san)
+                       on_map=on_map, pre_registered=pre_registered, san=rg.san, early=early)
+
+
+def _early_entry(rules: Rules, rg, side: str, on_map: bool, given: bool) -> int:
+    """The CPP an RG bought for Early Entry costs beyond its listed cost (KGP 8.6194b: +50%, FRD)."""
+    entry = rules.system.early_entry
+    if entry is None:
+        raise BadInput(f"{rules.system.id.upper()} has no Early Entry: leave out --early")
+    if side not in entry.sides or not rg_matches(rg.id, entry.rg):
+        sides = " or ".join(rules.system.sides[s] for s in entry.sides)
+        kinds = ", ".join(f"'{p.rstrip('*')}'" for p in entry.rg)
+        raise BadInput(f"Early Entry is for a {sides} RG whose ID begins with {kinds}; {rg.id} is not one", entry.rule)
+    if on_map or given:
+        raise BadInput("an RG set up on-map or given in the Initial-Scenario OB does not enter: leave out --early",
+                       entry.rule)
+    return (rg.cost or 0) * entry.percent // 100
 
 
 # ---- 8.619 / 8.6192 (RR 2.518): purchases kept secret ----------------------------------------------------------

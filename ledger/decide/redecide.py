@@ -367,7 +367,7 @@ def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
             return _roll(state, rules, fact, check_fair=False)
         if isinstance(fact, RGPurchased):
             expected = purchases.buy(state, rules, fact.rg, fact.side, fact.map_group, fact.objective, fact.given,
-                                     fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side))
+                                     fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side), fact.early)
         else:
             expected = purchases.fortify(state, rules, fact.item, fact.side, fact.setup_area, fact.count, fact.size,
                                          fact.squads or None, fact.front_line, fact.isolated,

@@ -57,6 +57,7 @@ class Buy(Command, frozen=True, kw_only=True):
     given: bool = False
     on_map: bool = False
     pre_registered: int = 0
+    early: bool = False  # KGP 8.6194b Early Entry
 
 
 class Fortify(Command, frozen=True, kw_only=True):

@@ -230,6 +230,7 @@ class RGPurchased(Fact, tag="RGPurchased", frozen=True, kw_only=True):
     on_map: bool = False  # bought for on-map setup (RR footnote o)
     pre_registered: int = 0  # Pre-Registered hexes bought with it (RR footnote p)
     san: int = 0  # what it adds to the side's SAN (RR M2 Sniper: 'SAN Increase +1')
+    early: bool = False  # bought for Early Entry, one CG Date before its Entry Area's arrow (KGP 8.6194b)
 
 
 class FortificationsPurchased(Fact, tag="FortificationsPurchased", frozen=True, kw_only=True):

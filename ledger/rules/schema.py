@@ -348,6 +348,17 @@ class RG(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     note: str = ""
 
 
+class EarlyEntry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """KGP 8.6194b U.S. Early Entry: an RG of these sides and IDs may enter one CG Date before its Entry Area's
+    arrow, its listed CPP cost raised by `percent` (fractions rounded down)."""
+
+    sides: list[str]
+    rg: list[str]  # IDs and prefixes ('T*': every T-type RG)
+    percent: AtLeastOne
+    rule: str
+    note: str = ""
+
+
 class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     title: str
@@ -362,6 +373,7 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     cg_lvp_sides: list[str] = []  # sides that keep a CG-LVP total (empty: all; RR 2.5033: Canadian only)
     weather_chart: str = ""  # the chart of each CG Date's weather (KGP 8.617)
     rg_date_max: Literal["map_group", "cg_date"] = "map_group"  # what an RG's CG Date max counts per
+    early_entry: EarlyEntry | None = None  # an RG bought to enter a CG Date early, at a higher cost (KGP 8.6194b)
     # the rule cited for a concept the systems share: hex, levels, hq, map_group, objective, winner, reph (KGP);
     # fire, wreck, sewer, mousehole, cellar, hidden, search (CGS)
     cite: dict[str, str] = {}
