@@ -203,6 +203,12 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                 except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # a forged fact the rules cannot read
                     decided = [("decision", "the stored fact holds values the ledger never writes: it cannot be "
                                             "decided again (forged or corrupted)")]
+                if not decided and event.form >= 3 and action is not None and action != last_before \
+                        and not any(f is not None and f.version == version for f in findings[-4:]):
+                    # a log written today keeps each act's command: one without it was not written by the ledger
+                    # (named once: an act already named for what it holds is not named again for this)
+                    decided = [("decision", f"{_cap(kind_words(event.topic))} is recorded without the command that "
+                                            "made it: the ledger keeps each act's command with its first event")]
                 for kind, message in decided:
                     find(version, kind, message)
             if isinstance(fact, DiceRolled):
@@ -531,6 +537,10 @@ def roll_key(state: CampaignState, fact: DiceRolled) -> str:
     except LedgerError:
         return f"{fact.table}|{fact.side}|{state.cg_date}|{unit_name(fact.purpose)}"
     return reroll_key(table, fact.side, state.cg_date, fact.purpose, fact.item)
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def snapshot(state: CampaignState) -> CampaignState:

@@ -321,3 +321,12 @@ def keyed_players(db, german: str, us: str) -> tuple[Player, Player]:
     for player, side in zip(players, ("german", "us")):
         player.ok("keys", "init", "--side", side)
     return players
+
+
+def kept_command(fact):
+    """The command a ledger keeps with `fact` as the first event of its act (None where no command makes it alone):
+    what a forger's doctored ledger writes along with the fact."""
+    from cgledger.ledger.decide import commands, rolls
+    from cgledger.ledger.domain.events import DiceRolled
+
+    return rolls.command_of(fact) if isinstance(fact, DiceRolled) else commands.command_of(fact)

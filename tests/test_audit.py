@@ -7,6 +7,7 @@ import msgspec
 import pytest
 
 from cgledger.ledger.application import open_ledger
+from cgledger.ledger.decide.rolls import command_of
 from conftest import sql
 from cgledger.ledger.domain.events import AppliedDRM, DiceRolled
 
@@ -26,7 +27,8 @@ def record(db, **changes) -> None:
     """Given a log holding a roll the service would never have written (a forger's, or a bug's)."""
     ledger = open_ledger(str(db))
     campaign = ledger.campaign(None)
-    campaign.record(roll_fact(campaign, **changes))
+    fact = roll_fact(campaign, **changes)
+    campaign.record(fact, "", None, "", command_of(fact))  # with the command its roll records, as a ledger writes it
     ledger.save(campaign)
 
 
@@ -55,6 +57,20 @@ def test_clean_log_passes(kgp):
     result = kgp("audit")
     assert result.exit_code == 0
     assert "2 rolls re-checked: clean" in result.stdout
+
+
+def test_an_act_recorded_without_its_command_is_named(kgp):
+    """A log written today keeps each act's command with its first event, and the audit decides the act from it; a
+    fact written without one did not come from the ledger (a doctored copy, an edit), even where the fact is what
+    the rules give. Named once, where nothing else is named for that event."""
+    ledger = open_ledger(str(kgp.db))
+    campaign = ledger.campaign(None)
+    campaign.record(roll_fact(campaign))
+    ledger.save(campaign)
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["decision"]
+    assert found[0]["message"] == ("Dice rolled is recorded without the command that made it: the ledger keeps each "
+                                   "act's command with its first event")
 
 
 def test_wrong_final(kgp):

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import Cli, Player
 from cgledger.ledger.application import open_ledger
+from cgledger.ledger.domain.commands import HidePlacement
 from cgledger.ledger.domain.events import DiceRolled, FortificationPlaced, FortificationRemoved, HiddenFortificationPlaced
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -62,7 +63,7 @@ def findings(cli) -> list[dict]:
     return report["findings"]
 
 
-def record(db, *facts, sign: tuple[str, str] | None = None) -> None:
+def record(db, *facts, sign: tuple[str, str] | None = None, request=None) -> None:
     """Given facts the ledger would never have written (a forger's, or a bug's), straight into the store; signed with
     a side's passphrase when `sign` = (side, passphrase)."""
     from cgledger.ledger.player.keyring import Keyring
@@ -74,8 +75,9 @@ def record(db, *facts, sign: tuple[str, str] | None = None) -> None:
     signer = None
     if sign:
         signer = Keyring(sign[1].encode()).signer(campaign, load(campaign.system, campaign.override_sources()), sign[0])
-    for fact in facts:
-        campaign.record(msgspec.structs.replace(fact, action=action), sign[0] if sign else "", signer)
+    for index, fact in enumerate(facts):
+        campaign.record(msgspec.structs.replace(fact, action=action), sign[0] if sign else "", signer, "",
+                        request if index == 0 else None)
     ledger.save(campaign)
 
 
@@ -467,7 +469,8 @@ def test_a_sealed_placement_the_rules_forbid_is_named_when_revealed(keyed):
     key = Keyring(GERMAN.encode()).key(campaign, rules, "german")
     sealed = HiddenFortificationPlaced(action=cheat.action, side="german", item="mines", rg=rg,
                                        commitment=commitment(cheat, salt), sealed=seal_placement(key, cheat, salt))
-    record(german.db, sealed, sign=("german", GERMAN))
+    record(german.db, sealed, sign=("german", GERMAN),
+           request=HidePlacement(side="german", item="mines", commitment=sealed.commitment, sealed=sealed.sealed))
     assert anyone.json("audit")["clean"]  # sealed: what can be checked checks out
     german.ok("reveal", "--all", "--side", "german")
     found = findings(anyone)

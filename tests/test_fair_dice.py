@@ -371,7 +371,7 @@ def test_a_key_without_chains_does_not_switch_fair_dice_off(kgp):
     """A cheater's own copy of the ledger registers his key without committing fair-dice chains. Fair dice stay in
     force all the same once both sides hold keys: his ledger's own dice (which he would choose) are refused, and the
     audit names the missing commitment (before, fair dice were 'pending' for good: he chose every die, audit clean)."""
-    from cgledger.ledger.decide import secrets
+    from cgledger.ledger.decide import commands
 
     german = Player(kgp.db, GERMAN)
     german.ok("keys", "init", "--side", "german")
@@ -381,7 +381,7 @@ def test_a_key_without_chains_does_not_switch_fair_dice_off(kgp):
     keyring = Keyring(US.encode())
     salt, check, public = keyring.new_registration(())
     ledger.keyring = keyring  # the new key signs its own registration, as `keys init` does; no chains committed
-    ledger.append(campaign, secrets.register_key(campaign, rules, "us", salt, check, public))
+    ledger.act(campaign, rules, commands.RegisterKey(side="us", salt=salt, check=check, public=public))
     from cgledger.ledger.decide.rolls import check_source
     from cgledger.ledger.errors import LedgerError
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import Cli, Player, named_and_refused
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.errors import BadInput
+from cgledger.ledger.domain.commands import SealPurchase
 from cgledger.ledger.domain.events import RGPurchased, RGPurchaseRevealed, RGPurchaseSealed
 from cgledger.ledger.player.keyring import Keyring
 from cgledger.ledger.trust.secrets import commitment, derive_key, new_salt, seal_purchase, unseal_purchase
@@ -176,7 +177,8 @@ def forge_secret(db, passphrase: str, purchase) -> int:
     sealed = seal_purchase(keyring.key(campaign, rules, side), fact, salt)
     made = RGPurchaseSealed(action=campaign.next_action, side=side, cg_date=campaign.cg_date,
                             commitment=commitment(fact, salt), sealed=sealed)
-    campaign.record(made, side, keyring.signer(campaign, rules, side))
+    request = SealPurchase(side=side, commitment=made.commitment, sealed=sealed)  # as its ledger keeps it
+    campaign.record(made, side, keyring.signer(campaign, rules, side), "", request)
     ledger.save(campaign)
     return campaign.version
 

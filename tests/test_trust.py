@@ -9,7 +9,7 @@ import json
 import msgspec
 import pytest
 
-from conftest import Cli, Player, count_events, sql
+from conftest import Cli, Player, count_events, kept_command, sql
 from cgledger.ledger.trust import chain
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.store.campaign import campaign_id
@@ -47,7 +47,8 @@ def forge(db, fact_of, author: str, signer: str | None, side: str | None = None)
     if signer is not None:
         keyring = Keyring(signer.encode())
         sign = keyring.signer(campaign, rules, keyring.opens(campaign))
-    campaign.record(fact_of(campaign), author, sign)
+    fact = fact_of(campaign)
+    campaign.record(fact, author, sign, "", kept_command(fact))
     ledger.save(campaign)
 
 
