@@ -92,7 +92,8 @@ def roll_batched(ledger: CampaignLedger, count: int, start: int, keys: dict[str,
         table = rules.table(table_id)
         command = rolls.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
                                     faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
-        campaign.record(rolls.roll(campaign, rules, command)[0], side, signers[side])  # signed, as a command does
+        # signed and kept with its command, as a command does
+        campaign.record(rolls.roll(campaign, rules, command)[0], side, signers[side], "", command)
         if n % BATCH == 0:
             ledger.save(campaign)
     ledger.save(campaign)

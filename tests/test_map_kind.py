@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import kept_command
+
 MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 
 
@@ -58,7 +60,8 @@ def test_an_older_record_without_a_kind_still_audits_clean(scenario):
     cli.ok("control", "StJ19", "--side", "us", "--strategic", "B")
     ledger = open_ledger(str(cli.db))
     campaign = ledger.campaign(None)
-    campaign.record(LocationControlled(action=campaign.next_action, location="StJ19", side="german", strategic=""))
+    older = LocationControlled(action=campaign.next_action, location="StJ19", side="german", strategic="")
+    campaign.record(older, "", None, "", kept_command(older))  # with the command it records
     ledger.save(campaign)
     assert cli("audit").exit_code == 0
     assert strategic(cli)["StJ19"] == ("german", "")
