@@ -395,7 +395,7 @@ def big_bundle(folder: Path, rolls: int) -> Path:
         table = rules.table(table_id)
         command = decide.RollCommand(table=table.id, side=side, drms=tuple(parse_declared(drms).items()),
                                      faces=ledger.dice.roll(table.die), source=ledger.dice.name, purpose=f"item {i}")
-        campaign.record(decide.roll(campaign, rules, command)[0], "", None, f"bulk-{i}")
+        campaign.record(decide.roll(campaign, rules, command)[0], "", None, f"bulk-{i}", command)  # with its command
     events = [BundleEvent(e.version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature, e.command, e.form,
                           e.request) for e in stored]
     events += [BundleEvent(e.originator_version, e.timestamp, e.prev, e.digest, e.fact, e.author, e.signature,
