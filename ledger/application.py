@@ -433,9 +433,9 @@ class CampaignLedger:
         if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
             before = self.history(campaign.name)
             acts = self._reveal_on_entry(campaign, rules, who, table, named, before)
-            request = cmd.RollRevealing(reveals=acts, roll=command) if acts else command
-            reveals, log = cmd.revealed_first(campaign, rules, cmd.RollRevealing(reveals=acts, roll=command),
-                                              cmd.Context(log=before))
+            revealing = cmd.RollRevealing(reveals=acts, roll=command)
+            reveals, log = cmd.revealed_first(campaign, rules, revealing, cmd.Context(log=before))
+            request = revealing if acts else command
             version = campaign.version + len(reveals) + 1
             effects = fortify.roll_effects(campaign, rules, fact, log)
             self.append(campaign, *reveals, fact, *effects, request=request)

@@ -84,7 +84,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     # first: a child verifying signatures starts while the re-decisions load; its worth depends on the log's length
     verifier = Verifier(worker, len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
     # here, not at the top: a read never decides
-    from .decide.redecide import decided_together, redecide, redecide_request
+    from .decide.redecide import _cap, decided_together, redecide, redecide_request
     from .decide.redecide import revealed as decided_once_revealed
 
     findings: list[Finding | None] = []  # None: a signature being verified (`verifier`), its finding if it fails
@@ -110,6 +110,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     try:
         for event in events:
             version = event.version
+            named_before = len(findings)  # what is found for this event is appended from here
             kept.add(event)
             if snapshots and version in snapshots:
                 kept.snapshots.add(version)  # the log holds the event a snapshot summarizes
@@ -204,7 +205,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                     decided = [("decision", "the stored fact holds values the ledger never writes: it cannot be "
                                             "decided again (forged or corrupted)")]
                 if not decided and event.form >= 3 and action is not None and action != last_before \
-                        and not any(f is not None and f.version == version for f in findings[-4:]):
+                        and not any(f is not None for f in findings[named_before:]):
                     # a log written today keeps each act's command: one without it was not written by the ledger
                     # (named once: an act already named for what it holds is not named again for this)
                     decided = [("decision", f"{_cap(kind_words(event.topic))} is recorded without the command that "
@@ -537,10 +538,6 @@ def roll_key(state: CampaignState, fact: DiceRolled) -> str:
     except LedgerError:
         return f"{fact.table}|{fact.side}|{state.cg_date}|{unit_name(fact.purpose)}"
     return reroll_key(table, fact.side, state.cg_date, fact.purpose, fact.item)
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def snapshot(state: CampaignState) -> CampaignState:

@@ -276,8 +276,7 @@ def _as_made(facts: list, log_before, made_states: dict) -> list[tuple[str, str]
 
 def _placement_as_made(fact: HiddenFortificationRevealed, log_before) -> list[tuple[str, str]]:
     before = list(log_before)
-    made = next((e.fact for e in before if e.version == fact.placed), None)
-    if not isinstance(made, HiddenFortificationPlaced):
+    if not isinstance(commands.made_at(before, fact.placed), HiddenFortificationPlaced):
         return []  # hidden at one table, in the open log: decided when it was placed
     then = [e for e in before if e.version < fact.placed]
     state_then = fold(then)
