@@ -261,6 +261,40 @@ class CampaignLedger:
         self.put(campaign, *facts, command=self.command_id, request=request)
         self._save(campaign)
 
+    def execute(self, name: str | None, request, save: bool = True) -> list:
+        """One verb: the campaign loaded, `request` decided as its side stands (`decided`), and its whole action
+        recorded with it, so that the audit and `import` decide the very same command again."""
+        campaign, rules = self._load(name)
+        return self.record(campaign, rules, request, save)
+
+    def record(self, campaign: Campaign, rules, request, save: bool = True) -> list:
+        facts = self.decided(campaign, rules, request)
+        (self.append if save else self.put)(campaign, *facts, request=request)
+        return facts
+
+    def decided(self, campaign: Campaign, rules, request) -> list:
+        """`request` decided as its side stands: walked first to the step it is recorded in (the walk recorded but
+        not saved: a refused act writes nothing), then decided on what that side knows (`knowledge`)."""
+        walks = cmd.WALKS.get(type(request))
+        if walks is not None:
+            side, targets = walks(rules, request)
+            self._walk_to(campaign, rules, self.recording_side(campaign, rules) if side is None else side, targets)
+        on, context = self.knowledge(campaign, rules, request)
+        return cmd.decide(on, rules, request, context)
+
+    def knowledge(self, campaign: Campaign, rules, request) -> tuple[CampaignState, cmd.Context]:
+        """What the side recording knows as it decides, as the audit gives it for a stored action: who records it,
+        the log before it (read only if the decision asks), and for an act bounded by its side's own books (8.619)
+        the campaign as that side's ledger knows it, with its sealed replenishments' CPP."""
+        by = self.recording_side(campaign, rules)
+        log = cmd.LazyLog(lambda: self.log_now(campaign))
+        if type(request) not in cmd.OWN_BOOKS:
+            return campaign, cmd.Context(by=by, log=log)
+        side = rules.side(request.side) if getattr(request, "side", "") else by
+        view = self.books.own_view(campaign, rules, side)
+        sealed_cpp = self.books.sealed_cpp(view, rules, side) if view.sealed else 0
+        return view, cmd.Context(by=by, log=log, sealed_cpp=sealed_cpp)
+
     def act(self, campaign: Campaign, rules, request, context=None, on=None, save: bool = True) -> list:
         """One action: `request` decided on `on` (the campaign, or its side's own view of it), its facts recorded
         with the request, so that the audit and `import` decide the very same command again."""
@@ -443,8 +477,8 @@ class CampaignLedger:
                           (*reveals, *effects))
         if sealed:  # both sides see that it was made, not what
             salt, text = self.keyring.seal(campaign, rules, fact)
-            self.act(campaign, rules, cmd.SealRoll(table=fact.table, side=fact.side, purpose=fact.purpose, rg=fact.rg,
-                                                   commitment=commitment(fact, salt), sealed=text))
+            self.record(campaign, rules, cmd.SealRoll(table=fact.table, side=fact.side, purpose=fact.purpose,
+                                                      rg=fact.rg, commitment=commitment(fact, salt), sealed=text))
         else:
             self.append(campaign, fact, request=command)
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
@@ -463,33 +497,28 @@ class CampaignLedger:
         return facts
 
     def dice_mode(self, name: str | None, mode: str):
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.ChooseDiceMode(mode=mode))
+        fact, = self.execute(name, cmd.ChooseDiceMode(mode=mode))
         return fact
 
     def undo(self, name: str | None, reason: str = ""):
         """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
         fact and the events of the action(s) concerned."""
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.Undo(reason=reason), cmd.Context(by=self.recording_side(campaign, rules)))
-        return fact, self._of_actions(campaign.name, voided_by_fact(fact))
+        fact, = self.execute(name, cmd.Undo(reason=reason))
+        return fact, self._of_actions(name, voided_by_fact(fact))
 
     def rewind(self, name: str | None, date: str, reason: str = ""):
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.Rewind(cg_date=date, reason=reason),
-                         cmd.Context(by=self.recording_side(campaign, rules)))
+        fact, = self.execute(name, cmd.Rewind(cg_date=date, reason=reason))
         return fact
 
     def accept(self, name: str | None):
         """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.Accept(), cmd.Context(by=self.recording_side(campaign, rules)))
-        return fact, self._of_actions(campaign.name, voided_by_fact(fact))
+        fact, = self.execute(name, cmd.Accept())
+        return fact, self._of_actions(name, voided_by_fact(fact))
 
     def decline(self, name: str | None, reason: str = ""):
         """The other side declines the open proposal: it is over, and both sides' `status` say so once."""
         campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.Decline(side=self.recording_side(campaign, rules), reason=reason))
+        fact, = self.record(campaign, rules, cmd.Decline(side=self.recording_side(campaign, rules), reason=reason))
         return fact
 
     def _of_actions(self, name: str, actions) -> list[Logged]:
@@ -497,10 +526,8 @@ class CampaignLedger:
         return [e for e in self.history(name) if getattr(e.fact, "action", None) in wanted]
 
     def load_rules(self, name: str | None, path: str):
-        campaign, rules = self._load(name)
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
-        fact, = self.act(campaign, rules, cmd.LoadRules(source=Path(path).name, text=text),
-                         cmd.Context(by=self.recording_side(campaign, rules)))
+        fact, = self.execute(name, cmd.LoadRules(source=Path(path).name, text=text))
         return fact
 
     def _walk_to(self, campaign, rules, side: str, targets: tuple[str, ...]) -> None:
@@ -527,9 +554,8 @@ class CampaignLedger:
                 break
         if not ahead:
             return
-        view = self.books.own_view(campaign, rules, by)
         try:
-            facts = self.act(campaign, rules, cmd.Step(target=ahead[0]), cmd.Context(by=by), on=view, save=False)
+            facts = self.record(campaign, rules, cmd.Step(target=ahead[0]), save=False)
         except LedgerError as e:
             if campaign.step in targets or steps.acting_step(rules, campaign, side if walking else None) in targets:
                 return  # may be recorded where it stands or in the open step (a side at a door): the act decides
@@ -546,19 +572,15 @@ class CampaignLedger:
     # ---- steps and scenarios ---------------------------------------------------------------------
     def step(self, name: str | None, target: str | None = None):
         campaign, rules = self._load(name)
-        by = self.recording_side(campaign, rules)
-        view = self.books.own_view(campaign, rules, by)  # its own RG's follow-ups
-        facts = self.act(campaign, rules, cmd.Step(target=target), cmd.Context(by=by), on=view)
+        facts = self.record(campaign, rules, cmd.Step(target=target))  # on its own books: its own RG's follow-ups
         return steps.moved(rules, campaign, facts, guidance.passed)
 
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
-        self._walk_to(campaign, rules, self.recording_side(campaign, rules), steps.steps_of(rules, "scenario_end"))
-        base = steps.need_step(rules, campaign, "scenario_end")
+        base = next(iter(steps.steps_of(rules, "scenario_end")), "")
         lvp = steps.side_numbers(rules, lvp_items, "--lvp", f"{base}2" if base else None)
         from_map = not lvp_items  # read off the map: the LVP Locations each side Controls (8.6032)
-        fact, = self.act(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map),
-                         cmd.Context(log=self.history(campaign.name) if from_map else ()))
+        fact, = self.record(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map))
         return fact
 
     def initiative(self, name: str | None, given: dict[str, str], us_has_no_units: bool = False):
@@ -579,12 +601,11 @@ class CampaignLedger:
             salt = random.token_hex(16)
             text = self.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
             request = cmd.SealChit(side=side, commitment=chits.commitment(side, chit.lower(), salt), sealed=text)
-            fact, = self.act(campaign, rules, request, save=False)
+            fact, = self.record(campaign, rules, request, save=False)
             self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
             self._save(campaign)
             return fact
-        self._walk_to(campaign, rules, "", steps.steps_of(rules, "initiative"))
-        fact, = self.act(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
+        fact, = self.record(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
@@ -745,17 +766,14 @@ class CampaignLedger:
         the other side sees that one RG was bought and a commitment. Returns (the purchase, whether sealed)."""
         campaign, rules = self._load(name)
         who = rules.side(side)
-        self._walk_to(campaign, rules, who, steps.steps_of(rules, purchase="rg"))
-        view = self.books.own_view(campaign, rules, who)
-        sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         request = cmd.Buy(rg=rg_id, side=who, map_group=map_group, objective=objective, given=given, on_map=on_map,
                           pre_registered=pre_registered, early=early)
-        fact, = cmd.decide(view, rules, request, cmd.Context(sealed_cpp=sealed_cpp))
+        fact, = self.decided(campaign, rules, request)
         if secret is None:
             secret = purchases.secret_step(rules) is not None and who in campaign.keys
         if secret:
             salt, text = self.keyring.seal_purchase(campaign, rules, fact)
-            self.act(campaign, rules, cmd.SealPurchase(side=fact.side, commitment=commitment(fact, salt), sealed=text))
+            self.record(campaign, rules, cmd.SealPurchase(side=fact.side, commitment=commitment(fact, salt), sealed=text))
         else:
             self.append(campaign, fact, request=request)
         return fact, secret
@@ -773,20 +791,16 @@ class CampaignLedger:
 
     def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
-        campaign, rules = self._load(name)
-        self._walk_to(campaign, rules, rules.side(side),
-                      steps.steps_of(rules, purchase="fortifications"))
-        view = self.books.own_view(campaign, rules, rules.side(side))  # the FPP of its secret purchases
-        fact, = self.act(campaign, rules, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count,
-                                                     size=size, squads=squads, front_line=front_line,
-                                                     isolated=isolated), on=view)
+        # decided on its own books: the FPP of its secret purchases
+        fact, = self.execute(name, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
+                                               squads=squads, front_line=front_line, isolated=isolated))
         return fact
 
     # ---- the map -------------------------------------------------------------------------------------
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
         request = cmd.Control(location=location, side=side, strategic=strategic)
-        fact, = cmd.decide(campaign, rules, request)
+        fact, = self.decided(campaign, rules, request)
         before = mapd.strategic_holders(campaign, fact.location)
         self.append(campaign, fact, request=request)
         self.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
@@ -807,7 +821,7 @@ class CampaignLedger:
                 raise BadInput("no dice of the other side wait for your witness" + (
                     f" (event {', '.join(disputed)} disputed: name them to witness them after all)" if disputed
                     else ""), witnessing.RULE)
-        fact, = self.act(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
+        fact, = self.record(campaign, rules, cmd.Witness(side=side, rolls=tuple(rolls), disputed=disputed))
         return fact, self._claimed(campaign.name, fact.rolls)
 
     def _claimed(self, name: str, versions) -> list[Logged]:
@@ -815,42 +829,34 @@ class CampaignLedger:
         return [e for e in self.history(name) if e.version in wanted]
 
     def record_hq(self, name: str | None, side: str, location: str):
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.RecordHQ(side=side, location=location),
-                         cmd.Context(log=self.history(campaign.name)))  # who Controls the HQ now (8.6052 EXC)
+        fact, = self.execute(name, cmd.RecordHQ(side=side, location=location))  # who Controls it now (8.6052 EXC)
         return fact
 
     def firefight_end(self, name: str | None, map_id: str, fires: tuple[str, ...] = (),
                       burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
                       redeployed: tuple[str, ...] = ()):
-        campaign, rules = self._load(name)
-        facts = self.act(campaign, rules, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
-                                                           in_sewer=in_sewer, redeployed=redeployed))
-        return facts
+        return self.execute(name, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
+                                                   in_sewer=in_sewer, redeployed=redeployed))
 
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
         """A fortification placed; a hidden one (7.4.4) of a side with a key is sealed with it (its hex)."""
         campaign, rules = self._load(name)
         request = cmd.Place(item=item, hex=hex_text, side=side, hidden=hidden)
-        fact, = cmd.decide(campaign, rules, request, cmd.Context(log=self.history(campaign.name)))
+        fact, = self.decided(campaign, rules, request)
         if fact.hidden and fact.side in campaign.keys:
             salt, text = hiddenmod.seal(self.keyring, campaign, rules, fact)
-            self.act(campaign, rules, cmd.HidePlacement(side=fact.side, item=fact.item, commitment=commitment(fact, salt),
-                                                        sealed=text), cmd.Context(log=self.history(campaign.name)))
+            self.record(campaign, rules, cmd.HidePlacement(side=fact.side, item=fact.item,
+                                                           commitment=commitment(fact, salt), sealed=text))
         else:
             self.append(campaign, fact, request=request)
         return fact, campaign.version
 
     def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.Remove(item=item, hex=hex_text, by=by, side=side),
-                         cmd.Context(log=self.history(campaign.name)))
+        fact, = self.execute(name, cmd.Remove(item=item, hex=hex_text, by=by, side=side))
         return fact
 
     def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
-        campaign, rules = self._load(name)
-        fact, = self.act(campaign, rules, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll),
-                         cmd.Context(log=self.history(campaign.name)))
+        fact, = self.execute(name, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll))
         return fact
 
     def _reveal_on_entry(self, campaign, rules, side: str, table, named: tuple[str, ...], log) -> list:
@@ -900,9 +906,8 @@ class CampaignLedger:
         self.keyring.key(campaign, rules, who, purpose="commits its fair-dice chains")
         roll_head, answer_head, length, sealed = self.keyring.new_chains(campaign.keys[who]["salt"],
                                                                          campaign.keys[who]["check"])
-        fact, = self.act(campaign, rules, cmd.CommitDice(side=who, roll_head=roll_head, answer_head=answer_head,
-                                                         length=length, sealed=sealed))
-        return fact
+        fact, = self.record(campaign, rules, cmd.CommitDice(side=who, roll_head=roll_head, answer_head=answer_head,
+                                                            length=length, sealed=sealed))
         return fact
 
     def fair_reveal(self, name: str | None, side: str):
@@ -910,8 +915,8 @@ class CampaignLedger:
         who = rules.side(side)
         if who not in campaign.fair:
             raise BadInput(f"the {rules.system.sides[who]} side has committed no fair-dice seed")
-        fact, = self.act(campaign, rules, cmd.RevealFairSeed(side=who,
-                                                             seed=self.keyring.seed(campaign, rules, who).hex()))
+        fact, = self.record(campaign, rules, cmd.RevealFairSeed(side=who,
+                                                                seed=self.keyring.seed(campaign, rules, who).hex()))
         return fact
 
     def reveal(self, name: str | None, side: str | None, roll: int | None = None, cause: str = "",
@@ -921,7 +926,7 @@ class CampaignLedger:
         passphrase given opens."""
         campaign, rules = self._load(name)
         request = self.books.publish(campaign, rules, side, roll, cause, search)
-        facts = self.act(campaign, rules, request, cmd.Context(log=self.log_now(campaign)))
+        facts = self.record(campaign, rules, request)
         return [f for f in facts if not isinstance(f, RollValuePublished)]
 
     def keys(self, name: str | None) -> list[dict]:
@@ -958,7 +963,7 @@ class CampaignLedger:
         imported, facts = decide_import(campaign, rules, history, sources, attach, players)
         if facts and not dry_run:  # each file one action, kept with its command and decided from it
             for request in commands_of(sources, attach, players, imported):
-                self.act(campaign, rules, request, cmd.Context(log=self.log_now(campaign)), save=False)
+                self.record(campaign, rules, request, save=False)
             self._save(campaign)
         me = self.keyring.opens(campaign) if self.keyring.material and not dry_run else None
         if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed
@@ -967,8 +972,7 @@ class CampaignLedger:
             claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
             log, named = self.history(campaign.name), {n: rules.side(s) for n, s in players.items()}
             for digest, rolls in witnessed_in(log, imported, claims, named):
-                self.act(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest),
-                         cmd.Context(by=me, log=log))
+                self.record(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest))
                 self.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
                                     "own copy of the VASL log holds the same reports")
         return imported

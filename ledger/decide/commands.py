@@ -7,6 +7,7 @@ A decision is looked up in a table by the command's type, and a command by the f
 
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Callable
 
 
@@ -42,6 +43,27 @@ class Context:
     sealed_cpp: int = 0
     sealed_fpp: float = 0
     extra: dict = field(default_factory=dict)
+
+
+class LazyLog(Sequence):
+    """The log before the action, read when a decision first asks for it (most never do)."""
+
+    def __init__(self, read: Callable[[], list]):
+        self._read, self._events = read, None
+
+    def _all(self) -> list:
+        if self._events is None:
+            self._events = self._read()
+        return self._events
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self):
+        return iter(self._all())
 
 
 def _list(fact) -> list:
@@ -141,6 +163,19 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
 def decide(state: CampaignState, rules, command: Command, context: Context = Context()) -> list:
     """The facts the rules give for `command` on `state`, or a LedgerError citing the rule."""
     return DECISIONS[type(command)](state, rules, command, context)
+
+
+# ---- where a command is recorded (8.6: steps in order) ---------------------------------------------------------------
+# The side a command walks on first, and the steps it is recorded in: its side stands in one of them, or walks there
+# as `step` would (None: the side recording it).
+WALKS: dict[type, Callable[[Any, Any], tuple[str | None, tuple[str, ...]]]] = {
+    Buy: lambda r, c: (r.side(c.side), steps.steps_of(r, purchase="rg")),
+    Fortify: lambda r, c: (r.side(c.side), steps.steps_of(r, purchase="fortifications")),
+    EndScenario: lambda r, c: (None, steps.steps_of(r, "scenario_end")),
+    Initiative: lambda r, c: ("", steps.steps_of(r, "initiative")),
+}
+# decided on its side's own books (its secret purchases opened with its key, 8.619); the side recording a Step
+OWN_BOOKS = frozenset({Step, Buy, Fortify, RollCommand})
 
 
 # ---- the command a stored fact records -----------------------------------------------------------------------------
