@@ -18,7 +18,7 @@ from .store.folded import OutOfSequence, UnreadableRow, recording
 from .trust import chain
 from . import lazy
 from .decide import chits, fair, rights, rolls, steps, walk
-from .decide.steps import next_step, title, unmet
+from .decide.steps import next_step, title
 from .rules.dice import DiceSource, SystemDice, parse_entered
 from .domain.authorship import owner, recorder, signing_sides
 from .decide import witness as witnessing
@@ -39,8 +39,6 @@ from cgledger.projections import guidance
 from .trust import mark, seen
 from .trust.secrets import commitment
 turn = lazy.module("cgledger.ledger.exchange.turn")
-from cgledger.projections import takeback
-from cgledger.projections import roster
 from .player.secretbooks import SecretBooks
 from .read.keptreads import KeptReads, as_stored
 from .store.reading import PostgresRows, SqliteRows, collector_paused, hold, light_rows
@@ -609,133 +607,31 @@ class CampaignLedger:
         return fact
 
     def status(self, name: str | None, as_of: str | None = None) -> dict:
+        """projections/status.py, as the player whose key is given reads it; the protocol's duties of that key
+        carried out first."""
+        from functools import cache
+
+        from cgledger.projections.status import Reader, status
+
         state, rules = self.state_as_of(name, as_of)  # loaded once (it was loaded twice with a key)
-        if as_of is None and self.keyring.material is not None and self.fair.settle(state, rules):
-            self._save(state)  # the protocol's duties of the key given come first
-        nxt = next_step(rules, state)
-        cpp = dict(state.cpp)
-        own = self.keyring.opens(state) if as_of is None and (state.sealed or state.secret_rgs) else None
-        if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
-            view = self.books.own_view(state, rules, own)
-            cpp[own] = view.cpp.get(own, 0) + (self.books.sealed_cpp(view, rules, own) if view.sealed else 0)
-        needs = unmet(rules, state, state.step)
-        if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
-            needs = unmet(rules, view, view.step)
-        walking = walk.walking(state, rules)
-        me = self.keyring.opens(state) if walking and as_of is None and self.keyring.material is not None else None
-        here = walk.position(state, me) if me else state.step
-        at_door = bool(me) and me in state.ahead and steps.crosses_together(rules, here)
-        if me:  # each side walks the RePh: what this side owes where it stands (nothing at the door it waits at)
-            needs = [] if at_door else walk.owed(rules, view if own is not None else state, me, here)
-            nxt = here if at_door else next_step(rules, state, here)
-        over = steps.campaign_over(rules, state)
-        if over:  # nothing more is played: nothing is offered that would be refused
-            needs, nxt, at_door = [], None, True
-        secret = {}
-        for entry in state.secret_rgs.values():
-            secret[entry["side"]] = secret.get(entry["side"], 0) + 1
-        mailed = self.turn_mailed(state) if as_of is None and self.keyring.material is not None else None
-        if mailed is not None:  # by email, the turn mailed and its reply not read: nothing is recorded until it is
-            needs, at_door = [], True
-        held = None if at_door or over or needs or not rules.system.steps else \
-            self._step_refused(state, rules, view if own is not None else state)
-        chit_side = me  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
-        if chit_side is None and as_of is None and chits.sealed_play(state, rules) \
-                and "initiative" in {n["effect"] for n in needs}:
-            chit_side = own if own is not None else self.keyring.opens(state)
-        return {
-            "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
-            "cg_date": state.cg_date,
-            "step": state.step, "step_title": title(rules, state.step),
-            "purpose": guidance.purpose(rules, state.step),  # what the open step is for
-            "scenario": state.scenario or None, "initial": state.initial,
-            "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
-            "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
-            "may": ([] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None))
-            + self._key_to_set_up(state, rules, as_of)
-            + (self._live_offers(state, rules, view if own is not None else state, me, here, at_door)
-               if me and mailed is None and not over else []),
-            "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
-            # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
-            # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
-            "turn": self._turn_view(state, mailed) if as_of is None and self.keyring.material is not None else None,
-            # nothing needed here: the next act ahead and its command, which walks the side there itself
-            "next_acts": [] if needs or at_door or over else guidance.next_acts(rules, view if own is not None else state,
-                                                                               here, me, walking),
-            "progress": self._progress(state, rules) if walking else {},  # where each side stands in the RePh
-            "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
-            "reminders": reminders(rules, state),
-            "next": nxt, "next_title": "the campaign is over" if over else title(rules, nxt),
-            "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
-            "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
-            "attack_chits": state.chits, "flags": state.flags,
-            "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
-            "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
-            "random_weather": state.options.get("random_weather", False),
-            # the weather chart's line for the CG Date (8.617, RR 2.517): the weather (unless the random weather
-            # decides it) and what the chart gives beside it, by the chart's own names (Moon Phase, Cloud Cover, EC)
-            "weather": None if state.options.get("random_weather") else roster.historical(rules, state.cg,
-                                                                                       state.cg_date).get("weather"),
-            "conditions": roster.conditions(rules, state.cg, state.cg_date, state.options.get("random_weather", False)),
-            "dice": dice_mode(state, rules), "waiting": self.fair.waiting(state, rules),
-            "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
-            "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
-            "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
-            # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
-            "proposal": takeback.view(state, rules, self.keyring.opens(state) if as_of is None and self.keyring.material
-                                      and (state.proposal or state.lapsed) else None,
-                                      lambda action, before: self._events_of_action(state, action, before)),
-        }
-
-    def _key_to_set_up(self, state, rules, as_of: str | None) -> list[dict]:
-        """The other side has set up its key and the one given opens none: this player's side has none yet. Its
-        acts are not signed and fair dice wait until it has (the trust model): offered, with the command."""
-        missing = [s for s in rules.system.sides if s not in state.keys]
-        if as_of is not None or not state.keys or len(missing) != 1 or self.keyring.material is None \
-                or self.keyring.opens(state):
-            return []
-        return [{"command": f"cgledger keys init --side {missing[0]}", "rule": rights.RULE,
-                 "text": f"set up your key: the {rules.system.sides[missing[0]]} side's acts are signed from then on, "
-                         "and fair dice start once both sides have keys"}]
-
-    def _live_offers(self, state, rules, view, me: str, here: str, at_door: bool) -> list[dict]:
-        """What moves the campaign on where nothing else is offered this side: its ledger's part of the fair dice
-        (answers to the other side's rolls, its own answered Secret rolls made), and, both sides done up to a door
-        they enter together, the step in; each offered only where the ledger does it now."""
-        out = []
-        if fair.owed_by(state, rules, me):
-            out.append({"command": "cgledger answer", "rule": fair.RULE,
-                        "text": "your ledger's part of the fair dice: its answers to the other side's rolls, your "
-                                "answered Secret rolls made"})
-        elif at_door and self._step_refused(state, rules, view) is None:
-            out.append({"command": "cgledger step next", "rule": None,
-                        "text": f"enter {title(rules, here)}: both sides are done up to here"})
-        return out
-
-    def _turn_view(self, state, mailed: int | None) -> dict | None:
-        if not self.where:
-            return None
-        owed = mailed is None and turn.reply_owed(self.where, self._seen_key(state.id))
-        return {"mailed": mailed, "reply_owed": owed, "text": turn.waiting_text(mailed) if mailed is not None else None}
-
-    def _step_refused(self, state, rules, view) -> dict | None:
-        """The refusal `step next` would meet now, decided by the very decision the command runs (nothing is
-        offered that the ledger then refuses): {text, rule}, or None where it would be accepted."""
-        try:  # what cmd.decide runs for cmd.Step (its module, with dataclasses, stays out of a quick read)
-            walk.step(view, rules, None, self.recording_side(state, rules))
-        except LedgerError as refused:
-            return {"text": refused.message, "rule": refused.rule}
-        return None
-
-    def _progress(self, state, rules) -> dict:
-        """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do."""
-        out = {}
-        for side in rules.system.sides:
-            at = walk.position(state, side)
-            ahead = side in state.ahead
-            reason = None if ahead else walk.may_act(rules, state, side, at)
-            out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
-        return out
+        if as_of is not None:
+            return status(state, rules, Reader(as_of=as_of, by=lambda: self.recording_side(state, rules)))
+        key_given = self.keyring.material is not None
+        if key_given and self.fair.settle(state, rules):
+            self._save(state)
+        own = self.keyring.opens(state) if state.sealed or state.secret_rgs else None
+        view = self.books.own_view(state, rules, own) if own is not None else None
+        mailed = self.turn_mailed(state) if key_given else None
+        turn_now = None
+        if key_given and self.where:
+            owed = mailed is None and turn.reply_owed(self.where, self._seen_key(state.id))
+            turn_now = {"mailed": mailed, "reply_owed": owed,
+                        "text": turn.waiting_text(mailed) if mailed is not None else None}
+        return status(state, rules, Reader(
+            key_given=key_given, side=cache(lambda: self.keyring.opens(state)),
+            by=cache(lambda: self.recording_side(state, rules)), own=own, view=view,
+            sealed_cpp=self.books.sealed_cpp(view, rules, own) if view is not None and view.sealed else 0,
+            mailed=mailed, turn=turn_now, events_of=lambda action, before: self._events_of_action(state, action, before)))
 
     def _events_of_action(self, state: CampaignState, action: int, before: int) -> list[Logged]:
         """The events of one action recorded before event `before`, read backwards from there (a proposal follows
@@ -1374,22 +1270,6 @@ def voided_by_fact(fact) -> tuple[int, ...]:
     if isinstance(fact, TakeBackProposed):
         return tuple(fact.voided)
     return voided_by(fact) or ()
-
-
-def dice_mode(state, rules) -> str:
-    """What makes the dice now: 'fair' (declared, answered), 'fair-pending' (a side has not committed yet: rolls
-    are immediate until both have keys and commitments), 'immediate'."""
-    if state.dice_mode != "fair":
-        return state.dice_mode
-    return "fair" if state.fair_in_force(rules.system.sides) else "fair-pending"
-
-
-def reminders(rules, state) -> list[dict]:
-    """The open step's reminders that apply on this CG Date (e.g. RR 2.51428 at night)."""
-    if state.step not in rules.steps:
-        return []
-    time = rules.calendar.parse(state.cg_date).time
-    return [{"rule": r.rule, "text": r.text} for r in rules.steps[state.step].reminders if r.time in (None, time)]
 
 
 decide_start = steps.start  # `new`'s checks that need no database

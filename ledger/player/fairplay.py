@@ -133,16 +133,3 @@ class FairPlay:
         facts = decisions.decide(campaign, rules, request)
         self.app.put(campaign, *facts, request=request)
         return facts
-
-    def waiting(self, state, rules) -> list[dict]:
-        """The fair rolls waiting for their dice, for `status`."""
-        rows = []
-        for entry in fair.pending(state):
-            if entry["made"]:
-                continue  # a Secret roll made: it has its dice (the audit lists it until it is revealed)
-            roller, answerer = entry["side"], fair.other(rules, entry["side"])
-            waits = (f"the {rules.system.sides[roller]} side's ledger to make the Secret roll" if entry["answered"]
-                     else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
-            rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
-                         "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits})
-        return rows

@@ -1,0 +1,180 @@
+"""`status`: where the campaign stands and what each side may do next, as the player reading it sees it: a read
+model of the campaign state, the rules, and what the reader knows (`Reader`: the side his key opens, his own books,
+the turn this machine mailed). Every act it offers is judged by the decision the act runs (nothing is offered that
+the ledger then refuses)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+from cgledger.ledger.decide import chits, fair, rights, steps, walk
+from cgledger.ledger.decide import witness as witnessing
+from cgledger.ledger.decide.steps import next_step, title, unmet
+from cgledger.ledger.errors import LedgerError
+from cgledger.projections import guidance, roster, takeback
+
+
+class Reader(NamedTuple):
+    """What the player reading `status` knows besides the campaign: all None/empty for a past CG Date (`as_of`)."""
+
+    as_of: str | None = None
+    key_given: bool = False
+    side: Callable[[], str | None] = lambda: None  # the side the key given opens (asked only where needed)
+    by: Callable[[], str] = lambda: ""  # the side recording now (the key's, else the only one without a key)
+    own: str | None = None  # the side whose own secrets the key opened (8.619), with its books below
+    view: Any = None  # the campaign as that side's own ledger knows it
+    sealed_cpp: int = 0  # the CPP of that side's sealed replenishments
+    mailed: int | None = None  # by email: the last event of the turn this machine mailed, its reply not read yet
+    turn: dict | None = None  # the email turn as this machine sees it
+    events_of: Callable[[int, int], list] = lambda action, before: []  # the events of one action before an event
+
+
+def status(state, rules, reader: Reader) -> dict:
+    as_of, own = reader.as_of, reader.own
+    view = reader.view if own is not None else state  # the campaign as this side's own ledger knows it
+    nxt = next_step(rules, state)
+    cpp = dict(state.cpp)
+    if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
+        cpp[own] = view.cpp.get(own, 0) + reader.sealed_cpp
+    needs = unmet(rules, state, state.step)
+    if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
+        needs = unmet(rules, view, view.step)
+    walking = walk.walking(state, rules)
+    me = reader.side() if walking and as_of is None and reader.key_given else None
+    here = walk.position(state, me) if me else state.step
+    at_door = bool(me) and me in state.ahead and steps.crosses_together(rules, here)
+    if me:  # each side walks the RePh: what this side owes where it stands (nothing at the door it waits at)
+        needs = [] if at_door else walk.owed(rules, view, me, here)
+        nxt = here if at_door else next_step(rules, state, here)
+    over = steps.campaign_over(rules, state)
+    if over:  # nothing more is played: nothing is offered that would be refused
+        needs, nxt, at_door = [], None, True
+    secret = {}
+    for entry in state.secret_rgs.values():
+        secret[entry["side"]] = secret.get(entry["side"], 0) + 1
+    mailed = reader.mailed
+    if mailed is not None:  # by email, the turn mailed and its reply not read: nothing is recorded until it is
+        needs, at_door = [], True
+    held = None if at_door or over or needs or not rules.system.steps else step_refused(rules, view, reader.by())
+    chit_side = me  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
+    if chit_side is None and as_of is None and chits.sealed_play(state, rules) \
+            and "initiative" in {n["effect"] for n in needs}:
+        chit_side = own if own is not None else reader.side()
+    return {
+        "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
+        "cg_date": state.cg_date,
+        "step": state.step, "step_title": title(rules, state.step),
+        "purpose": guidance.purpose(rules, state.step),  # what the open step is for
+        "scenario": state.scenario or None, "initial": state.initial,
+        "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
+        "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
+        "may": ([] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None))
+        + key_to_set_up(state, rules, reader)
+        + (live_offers(state, rules, view, me, here, at_door, reader.by()) if me and mailed is None and not over
+           else []),
+        "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
+        # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
+        # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
+        "turn": reader.turn,
+        # nothing needed here: the next act ahead and its command, which walks the side there itself
+        "next_acts": [] if needs or at_door or over else guidance.next_acts(rules, view, here, me, walking),
+        "progress": progress(state, rules) if walking else {},  # where each side stands in the RePh
+        "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
+        "reminders": reminders(rules, state),
+        "next": nxt, "next_title": "the campaign is over" if over else title(rules, nxt),
+        "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
+        "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
+        "attack_chits": state.chits, "flags": state.flags,
+        "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
+        "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
+        "random_weather": state.options.get("random_weather", False),
+        # the weather chart's line for the CG Date (8.617, RR 2.517): the weather (unless the random weather
+        # decides it) and what the chart gives beside it, by the chart's own names (Moon Phase, Cloud Cover, EC)
+        "weather": None if state.options.get("random_weather") else roster.historical(rules, state.cg,
+                                                                                   state.cg_date).get("weather"),
+        "conditions": roster.conditions(rules, state.cg, state.cg_date, state.options.get("random_weather", False)),
+        "dice": dice_mode(state, rules), "waiting": waiting(state, rules),
+        "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
+        "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
+        "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
+        # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
+        "proposal": takeback.view(state, rules, reader.side() if as_of is None and reader.key_given
+                                  and (state.proposal or state.lapsed) else None, reader.events_of),
+    }
+
+
+def key_to_set_up(state, rules, reader: Reader) -> list[dict]:
+    """The other side has set up its key and the one given opens none: this player's side has none yet. Its acts
+    are not signed and fair dice wait until it has (the trust model): offered, with the command."""
+    missing = [s for s in rules.system.sides if s not in state.keys]
+    if reader.as_of is not None or not state.keys or len(missing) != 1 or not reader.key_given or reader.side():
+        return []
+    return [{"command": f"cgledger keys init --side {missing[0]}", "rule": rights.RULE,
+             "text": f"set up your key: the {rules.system.sides[missing[0]]} side's acts are signed from then on, "
+                     "and fair dice start once both sides have keys"}]
+
+
+def live_offers(state, rules, view, me: str, here: str, at_door: bool, by: str) -> list[dict]:
+    """What moves the campaign on where nothing else is offered this side: its ledger's part of the fair dice
+    (answers to the other side's rolls, its own answered Secret rolls made), and, both sides done up to a door
+    they enter together, the step in; each offered only where the ledger does it now."""
+    out = []
+    if fair.owed_by(state, rules, me):
+        out.append({"command": "cgledger answer", "rule": fair.RULE,
+                    "text": "your ledger's part of the fair dice: its answers to the other side's rolls, your "
+                            "answered Secret rolls made"})
+    elif at_door and step_refused(rules, view, by) is None:
+        out.append({"command": "cgledger step next", "rule": None,
+                    "text": f"enter {title(rules, here)}: both sides are done up to here"})
+    return out
+
+
+def step_refused(rules, view, by: str) -> dict | None:
+    """The refusal `step next` would meet now, decided by the very decision the command runs (nothing is offered
+    that the ledger then refuses): {text, rule}, or None where it would be accepted."""
+    try:
+        walk.step(view, rules, None, by)
+    except LedgerError as refused:
+        return {"text": refused.message, "rule": refused.rule}
+    return None
+
+
+def progress(state, rules) -> dict:
+    """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do."""
+    out = {}
+    for side in rules.system.sides:
+        at = walk.position(state, side)
+        ahead = side in state.ahead
+        reason = None if ahead else walk.may_act(rules, state, side, at)
+        out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
+    return out
+
+
+def waiting(state, rules) -> list[dict]:
+    """The fair rolls waiting for their dice."""
+    rows = []
+    for entry in fair.pending(state):
+        if entry["made"]:
+            continue  # a Secret roll made: it has its dice (the audit lists it until it is revealed)
+        roller, answerer = entry["side"], fair.other(rules, entry["side"])
+        waits = (f"the {rules.system.sides[roller]} side's ledger to make the Secret roll" if entry["answered"]
+                 else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
+        rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
+                     "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits})
+    return rows
+
+
+def dice_mode(state, rules) -> str:
+    """What makes the dice now: 'fair' (declared, answered), 'fair-pending' (a side has not committed yet: rolls
+    are immediate until both have keys and commitments), 'immediate'."""
+    if state.dice_mode != "fair":
+        return state.dice_mode
+    return "fair" if state.fair_in_force(rules.system.sides) else "fair-pending"
+
+
+def reminders(rules, state) -> list[dict]:
+    """The open step's reminders that apply on this CG Date (e.g. RR 2.51428 at night)."""
+    if state.step not in rules.steps:
+        return []
+    time = rules.calendar.parse(state.cg_date).time
+    return [{"rule": r.rule, "text": r.text} for r in rules.steps[state.step].reminders if r.time in (None, time)]
