@@ -79,6 +79,7 @@ class TwoPlayers(RuleBasedStateMachine):
                     assert not wrong, f"audit on the {side} side:\n{result.stdout}\n" + self.story()
                     unkept = actions_without_command(desk.player.db)
                     assert not unkept, f"acts stored without their command on the {side} side: {unkept}\n" + self.story()
+                self._reveal_everything()
         finally:
             if not os.environ.get("CGLEDGER_RANDOM_KEEP"):  # the desks' stores kept to look into a failure
                 shutil.rmtree(self.folder, ignore_errors=True)
@@ -111,6 +112,26 @@ class TwoPlayers(RuleBasedStateMachine):
                 self.send(desk)
             if not any(d.inbox for d in self.desks.values()):
                 return
+
+    def _reveal_everything(self) -> None:
+        """Each side reveals every secret it holds (Secret rolls, secret purchases, hidden fortifications), as at
+        campaign end: each is then decided again as it was made, and `audit --final` names nothing but what the
+        play left pending (a fair roll not answered yet, dice not yet witnessed)."""
+        for side, desk in self.desks.items():
+            before = desk.events()
+            result = desk.run("reveal", "--all", "--side", side)
+            self.trace.append(f"{side}: reveal --all -> {result.exit_code} {(result.stdout + result.stderr).strip()[:160]}")
+            if result.exit_code != 0:
+                assert desk.events() == before, "a refused reveal wrote events"
+            self.send(desk)
+            self.receive(self.other(desk))
+        self._catch_up()
+        for side, desk in self.desks.items():
+            result = desk.run("audit", "--final", "--json")
+            findings = json.loads(result.stdout)["findings"]
+            wrong = [f for f in findings if f["kind"] not in ("pending", "unwitnessed")
+                     and not (f["kind"] == "reroll" and self.rolls_taken_back)]
+            assert not wrong, f"audit --final after the reveals, on the {side} side:\n{result.stdout}\n" + self.story()
 
     def story(self) -> str:
         """The play so far, one line per act, for a failure's message."""
