@@ -305,8 +305,8 @@ def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
         gc.collect()
         t0, c0 = time.perf_counter(), time.thread_time()
         with collector_paused():
-            rows = ledger.loader.rows(campaign_id(name), ledger.READ_PAGE)
-            report = audit(campaign_id(name), rows, ledger.snapshots_of(name), worker=worker)
+            rows = ledger.store.loader.rows(campaign_id(name), ledger.store.READ_PAGE)
+            report = audit(campaign_id(name), rows, ledger.store.snapshots_of(name), worker=worker)
         best, cpu = min(best, time.perf_counter() - t0), min(cpu, time.thread_time() - c0)
         assert report.clean, report.findings[:3]
     ledger.close()

@@ -95,8 +95,8 @@ def roll_batched(ledger: CampaignLedger, count: int, start: int, keys: dict[str,
         # signed and kept with its command, as a command does
         campaign.record(rolls.roll(campaign, rules, command)[0], side, signers[side], "", command)
         if n % BATCH == 0:
-            ledger.save(campaign)
-    ledger.save(campaign)
+            ledger.store.save(campaign)
+    ledger.store.save(campaign)
 
 
 def verify_all(ledger: CampaignLedger) -> int:
@@ -145,10 +145,10 @@ def compare_mappers(ledger: CampaignLedger, cid: UUID) -> dict[str, tuple[float,
         msgspec.to_builtins(fact). Its decode returns that fact as an untyped dict (no Struct
         rebuilt, no validation), so the comparison flatters the default mapper.
     Returns {name: (encode seconds, decode seconds, events, mean stored bytes per event)}."""
-    ours = ledger.app.mapper  # the library's mapper (reads before a write use sqlite3 rows: ledger/store/reading.py)
-    stored_rows = ledger.app.recorder.select_events(cid)
+    ours = ledger.store.app.mapper  # the library's mapper (reads before a write use sqlite3 rows: ledger/store/reading.py)
+    stored_rows = ledger.store.app.recorder.select_events(cid)
     transcoder = JSONTranscoder()
-    ledger.app.register_transcodings(transcoder)
+    ledger.store.app.register_transcodings(transcoder)
     default = Mapper(transcoder=transcoder)
 
     def plain_events() -> list[PlainRecorded]:

@@ -67,7 +67,7 @@ def campaigns(ctx, param, incomplete: str) -> list[CompletionItem]:
         from cgledger.ledger.application import open_ledger
         from cgledger.ledger.store.database import holds_ledger, resolve_db
 
-        names = open_ledger(resolve_db(db)).campaign_names() if holds_ledger(resolve_db(db)) else []
+        names = open_ledger(resolve_db(db)).store.campaign_names() if holds_ledger(resolve_db(db)) else []
     except Exception:  # noqa: BLE001 - nothing to offer from a database that cannot be read
         names = []
     return _items({n: "campaign" for n in names}, incomplete)

@@ -76,7 +76,7 @@ class LedgerContext:
 
         if self._ledger is None:
             self._ledger = opened(resolve_db(self.db), create)
-            self._ledger.forget_reads()  # read once per command, afresh for each
+            self._ledger.store.forget_reads()  # read once per command, afresh for each
             self._ledger.dice = SeededDice(self.seed) if self.seed is not None else SystemDice()
             self._ledger.key_material = material = self.key_material()
             if material is not None and self._ledger.keyring.agent is None:

@@ -25,7 +25,7 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
     # machine checked at this head loads nothing for it); the events themselves: every stored row decoded
     name, system = obj.answer("export", (), lambda ledger: ledger.export_source(obj.campaign))
     entries = stored_entries(resolve_db(obj.db), name)
-    bundle = export_bundle(obj.ledger().entries(name) if entries is None else entries, name, system, since, path)
+    bundle = export_bundle(obj.ledger().store.entries(name) if entries is None else entries, name, system, since, path)
     if as_json:
         emit_json({"campaign": bundle.campaign, "since": bundle.since, "events": len(bundle.events),
                    "to": bundle.events[-1].version})

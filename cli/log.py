@@ -188,7 +188,7 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict
     sides = None
     if last is not None and not as_of:  # the tail alone, from the campaign just before it
-        before, tail = obj.ledger().log_tail(obj.campaign, last)
+        before, tail = obj.ledger().store.log_tail(obj.campaign, last)
         rows = rows_of(tail, before)
         sides = side_names(getattr(before, "system", None))
     else:
@@ -216,7 +216,7 @@ def _whole_json(obj) -> None:
 
     entries = stored_entries(resolve_db(obj.db), obj.campaign)
     if entries is None:
-        entries = obj.ledger().entries(obj.campaign)
+        entries = obj.ledger().store.entries(obj.campaign)
     binary = getattr(sys.stdout, "buffer", None)  # the web runs commands into a text stream: no bytes there
     if binary is None:
         for chunk in log_json(entries):

@@ -85,7 +85,7 @@ def demo(obj, sample: Path, report_file: Path) -> None:
         raise click.ClickException("demo builds its sample ledger in a SQLite file: pass --db FILE")
     db = Path(obj.db or "sample-campaign.db")
     if db.exists():
-        names = obj.__class__(str(db), None, None).ledger().campaign_names()
+        names = obj.__class__(str(db), None, None).ledger().store.campaign_names()
         if names != [SAMPLE_NAME]:
             raise click.ClickException(f"{db} holds other campaigns ({', '.join(names) or 'none'}): demo replaces only "
                                        "its own sample ledger; pass --db NEW_FILE")

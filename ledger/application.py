@@ -4,8 +4,6 @@ decisions over stored events (ledger/audit.py)."""
 
 from __future__ import annotations
 
-import time
-from itertools import starmap
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -14,7 +12,7 @@ from pathlib import Path
 from . import rules as rulesmod
 from .trust.chain import campaign_id
 from .domain.evolve import SCENARIO, CampaignState, fold
-from .store.folded import OutOfSequence, UnreadableRow, recording
+from .store.folded import recording
 from .trust import chain
 from . import lazy
 from .decide import chits, fair, rights, rolls, steps, walk
@@ -28,11 +26,11 @@ mapd = lazy.module("cgledger.ledger.decide.map")
 purchases = lazy.module("cgledger.ledger.decide.purchases")
 cmd = lazy.module("cgledger.ledger.decide.commands")
 hiddenmod = lazy.module("cgledger.ledger.player.hidden")
-from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
+from .errors import AlreadyRecorded, BadInput, DatabaseError, LedgerError
 from .domain.events import Fact, RollValuePublished, SideKeyRegistered
 from .player.keyring import Keyring
 from .trust.logged import Logged
-from .store.loading import Loader
+from .store.campaigns import CampaignStore
 from .domain.outcomes import Rolled, Verified
 from .player.fairplay import FairPlay
 from cgledger.projections import guidance
@@ -40,10 +38,8 @@ from .trust import mark, seen
 from .trust.secrets import commitment
 turn = lazy.module("cgledger.ledger.exchange.turn")
 from .player.secretbooks import SecretBooks
-from .read.keptreads import KeptReads, as_stored
-from .store.reading import PostgresRows, SqliteRows, collector_paused, hold, light_rows
-from .trust.envelope import decode_envelope
-from .store.reading import pick_name, started_names
+from .read.keptreads import KeptReads
+from .store.reading import PostgresRows, SqliteRows, collector_paused, light_rows
 from .rules import parse_declared
 from .domain import timeline
 from .store import database as store
@@ -63,66 +59,47 @@ class CampaignLedger:
     library."""
 
     def __init__(self, env=None, dice: DiceSource | None = None, rows: SqliteRows | PostgresRows | None = None):
-        self.env = dict(env or {})
-        self._app = None
-        self._rows = rows
-        if rows is None:
-            self.app  # the library reads: built now, as before (a refused connection is `open_ledger`'s one line)
+        self.store = CampaignStore(self, env, rows)  # the campaigns of this database: loads, saves, reads
         self.dice: DiceSource = dice or SystemDice()
         self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
         self.said: list[str] = []  # what this command did besides its act, said to the player (a walk on, a witness)
-        self.loader = Loader(self)
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
         self.kept = KeptReads(self)  # the read views kept current
+        self.store.saved = self.kept.advance
 
-    # ---- the store: read plainly until a command records --------------------------------------
-    @property
-    def app(self):
-        """The event-sourcing library's application, built at first use: the first write's."""
-        if self._app is None:
-            from .store.eventstore import EventStore
+    # ---- what the verbs and readers ask of the store most ------------------------------------
+    def campaign(self, name: str | None, writing: bool = False) -> Campaign:
+        return self.store.campaign(name, writing)
 
-            self._app = EventStore(self, self.env)
-        return self._app
+    def history(self, name: str | None) -> list[Logged]:
+        return self.store.history(name)
 
-    @property
-    def recorder(self):
-        return self._rows if self._app is None else self._app.recorder
-
-    @property
-    def snapshot_recorder(self):
-        if self._app is None:
-            return self._rows.snapshots
-        return self._app.snapshots.recorder if self._app.snapshots is not None else None
-
-    @property
-    def mapper(self):
-        return self._rows if self._app is None else self._app.mapper
-
-    @property
-    def snapshots(self):
-        return self.app.snapshots
-
-    @property
-    def factory(self):
-        return self.app.factory
-
-    def save(self, *objects):
-        return self.app.save(*objects)
-
-    def close(self) -> None:
-        if self._app is not None:
-            self._app.close()
-        if self._rows is not None:
-            self._rows.close()
+    def resolve_name(self, name: str | None) -> str:
+        return self.store.resolve_name(name)
 
     @property
     def notices(self) -> list[str]:
         """What a read found and worked around (a snapshot that does not check out, an event that does not verify)."""
-        return self.loader.notices
+        return self.store.notices
+
+    @property
+    def where(self) -> str:
+        return self.store.where
+
+    def close(self) -> None:
+        self.store.close()
+
+
+
+
+
+
+
+
+
 
     @property
     def key_material(self) -> bytes | None:
@@ -134,108 +111,23 @@ class CampaignLedger:
             self.keyring = Keyring(material)
 
     # ---- loading and appending ----------------------------------------------------------------
-    def campaign(self, name: str | None, writing: bool = False) -> Campaign:
-        cid = campaign_id(self.resolve_name(name))
-        if not writing:
-            again = self._read_again(cid)
-            if again is not None:
-                return again
-        try:
-            campaign = self._rebuild(cid)
-        except (UnreadableRow, OutOfSequence) as e:
-            raise DatabaseError(f"the campaign log is damaged ({e}): run `cgledger audit`") from None
-        self._check_seen(campaign, writing)
-        if campaign.irregular:  # a forged take-back (the audit names it): the books can disagree from here on
-            action, voided = campaign.irregular
-            self.notices.append(f"action #{action} takes back action(s) {', '.join(map(str, voided))} out of "
-                                "order, which no ledger does: from there the totals `status` shows may differ from the "
-                                "roster's; run `cgledger audit`")
-        if not writing and not self.notices:  # read without a warning: read once (`_read_again`)
-            last = self.recorder.select_events(cid, desc=True, limit=1)
-            self._last_read = (cid, last[0].originator_version, last[0].state, campaign) if last else None
-        return campaign
 
-    _last_read: tuple | None = None  # (campaign id, last stored version, its stored bytes, the campaign read)
 
-    def forget_reads(self) -> None:
-        """A new command reads the campaign afresh (the CLI calls this as each command opens the ledger)."""
-        self._last_read = None
 
-    def _read_again(self, cid) -> Campaign | None:
-        """The campaign this command already read, if it read it without a warning and the log's last stored row
-        is still byte for byte the one it read up to ("load the campaign once per command"; `map`
-        read it twice). A campaign a verb has recorded on since (its version moved) is read again."""
-        if self._last_read is None or self._last_read[0] != cid:
-            return None
-        _cid, version, state, campaign = self._last_read
-        last = self.recorder.select_events(cid, desc=True, limit=1)
-        if last and last[0].originator_version == version == campaign.version and last[0].state == state:
-            return campaign
-        self._last_read = None
-        return None
 
-    where = ""  # this database, as this machine names it (open_ledger): the key of the head it last saw
 
-    def _seen_problem(self, cid, version: int, key: str | None = None) -> str | None:
-        def digest_at(v: int) -> str | None:
-            rows = self.recorder.select_events(cid, gt=v - 1, lte=v)
-            return self.loader.logged(rows[0]).digest if rows else None
 
-        key = key or self._seen_key(cid)
-        if seen.problem(self.where, key, version, digest_at) is None:
-            return None
-        stored = self.recorder.select_events(cid, desc=True, limit=1)  # the store now: another writer may be ahead
-        return seen.problem(self.where, key, stored[0].originator_version if stored else 0, digest_at)
 
-    def _seen_key(self, cid) -> str:
-        """The campaign as this machine knows it: its id and its first event (a campaign started anew under the same
-        name, in a new file at the same place, is another campaign)."""
-        first = self.recorder.select_events(cid, lte=1)
-        return f"{cid}#{self.loader.logged(first[0]).digest[:16] if first else ''}"
 
-    def _check_seen(self, campaign: Campaign, writing: bool) -> None:
-        """The log still extends the last head this machine saw (ledger/trust/seen.py): else reads warn, writes refuse."""
-        if not self.where:
-            return
-        key = self._seen_key(campaign.id)
-        found = self._seen_problem(campaign.id, campaign.version, key)
-        for pause in (0.05, 0.2):  # another process of this machine may be committing what it has just noted
-            if found is None or not writing:
-                break
-            time.sleep(pause)
-            found = self._seen_problem(campaign.id, campaign.version, key)
-        if found is None:
-            seen.remember(self.where, key, campaign.version, campaign.head)
-        elif writing:
-            raise DatabaseError(f"{found}; nothing is recorded on it: run `cgledger audit` ({seen.forget_hint()})")
-        else:
-            self.notices.append(found)
 
-    def _rebuild(self, cid, version: int | None = None) -> Campaign:
-        """Loaded past this machine's mark of what it verified (ledger/trust/mark.py), which then moves up to what this
-        load verified."""
-        if not mark.kept(self.where):
-            return self.loader.campaign(cid, version)
-        key = self._seen_key(cid)
-        campaign = self.loader.campaign(cid, version, mark.read(self.where, key))
-        if self.loader.checked is not None:
-            mark.advance(self.where, key, *self.loader.checked)
-        return campaign
 
-    def take_snapshot(self, aggregate_id, version: int | None = None) -> None:
-        """A snapshot built the way reads build the campaign: never on top of a snapshot that does not check out."""
-        campaign = recording(self._rebuild(aggregate_id, version))
-        self.snapshots.put([type(campaign).Snapshot.take(campaign)])
-
-    def snapshots_of(self, name: str | None) -> dict[int, tuple[dict | None, str | None]]:
-        return self.loader.snapshots(campaign_id(self.resolve_name(name)))
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
         return rulesmod.load(state.system, state.override_sources())
 
     def _load(self, name: str | None) -> tuple[Campaign, rulesmod.Rules]:
         """The campaign and its rules, for a command that records: a retried command already recorded stops here."""
-        campaign = self.campaign(name, writing=True)
+        campaign = self.store.campaign(name, writing=True)
         done = campaign.recorded(self.command_id) if self.command_id else None
         if done is not None:
             author = campaign.recorded_by(self.command_id)
@@ -245,7 +137,7 @@ class CampaignLedger:
                                f"(event {done}): no retry of yours; run the command again with a new id",
                                "cgledger trust model")
             raise AlreadyRecorded(done)
-        mailed = self.turn_mailed(campaign) if self.where else None
+        mailed = self.turn_mailed(campaign) if self.store.where else None
         if mailed is not None:  # strict turn-taking by email (ledger/exchange/turn.py): nothing recorded until the reply is read
             raise BadInput(turn.waiting_text(mailed), turn.RULE)
         rules = self.rules_for(campaign)
@@ -257,7 +149,7 @@ class CampaignLedger:
         saves at the version the decision saw. Refused (nothing written) when a signature is due and the key
         given is not that side's. `request`: the command whose whole action `facts` are (kept with the first)."""
         self.put(campaign, *facts, command=self.command_id, request=request)
-        self._save(campaign)
+        self.store.save_campaign(campaign)
 
     def execute(self, name: str | None, request, save: bool = True) -> list:
         """One verb: the campaign loaded, `request` decided as its side stands (`decided`), and its whole action
@@ -343,46 +235,25 @@ class CampaignLedger:
     def log_now(self, campaign: Campaign) -> list[Logged]:
         """The stored log and what this command has recorded but not saved yet (an answer, a Secret roll made)."""
         pending = getattr(campaign, "_pending_events", ())
-        return self.history(campaign.name) + [Logged(e.originator_version, None, "", "", type(e.fact).__name__, e.fact)
+        return self.store.history(campaign.name) + [Logged(e.originator_version, None, "", "", type(e.fact).__name__, e.fact)
                                               for e in pending]
 
-    def stored_facts(self, campaign: Campaign, versions: list[int]) -> list:
-        # recorded by this command, not saved yet (a view of the campaign holds none: it is rebuilt from the store)
-        found = {e.originator_version: e.fact for e in getattr(campaign, "_pending_events", ())}
-        found.update(getattr(campaign, "pending_facts", {}))
-        wanted = set(versions) - set(found)
-        if wanted:
-            cid = campaign_id(campaign.name)
-            found.update((stored.originator_version, decode_envelope(self.mapper.decode_state(stored)).fact)
-                         for stored in self.recorder.select_events(cid, gt=min(wanted) - 1, lte=max(wanted))
-                         if stored.originator_version in wanted)
-        return [found[v] for v in versions]
 
     # ---- campaigns ------------------------------------------------------------------------------
     def new_campaign(self, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
                      random_weather: bool = False) -> Campaign:
         fact = steps.start(name, system, cg, start_cpp, random_weather)
-        if fact.name in self.campaign_names():
-            if self.command_id and self.campaign(fact.name).recorded(self.command_id) == 1:
+        if fact.name in self.store.campaign_names():
+            if self.command_id and self.store.campaign(fact.name).recorded(self.command_id) == 1:
                 raise AlreadyRecorded(1)
             raise BadInput(f"a campaign named '{fact.name}' already exists in this database")
         from .store.campaign import Campaign
 
         campaign = Campaign.begin(fact, self.command_id)
-        self._save(campaign)
+        self.store.save_campaign(campaign)
         return campaign
 
-    def campaign_names(self) -> list[str]:
-        if self._app is None:
-            return started_names(self._rows.started())
-        return started_names((n.originator_id, n.originator_version, self.mapper.decode_state(n))
-                             for n in self.recorder.select_notifications(None, 10_000, topics=["CampaignStarted"]))
 
-    def resolve_name(self, name: str | None) -> str:
-        """The campaign's name: the one given, or the only one in the database."""
-        if name is not None and self.recorder.select_events(campaign_id(name), limit=1):
-            return name  # a primary-key lookup: the id is derived from the name
-        return pick_name(name, self.campaign_names())
 
     # ---- rolls ----------------------------------------------------------------------------------
     def follow_ups(self, name: str | None, side: str, rg: str | None = None) -> list:
@@ -392,13 +263,13 @@ class CampaignLedger:
         The rolls a strength's result adds are due once it is known. A retry with the command id given skips what
         was recorded (each roll takes the id and its place: ID#1, ID#2, ...)."""
         base, rolled, tried = self.command_id, [], set()
-        rules_of = self.rules_for(self.campaign(name))
+        rules_of = self.rules_for(self.store.campaign(name))
         step = steps.steps_of(rules_of, "rg_followups")
         if not step:
             raise BadInput(f"{rules_of.system.id.upper()} has no RG follow-up rolls")
         try:
             for index in range(1, 200):
-                campaign = self.campaign(name)
+                campaign = self.store.campaign(name)
                 rules = self.rules_for(campaign)
                 who = rules.side(side)
                 view = self.books.own_view(campaign, rules, who)
@@ -463,7 +334,7 @@ class CampaignLedger:
         fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
         sealed = fact.secret and fact.side in campaign.keys and report is None
         if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
-            before = self.history(campaign.name)
+            before = self.store.history(campaign.name)
             acts = self._reveal_on_entry(campaign, rules, who, table, named, before)
             revealing = cmd.RollRevealing(reveals=acts, roll=command)
             reveals, log = cmd.revealed_first(campaign, rules, revealing, cmd.Context(log=before))
@@ -484,14 +355,14 @@ class CampaignLedger:
     # ---- fair dice ----------------------------------------------------------------------------
     def answer(self, name: str | None) -> list:
         """Records what the protocol owes the side whose key is given (`_settle`), and nothing else."""
-        campaign = self.campaign(name)
+        campaign = self.store.campaign(name)
         if self.keyring.material is None:
             raise BadInput("answering needs your side's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file)",
                            fair.RULE)
         rules = self.rules_for(campaign)
         facts = self.fair.settle(campaign, rules)
         if facts:
-            self._save(campaign)
+            self.store.save_campaign(campaign)
         return facts
 
     def dice_mode(self, name: str | None, mode: str):
@@ -521,7 +392,7 @@ class CampaignLedger:
 
     def _of_actions(self, name: str, actions) -> list[Logged]:
         wanted = set(actions)
-        return [e for e in self.history(name) if getattr(e.fact, "action", None) in wanted]
+        return [e for e in self.store.history(name) if getattr(e.fact, "action", None) in wanted]
 
     def load_rules(self, name: str | None, path: str):
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
@@ -601,7 +472,7 @@ class CampaignLedger:
             request = cmd.SealChit(side=side, commitment=chits.commitment(side, chit.lower(), salt), sealed=text)
             fact, = self.record(campaign, rules, request, save=False)
             self.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
-            self._save(campaign)
+            self.store.save_campaign(campaign)
             return fact
         fact, = self.record(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))
         return fact
@@ -618,40 +489,21 @@ class CampaignLedger:
             return status(state, rules, Reader(as_of=as_of, by=lambda: self.recording_side(state, rules)))
         key_given = self.keyring.material is not None
         if key_given and self.fair.settle(state, rules):
-            self._save(state)
+            self.store.save_campaign(state)
         own = self.keyring.opens(state) if state.sealed or state.secret_rgs else None
         view = self.books.own_view(state, rules, own) if own is not None else None
         mailed = self.turn_mailed(state) if key_given else None
         turn_now = None
-        if key_given and self.where:
-            owed = mailed is None and turn.reply_owed(self.where, self._seen_key(state.id))
+        if key_given and self.store.where:
+            owed = mailed is None and turn.reply_owed(self.store.where, self.store.seen_key(state.id))
             turn_now = {"mailed": mailed, "reply_owed": owed,
                         "text": turn.waiting_text(mailed) if mailed is not None else None}
         return status(state, rules, Reader(
             key_given=key_given, side=cache(lambda: self.keyring.opens(state)),
             by=cache(lambda: self.recording_side(state, rules)), own=own, view=view,
             sealed_cpp=self.books.sealed_cpp(view, rules, own) if view is not None and view.sealed else 0,
-            mailed=mailed, turn=turn_now, events_of=lambda action, before: self._events_of_action(state, action, before)))
+            mailed=mailed, turn=turn_now, events_of=lambda action, before: self.store.events_of_action(state, action, before)))
 
-    def _events_of_action(self, state: CampaignState, action: int, before: int) -> list[Logged]:
-        """The events of one action recorded before event `before`, read backwards from there (a proposal follows
-        the action it takes back; no read of the whole log)."""
-        cid = campaign_id(state.name)
-        found: list[Logged] = []
-        upper = before - 1
-        while upper >= 1:
-            rows = self.recorder.select_events(cid, desc=True, lte=upper, limit=16)
-            for stored in rows:
-                event = self.loader.logged(stored)
-                number = getattr(event.fact, "action", None)
-                if number == action:
-                    found.append(event)
-                elif number is not None and number < action:
-                    return found[::-1]
-            if not rows:
-                break
-            upper = rows[-1].originator_version - 1
-        return found[::-1]
 
     # ---- purchases -------------------------------------------------------------------------------
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
@@ -699,7 +551,7 @@ class CampaignLedger:
         fact, = self.decided(campaign, rules, request)
         before = mapd.strategic_holders(campaign, fact.location)
         self.append(campaign, fact, request=request)
-        self.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
+        self.store.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
         return fact
 
     def witness(self, name: str | None, rolls: tuple[int, ...] = (), every: bool = False, disputed: str = ""):
@@ -722,7 +574,7 @@ class CampaignLedger:
 
     def _claimed(self, name: str, versions) -> list[Logged]:
         wanted = set(versions)
-        return [e for e in self.history(name) if e.version in wanted]
+        return [e for e in self.store.history(name) if e.version in wanted]
 
     def record_hq(self, name: str | None, side: str, location: str):
         fact, = self.execute(name, cmd.RecordHQ(side=side, location=location))  # who Controls it now (8.6052 EXC)
@@ -831,7 +683,7 @@ class CampaignLedger:
         from .domain.events import SideKeyRegistered
 
         rows = []
-        for event in self.history(name):
+        for event in self.store.history(name):
             if isinstance(event.fact, SideKeyRegistered):
                 public = event.fact.public
                 rows.append({"side": event.fact.side, "event": event.version, "public": public or None,
@@ -846,7 +698,7 @@ class CampaignLedger:
     def check_new_reports(self, name: str, reports: list) -> None:
         from .vaslimport import check_new_reports
 
-        check_new_reports(self.history(name), reports)
+        check_new_reports(self.store.history(name), reports)
 
     def vasl_import(self, name: str | None, files: list[tuple[str, bytes]], attach: list, players: dict[str, str],
                     dry_run: bool = False) -> list:
@@ -855,18 +707,18 @@ class CampaignLedger:
 
         campaign, rules = self._load(name)
         sources = [read_source(data, file, tuple(players)) for file, data in files]
-        history = self.history(campaign.name)
+        history = self.store.history(campaign.name)
         imported, facts = decide_import(campaign, rules, history, sources, attach, players)
         if facts and not dry_run:  # each file one action, kept with its command and decided from it
             for request in commands_of(sources, attach, players, imported):
                 self.record(campaign, rules, request, save=False)
-            self._save(campaign)
+            self.store.save_campaign(campaign)
         me = self.keyring.opens(campaign) if self.keyring.material and not dry_run else None
         if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed
             from .vaslimport import witnessed_in
 
             claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
-            log, named = self.history(campaign.name), {n: rules.side(s) for n, s in players.items()}
+            log, named = self.store.history(campaign.name), {n: rules.side(s) for n, s in players.items()}
             for digest, rolls in witnessed_in(log, imported, claims, named):
                 self.record(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest))
                 self.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "
@@ -877,8 +729,8 @@ class CampaignLedger:
         """(the campaign's name, its game system) for `export`, after loading the campaign as every command does:
         a damaged log is refused, what does not check out past this machine's mark is a notice (cli/exchange.py
         keeps this per log head, ledger/read/answers.py; the bundle is written from `entries`, ledger/exchange/bundle.py)."""
-        name = self.resolve_name(name)
-        return name, self.campaign(name).system
+        name = self.store.resolve_name(name)
+        return name, self.store.campaign(name).system
 
     # ---- the email turn (ledger/exchange/turn.py) -------------------------------------------------------------
     def me(self, campaign, rules, side: str | None = None) -> str:
@@ -897,17 +749,17 @@ class CampaignLedger:
         has everything. The ledger's own duties are carried out first, so they travel in this email."""
         from .exchange.pbem import export_bundle
 
-        name = self.resolve_name(name)
+        name = self.store.resolve_name(name)
         if self.keyring.material is not None:
             self.answer(name)
-        campaign = self.campaign(name)
+        campaign = self.store.campaign(name)
         rules = self.rules_for(campaign)
         me = self.me(campaign, rules, side)
-        history = self.history(name)
+        history = self.store.history(name)
         fingerprint = turn.since(history, turn.other_side(rules.system.sides, me))
-        key = self._seen_key(campaign.id) if self.where else ""
+        key = self.store.seen_key(campaign.id) if self.store.where else ""
         if history[-1].version == int(fingerprint.split(":")[0]):
-            if not (key and turn.reply_owed(self.where, key)):
+            if not (key and turn.reply_owed(self.store.where, key)):
                 return None, me, None
             # nothing new, but the other side's turn was read here: the turn goes back to him (no events, the head)
             fingerprint = chain.fingerprint(history[-1].version, history[-1].digest)
@@ -916,37 +768,37 @@ class CampaignLedger:
         entries = [(e.version, e.topic, e) for e in history]
         bundle = export_bundle(entries, name, campaign.system, fingerprint, path, empty=True)
         if key:
-            turn.turn_mailed(self.where, key, history[-1].version)
+            turn.turn_mailed(self.store.where, key, history[-1].version)
         return bundle, me, path
 
     def turn_mailed(self, campaign) -> int | None:
         """The last event of the turn this machine mailed and whose reply it has not read (ledger/exchange/turn.py)."""
-        return turn.mailed(self.where, self._seen_key(campaign.id)) if self.where else None
+        return turn.mailed(self.store.where, self.store.seen_key(campaign.id)) if self.store.where else None
 
     def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
         """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
         from .exchange.pbem import read_bundle
 
         bundle = checked[0] if checked else read_bundle(path)
-        names = self.campaign_names()
+        names = self.store.campaign_names()
         if names and bundle.campaign not in names:  # a second campaign would make every command and page ask which
             raise BadInput(f"this database holds the campaign {', '.join(repr(n) for n in names)}; {path.name} is of "
                            f"another, {bundle.campaign!r}: receive it into a database of its own (--db FILE)", turn.RULE)
-        before = len(self.history(bundle.campaign)) if bundle.campaign in names else 0
+        before = len(self.store.history(bundle.campaign)) if bundle.campaign in names else 0
         name, count = self.import_bundle(path, checked)
-        campaign = self.campaign(name)
+        campaign = self.store.campaign(name)
         rules = self.rules_for(campaign)
         me = (self.keyring.opens(campaign) if self.keyring.material is not None and campaign.keys else None) or ""
         if me:
             self.answer(name)
-        history = self.history(name)
+        history = self.store.history(name)
         new = [e for e in history if e.version > before]
         received = received or turn.Received(name, me)
         received.me = me
         received.imported += new[:count]
         received.duties += new[count:]
         if me:
-            state = self.campaign(name)
+            state = self.store.campaign(name)
             opened = self.keyring.opened_rolls(state, self.rules_for(state), new, me)
             received.results += turn.own_results(new, opened, me)
         received.head = self.head(name)
@@ -961,202 +813,52 @@ class CampaignLedger:
         from .exchange.pbem import domain_event, plan_import, read_bundle
 
         bundle = checked[0] if checked else read_bundle(path)
-        local = self.history(bundle.campaign) if bundle.campaign in self.campaign_names() else []
+        local = self.store.history(bundle.campaign) if bundle.campaign in self.store.campaign_names() else []
         new = checked[1] if checked and not local else plan_import(bundle, local)
         if not new:
             self._turn_read(bundle, local)  # a turn mailed back holds no events: read all the same
             return bundle.campaign, 0
         cid = campaign_id(bundle.campaign)
-        self._save_events([domain_event(cid, e) for e in new])
-        if self.where:  # plan_import checked every new event on top of the local log: marked, if that was verified
-            key = self._seen_key(cid)
-            if mark.read(self.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
-                mark.advance(self.where, key, new[-1].version, new[-1].digest)
+        self.store.save_events([domain_event(cid, e) for e in new])
+        if self.store.where:  # plan_import checked every new event on top of the local log: marked, if that was verified
+            key = self.store.seen_key(cid)
+            if mark.read(self.store.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
+                mark.advance(self.store.where, key, new[-1].version, new[-1].digest)
         self.kept.advance(None, [], cid, new[0].version)  # the kept read views that were current
         self._turn_read(bundle, local)  # once its events are stored: a failed save leaves the turn where it was
         interval = store.SNAPSHOT_INTERVAL
         if new[-1].version // interval > (new[0].version - 1) // interval:
-            self.take_snapshot(cid)
+            self.store.take_snapshot(cid)
         return bundle.campaign, len(new)
 
     def _turn_read(self, bundle, local: list) -> None:
         """The other side's turn is read here once his bundle holds the turn mailed from here (ledger/exchange/turn.py): an
         older bundle read again leaves the turn where it is."""
-        if not self.where or not local:
+        if not self.store.where or not local:
             return
-        key = self._seen_key(campaign_id(bundle.campaign))
-        mailed = turn.mailed(self.where, key)
+        key = self.store.seen_key(campaign_id(bundle.campaign))
+        mailed = turn.mailed(self.store.where, key)
         if mailed is None or bundle.since + len(bundle.events) >= mailed:
-            turn.turn_read(self.where, key)
+            turn.turn_read(self.store.where, key)
 
-    def _save(self, campaign: Campaign) -> None:
-        """Saves the pending events; if another writer recorded first, nothing of ours is stored and
-        the one line says what the other side recorded."""
-        from eventsourcing.persistence import IntegrityError, OperationalError
 
-        recording(campaign)
-        pending = [event.digest for event in campaign._pending_events]
-        new = [as_stored(event) for event in campaign._pending_events]  # for the views kept current
-        base = campaign.version - len(pending)
-        based_on = campaign._pending_events[0].prev if pending else campaign.head  # the head the decision saw
-        try:
-            self.save(campaign)
-            if self.where:
-                key = self._seen_key(campaign.id)
-                seen.remember(self.where, key, campaign.version, campaign.head)
-                if mark.read(self.where, key) == (base, based_on):  # our own events, decided here
-                    mark.advance(self.where, key, campaign.version, campaign.head)
-            self.kept.advance(campaign, new)  # the kept read views that were current
-        except IntegrityError:
-            # PostgreSQL: the library retries a write whose connection was lost; if the lost one had committed,
-            # the retry (of the events or of the snapshot after them) meets our own events: they are recorded
-            if self._stored(campaign.id, base, pending):
-                return
-            raise CampaignMovedOn(f"the campaign moved on: {self._since(campaign, base)}; run the command again") from None
-        except OperationalError as e:  # SQLite: the other writer still holds the lock
-            if "locked" not in str(e):
-                raise
-            raise CampaignMovedOn("the campaign moved on: another player is recording right now; run the command again"
-                                  ) from None
 
-    def _stored(self, cid, base: int, digests: list[str]) -> bool:
-        """Whether the events after `base` are exactly these (by their digests, which cover the command id)."""
-        stored = self.recorder.select_events(cid, gt=base, lte=base + len(digests))
-        try:
-            return [decode_envelope(self.mapper.decode_state(s)).digest for s in stored] == digests
-        except Exception:  # noqa: BLE001 - an unreadable row is not ours
-            return False
 
-    def _save_events(self, events: list) -> None:
-        """Stores events made elsewhere (an imported bundle), exactly as they are, in one transaction."""
-        from eventsourcing.persistence import IntegrityError
 
-        try:
-            if _on_postgres(self.app.recorder):  # the library's, which writes
-                self._insert_batched([self.app.mapper.to_stored_event(e) for e in events])
-            else:
-                self.save(*events)  # SQLite: one transaction already (measured: 50,000 events in ~2 s)
-        except IntegrityError:
-            raise CampaignMovedOn("the campaign moved on while importing: run the import again") from None
 
-    IMPORT_BATCH = 1000  # events per INSERT statement of an import into PostgreSQL
-    READ_PAGE = 2000  # stored events per SELECT of a whole-log read
-
-    def _insert_batched(self, stored: list) -> None:
-        """PostgreSQL: the stored events in batches of plain INSERTs inside one transaction, all or nothing.
-        The library's own insert sends everything as one statement in pipeline mode, and psycopg's pipeline
-        can deadlock on large data (an import of 8,000-10,000 events hung: the client waiting on the pipeline
-        sync, the server on the client). The table is locked as the library locks it, so notification ids are
-        given in commit order."""
-        from psycopg.sql import SQL, Identifier
-
-        recorder = self.app.recorder  # the library's, which writes
-        datastore = recorder.datastore
-        table = SQL("{0}.{1}").format(Identifier(datastore.schema), Identifier(recorder.events_table_name))
-        insert = SQL("INSERT INTO {table} (originator_id, originator_version, topic, state) "
-                     "SELECT i, v, t, s FROM unnest(%s::{id_type}[], %s::bigint[], %s::text[], %s::bytea[]) "
-                     "WITH ORDINALITY AS e(i, v, t, s, n) ORDER BY n").format(
-            table=table, id_type=Identifier(datastore.originator_id_type))
-        with datastore.get_connection() as conn, conn.transaction(), conn.cursor() as curs:
-            for statement in recorder.lock_table_statements:
-                curs.execute(statement)
-            curs.execute(SQL("NOTIFY {0}").format(Identifier(recorder.channel_name)))
-            for start in range(0, len(stored), self.IMPORT_BATCH):
-                batch = stored[start:start + self.IMPORT_BATCH]
-                curs.execute(insert, ([e.originator_id for e in batch], [e.originator_version for e in batch],
-                                      [e.topic for e in batch], [e.state for e in batch]))
-
-    def _since(self, campaign: Campaign, base: int) -> str:
-        sides = rulesmod.load(campaign.system).system.sides
-        theirs = []
-        for stored in self.recorder.select_events(campaign.id, gt=base):
-            try:
-                theirs.append(timeline.summary(decode_envelope(self.mapper.decode_state(stored)).fact, sides))
-            except Exception:  # noqa: BLE001
-                theirs.append(stored.topic)
-        shown = ", ".join(theirs[:3]) + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
-        return f"the other side recorded {shown or 'first'} (event {base + len(theirs)})"
 
     # ---- reads ----------------------------------------------------------------------------------
-    def history(self, name: str | None) -> list[Logged]:
-        """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
-        from .trust.envelope import read_logged
 
-        cid = campaign_id(self.resolve_name(name))
-        plain = not self.mapper.cipher and not self.mapper.compressor  # the stored bytes are the envelope itself
-        logged: list[Logged] = []
-        after = None
-        with collector_paused():
-            while True:  # a page of stored rows at a time: the whole log's rows and its decoded events are never all
-                rows = self._page(cid, after, self.READ_PAGE, plain)  # held at once (memory)
-                logged += list(starmap(read_logged, rows)) if plain else [self.loader.logged(s) for s in rows]
-                if len(rows) < self.READ_PAGE:
-                    return hold(logged)
-                after = rows[-1][0] if plain else rows[-1].originator_version
 
-    def entries(self, name: str | None) -> list:
-        """`history` as ledger/envelope.read_entries gives it: (version, topic, the decoded envelope, or the damaged
-        Logged `history` would hold), no Logged built per event (`log --json`, `export`)."""
-        from .trust.envelope import read_entries
 
-        cid = campaign_id(self.resolve_name(name))
-        plain = not self.mapper.cipher and not self.mapper.compressor
-        entries: list = []
-        after = None
-        with collector_paused():
-            while True:
-                rows = self._page(cid, after, self.READ_PAGE, plain)
-                entries += read_entries(rows) if plain else \
-                    [(s.originator_version, s.topic, self.loader.logged(s)) for s in rows]
-                if len(rows) < self.READ_PAGE:
-                    return hold(entries)
-                after = rows[-1][0] if plain else rows[-1].originator_version
-
-    def _page(self, cid, after: int | None, limit: int, plain: bool = False) -> list:
-        """The campaign's stored events after version `after`, `limit` of them: the recorder's select_events, or with
-        `plain`, each as (version, topic, stored bytes). On SQLite the library's own statement, without its parse of
-        every row's originator id into a UUID (a third of a whole-log read): the rows are the ones of
-        `cid`, which the statement's WHERE asks for."""
-        recorder = self.recorder
-        if isinstance(recorder, (SqliteRows, PostgresRows)):
-            return (recorder.plain_rows if plain else recorder.select_events)(cid, gt=after, limit=limit)
-        from eventsourcing.persistence import StoredEvent
-        from eventsourcing.sqlite import SQLiteAggregateRecorder
-
-        if not isinstance(recorder, SQLiteAggregateRecorder):
-            rows = recorder.select_events(cid, gt=after, limit=limit)
-            return [(s.originator_version, s.topic, s.state) for s in rows] if plain else rows
-        statement = recorder.select_events_statement + ("AND originator_version>? " if after is not None else "")
-        params = [cid.hex, *([after] if after is not None else []), limit]
-        with recorder.datastore.transaction(commit=False) as cursor:
-            cursor.execute(statement + "ORDER BY originator_version ASC LIMIT ?", params)
-            if plain:
-                return [(row["originator_version"], row["topic"], row["state"]) for row in cursor.fetchall()]
-            return [StoredEvent(cid, row["originator_version"], row["topic"], row["state"]) for row in cursor.fetchall()]
-
-    def log_tail(self, name: str | None, last: int) -> tuple[Campaign | None, list[Logged]]:
-        """The last `last` stored events and the campaign just before them (its snapshot and the events up to
-        there): `log --last N` without reading the whole log. A log whose earlier part cannot be loaded gives
-        (None, the whole log), read raw as `history` reads it."""
-        cid = campaign_id(self.resolve_name(name))
-        rows = self.recorder.select_events(cid, desc=True, limit=1)
-        start = max(0, (rows[0].originator_version if rows else 0) - last)
-        if start:
-            try:
-                before = self._rebuild(cid, start)
-            except (LedgerError, UnreadableRow, OutOfSequence):
-                return None, self.history(name)
-        with collector_paused():
-            tail = [self.loader.logged(stored) for stored in self.recorder.select_events(cid, gt=start)]
-        return (before if start else None), tail
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
         are those the projections read (revealed Secret rolls, and this player's own, stand as rolls)
         unless `raw`."""
-        logged = self.history(name)
+        logged = self.store.history(name)
         try:  # its latest snapshot and the events after it: no replay of the whole log (the audit compares both)
-            state = self.campaign(name) if as_of is None else fold(logged)
+            state = self.store.campaign(name) if as_of is None else fold(logged)
         except LedgerError:  # a damaged log: what can be read of it
             state = fold(logged)
         if state is None:
@@ -1193,7 +895,7 @@ class CampaignLedger:
     def state_as_of(self, name: str | None, as_of: str | None = None):
         """The campaign state now (from the aggregate and its snapshot) or as of a CG Date's RePh end."""
         if as_of is None:
-            campaign = self.campaign(name)
+            campaign = self.store.campaign(name)
             return campaign, self.rules_for(campaign)
         _logged, rules, state = self.read(name, as_of)
         return state, rules
@@ -1203,16 +905,16 @@ class CampaignLedger:
         log is reported, not fatal. `final`: what is still pending is a problem."""
         from .audit import audit  # here: the audit's re-decisions are loaded by the audit alone
 
-        name = self.resolve_name(name)
+        name = self.store.resolve_name(name)
         with collector_paused():  # the stored rows a page at a time, decoded as the audit reads them (memory)
-            logged = self.loader.rows(campaign_id(name), self.READ_PAGE) if as_of is None \
+            logged = self.store.loader.rows(campaign_id(name), self.store.READ_PAGE) if as_of is None \
                 else self.read(name, as_of, raw=True)[0]
-            report = audit(campaign_id(name), logged, self.snapshots_of(name), final)
+            report = audit(campaign_id(name), logged, self.store.snapshots_of(name), final)
         end, head = report.head
-        lost = self._seen_problem(campaign_id(name), end) if self.where and as_of is None else None
+        lost = self.store.seen_problem(campaign_id(name), end) if self.store.where and as_of is None else None
         if as_of is None and end and not lost and not any(f.kind in UNVERIFIED for f in report.findings):
-            mark.advance(self.where, self._seen_key(campaign_id(name)), end, head)
-        last = (seen.last_seen(self.where, self._seen_key(campaign_id(name))) or (0, ""))[0] if lost else 0
+            mark.advance(self.store.where, self.store.seen_key(campaign_id(name)), end, head)
+        last = (seen.last_seen(self.store.where, self.store.seen_key(campaign_id(name))) or (0, ""))[0] if lost else 0
         if lost and not any(f.version >= min(last, end) for f in report.findings):  # what the chain cannot show: events deleted since this machine last read the log
             from .audit import Finding
 
@@ -1227,39 +929,35 @@ class CampaignLedger:
         each event past it, and that no event this machine saw is gone; decisions are not re-run (`audit` does)."""
         from .audit import Finding
 
-        name = self.resolve_name(name)
+        name = self.store.resolve_name(name)
         cid = campaign_id(name)
-        key = self._seen_key(cid)
-        kept = mark.kept(self.where)
-        before = mark.read(self.where, key) if kept else (0, "")
-        campaign = self.loader.campaign(cid, None, before)
-        trusted = 0 if self.loader.broken else before[0]
-        findings = [Finding(version, kind, message) for version, kind, message in self.loader.problems]
-        lost = self._seen_problem(cid, campaign.version, key) if self.where else None
+        key = self.store.seen_key(cid)
+        kept = mark.kept(self.store.where)
+        before = mark.read(self.store.where, key) if kept else (0, "")
+        campaign = self.store.loader.campaign(cid, None, before)
+        trusted = 0 if self.store.loader.broken else before[0]
+        findings = [Finding(version, kind, message) for version, kind, message in self.store.loader.problems]
+        lost = self.store.seen_problem(cid, campaign.version, key) if self.store.where else None
         if lost:
             findings.append(Finding(campaign.version, "missing", lost))
-        if kept and self.loader.checked is not None and not lost:
-            mark.advance(self.where, key, *self.loader.checked)
-        return Verified(campaign.version, trusted, self.loader.broken, tuple(findings))
+        if kept and self.store.loader.checked is not None and not lost:
+            mark.advance(self.store.where, key, *self.store.loader.checked)
+        return Verified(campaign.version, trusted, self.store.loader.broken, tuple(findings))
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
         """The fingerprint of the whole stored log: its length and its last event's digest,
         which chains every event before it (`audit` checks that chain)."""
-        cid = campaign_id(self.resolve_name(name))
+        cid = campaign_id(self.store.resolve_name(name))
         if as_of is not None:
             last = self.read(name, as_of, raw=True)[0][-1]
         else:
-            last = self.loader.logged(self.recorder.select_events(cid, desc=True, limit=1)[0])
+            last = self.store.loader.logged(self.store.recorder.select_events(cid, desc=True, limit=1)[0])
         return chain.checked_fingerprint(cid, last)
 
 
 
 # what the whole audit finds wrong with an event's envelope: after a clean one, this machine marks the log verified
 UNVERIFIED = frozenset({"missing", "unreadable", "tampered", "chain", "author", "signature"})
-
-
-def _on_postgres(recorder) -> bool:
-    return type(recorder).__module__ in (store.PG_LIBRARY, store.PG_READER)  # ledger/store/pgstore.py, or the library's
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:
@@ -1295,7 +993,7 @@ def open_ledger(db: str, create: bool = False, dice: DiceSource | None = None) -
         env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": db}
     try:
         ledger = CampaignLedger(env=env, dice=dice, rows=None if create else light_rows(db))
-        ledger.where = local_name(db)  # the key of the head it saw
+        ledger.store.where = local_name(db)  # the key of the head it saw
     except Exception as e:  # noqa: BLE001
         if lost_connection(e):
             raise  # the CLI says so in its one line, with the command id to run again with

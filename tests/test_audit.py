@@ -29,7 +29,7 @@ def record(db, **changes) -> None:
     campaign = ledger.campaign(None)
     fact = roll_fact(campaign, **changes)
     campaign.record(fact, "", None, "", command_of(fact))  # with the command its roll records, as a ledger writes it
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 def findings(cli) -> list[dict]:
@@ -66,7 +66,7 @@ def test_an_act_recorded_without_its_command_is_named(kgp):
     ledger = open_ledger(str(kgp.db))
     campaign = ledger.campaign(None)
     campaign.record(roll_fact(campaign))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     found = findings(kgp)
     assert [f["kind"] for f in found] == ["decision"]
     assert found[0]["message"] == ("Dice rolled is recorded without the command that made it: the ledger keeps each "
@@ -236,7 +236,7 @@ def test_a_purchase_under_an_undone_actions_number_is_named(cli, tmp_path):
     fact = next(e.fact for e in ledger.history(None) if type(e.fact).__name__ == "RGPurchased")
     assert fact.action == first["action"] and bought
     campaign.record(msgspec.structs.replace(fact, action=first["action"]), "", None)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     named_and_refused(cli, Cli(tmp_path / "other.db"), tmp_path, "decision", "earlier action's number")
 
 
@@ -256,5 +256,5 @@ def test_a_purchase_under_a_number_ahead_of_the_next_action_is_named(cli, tmp_pa
     campaign = ledger.campaign(None)
     fact = next(e.fact for e in ledger.history(None) if type(e.fact).__name__ == "RGPurchased")
     campaign.record(msgspec.structs.replace(fact, action=campaign.next_action + 5), "", None)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     named_and_refused(cli, Cli(tmp_path / "other.db"), tmp_path, "decision", "numbers are taken in order")

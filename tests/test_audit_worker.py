@@ -42,9 +42,9 @@ def reports(db: Path):
     try:
         name = ledger.resolve_name(None)
         cid = campaign_id(name)
-        snapshots = ledger.snapshots_of(name)
+        snapshots = ledger.store.snapshots_of(name)
         with collector_paused():
-            found = [audit(cid, ledger.loader.rows(cid, ledger.READ_PAGE), snapshots, worker=worker)
+            found = [audit(cid, ledger.store.loader.rows(cid, ledger.store.READ_PAGE), snapshots, worker=worker)
                      for worker in ("process", "thread", None)]
             logged = ledger.history(None)
             found += [audit(cid, logged, snapshots, worker=worker) for worker in ("process", None)]
@@ -254,7 +254,7 @@ def test_a_short_log_is_verified_in_line_and_a_long_one_shares_with_the_child(fr
 
     ledger = open_ledger(str(fresh.db))
     try:
-        rows = ledger.loader.rows(campaign_id(ledger.resolve_name(None)), ledger.READ_PAGE)
+        rows = ledger.store.loader.rows(campaign_id(ledger.resolve_name(None)), ledger.store.READ_PAGE)
         assert 0 < rows.size == len(list(rows)) < Verifier.CHILD_FROM
     finally:
         ledger.close()

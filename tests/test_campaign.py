@@ -102,11 +102,11 @@ def test_stale_writer_is_refused_and_nothing_stored(at):
     ledger = open_ledger(str(cli.db))
     mine = ledger.campaign(None)
     ledger.roll(None, "8.610", "german", dice="3")  # another player records first
-    before = len(ledger.recorder.select_events(campaign_id("CG I")))
+    before = len(ledger.store.recorder.select_events(campaign_id("CG I")))
     mine.record(shortage(mine.begin_action()))
     with pytest.raises(LedgerError, match="the campaign moved on"):
-        ledger._save(mine)
-    assert len(ledger.recorder.select_events(campaign_id("CG I"))) == before
+        ledger.store.save_campaign(mine)
+    assert len(ledger.store.recorder.select_events(campaign_id("CG I"))) == before
 
 
 def test_snapshots_restore_the_same_state(at):
@@ -116,7 +116,7 @@ def test_snapshots_restore_the_same_state(at):
         ledger.roll(None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"leader {i}")
     ledger.undo(None)
     loaded = ledger.campaign(None)  # from the latest snapshot plus the events after it
-    assert ledger.snapshots is not None and list(ledger.snapshots.get(loaded.id))
+    assert ledger.store.snapshots is not None and list(ledger.store.snapshots.get(loaded.id))
     replayed = fold_log(ledger.history(None))
     for attribute in ("cg_date", "step", "flags", "next_action", "live", "reverts", "overrides", "cpp", "lvp",
                       "done", "scenario", "initial", "options", "chits", "bought", "bought_today", "rgs", "consumed", "weather", "scenarios", "today", "reph_ends",

@@ -78,7 +78,7 @@ def record(db, *facts, sign: tuple[str, str] | None = None, request=None) -> Non
     for index, fact in enumerate(facts):
         campaign.record(msgspec.structs.replace(fact, action=action), sign[0] if sign else "", signer, "",
                         request if index == 0 else None)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 # ---- rolls and firefight ends ------------------------------------------------------------------------------------
@@ -432,7 +432,7 @@ def test_a_roll_kept_without_the_reveal_its_command_makes_is_named(keyed):
     for index, fact in enumerate(later):
         campaign.record(msgspec.structs.replace(fact, action=action), "", None, "",
                         opened.request if index == 0 else None)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     found = findings(anyone)
     assert {"kind": "decision", "version": found[0]["version"],  # unsigned too: the forger did not need a key
             "message": "recorded dice rolled; the ledger decides hidden fortification revealed"} in found, found

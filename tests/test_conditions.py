@@ -79,7 +79,7 @@ def test_a_forged_dual_attack_dr_on_an_assault_is_named_by_the_audit_and_refused
     campaign.record(DiceRolled(action=campaign.begin_action(), table="8.6233a", rule="8.6233", side="us", die="dr",
                                dice=(3,), source="entered", original=3, final=3, result="U.S. sets up first",
                                code="us", effect="dual_attack_setup", item="8.6233a|us|19 PM"))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     named_and_refused(kgp, Cli(make_db()), tmp_path, "due", "is rolled only in a Dual Attack")
 
 

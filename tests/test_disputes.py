@@ -18,7 +18,7 @@ def forge(db, *facts) -> None:
     campaign = ledger.campaign(None)
     for fact in facts:
         campaign.record(fact)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 # ---- what is due ---------------------------------------------------------------------------------------

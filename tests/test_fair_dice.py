@@ -53,7 +53,7 @@ def forge(db, fact_of, signer: str | None) -> None:
     keyring = Keyring(signer.encode()) if signer else None
     side = keyring.opens(campaign) if keyring else ""
     campaign.record(fact_of(campaign), side, keyring.signer(campaign, rules, side) if keyring else None)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 def test_keys_init_commits_two_chains_from_a_random_seed_sealed_with_the_sides_key(table, tmp_path):
@@ -182,7 +182,7 @@ def test_fair_dice_of_its_choosing_are_named(table):
     action = campaign.next_action
     campaign.record(msgspec.structs.replace(answered, action=action), "us", sign)
     campaign.record(msgspec.structs.replace(forged, action=action), "us", sign)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     findings = audit(anyone)["findings"]
     assert any(f["kind"] == "fair" and "the two chain values give" in f["message"] for f in findings), findings
 
@@ -362,7 +362,7 @@ def test_a_fair_dice_chain_has_the_one_length_the_ledger_fixes(at, make_db, tmp_
     campaign.record(registered, "us", us_key.signer(campaign, rules, "us", registration=registered))
     short = msgspec.structs.replace(honest, action=campaign.next_action, side="us", length=length)
     campaign.record(short, "us", us_key.signer(campaign, rules, "us", registration=registered))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     findings = json.loads(cli("audit", "--json").stdout)["findings"]
     assert any(f"not {length}" in f["message"] for f in findings), findings
 

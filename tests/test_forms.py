@@ -73,7 +73,7 @@ def _record(db, fact_of, request, signer: str, side: str, command: str = "") -> 
     campaign = ledger.campaign(None)
     sign = Keyring(signer.encode()).signer(campaign, ledger.rules_for(campaign), side)
     campaign.record(fact_of(campaign), side, sign, command, request)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 @pytest.fixture

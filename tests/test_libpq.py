@@ -179,7 +179,7 @@ def test_a_whole_log_through_libpq_is_the_applications(kgp):
     # (the rows come from the server in no order and are put in version order by the reader)
     sql(kgp.db, "UPDATE {events} SET state = state WHERE originator_version = 1")
     ours = postgres_entries(str(kgp.db), None)
-    theirs = open_ledger(str(kgp.db)).entries(None)
+    theirs = open_ledger(str(kgp.db)).store.entries(None)
     assert ours is not None and len(ours) == len(theirs) > 1
     assert [(v, t, r.digest, r.fact) for v, t, r in ours] == [(v, t, r.digest, r.fact) for v, t, r in theirs]
     assert postgres_entries(str(kgp.db), None, NOWHERE) is None  # no libpq: the application reads (psycopg)

@@ -59,29 +59,29 @@ def test_the_fold_is_the_libraries_aggregate_at_every_version(sample):
     the same values as the library's repository gives (its mapper, its Campaign events)."""
     ledger = open_ledger(sample)
     cid = campaign_id("KGP CG I sample")
-    library = ledger.app  # built here only to compare: reads never build it
+    library = ledger.store.app  # built here only to compare: reads never build it
     for version in (1, 2, 50, 99, 100, 101, 114, None):
-        ours = ledger.loader.campaign(cid, version)
+        ours = ledger.store.loader.campaign(cid, version)
         theirs = library.repository.get(cid, version=version)
         assert type(ours) is Folded and type(theirs) is Campaign
         assert list(attributes(ours)) == list(attributes(theirs)) and attributes(ours) == attributes(theirs), version
         assert (ours.id, ours.version, ours.created_on, ours.modified_on) == \
             (theirs.id, theirs.version, theirs.created_on, theirs.modified_on)
-    whole = ledger.loader._replay(cid, None, None)  # every event folded, no snapshot
+    whole = ledger.store.loader._replay(cid, None, None)  # every event folded, no snapshot
     assert attributes(whole) == attributes(replay(None, library.events.get(cid)))
 
 
 def test_a_read_builds_no_library_and_a_write_does(sample):
     ledger = open_ledger(sample)
     campaign = ledger.campaign(None)
-    assert ledger._app is None and type(campaign) is Folded and campaign.version == 114
+    assert ledger.store._app is None and type(campaign) is Folded and campaign.version == 114
     before = attributes(campaign)
     made = recording(campaign)
     assert made is campaign and type(campaign) is Campaign and attributes(campaign) == before  # only the class
     campaign.record(DiceRolled(action=campaign.begin_action(), table="KGP3", rule="KGP3", side="german", die="DR",
                                dice=(2, 3), original=5, final=5, result="no change", source="entered"), "german")
-    ledger._save(campaign)
-    assert ledger._app is not None
+    ledger.store.save_campaign(campaign)
+    assert ledger.store._app is not None
     again = open_ledger(sample).campaign(None)
     assert type(again) is Folded and again.version == 115 and again.head == campaign.head
 

@@ -191,7 +191,7 @@ def test_lvp_read_off_the_map_are_decided_again_by_the_audit(mapped, make_db, tm
     honest = steps.scenario_end(campaign, rules, {}, "us", True, ledger.history(campaign.name))
     assert dict(honest.lvp) == {"german": 0, "us": 7}
     campaign.record(msgspec.structs.replace(honest, lvp={"german": 0, "us": 9}), "", None)  # 9: two more than the map
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     named_and_refused(mapped, Cli(make_db()), tmp_path, "decision", "are not the map's")
 
 

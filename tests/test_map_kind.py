@@ -62,7 +62,7 @@ def test_an_older_record_without_a_kind_still_audits_clean(scenario):
     campaign = ledger.campaign(None)
     older = LocationControlled(action=campaign.next_action, location="StJ19", side="german", strategic="")
     campaign.record(older, "", None, "", kept_command(older))  # with the command it records
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     assert cli("audit").exit_code == 0
     assert strategic(cli)["StJ19"] == ("german", "")
 

@@ -54,7 +54,7 @@ def opened(db: str, monkeypatch, libpq: bool):
     else:
         monkeypatch.setenv("CGLEDGER_LIBPQ", NOWHERE)
     ledger = open_ledger(db)
-    assert type(ledger.app.recorder).__module__ == ("cgledger.ledger.store.pgstore" if libpq else "eventsourcing.postgres")
+    assert type(ledger.store.app.recorder).__module__ == ("cgledger.ledger.store.pgstore" if libpq else "eventsourcing.postgres")
     return ledger
 
 
@@ -266,14 +266,14 @@ def test_a_server_stopped_between_two_queries_is_one_line(at, monkeypatch):
         db = proxy.url(target.db)
         ledger = opened(db, monkeypatch, True)
         cid = campaign_id("CG I")
-        assert ledger.app.recorder.select_events(cid, limit=1)
+        assert ledger.store.app.recorder.select_events(cid, limit=1)
         cli = Cli(db)
         cli.ok("status")
         assert module_of(db) == "cgledger.ledger.store.pgstore"
         proxy.listener.shutdown(socket.SHUT_RDWR)  # the server is gone: new connections refused (accept ends),
         proxy.close()  # and every open one cut
         with pytest.raises(Exception) as lost:
-            ledger.app.recorder.select_events(cid, gt=1)
+            ledger.store.app.recorder.select_events(cid, gt=1)
         assert "refused" in lost_connection(lost.value)
         line = one_error_line(cli("--command-id", "gone-1", "status"), "gone-1")
         assert line.startswith("Error: the connection to the database was lost (") and "--command-id gone-1" in line

@@ -33,7 +33,7 @@ def test_a_new_event_a_write_or_a_new_command_reads_afresh(kgp):
     after = ledger.campaign(None)
     assert after is not first and after.version == first.version + 1
     assert ledger.campaign(None, writing=True) is not after  # a verb that records gets its own aggregate
-    ledger.forget_reads()  # as the CLI does when the next command opens the ledger
+    ledger.store.forget_reads()  # as the CLI does when the next command opens the ledger
     assert ledger.campaign(None) is not after
 
 

@@ -570,7 +570,7 @@ def test_a_third_round_its_buyer_forged_is_named_once_revealed(rr):
                                 sealed=text)
     made, = commands.decide(campaign, rules, request)  # what the other side can check before the reveal
     campaign.record(made, "german", keyring.signer(campaign, rules, "german"), "", request)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     german.ok("reveal", "--all", "--side", "german")
     found = [f for f in json.loads(rr("audit", "--final", "--json").stdout)["findings"] if f["kind"] != "unwitnessed"]
     assert len(found) == 1 and "once revealed" in found[0]["message"] and "not due" in found[0]["message"], found

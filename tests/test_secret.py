@@ -78,7 +78,7 @@ def test_a_revealed_roll_whose_dice_were_changed_fails_audit(players):
     honest = ledger.history(None)[-1].fact
     better = msgspec.structs.replace(honest.fact, dice=(1, 1), original=2, final=2, result="CPP Replenished: 33", value=33)
     campaign.record(msgspec.structs.replace(honest, action=campaign.begin_action(), fact=better))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     kinds = [f["kind"] for f in json.loads(anyone("audit", "--json").stdout)["findings"]]
     assert "secret" in kinds
 
@@ -115,7 +115,7 @@ def test_a_second_sealed_roll_for_one_item_is_refused_and_a_forged_one_named(pla
     campaign = ledger.campaign(None)
     made = ledger.history(None)[-1].fact
     campaign.record(msgspec.structs.replace(made, action=campaign.next_action))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     report = json.loads(anyone("audit", "--json").stdout)
     # written without the German key: unsigned, and a second roll for one item
     assert [f["kind"] for f in report["findings"]] == ["signature", "decision"]
@@ -145,7 +145,7 @@ def test_a_reveal_keeps_its_command_and_a_doctored_one_is_named_from_it(players)
     forged = commands.SecretRollRevealed(action=campaign.next_action, roll=rolled["id"], fact=doctored,
                                          salt=opened.salt)
     campaign.record(forged, "german", keyring.signer(campaign, rules, "german"), "", request)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     found = json.loads(anyone("audit", "--json").stdout)["findings"]
     assert [f["kind"] for f in found] == ["secret"] and "does not match its commitment" in found[0]["message"]
 

@@ -179,7 +179,7 @@ def forge_secret(db, passphrase: str, purchase) -> int:
                             commitment=commitment(fact, salt), sealed=sealed)
     request = SealPurchase(side=side, commitment=made.commitment, sealed=sealed)  # as its ledger keeps it
     campaign.record(made, side, keyring.signer(campaign, rules, side), "", request)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     return campaign.version
 
 
@@ -220,7 +220,7 @@ def test_a_reveal_that_changes_the_purchase_is_refused(table, make_db, tmp_path)
                           map_group="St", rolls=("8.6201", "8.6206/armor"))
     campaign.record(RGPurchaseRevealed(action=campaign.next_action, purchase=made, fact=changed, salt=salt), "german",
                     keyring.signer(campaign, rules, "german"))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     named_and_refused(german, Cli(make_db()), tmp_path, "secret", "does not match its commitment")
 
 

@@ -63,7 +63,7 @@ db = sys.argv[1]
 reading.one_shot()
 head = reading.stored_head(db, None)  # the key of this read's answer: it reads (and hands over) snapshot 100
 writer = open_ledger(db)
-writer.take_snapshot(campaign_id(writer.resolve_name(None)))  # a write since: the log's last snapshot is now 114
+writer.store.take_snapshot(campaign_id(writer.resolve_name(None)))  # a write since: the log's last snapshot is now 114
 writer.close()
 handed = open_ledger(db)
 first = handed.campaign(None)  # from the row handed over (snapshot 100), then the events after it

@@ -133,7 +133,7 @@ def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db
     assert result.exit_code == 0 and result.stderr == "" and json.loads(result.stdout) == honest
     assert cli("audit").exit_code == 0
     ledger = open_ledger(str(cli.db))
-    at_100 = ledger.loader.campaign(campaign_id(honest["campaign"]), 100)
+    at_100 = ledger.store.loader.campaign(campaign_id(honest["campaign"]), 100)
     assert "consumed" in at_100.reverts[str(changes[-1])] and ledger.notices == []  # read from that snapshot
     assert ledger.audit(None).clean
     cli.ok("step", "next")  # 21 AM: a CG Date change takes the old items out

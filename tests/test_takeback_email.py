@@ -70,7 +70,7 @@ def forge(db, fact_of, author: str, signer: str) -> None:
     keyring = Keyring(signer.encode())
     campaign.record(fact_of(campaign), author, keyring.signer(campaign, ledger.rules_for(campaign),
                                                               keyring.opens(campaign)))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 def typo_proposed(german, us, tmp_path, reason="we never took StJ19"):

@@ -49,7 +49,7 @@ def forge(db, fact_of, author: str, signer: str | None, side: str | None = None)
         sign = keyring.signer(campaign, rules, keyring.opens(campaign))
     fact = fact_of(campaign)
     campaign.record(fact, author, sign, "", kept_command(fact))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 def imports_into_a_fresh_ledger(sender: Cli, make_db, tmp_path) -> Cli:

@@ -188,7 +188,7 @@ def test_a_vasl_roll_whose_dice_were_changed_fails_audit(at):
     swapped = msgspec.structs.replace(fact, action=campaign.begin_action(), dice=(2, 5), vasl=DR_LINE_3,
                                       player="Player2")
     campaign.record(swapped)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     found = json.loads(cli("audit", "--json").stdout)["findings"]
     vasl = [f for f in found if f["kind"] == "vasl"]
     assert len(vasl) == 1 and "(white, colored)" in vasl[0]["message"]
@@ -208,7 +208,7 @@ def test_a_forged_import_fails_audit(at, tmp_path):
         msgspec.structs.replace(first, dice=(4, 2), player="Player9"),  # not what its line shows
         second))  # the same report once more
     campaign.record(forged)
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     messages = [f["message"] for f in json.loads(cli("audit", "--json").stdout)["findings"] if f["kind"] == "vasl"]
     assert any("report at 1: dice [4, 2] are not the VASL report's DR [2, 4]" in m for m in messages)
     assert any("report at 1: player 'Player9' is not the VASL report's 'Player1'" in m for m in messages)
@@ -340,6 +340,6 @@ def test_an_import_keeps_its_command_and_is_decided_again_from_it(at, tmp_path):
     action = campaign.next_action
     campaign.record(msgspec.structs.replace(opened.fact, action=action), "", None, "", request)
     campaign.record(msgspec.structs.replace(rolled, action=action, table="8.6171", rule="8.6171"))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     found = json.loads(cli("audit", "--json").stdout)["findings"]
     assert any(f["kind"] == "decision" and "table recorded '8.6171'" in f["message"] for f in found), found

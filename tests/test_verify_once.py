@@ -19,7 +19,7 @@ from cgledger.ledger.store.campaign import campaign_id
 
 def the_mark(db) -> tuple[int, str]:
     ledger = open_ledger(str(db))
-    return mark.read(ledger.where, ledger._seen_key(campaign_id(ledger.resolve_name(None))))
+    return mark.read(ledger.where, ledger.store.seen_key(campaign_id(ledger.resolve_name(None))))
 
 
 def a_forged_signature(db, version: int) -> None:

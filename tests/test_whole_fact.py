@@ -36,7 +36,7 @@ def honest_then_forged(cli, passphrase: str, change) -> None:
     side = keyring.opens(campaign)
     honest, _ = rolls.roll(campaign, rules, rolls.RollCommand(table="KGP3", side=side, faces=(3, 4), source="entered"))
     campaign.record(change(honest), side, keyring.signer(campaign, rules, side))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
 
 
 def test_a_roll_labelled_as_the_ledgers_own_is_refused_once_both_sides_hold_keys(table, make_db, tmp_path):
@@ -66,7 +66,7 @@ def test_a_secret_table_rolled_as_not_secret_is_named(at, make_db, tmp_path):
                                                               source="entered"))
     assert honest.secret
     campaign.record(msgspec.structs.replace(honest, secret=False), "german", keyring.signer(campaign, rules, "german"))
-    ledger.save(campaign)
+    ledger.store.save(campaign)
     named_and_refused(cli, Player(make_db(), None), tmp_path, "decision", "secret recorded False")
 
 

@@ -35,7 +35,7 @@ def history(db):
     forget(str(db))
     ledger = open_ledger(str(db))
     try:
-        return ledger.history(None), ledger.entries(None)
+        return ledger.history(None), ledger.store.entries(None)
     finally:
         ledger.close()
 

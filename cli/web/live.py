@@ -40,7 +40,7 @@ class Watcher:
     def position(self) -> int:
         with self.runner.lock:
             try:
-                return self.runner.ledger().app.recorder.max_notification_id() or 0
+                return self.runner.ledger().store.app.recorder.max_notification_id() or 0
             except Exception:  # noqa: BLE001 - a lost connection: looked at again on the next beat
                 return -1
 
@@ -92,7 +92,7 @@ class Watcher:
             from psycopg import sql
 
             with self.runner.lock:
-                channel = self.runner.ledger().app.recorder.channel_name
+                channel = self.runner.ledger().store.app.recorder.channel_name
             conn = psycopg.connect(self.runner.db, autocommit=True)
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
             return conn

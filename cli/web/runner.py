@@ -59,7 +59,7 @@ class Runner:
         try:
             from cgledger.ledger.application import open_ledger
 
-            names = open_ledger(self.db).campaign_names()
+            names = open_ledger(self.db).store.campaign_names()
         except Exception:  # noqa: BLE001 - no ledger here yet: nothing to pin
             return
         if len(names) == 1:

@@ -43,7 +43,7 @@ class SecretBooks:
         return view
 
     def sealed_cpp(self, campaign: CampaignState, rules, side: str) -> int:
-        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.app.stored_facts(campaign, versions))
+        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.app.store.stored_facts(campaign, versions))
 
     def publish(self, campaign, rules, side: str | None, roll: int | None = None, cause: str = "",
                 search: int = 0):
@@ -76,7 +76,7 @@ class SecretBooks:
         acts = self.purchases(campaign, rules, side, None) if bought else []
         if mine:
             self.keyring.key(campaign, rules, side)
-            made = dict(zip(mine, self.app.stored_facts(campaign, mine)))
+            made = dict(zip(mine, self.app.store.stored_facts(campaign, mine)))
             for version in mine:
                 opened = self.keyring.unseal(campaign, rules, made[version])
                 rolled = opened.fact
@@ -97,7 +97,7 @@ class SecretBooks:
                                purchases.secret_step(rules))
             mine = [version]
         acts = []
-        for v, made in zip(mine, self.app.stored_facts(campaign, mine)):
+        for v, made in zip(mine, self.app.store.stored_facts(campaign, mine)):
             opened = self.keyring.unseal_purchase(campaign, rules, made)
             acts.append(cmds.RevealPurchase(purchase=v, fact=opened.fact, salt=opened.salt))
         return acts

@@ -123,7 +123,7 @@ class Ticket:
                 or ledger.where != self.where \
                 or stored_head(self.db, self.selection, snapshot=False) != self.head._replace(snapshot=""):
             return
-        seen_key = ledger._seen_key(self.head.cid)
+        seen_key = ledger.store.seen_key(self.head.cid)
         from ..trust import seen
 
         found = seen.last_seen(self.where, seen_key)

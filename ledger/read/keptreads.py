@@ -7,19 +7,9 @@ application service; `--as-of` reads, and a machine that can keep no views, read
 from __future__ import annotations
 
 from ..errors import LedgerError
-from ..trust.logged import Logged
 from ..store.reading import collector_paused
 from ..decide import steps
 from ..domain.timeline import effective
-
-
-def as_stored(event) -> Logged:
-    """A domain event as the store will give it back (the views kept current fold it)."""
-    from ..domain.events import TAGS
-
-    return Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                  event.fact, "", event.author, event.signature, event.command, event.form,
-                  getattr(event, "request", None))
 
 
 class KeptReads:
@@ -118,7 +108,7 @@ class KeptReads:
 
         from . import views
 
-        return (self.app.where, self.app._seen_key(campaign.id), reader,
+        return (self.app.where, self.app.store.seen_key(campaign.id), reader,
                 views.rules_key(campaign.system, campaign.override_sources(), views.code_digest(*kept.MODULES)))
 
     def _effective(self, campaign, rules, logged) -> list:
@@ -129,7 +119,7 @@ class KeptReads:
     def _view_tail(self, cid, version: int, digest: str) -> list | None:
         """The stored events after `version` if event `version` is still the one of that digest, else None."""
         with collector_paused():
-            rows = [self.app.loader.logged(stored) for stored in self.app.recorder.select_events(cid, gt=version - 1)]
+            rows = [self.app.store.loader.logged(stored) for stored in self.app.store.recorder.select_events(cid, gt=version - 1)]
         if not rows or rows[0].version != version or rows[0].digest != digest:
             return None
         return rows[1:]
@@ -257,8 +247,8 @@ class KeptReads:
                 return
             if campaign is None:  # an import: its events as stored, and the campaign after them
                 with collector_paused():
-                    new = [self.app.loader.logged(s) for s in self.app.recorder.select_events(cid, gt=first - 1)]
-                campaign = self.app._rebuild(cid)
+                    new = [self.app.store.loader.logged(s) for s in self.app.store.recorder.select_events(cid, gt=first - 1)]
+                campaign = self.app.store.rebuild(cid)
             if not new:
                 return
             rules = self.app.rules_for(campaign)
