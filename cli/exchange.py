@@ -40,6 +40,7 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
 @common
 def import_command(obj, path: Path, as_json: bool) -> None:
     """Append your opponent's bundle, after checking it continues this log's hash chain."""
+    from cgledger.ledger.exchange import mail
     from cgledger.ledger.exchange.pbem import plan_import, read_bundle
     from cgledger.ledger.store.database import holds_ledger, resolve_db
 
@@ -47,7 +48,7 @@ def import_command(obj, path: Path, as_json: bool) -> None:
     if not holds_ledger(resolve_db(obj.db)):  # check the whole bundle before a new ledger is made for it (once)
         bundle = read_bundle(path)
         checked = (bundle, plan_import(bundle, []))
-    campaign, count = obj.ledger(create=True).import_bundle(path, checked)
+    campaign, count = mail.import_bundle(obj.ledger(create=True), path, checked)
     head = obj.ledger().head(campaign)
     if as_json:
         emit_json({"campaign": campaign, "imported": count, "head": head})

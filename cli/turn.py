@@ -32,13 +32,14 @@ def _result_line(version: int, fact) -> str:
 @common
 def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json: bool) -> None:
     """Write everything your opponent has not yet received to FILE, to mail him: no fingerprint to type."""
+    from cgledger.ledger.exchange import mail
     from cgledger.projections.log import log_rows
     from .log import describe, sides_in
 
     ledger = obj.ledger()
     if outbox is not None:
         outbox.mkdir(parents=True, exist_ok=True)
-    bundle, me, written = ledger.send_turn(obj.campaign, side, path, outbox)
+    bundle, me, written = mail.send_turn(ledger, obj.campaign, side, path, outbox)
     if bundle is None:
         head = ledger.head(obj.campaign)
         if as_json:
@@ -80,6 +81,7 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
 def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     """Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what happened."""
     from cgledger.ledger.errors import BadInput
+    from cgledger.ledger.exchange import mail
     from cgledger.ledger.exchange.pbem import plan_import, read_bundle
     from cgledger.ledger.store.database import holds_ledger, resolve_db
     from cgledger.ledger.exchange.turn import RULE, inbox_files
@@ -95,7 +97,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         if not holds_ledger(resolve_db(obj.db)):  # a new machine: the whole bundle checked before a ledger is made
             bundle = read_bundle(file)
             checked = (bundle, plan_import(bundle, []))
-        received = obj.ledger(create=True).receive_turn(file, checked, received)
+        received = mail.receive_turn(obj.ledger(create=True), file, checked, received)
     if received is None:
         raise BadInput(f"no bundle in the inbox {inbox}", RULE)
     ledger = obj.ledger()

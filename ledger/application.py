@@ -92,15 +92,6 @@ class CampaignLedger:
     def close(self) -> None:
         self.store.close()
 
-
-
-
-
-
-
-
-
-
     @property
     def key_material(self) -> bytes | None:
         return self.keyring.material
@@ -111,16 +102,6 @@ class CampaignLedger:
             self.keyring = Keyring(material)
 
     # ---- loading and appending ----------------------------------------------------------------
-
-
-
-
-
-
-
-
-
-
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
         return rulesmod.load(state.system, state.override_sources())
@@ -238,7 +219,6 @@ class CampaignLedger:
         return self.store.history(campaign.name) + [Logged(e.originator_version, None, "", "", type(e.fact).__name__, e.fact)
                                               for e in pending]
 
-
     # ---- campaigns ------------------------------------------------------------------------------
     def new_campaign(self, name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
                      random_weather: bool = False) -> Campaign:
@@ -252,8 +232,6 @@ class CampaignLedger:
         campaign = Campaign.begin(fact, self.command_id)
         self.store.save_campaign(campaign)
         return campaign
-
-
 
     # ---- rolls ----------------------------------------------------------------------------------
     def follow_ups(self, name: str | None, side: str, rg: str | None = None) -> list:
@@ -504,7 +482,6 @@ class CampaignLedger:
             sealed_cpp=self.books.sealed_cpp(view, rules, own) if view is not None and view.sealed else 0,
             mailed=mailed, turn=turn_now, events_of=lambda action, before: self.store.events_of_action(state, action, before)))
 
-
     # ---- purchases -------------------------------------------------------------------------------
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
             given: bool = False, on_map: bool = False, pre_registered: int = 0, secret: bool | None = None,
@@ -733,124 +710,12 @@ class CampaignLedger:
         return name, self.store.campaign(name).system
 
     # ---- the email turn (ledger/exchange/turn.py) -------------------------------------------------------------
-    def me(self, campaign, rules, side: str | None = None) -> str:
-        """The side at the keyboard: the one whose key is given, else `side`."""
-        mine = self.keyring.opens(campaign) if self.keyring.material is not None and campaign.keys else None
-        if mine is None and side is None:
-            raise BadInput("which side are you? give your passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file), "
-                           "or --side SIDE", turn.RULE)
-        if mine is not None and side is not None and rules.side(side) != mine:
-            raise BadInput(f"the key given is the {rules.system.sides[mine]} side's, not the "
-                           f"{rules.system.sides[rules.side(side)]} side's", turn.RULE)
-        return mine or rules.side(side)
-
-    def send_turn(self, name: str | None, side: str | None, path: Path | None, outbox: Path | None):
-        """Everything the other side has not yet received, to FILE (or a new file in the outbox folder); None when it
-        has everything. The ledger's own duties are carried out first, so they travel in this email."""
-        from .exchange.pbem import export_bundle
-
-        name = self.store.resolve_name(name)
-        if self.keyring.material is not None:
-            self.answer(name)
-        campaign = self.store.campaign(name)
-        rules = self.rules_for(campaign)
-        me = self.me(campaign, rules, side)
-        history = self.store.history(name)
-        fingerprint = turn.since(history, turn.other_side(rules.system.sides, me))
-        key = self.store.seen_key(campaign.id) if self.store.where else ""
-        if history[-1].version == int(fingerprint.split(":")[0]):
-            if not (key and turn.reply_owed(self.store.where, key)):
-                return None, me, None
-            # nothing new, but the other side's turn was read here: the turn goes back to him (no events, the head)
-            fingerprint = chain.fingerprint(history[-1].version, history[-1].digest)
-        if path is None:
-            path = turn.outbox_name(outbox or Path("."), name, campaign.cg_date, me, history[-1].version)
-        entries = [(e.version, e.topic, e) for e in history]
-        bundle = export_bundle(entries, name, campaign.system, fingerprint, path, empty=True)
-        if key:
-            turn.turn_mailed(self.store.where, key, history[-1].version)
-        return bundle, me, path
 
     def turn_mailed(self, campaign) -> int | None:
         """The last event of the turn this machine mailed and whose reply it has not read (ledger/exchange/turn.py)."""
         return turn.mailed(self.store.where, self.store.seen_key(campaign.id)) if self.store.where else None
 
-    def receive_turn(self, path: Path, checked: tuple | None = None, received: "turn.Received | None" = None):
-        """Imports one bundle, then carries out this side's duties; adds what it brought to `received`."""
-        from .exchange.pbem import read_bundle
-
-        bundle = checked[0] if checked else read_bundle(path)
-        names = self.store.campaign_names()
-        if names and bundle.campaign not in names:  # a second campaign would make every command and page ask which
-            raise BadInput(f"this database holds the campaign {', '.join(repr(n) for n in names)}; {path.name} is of "
-                           f"another, {bundle.campaign!r}: receive it into a database of its own (--db FILE)", turn.RULE)
-        before = len(self.store.history(bundle.campaign)) if bundle.campaign in names else 0
-        name, count = self.import_bundle(path, checked)
-        campaign = self.store.campaign(name)
-        rules = self.rules_for(campaign)
-        me = (self.keyring.opens(campaign) if self.keyring.material is not None and campaign.keys else None) or ""
-        if me:
-            self.answer(name)
-        history = self.store.history(name)
-        new = [e for e in history if e.version > before]
-        received = received or turn.Received(name, me)
-        received.me = me
-        received.imported += new[:count]
-        received.duties += new[count:]
-        if me:
-            state = self.store.campaign(name)
-            opened = self.keyring.opened_rolls(state, self.rules_for(state), new, me)
-            received.results += turn.own_results(new, opened, me)
-        received.head = self.head(name)
-        received.files.append(str(path))
-        return received
-
-    def import_bundle(self, path: Path, checked: tuple | None = None) -> tuple[str, int]:
-        """Appends the bundle's new events, each re-decided first, all or nothing; returns (campaign, number
-        imported). `checked`: (bundle, its plan_import over an empty log), made before this database existed; used
-        if the campaign is still not here. A snapshot is left behind when the import crossed a snapshot interval,
-        so the next command does not replay the whole log."""
-        from .exchange.pbem import domain_event, plan_import, read_bundle
-
-        bundle = checked[0] if checked else read_bundle(path)
-        local = self.store.history(bundle.campaign) if bundle.campaign in self.store.campaign_names() else []
-        new = checked[1] if checked and not local else plan_import(bundle, local)
-        if not new:
-            self._turn_read(bundle, local)  # a turn mailed back holds no events: read all the same
-            return bundle.campaign, 0
-        cid = campaign_id(bundle.campaign)
-        self.store.save_events([domain_event(cid, e) for e in new])
-        if self.store.where:  # plan_import checked every new event on top of the local log: marked, if that was verified
-            key = self.store.seen_key(cid)
-            if mark.read(self.store.where, key) == ((local[-1].version, local[-1].digest) if local else (0, "")):
-                mark.advance(self.store.where, key, new[-1].version, new[-1].digest)
-        self.kept.advance(None, [], cid, new[0].version)  # the kept read views that were current
-        self._turn_read(bundle, local)  # once its events are stored: a failed save leaves the turn where it was
-        interval = store.SNAPSHOT_INTERVAL
-        if new[-1].version // interval > (new[0].version - 1) // interval:
-            self.store.take_snapshot(cid)
-        return bundle.campaign, len(new)
-
-    def _turn_read(self, bundle, local: list) -> None:
-        """The other side's turn is read here once his bundle holds the turn mailed from here (ledger/exchange/turn.py): an
-        older bundle read again leaves the turn where it is."""
-        if not self.store.where or not local:
-            return
-        key = self.store.seen_key(campaign_id(bundle.campaign))
-        mailed = turn.mailed(self.store.where, key)
-        if mailed is None or bundle.since + len(bundle.events) >= mailed:
-            turn.turn_read(self.store.where, key)
-
-
-
-
-
-
-
     # ---- reads ----------------------------------------------------------------------------------
-
-
-
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
         """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events
