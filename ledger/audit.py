@@ -10,7 +10,6 @@ for the same item after the first was undone.
 
 from __future__ import annotations
 
-import copy
 import hashlib  # noqa: F401 - loaded: every event's digest through OpenSSL (ledger/sha.py)
 import sys
 from collections import deque
@@ -28,7 +27,7 @@ from .domain.events import (
 )
 from .trust.signatures import Signed, Verifier, author_check
 from .domain.events import TAGS
-from .domain.evolve import authorship, CampaignState, begin
+from .domain.evolve import authorship, CampaignState, begin, snapshot
 from .domain.inforce import voided_by
 from .trust.logged import Logged
 from .domain.timeline import kind_words
@@ -538,17 +537,6 @@ def roll_key(state: CampaignState, fact: DiceRolled) -> str:
     except LedgerError:
         return f"{fact.table}|{fact.side}|{state.cg_date}|{unit_name(fact.purpose)}"
     return reroll_key(table, fact.side, state.cg_date, fact.purpose, fact.item)
-
-
-def snapshot(state: CampaignState) -> CampaignState:
-    """A copy that later folds cannot reach (attributes are replaced, never changed, except `live`, the
-    dicts that only grow and the undo record)."""
-    copied = copy.copy(state)
-    copied.live = [list(r) for r in state.live]
-    copied.reverts = dict(state.reverts)
-    copied.consumed, copied.today = dict(state.consumed), dict(state.today)
-    copied.acts = [list(r) for r in state.acts]
-    return copied
 
 
 def check_fair(campaign_id, logged, name: str) -> list[tuple[int, str]]:

@@ -240,7 +240,7 @@ def decide_import(campaign, rules, history, sources: list[Source], attach: list[
     """Every file in order, each one action: its new reports in one VaslLogImported, the attached ones rolled on
     their tables (each decided like any roll, on the state the ones before it leave). Reports already in the log
     are listed, not recorded; unreadable lines are listed and kept in the import event."""
-    from .audit import snapshot
+    from .domain.evolve import snapshot
 
     sides = {player: rules.side(side) for player, side in players.items()}
     attached = _attachments(sources, attach)
@@ -275,7 +275,7 @@ def commands_of(sources: list[Source], attach: list[Attachment], players: dict[s
 
 def decide_file(state, rules, command, log) -> list:
     """The whole action of one file imported (its command, `commands_of`): decided on a copy of the state."""
-    from .audit import snapshot
+    from .domain.evolve import snapshot
 
     found, form, _kept = read_lines(command.lines, command.form, tuple(command.players))
     source = Source(command.file, form, command.digest, tuple(found), command.module, command.module_version,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import copy
+
 import msgspec
 
 from .events import (
@@ -783,3 +785,14 @@ def fold(logged) -> CampaignState | None:
         else:
             state.evolve(event.fact, event.digest, event.version, event.author, event.command)
     return state
+
+
+def snapshot(state: CampaignState) -> CampaignState:
+    """A copy that later folds cannot reach (attributes are replaced, never changed, except `live`, the
+    dicts that only grow and the undo record)."""
+    copied = copy.copy(state)
+    copied.live = [list(r) for r in state.live]
+    copied.reverts = dict(state.reverts)
+    copied.consumed, copied.today = dict(state.consumed), dict(state.today)
+    copied.acts = [list(r) for r in state.acts]
+    return copied
