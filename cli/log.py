@@ -18,8 +18,9 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
     if "error" in row:
         return f"unreadable stored event ({row['error']})"
     if kind == "TakeBackProposed":
-        what = f"undo of action #{row['voided'][0]}" if row["kind"] == "undo" else \
-            f"rewind to the end of {row['cg_date']}'s RePh"
+        what = (f"take back {row['takes_back']}" if row.get("takes_back") else f"undo of action {row['voided'][0]}") \
+            if row["kind"] == "undo" \
+            else f"rewind to the end of {row['cg_date']}'s RePh"
         return f"proposed: {what}" + (f": {row['reason']}" if row["reason"] else "") + " (the other side accepts)"
     if kind == "ProposalDeclined":
         return f"the {who(row['side'])} side declines the proposal of event {row['proposal']}" + (
@@ -36,7 +37,8 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
             f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}{rg}"
         )
     if kind == "ActionUndone":
-        return f"undo of action {row['undone']}" + (f": {row['reason']}" if row["reason"] else "")
+        what = f"took back {row['takes_back']}" if row.get("takes_back") else f"undo of action {row['undone']}"
+        return what + (f": {row['reason']}" if row["reason"] else "")
     if kind == "CGDateChanged":
         return f"new CG Date {row['cg_date']} (was {row['previous']})"
     if kind == "TablesOverridden":

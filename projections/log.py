@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import msgspec
 
-from cgledger.ledger.domain.events import TAGS, ActionUndone, CampaignStarted, CGDateChanged, Rewound
+from cgledger.ledger.domain.events import TAGS, ActionUndone, CampaignStarted, CGDateChanged, Rewound, TakeBackProposed
 from cgledger.ledger.domain.inforce import voided_actions, voided_by
 
 if TYPE_CHECKING:
@@ -24,8 +24,43 @@ def iter_log_rows(logged: list, state: CampaignState | None = None) -> Iterator[
     """The rows one at a time (`log` writes them as they come). `state`: the campaign just before the first of
     `logged` when it is the log's tail (`log --last N`): an undo or a rewind voids only actions before it, so
     whether a row is in force is told by the events from it on."""
+    named = _Named(logged, state)
     for event, cg_date, in_force in _walk(logged, state):
-        yield _row(event, cg_date, in_force)
+        row = _row(event, cg_date, in_force)
+        named.see(event.fact, row)
+        yield row
+
+
+class _Named:
+    """Each action by its first fact, in plain words (projections/takeback.py): an undo's row and a take-back
+    proposal's say what they take back (`takes_back`), not the action's number."""
+
+    def __init__(self, logged: list, state: CampaignState | None):
+        self.first: dict[int, Any] = {}
+        self.sides: dict[str, str] | None = None
+        self.system = state.system if state is not None else None
+
+    def see(self, fact, row: dict) -> None:
+        if fact is None:
+            return
+        if isinstance(fact, CampaignStarted):
+            self.system = fact.system
+        action = getattr(fact, "action", None)
+        if action is not None:
+            self.first.setdefault(action, fact)
+        voided = (fact.undone,) if isinstance(fact, ActionUndone) else \
+            tuple(fact.voided) if isinstance(fact, TakeBackProposed) and fact.kind == "undo" else ()
+        if voided and all(a in self.first for a in voided):
+            from . import takeback
+
+            row["takes_back"] = " and ".join(takeback.words(self.first[a], self._sides()) for a in voided)
+
+    def _sides(self) -> dict[str, str]:
+        if self.sides is None:
+            from cgledger.ledger import rules
+
+            self.sides = dict(rules.load(self.system).system.sides) if self.system else {}
+        return self.sides
 
 
 def iter_log_json(logged: list, state: CampaignState | None = None) -> Iterator[bytes]:

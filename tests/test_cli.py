@@ -87,7 +87,11 @@ def test_log_and_undo(kgp):
     assert [r["type"] for r in rows] == ["CampaignStarted", "StepOpened", "DiceRolled", "StepOpened", "ActionUndone"]
     assert [r["in_force"] for r in rows[1:]] == [True, True, False, True]
     assert kgp.json("status")["step"] == "scenario"
-    assert "(undone)" in kgp.ok("log").stdout.splitlines()[3]
+    lines = kgp.ok("log").stdout.splitlines()
+    assert "(undone)" in lines[3]
+    assert lines[4].endswith("took back the move to step 8.601: too early")  # the act named, not its number
+    assert "took back the move to step 8.601" in kgp.ok("log", "--last", "2").stdout
+    assert "undo of action 3: too early" in kgp.ok("log", "--last", "1").stdout  # the act is not among those read
 
 
 def test_head_is_reproducible_under_a_frozen_clock(make_db):

@@ -57,6 +57,24 @@ def reference_rows(logged: list) -> list[dict[str, Any]]:
     return rows
 
 
+def _named(rows: list[dict], logged: list, sides: dict) -> list[dict]:
+    """The text log's rows: an undo's and a take-back proposal's name what they take back by its action's first
+    fact, in plain words (projections/takeback.py), where the log read holds it."""
+    from cgledger.projections.takeback import words
+
+    first: dict = {}
+    out = []
+    for row, event in zip(rows, logged):
+        fact = event.fact
+        if getattr(fact, "action", None) is not None:
+            first.setdefault(fact.action, fact)
+        voided = [row["undone"]] if row["type"] == "ActionUndone" else \
+            row["voided"] if row["type"] == "TakeBackProposed" and row["kind"] == "undo" else []
+        out.append({**row, "takes_back": " and ".join(words(first[a], sides) for a in voided)}
+                   if voided and all(a in first for a in voided) else row)
+    return out
+
+
 def reference_json(rows: list[dict]) -> str:
     """As the CLI wrote a list before: each row indented by msgspec, a bracket and a newline around them."""
     if not rows:
@@ -87,7 +105,7 @@ def test_log_json_is_the_whole_folds_byte_for_byte(make_db, request, sample):
     expected = reference_rows(logged)
     assert cli.ok("log", "--json").stdout == reference_json(expected)
     sides = sides_in(expected)  # the log names the sides as the system does
-    assert cli.ok("log").stdout == "".join(render(row, sides) + "\n" for row in expected)
+    assert cli.ok("log").stdout == "".join(render(row, sides) + "\n" for row in _named(expected, logged, sides))
     if sample == "kgp-cg1-sample.cgl":
         assert len({r["cg_date"] for r in expected}) > 3 and any(not r["in_force"] for r in expected)
     for last in range(1, len(expected) + 2):  # each tail starts from the campaign just before it (its snapshot)
