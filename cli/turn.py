@@ -140,7 +140,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     click.echo(render_status(status))
 
 
-ON = ("cgledger answer", "cgledger step next")  # what `status` offers that moves the campaign on (ledger/application.py)
+ON = ("cgledger answer", "cgledger step next")  # what `status` offers that moves the campaign on (projections/status.py)
 
 
 def due_lines(status: dict) -> list[str]:
@@ -163,6 +163,9 @@ def due_lines(status: dict) -> list[str]:
         if (status.get("turn") or {}).get("reply_owed"):
             return ["nothing is due from you: `cgledger send` mails the turn back"]
         return ["nothing is due from you now: `cgledger send` mails your turn to your opponent"]
+    key = next((m for m in may if m["command"].startswith("cgledger keys init")), None)
+    if key:  # the other side has a key and this one none: set up first (its acts signed, fair dice from then on)
+        return [f"next for you: {key['text']}:", f"      {key['command']}"]
     mine = (status.get("progress") or {}).get(status.get("you")) or {}
     where = mine.get("step_title") or status["step_title"]
     on = next((m for m in may if m["command"] in ON), None)

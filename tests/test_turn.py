@@ -254,3 +254,16 @@ def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_pa
         ("8.612", [], [], []), status
     assert "nothing is due from you: `cgledger send` mails the turn back" in shown.splitlines(), shown
     assert "next for you" not in shown
+
+
+def test_the_first_thing_due_from_a_player_without_a_key_is_his_key(tmp_path):
+    """The other side has a key and this player none yet: `receive` names setting it up first (his acts are signed
+    and fair dice start from then on), not a step that would walk him on unsigned (the trust model)."""
+    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
+    g.ok("new", "CG I", "--cg", "I")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("send", str(tmp_path / "1.json"))
+    said = u.ok("receive", str(tmp_path / "1.json")).stdout
+    due = said[said.index("next for you"):].splitlines()
+    assert "set up your key" in due[0] and due[1].strip() == "cgledger keys init --side us", said
+    assert "step next" not in said[:said.index("now:")]
