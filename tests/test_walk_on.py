@@ -141,3 +141,24 @@ def test_the_player_is_told_the_campaign_waits_for_him_as_you(desks):
     assert "the campaign waits here for you, who may still act: buy Reinforcement Groups" in text, text
     assert "the campaign waits here for the U.S. side, which may still act" in text, text
     assert "the campaign waits here for the German side" not in text, text
+
+
+def test_a_secret_roll_made_on_an_earlier_cg_date_meets_no_need_of_this_one(at):
+    """8.616 'each side ... makes a Secret DR' every CG Date: a side's Secret 8.616 roll of 19 PM, made and still
+    sealed (it stays declared until revealed), does not count as this CG Date's roll waiting for its dice, so the side
+    cannot walk past 8.616 on 19 N without making it (the random two-player play met the German walking past it)."""
+    from cgledger.ledger import rules as rulesmod
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide import walk
+
+    cli = at("8.616", "19 N")
+    state = open_ledger(str(cli.db)).campaign(None)
+    rules = rulesmod.load(state.system)
+    assert [n["side"] for n in walk.owed(rules, state, "german", "8.616")] == ["german"]
+    earlier = {"version": 42, "action": 36, "table": "8.616", "side": "german", "n": 2, "secret": True, "answer": "",
+               "answered": 46, "made": 49, "drms": [], "purpose": "", "rg": None, "item": "8.616|german|19 PM",
+               "step": "8.616"}
+    state.declared = {"german:2": earlier}  # made on 19 PM, not revealed yet
+    assert [n["side"] for n in walk.owed(rules, state, "german", "8.616")] == ["german"]
+    state.declared = {"german:2": {**earlier, "made": 0, "item": "8.616|german|19 N"}}  # this CG Date's, its dice owed
+    assert walk.owed(rules, state, "german", "8.616") == []

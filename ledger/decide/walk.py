@@ -66,7 +66,10 @@ def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str 
     if step_id == SCENARIO:
         return []
     ahead = date is not None and date != state.cg_date  # a step of a CG Date ahead: nothing of it declared yet
-    waiting = [] if ahead else [e for e in state.declared.values() if e["side"] == side and e["table"] in rules.tables]
+    # a Secret roll made stays declared until it is revealed: made, it counts in `done` of its own step and CG Date,
+    # not as a declaration still waiting (the CPP Replenishment of a CG Date before meets no need of this one, 8.616)
+    waiting = [] if ahead else [e for e in state.declared.values()
+                                if e["side"] == side and e["table"] in rules.tables and not e["made"]]
     out = []
     # a step of a CG Date ahead (past a new CG Date's step) has nothing done in it yet: what was done in the step of
     # that id belongs to this CG Date
