@@ -145,7 +145,8 @@ def view(state, rules, viewer: str | None, events_of) -> dict | None:
             data["decline"] = DECLINE
         else:
             data["waiting_for"] = f"the {sides.get(other, other)} side to accept it: `{ACCEPT}`"
-        data["lapses_when"] = "a player's act is recorded first (the ledger's own answers and reveals do not count)"
+        data["lapses_when"] = ("a player's act is recorded first (the ledger's own answers and reveals, and a key set "
+                               "up, do not count)")
     else:
         data["lapsed"] = {"at": lapsed["lapsed_by"], "why": CAUSES.get(lapsed["cause"], lapsed["cause"])}
     return data
