@@ -15,8 +15,7 @@ GERMAN, US = "Peiper's own words", "Harrison's own words"
 CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
 
 
-@pytest.fixture
-def german_keyed(tmp_path):
+def german_keyed(tmp_path) -> tuple[Player, Player]:
     """Two machines: the German starts the campaign and sets up his key; the U.S. player's holds nothing yet."""
     g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
     g.ok("new", "CG I", "--cg", "I")
@@ -25,9 +24,9 @@ def german_keyed(tmp_path):
 
 
 @pytest.fixture
-def desks(german_keyed, tmp_path):
+def desks(tmp_path):
     """`german_keyed`, then the U.S. receives it and sets up his key."""
-    g, u = german_keyed
+    g, u = german_keyed(tmp_path)
     g.ok("send", str(tmp_path / "1.json"))
     u.ok("receive", str(tmp_path / "1.json"))
     u.ok("keys", "init", "--side", "us")
@@ -197,10 +196,10 @@ def test_receive_adds_no_second_campaign(desks, tmp_path):
     u.refused("receive", str(tmp_path / "another.json"), contains="holds the campaign 'CG I'")
 
 
-def test_receive_names_each_side_once(german_keyed, tmp_path):
+def test_receive_names_each_side_once(tmp_path):
     """'the German side: the German side set up its key' (found playing by email): an act that names its side is
     said with its own words."""
-    g, u = german_keyed
+    g, u = german_keyed(tmp_path)
     g.ok("send", str(tmp_path / "1.json"))
     text = u.ok("receive", str(tmp_path / "1.json")).stdout
     assert "the German side set up its key" in text and "the German side: the German side" not in text, text
@@ -227,12 +226,12 @@ def due(shown: str) -> list[str]:
     return lines[lines.index("due from you:"):lines.index("now:")]
 
 
-def test_receive_puts_the_proposal_first_for_the_side_without_a_key(german_keyed, tmp_path):
+def test_receive_puts_the_proposal_first_for_the_side_without_a_key(tmp_path):
     """Found by email: before the U.S. player set up his key, `receive` offered him `step next` while the German's
     rules file waited for his answer (it looked for his side in `status`'s `you`, known once both sides hold keys).
     The side that answers is the one that records here: its key's, else the one side without a key. His key set up,
     the proposal is still open (a key is no game act), and he declines it."""
-    g, u = german_keyed
+    g, u = german_keyed(tmp_path)
     g.ok("rules", "load", str(CHART))
     g.ok("send", str(tmp_path / "1.json"))
     shown = u.ok("receive", str(tmp_path / "1.json")).stdout
@@ -252,10 +251,10 @@ def test_receive_puts_the_proposal_first_for_the_side_without_a_key(german_keyed
     assert g.json("audit")["clean"] and u.json("audit")["clean"]
 
 
-def test_receive_puts_the_proposal_first_for_a_side_whose_opponent_has_no_key(german_keyed, tmp_path):
+def test_receive_puts_the_proposal_first_for_a_side_whose_opponent_has_no_key(tmp_path):
     """The same the other way round: the U.S. player, without a key, proposes to take back the German's step; the
     German's `receive` puts it first, though `status` knows no 'you' before both sides hold keys."""
-    g, u = german_keyed
+    g, u = german_keyed(tmp_path)
     g.ok("step", "next")  # 8.618 -> 8.619
     g.ok("send", str(tmp_path / "1.json"))
     u.ok("receive", str(tmp_path / "1.json"))
