@@ -311,9 +311,7 @@ def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_pa
 def test_the_first_thing_due_from_a_player_without_a_key_is_his_key(tmp_path):
     """The other side has a key and this player none yet: `receive` names setting it up first (his acts are signed
     and fair dice start from then on), not a step that would walk him on unsigned (the trust model)."""
-    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
-    g.ok("new", "CG I", "--cg", "I")
-    g.ok("keys", "init", "--side", "german")
+    g, u = german_keyed(tmp_path)
     g.ok("send", str(tmp_path / "1.json"))
     said = u.ok("receive", str(tmp_path / "1.json")).stdout
     due = said[said.index("next for you"):].splitlines()
