@@ -147,8 +147,8 @@ def due_lines(status: dict) -> list[str]:
     """What is due from the player who just read his opponent's turn, before the whole status: the lines to run."""
     owed = [(n["text"], n.get("command")) for n in status.get("needs", [])]
     proposal = status.get("proposal") or {}
-    if proposal.get("open") and proposal.get("accepted_by") == status.get("you") and proposal.get("accept"):
-        sides = status.get("sides", {})  # the other side's proposal waits for this player's answer: first
+    if proposal.get("open") and proposal.get("yours"):  # the other side's proposal waits for this player's answer
+        sides = status.get("sides", {})  # (with or without his key): first
         what = proposal["takes_back"] if proposal.get("kind") == "rules" else f"to take back {proposal['takes_back']}"
         owed.insert(0, (f"the {sides.get(proposal['by'], proposal['by'])} side proposes {what}: accept or decline it",
                         f"{proposal['accept']}    # or: {proposal.get('decline')}"))

@@ -243,7 +243,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
                             del vasl_seen[key]  # an undone VASL report may be entered again
                     for roll in rolls_by_action.get(action, []):
                         undone_items.setdefault(roll[4], roll)
-            state.evolve(fact, event.digest, version, event.author, event.command)
+            state.evolve(fact, event.digest, version, event.author, event.command, event.form)
             if snapshots and version in snapshots:
                 for message in check_snapshot(state, version, *snapshots[version]):
                     find(version, "snapshot", message)

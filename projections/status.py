@@ -98,7 +98,7 @@ def status(state, rules, reader: Reader) -> dict:
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
         "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
         # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
-        "proposal": takeback.view(state, rules, reader.side() if as_of is None and reader.key_given
+        "proposal": takeback.view(state, rules, (reader.by() or None) if as_of is None
                                   and (state.proposal or state.lapsed) else None, reader.events_of),
     }
 

@@ -117,8 +117,9 @@ def action_words(events, sides: dict[str, str]) -> str:
 
 def view(state, rules, viewer: str | None, events_of) -> dict | None:
     """`status`'s `proposal`: the open take-back proposal (or the last one that lapsed, until its proposer acts
-    again). `viewer`: the side whose key was given (its own proposal waits; the other side is told to accept);
-    `events_of(action, before_version)`: the events of an action."""
+    again). `viewer`: the side recording here (its key's, else the one side without a key: with or without its key,
+    the side that answers is told so, `yours`, and its proposer that it waits); `events_of(action, before_version)`:
+    the events of an action."""
     sides = dict(rules.system.sides)
     proposal, lapsed = state.proposal, state.lapsed
     shown = proposal or lapsed
@@ -143,9 +144,11 @@ def view(state, rules, viewer: str | None, events_of) -> dict | None:
         elif viewer is not None and viewer == other:
             data["waiting_for"] = f"you to accept it: `{ACCEPT}` (or `{DECLINE}`)"
             data["decline"] = DECLINE
+            data["yours"] = True
         else:
             data["waiting_for"] = f"the {sides.get(other, other)} side to accept it: `{ACCEPT}`"
-        data["lapses_when"] = "a player's act is recorded first (the ledger's own answers and reveals do not count)"
+        data["lapses_when"] = ("a player's act is recorded first (the ledger's own answers and reveals, and a key set "
+                               "up, do not count)")
     else:
         data["lapsed"] = {"at": lapsed["lapsed_by"], "why": CAUSES.get(lapsed["cause"], lapsed["cause"])}
     return data

@@ -13,7 +13,10 @@ import pytest
 
 from conftest import Cli, Player, named_and_refused
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.domain.events import ActionUndone, CampaignStarted, DiceRolled, RollAnswered, RollDeclared
+from cgledger.ledger.domain.events import (
+    ActionUndone, CampaignStarted, DiceCommitted, DiceRolled, LocationControlled, RollAnswered, RollDeclared,
+    SideKeyRegistered, TakeBackProposed,
+)
 from cgledger.ledger.domain.evolve import begin
 from cgledger.ledger.player.keyring import Keyring
 
@@ -32,13 +35,20 @@ def mail(sender: Cli, receiver: Cli, tmp_path) -> None:
 
 
 @pytest.fixture
-def email(at, make_db, tmp_path):
-    """A CG scenario on 19 AM (the St map loaded before any key), played by email: the German's database and the U.S.
-    player's, each side's key set up in its own, both ledgers holding the same log."""
+def german_keyed(at, make_db):
+    """A CG scenario on 19 AM (the St map loaded before any key), played by email: the German's database, his key
+    set up, and the U.S. player's database, empty."""
     cli = at("scenario")
     cli.ok("rules", "load", str(FIXTURE))
     german, us = Player(cli.db, GERMAN), Player(make_db(), US)
     german.ok("keys", "init", "--side", "german")
+    return german, us
+
+
+@pytest.fixture
+def email(german_keyed, tmp_path):
+    """`german_keyed`, then the U.S. player's key set up in his own: both ledgers holding the same log."""
+    german, us = german_keyed
     mail(german, us, tmp_path)
     us.ok("keys", "init", "--side", "us")
     mail(us, german, tmp_path)
@@ -101,7 +111,8 @@ def test_a_control_typo_is_taken_back_by_email_across_the_ledgers_own_records(em
         "actions": [control["action"]], "reason": "we never took StJ19", "accept": "cgledger accept",
         "accepted_by": "german",
         "waiting_for": "the German side to accept it (`cgledger accept` on its ledger, once it has your bundle)",
-        "lapses_when": "a player's act is recorded first (the ledger's own answers and reveals do not count)"}
+        "lapses_when": "a player's act is recorded first (the ledger's own answers and reveals, and a key set up, do "
+                       "not count)"}
     text = us.ok("status").stdout
     assert (f"proposal (event {proposal}): the U.S. side proposes to take back Control of StJ19 by the U.S. side "
             f"(Strategic Location, B) (event {control['version']}): we never took StJ19") in text
@@ -141,6 +152,57 @@ def test_a_proposal_lapses_on_a_players_act_and_status_says_why(email, tmp_path)
     us.ok("roll", "KGP3", "--side", "us")  # once its proposer acts again, status no longer shows it
     assert us.json("status")["proposal"] is None
     assert clean(us)
+
+
+def open_proposal(player: Cli, proposal: int) -> dict:
+    """The proposal as the player's `status --json` shows it: open, not lapsed."""
+    shown = player.json("status")["proposal"]
+    assert shown["event"] == proposal and shown["open"] and "lapsed" not in shown, shown
+    return shown
+
+
+def keys_in_force(player: Cli, side: str) -> bool:
+    """The side's key and fair-dice commitment are recorded and in force."""
+    found = [r["in_force"] for r in rows(player) if r["type"] in ("SideKeyRegistered", "DiceCommitted")
+             and r["side"] == side]
+    return len(found) == 2 and all(found)
+
+
+def test_a_proposal_stays_open_while_the_other_side_sets_up_its_key(german_keyed, tmp_path):
+    """`keys init` is no game act (found playing by email): it lapsed the German's proposal to take back the U.S.
+    player's Control, so that the U.S. player, who set up his key to answer it, could not accept it."""
+    german, us = german_keyed
+    mail(german, us, tmp_path)
+    us.ok("control", "StJ19", "--side", "us", "--strategic", "B")  # the U.S. side's act, before its key
+    control = rows(us)[-1]
+    mail(us, german, tmp_path)
+    assert german.json("undo")["proposed"] == "undo"
+    proposal = rows(german)[-1]["version"]
+    mail(german, us, tmp_path)
+    us.ok("keys", "init", "--side", "us")
+    assert open_proposal(us, proposal)["waiting_for"] == "you to accept it: `cgledger accept` (or `cgledger decline`)"
+    accepted = us.json("accept")
+    assert accepted["undone"] == control["action"] and accepted["accepted"] == proposal
+    assert keys_in_force(us, "us") and us.json("status")["dice"] == "fair"  # the undo kept the key after it
+    mail(us, german, tmp_path)
+    assert strategic(german) == [] == strategic(us) and clean(german) and clean(us)
+
+
+def test_a_proposal_stays_open_while_its_proposer_sets_up_its_key(german_keyed, tmp_path):
+    """The same with the proposer's own `keys init`: the U.S. player proposes before his key, sets it up, and the
+    German accepts."""
+    german, us = german_keyed
+    german.ok("control", "StJ19", "--side", "us", "--strategic", "B")  # a typo
+    control = rows(german)[-1]
+    mail(german, us, tmp_path)
+    assert us.json("undo", "--reason", "we never took StJ19")["actions"] == [control["action"]]
+    proposal = rows(us)[-1]["version"]
+    us.ok("keys", "init", "--side", "us")
+    open_proposal(us, proposal)
+    mail(us, german, tmp_path)
+    open_proposal(german, proposal)
+    assert german.json("accept")["undone"] == control["action"]
+    assert keys_in_force(german, "us") and strategic(german) == [] and clean(german)
 
 
 def test_a_side_takes_back_its_own_shared_act_alone_before_the_other_side_has_it(email, tmp_path):
@@ -228,6 +290,29 @@ def test_the_fold_voids_an_act_and_applies_the_ledgers_records_after_it_again():
     for attribute in ("today", "consumed", "declared", "done", "flags", "cpp", "published"):
         assert getattr(undone, attribute) == getattr(without, attribute), attribute
     assert undone.live == [[2, 2], [4, 4]] and undone.undo_target()[0] is None  # the roll has its dice now
+
+
+def test_a_key_set_up_lapses_a_proposal_only_in_a_log_written_before_form_3():
+    """A log folds as the ledger that wrote it read it (the audit decides it again): before envelope form 3 a key's
+    registration and a fair-dice commitment were a player's act, and let the open proposal lapse."""
+    start = CampaignStarted(name="CG I", system="kgp", cg="I", cg_date="19 AM", start_cpp={"german": 0, "us": 0})
+    facts = [(2, SideKeyRegistered(action=2, side="german", salt="s", check="c", public="p"), "german"),
+             (3, LocationControlled(action=3, location="StJ19", side="us"), "us"),
+             (4, TakeBackProposed(action=4, kind="undo", voided=(3,)), "german"),
+             (5, SideKeyRegistered(action=5, side="us", salt="s", check="c", public="q"), "us"),
+             (6, DiceCommitted(action=5, side="us", roll_head="r", answer_head="a", length=9, sealed="x"), "us")]
+
+    def fold(form: int):
+        state = begin(start, "0" * 64)
+        for version, fact, author in facts:
+            state.evolve(fact, "0" * 64, version, author, "", form)
+        return state
+
+    today, older = fold(3), fold(2)
+    assert today.proposal["version"] == 4 and today.lapsed == {} and today.undo_target(True)[0] == 3
+    assert today.undo_target()[0] == 5  # a plain `undo` takes the key back itself, as before
+    assert older.proposal == {} and (older.lapsed["lapsed_by"], older.lapsed["cause"]) == (5, "act")
+    assert older.undo_target(True)[0] == older.undo_target()[0] == 5
 
 
 def test_a_rewind_proposal_stays_open_through_the_answer_and_takes_it_back_too(at):

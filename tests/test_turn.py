@@ -5,20 +5,28 @@ opponent's acts, his own rolls' results (Secret ones to him alone), what is due 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from conftest import Player
 
 GERMAN, US = "Peiper's own words", "Harrison's own words"
+CHART = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+
+
+def german_keyed(tmp_path) -> tuple[Player, Player]:
+    """Two machines: the German starts the campaign and sets up his key; the U.S. player's holds nothing yet."""
+    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
+    g.ok("new", "CG I", "--cg", "I")
+    g.ok("keys", "init", "--side", "german")
+    return g, u
 
 
 @pytest.fixture
 def desks(tmp_path):
-    """Two machines: the German starts the campaign and sets up his key, the U.S. receives it and sets up his."""
-    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
-    g.ok("new", "CG I", "--cg", "I")
-    g.ok("keys", "init", "--side", "german")
+    """`german_keyed`, then the U.S. receives it and sets up his key."""
+    g, u = german_keyed(tmp_path)
     g.ok("send", str(tmp_path / "1.json"))
     u.ok("receive", str(tmp_path / "1.json"))
     u.ok("keys", "init", "--side", "us")
@@ -191,9 +199,7 @@ def test_receive_adds_no_second_campaign(desks, tmp_path):
 def test_receive_names_each_side_once(tmp_path):
     """'the German side: the German side set up its key' (found playing by email): an act that names its side is
     said with its own words."""
-    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
-    g.ok("new", "CG I", "--cg", "I")
-    g.ok("keys", "init", "--side", "german")
+    g, u = german_keyed(tmp_path)
     g.ok("send", str(tmp_path / "1.json"))
     text = u.ok("receive", str(tmp_path / "1.json")).stdout
     assert "the German side set up its key" in text and "the German side: the German side" not in text, text
@@ -202,11 +208,8 @@ def test_receive_names_each_side_once(tmp_path):
 def test_receive_puts_the_other_sides_proposal_first_among_what_is_due(desks, tmp_path):
     """A rules file the other side proposed waits for this player's answer: `receive` says so first, with the line to
     run (before, it said 'nothing is due from you now' above the proposal), and counts '1 event' in words."""
-    from pathlib import Path
-
     g, u = desks
-    chart = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
-    g.ok("rules", "load", str(chart))
+    g.ok("rules", "load", str(CHART))
     g.ok("send", str(tmp_path / "3.json"))
     shown = u.ok("receive", str(tmp_path / "3.json")).stdout.splitlines()
     assert shown[0].startswith("1 event received into 'CG I'")
@@ -215,6 +218,55 @@ def test_receive_puts_the_other_sides_proposal_first_among_what_is_due(desks, tm
     assert shown[due + 1].endswith(": accept or decline it")
     assert shown[due + 2] == "      cgledger accept    # or: cgledger decline"
     assert "nothing is due from you now" not in "\n".join(shown)
+
+
+def due(shown: str) -> list[str]:
+    """What `receive` says is due, up to the whole status."""
+    lines = shown.splitlines()
+    return lines[lines.index("due from you:"):lines.index("now:")]
+
+
+def test_receive_puts_the_proposal_first_for_the_side_without_a_key(tmp_path):
+    """Found by email: before the U.S. player set up his key, `receive` offered him `step next` while the German's
+    rules file waited for his answer (it looked for his side in `status`'s `you`, known once both sides hold keys).
+    The side that answers is the one that records here: its key's, else the one side without a key. His key set up,
+    the proposal is still open (a key is no game act), and he declines it."""
+    g, u = german_keyed(tmp_path)
+    g.ok("rules", "load", str(CHART))
+    g.ok("send", str(tmp_path / "1.json"))
+    shown = u.ok("receive", str(tmp_path / "1.json")).stdout
+    assert due(shown) == [
+        "due from you:",
+        "  the German side proposes the rules file kgp-rg-test-chart.toml (RG german I2, RG german V1, RG german HW1, "
+        "RG us I1, RG us I6, RG us V3) for both sides: accept or decline it",
+        "      cgledger accept    # or: cgledger decline"]
+    assert "next for you" not in shown and "waits for you to accept it" in shown
+    u.ok("keys", "init", "--side", "us")
+    proposal = u.json("status")["proposal"]
+    assert proposal["open"] and proposal["yours"] and "lapsed" not in proposal
+    u.ok("decline", "--reason", "not this chart")
+    u.ok("send", str(tmp_path / "2.json"))
+    g.ok("receive", str(tmp_path / "2.json"))
+    assert g.json("status")["proposal"]["lapsed"]["why"] == "the other side declined it"
+    assert g.json("audit")["clean"] and u.json("audit")["clean"]
+
+
+def test_receive_puts_the_proposal_first_for_a_side_whose_opponent_has_no_key(tmp_path):
+    """The same the other way round: the U.S. player, without a key, proposes to take back the German's step; the
+    German's `receive` puts it first, though `status` knows no 'you' before both sides hold keys."""
+    g, u = german_keyed(tmp_path)
+    g.ok("step", "next")  # 8.618 -> 8.619
+    g.ok("send", str(tmp_path / "1.json"))
+    u.ok("receive", str(tmp_path / "1.json"))
+    assert u.json("undo", "--reason", "not yet")["proposed"] == "undo"
+    u.ok("send", str(tmp_path / "2.json"), "--side", "us")
+    shown = g.ok("receive", str(tmp_path / "2.json")).stdout
+    assert g.json("status")["you"] is None
+    assert due(shown) == ["due from you:",
+                          "  the U.S. side proposes to take back the move to step 8.619 (event 4): accept or decline it",
+                          "      cgledger accept    # or: cgledger decline"]
+    g.ok("accept")
+    assert g.json("status")["step"] == "8.618"
 
 
 def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_path):
@@ -259,9 +311,7 @@ def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_pa
 def test_the_first_thing_due_from_a_player_without_a_key_is_his_key(tmp_path):
     """The other side has a key and this player none yet: `receive` names setting it up first (his acts are signed
     and fair dice start from then on), not a step that would walk him on unsigned (the trust model)."""
-    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
-    g.ok("new", "CG I", "--cg", "I")
-    g.ok("keys", "init", "--side", "german")
+    g, u = german_keyed(tmp_path)
     g.ok("send", str(tmp_path / "1.json"))
     said = u.ok("receive", str(tmp_path / "1.json")).stdout
     due = said[said.index("next for you"):].splitlines()

@@ -333,7 +333,7 @@ def revealed(logged) -> list[tuple[int, str, str]]:
         elif isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)) and bought:  # a step left, follow-ups unrolled
             findings += [(event.version, "step", f"once revealed: {message}")
                          for message in _step_as_known(state, fact, events[index + 1:index + 3], event.author)]
-        state.evolve(fact, event.digest, event.version, event.author, event.command)
+        state.evolve(fact, event.digest, event.version, event.author, event.command, event.form)
     return findings
 
 

@@ -12,7 +12,9 @@ chit sealed (ChitSealed); the fold voids the act and applies them again (an impo
 takes back a fair roll's answer: when one of those records completes the act itself (its roll's answer, its Secret
 roll made or revealed, its purchase or chit revealed), there is nothing to undo (a rewind goes back further). One
 exception: a sealed chit that is the last action in force is what `undo` takes back (its side may choose again
-until it is revealed); an acceptance passes over it like the others.
+until it is revealed); an acceptance passes over it like the others. A side's key and fair-dice commitment
+(SideKeyRegistered, DiceCommitted, FairDiceCommitted) are treated as the sealed chit, in events of envelope form 3 on
+(before, a player's act: ledger/domain/evolve.py `SETUP`).
 
 When a proposal lapses, i.e. what "depends on the action it takes back" means: a record recorded after the proposal
 depends on that action when it is a player's act (anything but the ledger's own records above), or one of the

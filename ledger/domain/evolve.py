@@ -33,6 +33,12 @@ PACKED = ord("0")  # `acts_closed`: the character of an action no author is reco
 SCENARIO = "scenario"  # the step value while a CG scenario is played
 INITIAL_SCENARIO = "Initial Scenario"
 IDLE_DAY = "Idle Day"
+# a side's key and its fair-dice commitments (`keys init`, `fair-dice commit`): no game act, so no proposal lapses on them;
+# an undo takes them back only as the last action in force, as a sealed chit. Read so from envelope form SETUP_FORM
+# on: an event written before keeps the reading it was written with (there they were a player's act)
+SETUP = (SideKeyRegistered, DiceCommitted, FairDiceCommitted)
+SETUP_FORM = 3
+OWN_UNDO = ("ChitSealed", *(kind.__name__ for kind in SETUP))  # ledger records `undo` takes back themselves
 
 
 class CampaignState:
@@ -152,7 +158,9 @@ class CampaignState:
         self.head = digest
 
     # ---- evolve: state + event -> state -----------------------------------------------------
-    def evolve(self, fact: Fact, digest: str, version: int, author: str = "", command: str = "") -> None:
+    def evolve(self, fact: Fact, digest: str, version: int, author: str = "", command: str = "",
+               form: int = 1) -> None:
+        """`form`: the event's envelope form (ledger/trust/chain.py), which decides how some facts are read."""
         self.head = digest
         if command and (not self.commands or self.commands[-1][0] != command):
             self.commands = (self.commands + [[command, version, author]])[-self.RECENT_COMMANDS:]
@@ -188,14 +196,16 @@ class CampaignState:
             self.proposal = {}
             self._take_back(fact, voided)
         else:
-            automatic, completes = self._automatic(fact)
+            setup = form >= SETUP_FORM and isinstance(fact, SETUP)
+            automatic, completes = (True, 0) if setup else self._automatic(fact)
             self._mark_live(fact.action)  # type: ignore[attr-defined]
             self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
             self._apply(fact, version)
             if isinstance(fact, DiceRolled) and fact.source in CLAIMED and self.both_keyed():
                 self._add_key(fact.action, "claims", str(version), claim(author or fact.side, fact))
             self._track(fact, version, automatic, completes)
-            player = not automatic or not self.frames or self.frames[-1]["action"] == fact.action  # type: ignore
+            player = not setup and (not automatic or not self.frames
+                                    or self.frames[-1]["action"] == fact.action)  # type: ignore[attr-defined]
             if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
                 self.lapsed = {}  # its proposer has acted since
             if self.proposal and isinstance(fact, TablesOverridden) and fact.proposal == self.proposal["version"]:
@@ -260,15 +270,16 @@ class CampaignState:
         records after it stay in force (an undo never takes back a fair roll's answer), unless one of them
         completes that act (its roll's answer, its Secret roll made or revealed, its purchase or chit revealed):
         then there is none. A sealed Initiative chit that is the last action in force is taken back itself (its
-        side may choose again until it is revealed), except by an acceptance (`proposed`): a proposal made before
-        it stays open. Without frames (an older snapshot), the last action in force."""
+        side may choose again until it is revealed), and so is a key or fair-dice commitment (`SETUP`), except by an
+        acceptance (`proposed`): a proposal made before it stays open. Without frames (an older snapshot), the last
+        action in force."""
         last = self.last_live_action()
         if last is None:
             return None, "nothing to undo: no action of this campaign is still in force"
         top = self.frames[-1] if self.frames else None
         if top is None or top["action"] == last:
             return last, ""
-        if not proposed and all(e[3]["type"] == "ChitSealed" for e in top["after"] if e[0] == last):
+        if not proposed and all(e[3]["type"] in OWN_UNDO for e in top["after"] if e[0] == last):
             return last, ""
         if self.live_actions_after(top["action"]) != sorted({e[0] for e in top["after"]}):
             return last, ""  # not what the frames say (a take-back the audit names): the last action in force
@@ -783,7 +794,7 @@ def fold(logged) -> CampaignState | None:
             if isinstance(event.fact, CampaignStarted):
                 state = begin(event.fact, event.digest, event.command)
         else:
-            state.evolve(event.fact, event.digest, event.version, event.author, event.command)
+            state.evolve(event.fact, event.digest, event.version, event.author, event.command, event.form)
     return state
 
 

@@ -37,7 +37,7 @@ class SecretBooks:
         made = dict(self.app.made_now)  # its own Secret rolls made by this command: opened, as its key opens them
         for event in pending:  # on before an act, the answers the ledger owes)
             fact = made.get(event.originator_version, event.fact)  # a strength gives the later follow-ups' DRMs
-            view.evolve(fact, event.digest, event.originator_version, event.author, event.command)
+            view.evolve(fact, event.digest, event.originator_version, event.author, event.command, event.form)
         view.pending_facts = {e.originator_version: e.fact for e in pending}  # read by stored_facts
         view.next_action = campaign.next_action
         return view

@@ -39,7 +39,7 @@ class Campaign(CampaignState, Aggregate):
 
         def apply(self, aggregate: "Campaign") -> None:
             aggregate.evolve(self.fact, self.digest, self.originator_version, self.__dict__.get("author", ""),
-                             self.__dict__.get("command", ""))
+                             self.__dict__.get("command", ""), self.__dict__.get("form", 1))
 
     def __init__(self, fact: CampaignStarted, prev: str, digest: str, author: str = "", signature: str = "",
                  command: str = "", form: int = 1, request=None):

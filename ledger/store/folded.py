@@ -92,7 +92,7 @@ class Event:
         if self.originator_version != campaign.version + 1:
             raise OutOfSequence(f"event {self.originator_version} follows event {campaign.version}: "
                                 f"{campaign.version + 1} is missing")
-        campaign.evolve(self.fact, self.digest, self.originator_version, self.author, self.command)
+        campaign.evolve(self.fact, self.digest, self.originator_version, self.author, self.command, self.form)
         campaign._version = self.originator_version
         campaign._modified_on = self.timestamp
         return campaign
