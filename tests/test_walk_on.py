@@ -160,5 +160,6 @@ def test_a_secret_roll_made_on_an_earlier_cg_date_meets_no_need_of_this_one(at):
                "step": "8.616"}
     state.declared = {"german:2": earlier}  # made on 19 PM, not revealed yet
     assert [n["side"] for n in walk.owed(rules, state, "german", "8.616")] == ["german"]
+    assert walk.owed(rules, state, "german", "8.616", form=2) == []  # a log written before keeps its reading
     state.declared = {"german:2": {**earlier, "made": 0, "item": "8.616|german|19 N"}}  # this CG Date's, its dice owed
     assert walk.owed(rules, state, "german", "8.616") == []

@@ -43,6 +43,7 @@ class Context:
     sealed_cpp: int = 0
     sealed_fpp: float = 0
     extra: dict = field(default_factory=dict)
+    form: int = 3  # the envelope form the action was written in: a log written before keeps its own reading
 
 
 class LazyLog(Sequence):
@@ -113,7 +114,7 @@ def _import_vasl(state: CampaignState, rules, c: ImportVasl, x: Context) -> list
 
 DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RollCommand: lambda s, r, c, x: [rolls.roll(s, r, c, x.sealed_cpp)[0]],  # the dice come with the command
-    Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by),
+    Step: lambda s, r, c, x: walk.step(s, r, c.target, x.by, x.form),
     EndScenario: lambda s, r, c, x: _list(steps.scenario_end(s, r, dict(c.lvp), c.winner, c.from_map,
                                                              list(x.log) if c.from_map else None)),
     Initiative: lambda s, r, c, x: _list(chits.initiative(s, r, dict(c.chits), c.us_has_no_units)),

@@ -59,7 +59,7 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
     try:
         if isinstance(fact, DiceRolled):
             return _roll(state, rules, fact, older=form < 3) + _roll_effects(state, rules, facts, log_before)
-        expected = _decide(state, rules, facts, log_before, author)
+        expected = _decide(state, rules, facts, log_before, author, form)
     except LedgerError as e:
         return [(_kind(fact), f"{_cap(kind_words(fact))}: the ledger refuses it: {e.line()}")]
     if expected is None:
@@ -120,7 +120,7 @@ def _kind(fact) -> str:
     return "step" if isinstance(fact, (StepOpened, CGDateChanged, SideAdvanced)) else "decision"
 
 
-def _decide(state: CampaignState, rules, facts: list, log_before: list, author: str) -> list | None:
+def _decide(state: CampaignState, rules, facts: list, log_before: list, author: str, form: int) -> list | None:
     """The facts `decide` gives for the command the stored fact records (commands.py), on the state before it; None
     for a fact checked otherwise."""
     fact = facts[0]
@@ -135,7 +135,7 @@ def _decide(state: CampaignState, rules, facts: list, log_before: list, author: 
     if command is not None:
         side = getattr(fact, "side", "")
         context = commands.Context(by=author, log=log_before, sealed_cpp=sealed_cpp(state, side),
-                                   sealed_fpp=sealed_fpp(state, side))
+                                   sealed_fpp=sealed_fpp(state, side), form=form)
         decided = commands.decide(state, rules, command, context)
         # a fact whose action did not keep its command is decided alone: what the decision adds after it (an open
         # fair roll made with its answer, the matrix resolved with the second chit) is a fact of its own here
@@ -332,12 +332,13 @@ def revealed(logged) -> list[tuple[int, str, str]]:
                          for kind, message in _as_known(state, fact)]
         elif isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)) and bought:  # a step left, follow-ups unrolled
             findings += [(event.version, "step", f"once revealed: {message}")
-                         for message in _step_as_known(state, fact, events[index + 1:index + 3], event.author)]
+                         for message in _step_as_known(state, fact, events[index + 1:index + 3], event.author,
+                                                       event.form)]
         state.evolve(fact, event.digest, event.version, event.author, event.command, event.form)
     return findings
 
 
-def _step_as_known(state: CampaignState, fact, after: list, author: str = "") -> list[str]:
+def _step_as_known(state: CampaignState, fact, after: list, author: str = "", form: int = 3) -> list[str]:
     """A step (or a new CG Date and its step) the ledger refuses once the secret purchases are known."""
     if isinstance(fact, (StepOpened, SideAdvanced)) and state.next_action > fact.action:
         return []  # decided with the fact before it in its action
@@ -347,7 +348,7 @@ def _step_as_known(state: CampaignState, fact, after: list, author: str = "") ->
     target = moved[-1].step if moved else None
     try:
         rules = rulesmod.load(state.system, state.override_sources())
-        decided = walk.step(state, rules, target, author)
+        decided = walk.step(state, rules, target, author, form)
         if decided and [type(f) for f in decided] != [type(f) for f in group] or _compare(decided, group):
             opened = next((f.step for f in decided if isinstance(f, StepOpened)), state.step)
             other = next((s for s in rules.system.sides if s != author), "")

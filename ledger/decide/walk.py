@@ -18,13 +18,19 @@ from . import rolls, steps
 from .steps import crosses_together, needs_text, new_cg_date, next_step, reph_rule, title, unmet
 
 
-def step(state: CampaignState, rules: Rules, target: str | None, by: str = "") -> list:
+# a Secret roll made stays declared until it is revealed: from envelope form MADE_FORM on, made, it counts in `done` of
+# its own step and CG Date, not as a declaration still waiting for its dice (the CPP Replenishment of a CG Date before
+# meets no need of this one, 8.616); a log written before keeps the reading it was written with
+MADE_FORM = 3
+
+
+def step(state: CampaignState, rules: Rules, target: str | None, by: str = "", form: int = MADE_FORM) -> list:
     """`step next` / `step STEP`: the side `by` walks its own part once both sides hold keys; else (one table) the
     campaign moves as one (steps.step)."""
     target = target.lower() if target and target.lower() == SCENARIO else target
     steps.check_not_over(rules, state)
     if by and walking(state, rules):
-        return walk(state, rules, by, target)
+        return walk(state, rules, by, target, form)
     facts = steps.step(state, rules, target)
     keyed = signing_sides(state)
     if keyed:  # one side holds a key, the other none yet: the keyed side does not take it past its own part
@@ -60,16 +66,15 @@ def done_at(state: CampaignState, step_id: str) -> list[str]:
     return [e[len(mark):] for e in state.ahead_done if e.startswith(mark)]
 
 
-def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None) -> list[dict]:
+def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None,
+         form: int = MADE_FORM) -> list[dict]:
     """What `side` still owes in a step before it may leave it: its needs and the shared ones, less its rolls
     declared and waiting for their dice (the other side's ledger answers them)."""
     if step_id == SCENARIO:
         return []
     ahead = date is not None and date != state.cg_date  # a step of a CG Date ahead: nothing of it declared yet
-    # a Secret roll made stays declared until it is revealed: made, it counts in `done` of its own step and CG Date,
-    # not as a declaration still waiting (the CPP Replenishment of a CG Date before meets no need of this one, 8.616)
-    waiting = [] if ahead else [e for e in state.declared.values()
-                                if e["side"] == side and e["table"] in rules.tables and not e["made"]]
+    waiting = [] if ahead else [e for e in state.declared.values() if e["side"] == side
+                                and e["table"] in rules.tables and not (e["made"] and form >= MADE_FORM)]
     out = []
     # a step of a CG Date ahead (past a new CG Date's step) has nothing done in it yet: what was done in the step of
     # that id belongs to this CG Date
@@ -150,7 +155,7 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
 
 
 
-def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> list:
+def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: int = MADE_FORM) -> list:
     """`by` leaves the step it stands in for `target` (default: its next step): the facts it records. The campaign's
     open step moves with it while the other side is done with each step left; `by` walks on alone up to the door of
     what both cross together (a new CG Date, the scenario), where it waits."""
@@ -163,11 +168,11 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
     own = position(state, by)
     if by in state.ahead and crosses_together(rules, own):
         if state.ahead.get(other) == own:  # both sides at the door: either takes the campaign in
-            return enter_together(state, rules, own)
+            return enter_together(state, rules, own, form)
         raise BadInput(_waits(rules, state, other, f"the {who} side is done with its part and waits to enter "
                                                    f"{title(rules, own)}, which both sides enter together"),
                        _rule_of(rules, state.step))
-    owes = owed(rules, state, by, own)
+    owes = owed(rules, state, by, own, form=form)
     if owes:
         raise BadInput(f"step {title(rules, own)} still needs {needs_text(owes)}", own)
     dice = sorted(e["version"] for e in state.declared.values() if e["side"] == by and not e["answered"]
@@ -200,7 +205,7 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
         final = alone[door]
     passed = path[:path.index(final)] if final in path else []
     for index, left in enumerate(passed):  # nothing `by` owes may be skipped on the way
-        needs = owed(rules, state, by, left, date=date_on(rules, state, path[:index + 1]))
+        needs = owed(rules, state, by, left, date=date_on(rules, state, path[:index + 1]), form=form)
         if needs:
             raise BadInput(f"cannot skip {title(rules, left)} on the way to {title(rules, goal)}: "
                            f"it needs {needs_text(needs)}", left)
@@ -216,7 +221,7 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None) -> lis
     return facts
 
 
-def enter_together(state: CampaignState, rules: Rules, door: str) -> list:
+def enter_together(state: CampaignState, rules: Rules, door: str, form: int = MADE_FORM) -> list:
     """Both sides are done with their parts up to the door of a new CG Date or the scenario and wait there: the
     campaign enters it (its open step there), once the dice declared before it are made (they belong to their own
     CG Date and step)."""
@@ -229,7 +234,7 @@ def enter_together(state: CampaignState, rules: Rules, door: str) -> list:
     for index, left in enumerate([state.step, *path[:-1]]):
         date = date_on(rules, state, path[:index])
         for side in rules.system.sides:
-            needs = owed(rules, state, side, left, date)
+            needs = owed(rules, state, side, left, date, form)
             if needs:
                 raise BadInput(f"both sides wait to enter {title(rules, door)}, and {title(rules, left)} still needs "
                                f"{needs_text(needs)}", left)
