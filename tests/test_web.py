@@ -360,3 +360,23 @@ def test_a_second_campaign_does_not_take_the_page_over(make_db):
     cli.ok("new", "Intruder", "--cg", "I")
     shown = client.get("/").text
     assert "Stoumont" in shown and "No campaign here yet" not in shown
+
+
+def test_the_side_that_answers_a_proposal_may_accept_or_decline_it_on_the_page(desks, tmp_path):
+    """A rules file proposed by the German: the U.S. page offers Accept and Decline (the answer is his), the German
+    page neither (it waits); a Decline posted from the page ends the proposal as `cgledger decline` would."""
+    g, u = desks
+    g.ok("rules", "load", str(FIXTURES / "kgp-rg-chart-example.toml"))
+    g.ok("send", str(tmp_path / "3.json"))
+    u.ok("receive", str(tmp_path / "3.json"))
+    us = page(u.db, US.encode())
+    shown = html.unescape(us.get("/").text)
+    proposal = shown[shown.index('<section class="proposal'):]
+    proposal = proposal[:proposal.index("</section>")]
+    assert 'value="cgledger accept"' in proposal and 'value="cgledger decline"' in proposal, proposal
+    german = html.unescape(page(g.db, GERMAN.encode()).get("/").text)
+    assert 'value="cgledger decline"' not in german
+    error, after = post(us, line="cgledger decline")
+    assert error is None, error
+    assert u.json("status")["proposal"]["open"] is False
+    assert u.ok("log", "--last", "1").stdout.count("declines the proposal") == 1
