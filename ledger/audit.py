@@ -20,7 +20,7 @@ from uuid import UUID
 from .trust import chain
 from . import rules as rulesmod
 from .errors import LedgerError
-from .trust.envelope import read_logged
+from .trust.envelope import read_logged, with_command
 from .domain.events import (
     CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed,
     RollDeclared, SecretRollMade, SecretRollRevealed,
@@ -489,7 +489,10 @@ class Events:
 
 
 def _decoded(given) -> Logged:
-    return read_logged(given.version, given.topic, given.data) if isinstance(given, Raw) else given
+    """`given` read with its request decoded: a stored one that is not a command makes the row damaged."""
+    if isinstance(given, Raw):
+        return read_logged(given.version, given.topic, given.data, typed=True)
+    return with_command(given)
 
 
 class Raw(NamedTuple):

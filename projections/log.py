@@ -137,19 +137,19 @@ def _json_rows(entries: list, state: CampaignState | None) -> Iterator[Any]:
             continue
         timestamp = record.timestamp
         yield make(version, topic, timestamp.isoformat() if timestamp else None, date, *astuple(fact), in_force,
-                   record.digest, record.author or None, bool(record.signature), record.request)
+                   record.digest, record.author or None, bool(record.signature), record.held_request)
 
 
 class _Event:
     """A row's event as `_row` reads it, from an entry's version, topic and record."""
 
-    __slots__ = ("version", "topic", "timestamp", "fact", "error", "digest", "author", "signature", "request")
+    __slots__ = ("version", "topic", "timestamp", "fact", "error", "digest", "author", "signature", "held_request")
 
     def __init__(self, version: int, topic: str, record):
         self.version, self.topic, self.fact = version, topic, record.fact
         self.timestamp, self.digest = record.timestamp, record.digest
         self.error, self.author = getattr(record, "error", ""), record.author
-        self.signature, self.request = record.signature, record.request
+        self.signature, self.held_request = record.signature, record.held_request
 
 
 def _walk(logged: list, state: CampaignState | None):
@@ -222,9 +222,12 @@ def _row(event, cg_date, in_force: bool) -> dict[str, Any]:
 def request_of(event) -> dict[str, Any] | None:
     """The command the event's action was recorded with, as stored with its first event (envelope form 3; its tag
     `verb` first, fields at their default left out, ledger/domain/commands.py), else None: an event after the
-    first of its action, an act that keeps none (a Secret roll, a sealed purchase, ...), a log written before."""
-    request = getattr(event, "request", None)
-    return None if request is None else msgspec.to_builtins(request)
+    first of its action, an act that keeps none (a Secret roll, a sealed purchase, ...), a log written before.
+    Read back, its stored JSON as it is (a `log --json` row writes those bytes), not decoded as a command."""
+    request = getattr(event, "held_request", None)
+    if request is None:
+        return None
+    return msgspec.json.decode(request) if request.__class__ is msgspec.Raw else msgspec.to_builtins(request)
 
 
 def _complete(value: Any) -> Any:

@@ -17,7 +17,9 @@ from test_answers import apart
 from test_log_json import reference_json, reference_rows
 from cgledger.cli.app import forget
 from cgledger.ledger.application import open_ledger
+from cgledger.ledger.domain.commands import AnyCommand
 from cgledger.ledger.exchange.bundle import FORMAT, Bundle, BundleEvent
+from cgledger.ledger.trust.envelope import read_logged, with_command
 from cgledger.projections.log import log_json
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -132,3 +134,31 @@ def test_a_repeated_export_loads_nothing_of_the_domain_and_an_edit_is_named_as_b
     (code, out, err), modules = apart(sample.db, "export", "--since", "0", str(tmp_path / "d.json"))
     assert code == 1 and "damaged" in err and len(err.strip().splitlines()) == 1 \
         and not (tmp_path / "d.json").exists()
+
+
+def test_a_stored_command_is_decoded_only_where_it_is_read(sample):
+    """History and the whole-log reads keep each action's command as its stored JSON, decoded where it is read.
+    One that no longer reads as a command leaves the rest of its row read and `log --json` writes it as stored;
+    the audit reads it as before (the row damaged, named as the whole envelope's decode names it)."""
+    logged, entries = history(sample.db)
+    kept = [e for e in logged if e.held_request is not None]
+    assert kept and all(isinstance(e.held_request, msgspec.Raw) for e in kept)
+    assert [e.request for e in kept] == [msgspec.json.decode(e.held_request, type=AnyCommand) for e in kept]
+    assert [r.request for _v, _t, r in entries] == [e.request for e in logged]
+    version = kept[-1].version
+    for edited in (rb'"verb":"Nope"', rb'"verb":"Step","target":3', b"3", b"[]"):
+        (state,) = sql(sample.db, "SELECT state FROM {events} WHERE originator_version = ?", (version,))[0]
+        stored = msgspec.json.decode(bytes(state))
+        request = edited if not edited.startswith(b'"verb"') else b"{" + edited + b"}"
+        changed = msgspec.json.encode({**stored, "request": msgspec.Raw(request)})
+        sql(sample.db, "UPDATE {events} SET state = ? WHERE originator_version = ?", (changed, version))
+        event = history(sample.db)[0][version - 1]
+        assert event.fact is not None and bytes(event.held_request) == request
+        with pytest.raises(msgspec.ValidationError):
+            event.request
+        assert with_command(event) == read_logged(version, event.topic, changed, typed=True)
+        assert with_command(event).fact is None and "$.request" in with_command(event).error
+        rows = sample.json("log")
+        assert rows[version - 1]["request"] == msgspec.json.decode(request) and "error" not in rows[version - 1]
+    found = msgspec.json.decode(sample("audit", "--json").stdout)["findings"]
+    assert (version, "unreadable") in [(f["version"], f["kind"]) for f in found]

@@ -63,8 +63,9 @@ def export_bundle(entries: list, name: str, system: str, since: str, path: Path,
         if not mine.digest.startswith(digest):
             raise BadInput(f"the fingerprint {since} does not match event {version} here: the two logs have forked "
                            "(compare `cgledger log` on both sides)")
+    # each request as stored (its JSON written as read, not decoded): the bundle is read back typed
     events = [BundleEvent(v, r.timestamp, r.prev, r.digest, r.fact, r.author, r.signature, r.command, r.form,
-                          getattr(r, "request", None))
+                          r.held_request)
               for v, _topic, r in entries if v > version]
     if not events and not empty:
         raise BadInput(f"nothing to export: your opponent already has all {version} events")

@@ -96,9 +96,14 @@ def _drop_added(data):
 
 
 def event_digest(campaign_id: UUID, event) -> str:
-    """The digest recomputed from what an event read back holds (a Logged or a bundle event)."""
+    """The digest recomputed from what an event read back holds (a Logged or a bundle event); "" (it matches none)
+    when its stored request is not a command."""
+    try:
+        request = getattr(event, "request", None)
+    except msgspec.ValidationError:
+        return ""
     return digest(campaign_id, event.version, event.timestamp, event.prev, event.fact, event.topic, event.author,
-                  event.command, event.form, getattr(event, "request", None))
+                  event.command, event.form, request)
 
 
 def campaign_id(name: str) -> UUID:
