@@ -44,7 +44,7 @@ def needs_postgres():
 
 def module_of(db: str) -> str:
     """The persistence module the ledger this process has open on `db` uses."""
-    return type(app._OPENED[db].app.recorder).__module__  # the library's application: it writes
+    return type(app._OPENED[db].store.app.recorder).__module__  # the library's application: it writes
 
 
 def opened(db: str, monkeypatch, libpq: bool):
@@ -62,38 +62,38 @@ def opened(db: str, monkeypatch, libpq: bool):
 def test_the_recorders_answer_as_the_librarys(at, monkeypatch):
     db = at("8.610").db
     ours, theirs = opened(db, monkeypatch, True), opened(db, monkeypatch, False)
-    theirs.take_snapshot(campaign_id("CG I"))  # a row in the snapshots table (the library writes it)
+    theirs.store.take_snapshot(campaign_id("CG I"))  # a row in the snapshots table (the library writes it)
     cid, nobody = campaign_id("CG I"), uuid.uuid4()
-    last = theirs.app.recorder.max_notification_id()
-    assert last > 10 and ours.app.recorder.max_notification_id() == last
+    last = theirs.store.app.recorder.max_notification_id()
+    assert last > 10 and ours.store.app.recorder.max_notification_id() == last
     for originator, kwargs in [(cid, {}), (cid, {"gt": 3}), (cid, {"lte": 5}), (cid, {"gt": 2, "lte": 9}),
                                (cid, {"desc": True}), (cid, {"desc": True, "limit": 1}), (cid, {"limit": 4}),
                                (cid, {"gt": 4, "lte": 8, "desc": True, "limit": 2}), (cid, {"gt": 10_000}),
                                (nobody, {}), (str(cid), {"lte": 2})]:
-        answer = ours.app.recorder.select_events(originator, **kwargs)
-        assert answer == theirs.app.recorder.select_events(originator, **kwargs), kwargs
+        answer = ours.store.app.recorder.select_events(originator, **kwargs)
+        assert answer == theirs.store.app.recorder.select_events(originator, **kwargs), kwargs
         assert all(type(e) is StoredEvent and isinstance(e.originator_id, uuid.UUID) and type(e.state) is bytes
                    for e in answer)
-    assert ours.snapshots.recorder.select_events(cid, desc=True, limit=1) == \
-        theirs.snapshots.recorder.select_events(cid, desc=True, limit=1) != []
+    assert ours.store.snapshots.recorder.select_events(cid, desc=True, limit=1) == \
+        theirs.store.snapshots.recorder.select_events(cid, desc=True, limit=1) != []
     for args, kwargs in [((None, 10), {}), ((1, 5), {}), ((3, 5), {"inclusive_of_start": False}),
                          ((1, 100), {"stop": 7}), ((None, 100), {"topics": ["CampaignStarted"]}),
                          ((2, 100), {"topics": ("StepOpened", "DiceRolled"), "stop": last - 1}),
                          ((last + 1, 10), {})]:
-        answer = ours.app.recorder.select_notifications(*args, **kwargs)
-        assert answer == theirs.app.recorder.select_notifications(*args, **kwargs), (args, kwargs)
+        answer = ours.store.app.recorder.select_notifications(*args, **kwargs)
+        assert answer == theirs.store.app.recorder.select_notifications(*args, **kwargs), (args, kwargs)
         assert all(type(n) is Notification for n in answer)
-    assert not sys.modules.get("psycopg") or ours.factory.library is None  # all of it read through libpq
+    assert not sys.modules.get("psycopg") or ours.store.factory.library is None  # all of it read through libpq
     rows = PostgresRows(db)  # what reads use until a command records (ledger/store/reading.py): the same rows again
     for kwargs in ({}, {"gt": 3}, {"lte": 5}, {"gt": 2, "lte": 9}, {"desc": True}, {"desc": True, "limit": 1},
                    {"limit": 4}, {"gt": 4, "lte": 8, "desc": True, "limit": 2}, {"gt": 10_000}):
-        for mine, library in ((rows, theirs.app.recorder), (rows.snapshots, theirs.snapshots.recorder)):
+        for mine, library in ((rows, theirs.store.app.recorder), (rows.snapshots, theirs.store.snapshots.recorder)):
             answer = [tuple(e) for e in mine.select_events(cid, **kwargs)]
             assert answer == [(e.originator_id, e.originator_version, e.topic, e.state)
                               for e in library.select_events(cid, **kwargs)], kwargs
     assert rows.select_events(nobody) == []
     assert rows.started() == [(n.originator_id, n.originator_version, n.state)
-                              for n in theirs.app.recorder.select_notifications(None, 100, topics=["CampaignStarted"])]
+                              for n in theirs.store.app.recorder.select_notifications(None, 100, topics=["CampaignStarted"])]
 
 
 def test_a_missing_table_is_the_same_error(make_db, monkeypatch):
@@ -103,7 +103,7 @@ def test_a_missing_table_is_the_same_error(make_db, monkeypatch):
     errors = []
     for libpq in (True, False):
         with pytest.raises(ProgrammingError) as refused:
-            opened(db, monkeypatch, libpq).app.recorder.select_events(uuid.uuid4())
+            opened(db, monkeypatch, libpq).store.app.recorder.select_events(uuid.uuid4())
         errors.append((type(refused.value), str(refused.value).splitlines()[0]))
     assert errors[0] == errors[1] == (ProgrammingError, 'relation "public.cgledger_events" does not exist')
 
@@ -221,7 +221,7 @@ def test_a_keyed_status_that_settles_a_fair_roll_writes_as_before(at, monkeypatc
                 assert json.loads(us.ok("--command-id", "s1", "status", "--json").stdout)["waiting"] == []
             assert module_of(db) == ("cgledger.ledger.store.pgstore" if libpq else "eventsourcing.postgres")
             if libpq:
-                assert app._OPENED[db].factory.library is not None  # the write was the library's
+                assert app._OPENED[db].store.factory.library is not None  # the write was the library's
         after = [stored(db) for db in copies]
         assert after[0] == after[1] and after[0][:len(before)] == before
         assert [row[3] for row in after[0][len(before):]] == ["RollAnswered", "DiceRolled"]
