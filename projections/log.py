@@ -24,7 +24,7 @@ def iter_log_rows(logged: list, state: CampaignState | None = None) -> Iterator[
     """The rows one at a time (`log` writes them as they come). `state`: the campaign just before the first of
     `logged` when it is the log's tail (`log --last N`): an undo or a rewind voids only actions before it, so
     whether a row is in force is told by the events from it on."""
-    named = _Named(logged, state)
+    named = _Named(state)
     for event, cg_date, in_force in _walk(logged, state):
         row = _row(event, cg_date, in_force)
         named.see(event.fact, row)
@@ -35,7 +35,7 @@ class _Named:
     """Each action by its first fact, in plain words (projections/takeback.py): an undo's row and a take-back
     proposal's say what they take back (`takes_back`), not the action's number."""
 
-    def __init__(self, logged: list, state: CampaignState | None):
+    def __init__(self, state: CampaignState | None):
         self.first: dict[int, Any] = {}
         self.sides: dict[str, str] | None = None
         self.system = state.system if state is not None else None
@@ -48,7 +48,7 @@ class _Named:
         action = getattr(fact, "action", None)
         if action is not None:
             self.first.setdefault(action, fact)
-        voided = (fact.undone,) if isinstance(fact, ActionUndone) else \
+        voided = voided_by(fact) if isinstance(fact, ActionUndone) else \
             tuple(fact.voided) if isinstance(fact, TakeBackProposed) and fact.kind == "undo" else ()
         if voided and all(a in self.first for a in voided):
             from . import takeback
