@@ -77,6 +77,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tables": ("tables", "List every table with its rule number, or show one TABLE: die, rows and DRMs."),
     "terrain": ("firefight", "The map as the Campaign Firefights left it (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6), as JSON"
                              " or drawn."),
+    "vacated": ("mapcmd", "KGP 8.6131 EXC: every Retained on-map U.S. unit on Map Group GROUP (St, Ch, Lg) is "
+                          "Eliminated or has Escaped or Shifted to a Holding Box: the German gains Control of all its "
+                          "Strategic Locations."),
     "undo": ("undo", "Void the last action in force a player took by appending an undo event; nothing is deleted."),
     "witness": ("witness", "Witness the dice the other side typed or took from VASL (their event numbers, or --all), "
                            "once both sides hold keys; or dispute them with --dispute REASON."),

@@ -33,6 +33,22 @@ def control(obj, location: str, side: str, strategic: str, as_json: bool) -> Non
 
 
 @main.command()
+@click.argument("group", metavar="GROUP")
+@json_option
+@common
+def vacated(obj, group: str, as_json: bool) -> None:
+    """KGP 8.6131 EXC: every Retained on-map U.S. unit on Map Group GROUP (St, Ch, Lg) is Eliminated or has Escaped
+    or Shifted to a Holding Box: the German gains Control of all its Strategic Locations. Recorded by the U.S. side."""
+    facts = obj.ledger().vacated(obj.campaign, group)
+    if as_json:
+        emit_json([{"location": f.location, "side": f.side, "strategic": f.strategic or None} for f in facts])
+        return
+    for fact in facts:
+        click.echo(f"{fact.location}: Controlled by {obj.side_name(fact.side)} (Strategic Location, {fact.strategic}; "
+                   f"8.6131)")
+
+
+@main.command()
 @click.argument("location", metavar="LOCATION")
 @click.option("--side", shell_complete=complete.sides, default="german", show_default=True)
 @common

@@ -531,6 +531,11 @@ class CampaignLedger:
         self.store.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
         return fact
 
+    def vacated(self, name: str | None, group: str) -> list:
+        """KGP 8.6131 EXC: the vacating side's last on-map units left the Map Group; the other side gains its
+        Strategic Locations."""
+        return self.execute(name, cmd.Vacate(map_group=group))
+
     def witness(self, name: str | None, rolls: tuple[int, ...] = (), every: bool = False, disputed: str = ""):
         """The side whose key is given witnesses (or disputes) the other side's typed or VASL dice: the rolls named,
         or `every` one still open for it."""

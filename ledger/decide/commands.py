@@ -25,7 +25,7 @@ from ..domain.commands import (
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
     HidePlacement, ImportVasl, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase,
-    SealRoll,
+    SealRoll, Vacate,
 )
 from ..domain.evolve import CampaignState
 from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
@@ -124,6 +124,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
                                                         c.squads, c.front_line, c.isolated, x.sealed_fpp)),
     Control: lambda s, r, c, x: _list(mapd.control(s, r, c.location, c.side, c.strategic)),
     RecordHQ: lambda s, r, c, x: _list(mapd.hq(s, r, c.side, c.location, x.log)),
+    Vacate: lambda s, r, c, x: mapd.vacated(s, r, c.map_group, x.by),
     EndFirefight: lambda s, r, c, x: mapd.firefight_end(s, r, c.map, c.fires, c.burning_wrecks, c.in_sewer,
                                                         c.redeployed),
     Place: lambda s, r, c, x: _list(fortify.place(s, r, c.item, c.hex, c.side, c.hidden, x.log)),

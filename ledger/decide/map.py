@@ -12,7 +12,8 @@ from ..domain.mapping import KINDS, check_location, control_of
 from ..rules import Rules
 from ..domain.terrain import parse_redeployed, parse_sewer
 from .fortify import place  # noqa: F401 - placing was decided here before ledger/decide/fortify.py
-from .steps import title
+from .steps import acting_step, title
+from .walk import walking
 
 
 def control(state: CampaignState, rules: Rules, location: str, side: str, strategic: str = "") -> LocationControlled:
@@ -36,6 +37,38 @@ def control(state: CampaignState, rules: Rules, location: str, side: str, strate
 
 
 CLEAR = "NONE"  # `--strategic none`: the Location is no Strategic Location (any more)
+
+
+def vacated(state: CampaignState, rules: Rules, group: str, by: str = "") -> list[LocationControlled]:
+    """KGP 8.6131 EXC: every Retained on-map unit of the vacating side has left Map Group `group`, so the other side
+    gains Control of all its Strategic Locations there at once (after 8.605, which the Setup Areas of the next CG
+    scenario then read). Only the vacating side says its units are gone: once sides hold keys, the other side's word
+    is refused."""
+    rule = rules.system.vacated
+    if rule is None:
+        raise BadInput(f"the {rules.system.title} rules give no Control for a Map Group its units have left")
+    gains, leaves = rules.system.sides[rule.side], rules.system.sides[rule.vacating]
+    groups = {g.id.lower(): g.id for g in rules.system.map_groups}
+    if group.strip().lower() not in groups:
+        raise BadInput(f"unknown Map Group '{group}': choose {', '.join(groups.values())}", rule.rule)
+    group = groups[group.strip().lower()]
+    if by and by != rule.vacating and walking(state, rules):
+        raise BadInput(f"the {leaves} side records that its own last units left the {group} Map Group: the "
+                       f"{gains} side is told so (`cgledger vacated {group}` on the {leaves} ledger)", rule.rule)
+    walks = walking(state, rules)
+    at = acting_step(rules, state, rule.vacating if walks else None)
+    if at not in rule.steps:
+        who = f"the {leaves} side stands" if walks else "the campaign is"
+        raise BadInput(f"a Map Group the {leaves} units have left is recorded in the Refit Phase from "
+                       f"{title(rules, rule.steps[0])} through {title(rules, rule.steps[-1])}; {who} at "
+                       f"{title(rules, at)}", rule.rule)
+    held = sorted(where for where, (side, kind) in state.strategic.items()
+                  if kind and side != rule.side and parse_location(where).hex.group == group)
+    if not held:
+        raise BadInput(f"no Strategic Location on the {group} Map Group is Controlled by any side but the {gains}: "
+                       "nothing to gain", rule.rule)
+    return [LocationControlled(action=state.next_action, location=where, side=rule.side,
+                               strategic=state.strategic[where][1]) for where in held]
 
 
 def strategic_holders(state: CampaignState, location: str) -> set[str]:

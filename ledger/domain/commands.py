@@ -77,6 +77,10 @@ class Control(Command, frozen=True, kw_only=True):
     strategic: str = ""  # '' keeps the Location's Strategic kind; mapd.CLEAR clears it
 
 
+class Vacate(Command, frozen=True, kw_only=True):  # KGP 8.6131 EXC
+    map_group: str
+
+
 class RecordHQ(Command, frozen=True, kw_only=True):
     side: str
     location: str

@@ -359,6 +359,18 @@ class EarlyEntry(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     note: str = ""
 
 
+class Vacated(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """KGP 8.6131 EXC: once every Retained on-map unit of `vacating` has left a Map Group (Eliminated, or Escaped or
+    Shifted to a Holding Box), `side` gains Control of all its Strategic Locations at once. The vacating side records
+    it (its own units), in one of `steps`."""
+
+    rule: str
+    side: str
+    vacating: str
+    steps: list[str]
+    note: str = ""
+
+
 class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     id: str
     title: str
@@ -374,6 +386,7 @@ class SystemFile(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     weather_chart: str = ""  # the chart of each CG Date's weather (KGP 8.617)
     rg_date_max: Literal["map_group", "cg_date"] = "map_group"  # what an RG's CG Date max counts per
     early_entry: EarlyEntry | None = None  # an RG bought to enter a CG Date early, at a higher cost (KGP 8.6194b)
+    vacated: Vacated | None = None  # Control gained when the other side's units all leave a Map Group (KGP 8.6131 EXC)
     # the rule cited for a concept the systems share: hex, levels, hq, map_group, objective, winner, reph (KGP);
     # fire, wreck, sewer, mousehole, cellar, hidden, search (CGS)
     cite: dict[str, str] = {}
