@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from cgledger.ledger.domain.wording import counted
+
 from .app import common, emit_json, json_option, main
 
 
@@ -30,7 +32,7 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
         emit_json({"campaign": bundle.campaign, "since": bundle.since, "events": len(bundle.events),
                    "to": bundle.events[-1].version})
         return
-    click.echo(f"{len(bundle.events)} events ({bundle.since + 1}-{bundle.events[-1].version}) of '{bundle.campaign}' "
+    click.echo(f"{counted(len(bundle.events), 'event')} ({bundle.since + 1}-{bundle.events[-1].version}) of '{bundle.campaign}' "
                f"written to {path}")
 
 
@@ -56,4 +58,4 @@ def import_command(obj, path: Path, as_json: bool) -> None:
     if not count:
         click.echo(f"nothing new in the bundle: '{campaign}' here holds all its events already; head {head}")
         return
-    click.echo(f"{count} events imported into '{campaign}'; head {head}")
+    click.echo(f"{counted(count, 'event')} imported into '{campaign}'; head {head}")

@@ -8,6 +8,7 @@ import click
 
 from cgledger.ledger.domain.events import CPPGained
 from cgledger.ledger.domain.terrain import parse_redeployed, parse_sewer
+from cgledger.ledger.domain.wording import counted
 from cgledger.projections.terrain import changed, public
 from cgledger.projections.terrainsvg import terrain_svg
 
@@ -39,8 +40,8 @@ def firefight_end(obj, map_id: str, fires, wrecks, in_sewer, redeployed, as_json
         return
     moved = {parse_redeployed(t)[0].casefold() for t in fact.redeployed}
     stay = [t for t in fact.in_sewer if parse_sewer(t)[0].casefold() not in moved]
-    click.echo(f"{fact.firefight} ended on {fact.map}: {len(fact.fires)} hexes with Fire, {len(fact.burning_wrecks)} "
-               f"Burning Wrecks" + (f"; In Sewer, staying in their sector: {', '.join(stay)}" if stay else ""))
+    click.echo(f"{fact.firefight} ended on {fact.map}: {counted(len(fact.fires), 'hex', 'hexes')} with Fire, "
+               f"{counted(len(fact.burning_wrecks), 'Burning Wreck')}" + (f"; In Sewer, staying in their sector: {', '.join(stay)}" if stay else ""))
     for f in gained:
         click.echo(f"{obj.side_name(f.side)} gains {f.cpp} CPP for {f.cg_date} ({f.chart}{', ' + f.rule if f.rule else ''})")
 

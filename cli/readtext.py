@@ -118,8 +118,10 @@ def areas(obj, group: str, as_of: str | None = None, as_json: bool = False) -> s
     data, sides = answer["areas"], answer["sides"]
     if as_json:
         return _json(data)
+    from cgledger.ledger.domain.wording import counted  # the standard library alone: no domain loaded
+
     nml = sum(1 for e in data["hexes"] if e[next(iter(sides))] == "nml")
-    lines = [f"Map Group {group}: {len(data['hexes'])} hexes, {nml} No Man's Land"]
+    lines = [f"Map Group {group}: {counted(len(data['hexes']), 'hex', 'hexes')}, {nml} No Man's Land"]
     for side, name in sides.items():
         areas_text = ", ".join(f"{a} ({len(h)} hexes)" for a, h in data["setup_areas"][side].items()) or "none"
         isolated = ", ".join(data["isolated"][side]) or "none"

@@ -22,6 +22,8 @@ from functools import lru_cache
 from html import escape
 from typing import Any
 
+from cgledger.ledger.domain.wording import counted
+
 SIDE_COLORS = {"german": "#1f4e9c", "us": "#c0282d"}
 PALETTE = ["#2e7d32", "#6a1b9a", "#ef6c00", "#00838f"]
 NML_COLOR = "#ffe94d"
@@ -333,7 +335,7 @@ def map_svg(areas: dict, title: str = "") -> str:
     sub = [f"Map Group {group}"] if group else []
     if isinstance(cols, (list, tuple)) and len(cols) == 2 and isinstance(rows, (list, tuple)) and len(rows) == 2:
         sub.append(f"columns {cols[0]}\u2013{cols[1]}, rows {rows[0]}\u2013{rows[1]}")
-    sub.append(f"{len(hexes)} hexes")
+    sub.append(counted(len(hexes), "hex", "hexes"))
     sub_text = " \u00b7 ".join(sub)
     out.append(f'<text x="{_f(MARGIN)}" y="37" font-size="10" fill="#555">{_e(sub_text)}</text>')
     out.append('<g id="map">')

@@ -4,6 +4,11 @@ standard library alone, so that an answer kept per log head (ledger/read/answers
 from __future__ import annotations
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """'1 hex', '2 hexes': a count with its noun in the number it takes."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def proposal_lines(data: dict | None, sides: dict[str, str]) -> list[str]:
     """The proposal in `status`'s text."""
     if not data:
