@@ -82,204 +82,264 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     in the same order, wherever they are verified."""
     # first: a child verifying signatures starts while the re-decisions load; its worth depends on the log's length
     verifier = Verifier(worker, len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
-    # here, not at the top: a read never decides
-    from .decide.redecide import _cap, decided_together, redecide, redecide_request
-    from .decide.redecide import revealed as decided_once_revealed
-
-    findings: list[Finding | None] = []  # None: a signature being verified (`verifier`), its finding if it fails
-    state: CampaignState | None = None
-    expected_prev: str | None = chain.GENESIS
-    expected_version = 1
-    # action -> its rolls: (event, dice, Original, result, key, source)
-    rolls_by_action: dict[int, list[tuple[int, tuple, int, str, str, str]]] = {}
-    undone_items: dict[str, tuple] = {}
-    roll_count = 0
-    vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
-    vasl_action: dict[int, int] = {}  # event checked against a VASL report -> its action
-    made_states: dict[int, tuple] = {}  # SecretRollMade version -> (fact, state when it was made)
-    decided_with: set[int] = set()  # events re-decided together with the one before (a step's new CG Date)
-    used_up = UsedUp()
-    kept = Kept()  # what the checks after the replay read of the whole log
-    events = Events(logged)
-
-    def find(version: int, kind: str, message: str) -> None:
-        findings.append(Finding(version, kind, message))
-
-    last_action = None  # the action of the event before: a later fact of it shares its number
+    replay = Replay(campaign_id, Events(logged), snapshots, verifier)
     try:
-        for event in events:
-            version = event.version
-            named_before = len(findings)  # what is found for this event is appended from here
-            kept.add(event)
-            if snapshots and version in snapshots:
-                kept.snapshots.add(version)  # the log holds the event a snapshot summarizes
-            if version != expected_version:
-                missing = f"{expected_version}" if version == expected_version + 1 \
-                    else f"{expected_version}-{version - 1}"
-                find(version, "missing", f"event(s) {missing} missing from the log: stored events were removed")
-                expected_prev = None  # the predecessor is gone: the chain cannot be checked here
-            expected_version = version + 1
-            fact = event.fact
-            if fact is None:
-                edited = "the row was edited" in (event.error or "")  # its topic changed: read as damaged (envelope.py)
-                find(version, "tampered" if edited else "unreadable",
-                     f"stored event cannot be read ({event.error}): it was altered or corrupted")
-                expected_prev = None
-                continue
-            if event.topic != TAGS[type(fact)]:
-                find(version, "tampered", f"stored topic {event.topic!r} is not its event's type {TAGS[type(fact)]}: "
-                                          "the row was edited")
-            if chain.event_digest(campaign_id, event) != event.digest:
-                find(version, "tampered", f"event {version} ({kind_words(event.topic)}) was altered after it was "
-                                          "recorded: its content no longer matches its digest")
-            if expected_prev is not None and event.prev != expected_prev:
-                find(version, "chain", f"event {version} ({kind_words(event.topic)}) does not follow event "
-                                       f"{version - 1}: the log was reordered or rewritten")
-            expected_prev = event.digest
-
-            if state is None:
-                if isinstance(fact, CampaignStarted):
-                    state = begin(fact, event.digest, event.command)
-                    continue
-                find(version, "missing", "the log does not begin with CampaignStarted")
-                kept.unreplayed(fact)
-                continue
-            action = getattr(fact, "action", None)
-            if action is not None and action < state.next_action and action != last_action:
-                find(version, "decision", f"event {version} ({kind_words(event.topic)}) is recorded under an earlier "
-                                          "action's number: a new act takes a new number (a reused one counts "
-                                          "where the record shows it undone)")
-            elif action is not None and action > state.next_action:
-                find(version, "decision", f"event {version} ({kind_words(event.topic)}) is recorded under action "
-                                          f"{action}, the next is {state.next_action}: numbers are taken in order")
-            last_before = last_action
-            last_action = action if action is not None else last_action
-            found = author_check(state, fact, event)
-            if isinstance(found, Signed):  # verified in order, maybe on the worker: its place in the findings kept
-                verifier.add(found.public, found.digest, found.signature, (len(findings), version, found))
-                findings.append(None)
-            else:
-                for kind, message in found:
-                    find(version, kind, message)
-            if getattr(fact, "vasl", ""):
-                if hasattr(fact, "action") and voided_by(fact) is None:
-                    vasl_action[version] = fact.action
-                for finding in check_vasl(fact, vasl_seen, version):
-                    find(version, "vasl", finding)
-            if isinstance(fact, (DiceRolled, SecretRollRevealed)):
-                roll_count += 1
-            if isinstance(fact, SecretRollMade):
-                made_states[version] = (fact, snapshot(state))
-            request = getattr(event, "request", None)
-            if request is not None and action == last_before:
-                find(version, "decision", f"event {version} ({kind_words(event.topic)}) carries a command inside "
-                                          "an action: a command is stored with the first event of its action only")
-            if version in decided_with:
-                decided_with.discard(version)
-            elif request is not None:  # the whole action decided from the command stored with it (form 3)
-                together = [fact]
-                for later in events.ahead():
-                    if later.fact is None or getattr(later.fact, "action", None) != action:
-                        break
-                    together.append(later.fact)
-                    decided_with.add(later.version)
-                try:
-                    decided = redecide_request(state, request, together, events.past, event.author, made_states)
-                except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-                    decided = [("decision", "the stored command holds values the ledger never writes: it cannot be "
-                                            "decided again (forged or corrupted)")]
-                for kind, message in decided:
-                    find(version, kind, message)
-            else:
-                together = [fact]
-                for later in events.ahead():
-                    if later.fact is None or not decided_together(fact, later.fact) \
-                            or getattr(later.fact, "action", None) != fact.action:
-                        break
-                    together.append(later.fact)
-                    decided_with.add(later.version)
-                try:
-                    decided = redecide(state, together, events.past, made_states, event.author, event.form)
-                except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # a forged fact the rules cannot read
-                    decided = [("decision", "the stored fact holds values the ledger never writes: it cannot be "
-                                            "decided again (forged or corrupted)")]
-                if not decided and event.form >= 3 and action is not None and action != last_before \
-                        and not any(f is not None for f in findings[named_before:]):
-                    # a log written today keeps each act's command: one without it was not written by the ledger
-                    # (named once: an act already named for what it holds is not named again for this)
-                    decided = [("decision", f"{_cap(kind_words(event.topic))} is recorded without the command that "
-                                            "made it: the ledger keeps each act's command with its first event")]
-                for kind, message in decided:
-                    find(version, kind, message)
-            if isinstance(fact, DiceRolled):
-                key = roll_key(state, fact)
-                # Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll.
-                if key in undone_items and undone_items[key][1] != tuple(fact.dice):
-                    # the first roll after the undo is the re-roll; the table's later rolls are rolls of their own
-                    first_version, _dice, original, result, *_rest = undone_items.pop(key)
-                    purpose = f" for '{fact.purpose}'" if fact.purpose else ""
-                    find(
-                        version,
-                        "reroll",
-                        f"re-rolled after undo: {fact.table} ({fact.side}, {state.cg_date}{purpose}) was rolled at "
-                        f"event {first_version} (Original {original}: {result}), undone, and rolled again "
-                        f"(Original {fact.original}: {fact.result})",
-                    )
-                rolls_by_action.setdefault(fact.action, []).append(  # shared values: a long log's rolls repeat them
-                    (version, _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice)), fact.original,
-                     sys.intern(fact.result), key, sys.intern(fact.source)))
-            earlier = used_up.record(fact, version)
-            if earlier is not None and fact.item not in state.consumed:  # else the decision names it (kind 'due')
-                find(version, "reroll", f"rolled twice: {fact.table} ({fact.side}, {state.cg_date}) for the due item "
-                                        f"'{fact.item}' was rolled at event {earlier}, still in force; an undo of the "
-                                        "CG Date change opened its date again, and a closed date's rolls are not "
-                                        "refused")
-            voided = voided_by(fact)
-            if voided:
-                used_up.void(voided)
-                for action in voided:
-                    for key, first in list(vasl_seen.items()):
-                        if isinstance(first, int) and vasl_action.get(first) == action:
-                            del vasl_seen[key]  # an undone VASL report may be entered again
-                    for roll in rolls_by_action.get(action, []):
-                        undone_items.setdefault(roll[4], roll)
-            state.evolve(fact, event.digest, version, event.author, event.command, event.form)
-            if snapshots and version in snapshots:
-                for message in check_snapshot(state, version, *snapshots[version]):
-                    find(version, "snapshot", message)
+        for event in replay.events:
+            replay.read(event)
         for at, version, signed in verifier.failed():
-            findings[at] = Finding(version, *signed.finding())
+            replay.findings[at] = Finding(version, *signed.finding())
     finally:
         verifier.close()
-    findings = [finding for finding in findings if finding is not None]
-    for version in sorted(set(snapshots or ()) - kept.snapshots):
-        find(version, "snapshot", f"a snapshot at event {version} summarizes an event the log does not hold")
-    if state is not None:
-        for version, message in check_fair(campaign_id, kept.fair, state.name if state else ""):
-            find(version, "fair", message)
+    return replay.report(final)
+
+
+class Replay:
+    """The audit's one pass over the stored events. For each: its envelope (its place, digest and chain), its
+    action's number, its author and signature, then its whole action decided again on the state before it (from
+    the command stored with it; an older log's from its facts), the re-rolls and VASL reports met on the way; then the
+    state evolves by it. `report` adds what only the whole log shows."""
+
+    def __init__(self, campaign_id: UUID, events: "Events", snapshots: dict | None, verifier: Verifier):
+        from .decide import redecide  # here, not at the top: a read never decides
+
+        self.redecide = redecide
+        self.campaign_id, self.events, self.snapshots, self.verifier = campaign_id, events, snapshots, verifier
+        self.findings: list[Finding | None] = []  # None: a signature being verified (`verifier`), its finding if it fails
+        self.state: CampaignState | None = None
+        self.expected_prev: str | None = chain.GENESIS
+        self.expected_version = 1
+        self.last_action: int | None = None  # the action of the event before: a later fact of it shares its number
+        # action -> its rolls: (event, dice, Original, result, key, source)
+        self.rolls_by_action: dict[int, list[tuple[int, tuple, int, str, str, str]]] = {}
+        self.undone_items: dict[str, tuple] = {}
+        self.roll_count = 0
+        self.vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
+        self.vasl_action: dict[int, int] = {}  # event checked against a VASL report -> its action
+        self.made_states: dict[int, tuple] = {}  # SecretRollMade version -> (fact, state when it was made)
+        self.decided_with: set[int] = set()  # events re-decided together with the one before (a step's new CG Date)
+        self.used_up = UsedUp()
+        self.kept = Kept()  # what the checks after the replay read of the whole log
+
+    def find(self, version: int, kind: str, message: str) -> None:
+        self.findings.append(Finding(version, kind, message))
+
+    def read(self, event) -> None:
+        version = event.version
+        named_before = len(self.findings)  # what is found for this event is appended from here
+        self.kept.add(event)
+        if self.snapshots and version in self.snapshots:
+            self.kept.snapshots.add(version)  # the log holds the event a snapshot summarizes
+        if not self.envelope(event):
+            return
+        fact = event.fact
+        if self.state is None:
+            self.start(event)
+            return
+        action = getattr(fact, "action", None)
+        last_before = self.numbered(event, action)
+        self.authored(event)
+        self.counted(event)
+        self.decided(event, action, last_before, named_before)
+        if isinstance(fact, DiceRolled):
+            self.rerolled(event)
+        self.rolled_twice(event)
+        self.voids(fact)
+        self.state.evolve(fact, event.digest, version, event.author, event.command, event.form)
+        if self.snapshots and version in self.snapshots:
+            for message in check_snapshot(self.state, version, *self.snapshots[version]):
+                self.find(version, "snapshot", message)
+
+    def envelope(self, event) -> bool:
+        """The event's place in the log, its readability, topic, digest and chain; False where it cannot be read."""
+        version = event.version
+        if version != self.expected_version:
+            missing = f"{self.expected_version}" if version == self.expected_version + 1 \
+                else f"{self.expected_version}-{version - 1}"
+            self.find(version, "missing", f"event(s) {missing} missing from the log: stored events were removed")
+            self.expected_prev = None  # the predecessor is gone: the chain cannot be checked here
+        self.expected_version = version + 1
+        fact = event.fact
+        if fact is None:
+            edited = "the row was edited" in (event.error or "")  # its topic changed: read as damaged (envelope.py)
+            self.find(version, "tampered" if edited else "unreadable",
+                      f"stored event cannot be read ({event.error}): it was altered or corrupted")
+            self.expected_prev = None
+            return False
+        if event.topic != TAGS[type(fact)]:
+            self.find(version, "tampered", f"stored topic {event.topic!r} is not its event's type {TAGS[type(fact)]}: "
+                                           "the row was edited")
+        if chain.event_digest(self.campaign_id, event) != event.digest:
+            self.find(version, "tampered", f"event {version} ({kind_words(event.topic)}) was altered after it was "
+                                           "recorded: its content no longer matches its digest")
+        if self.expected_prev is not None and event.prev != self.expected_prev:
+            self.find(version, "chain", f"event {version} ({kind_words(event.topic)}) does not follow event "
+                                        f"{version - 1}: the log was reordered or rewritten")
+        self.expected_prev = event.digest
+        return True
+
+    def start(self, event) -> None:
+        if isinstance(event.fact, CampaignStarted):
+            self.state = begin(event.fact, event.digest, event.command)
+            return
+        self.find(event.version, "missing", "the log does not begin with CampaignStarted")
+        self.kept.unreplayed(event.fact)
+
+    def numbered(self, event, action: int | None) -> int | None:
+        """Action numbers are taken in order, a later fact of one action sharing its number; the action before."""
+        assert self.state is not None
+        if action is not None and action < self.state.next_action and action != self.last_action:
+            self.find(event.version, "decision", f"event {event.version} ({kind_words(event.topic)}) is recorded under "
+                                                 "an earlier action's number: a new act takes a new number (a reused "
+                                                 "one counts where the record shows it undone)")
+        elif action is not None and action > self.state.next_action:
+            self.find(event.version, "decision", f"event {event.version} ({kind_words(event.topic)}) is recorded under "
+                                                 f"action {action}, the next is {self.state.next_action}: numbers are "
+                                                 "taken in order")
+        before, self.last_action = self.last_action, action if action is not None else self.last_action
+        return before
+
+    def authored(self, event) -> None:
+        """Its author may record it, and its signature (verified in order, maybe on the worker: its place kept)."""
+        found = author_check(self.state, event.fact, event)
+        if isinstance(found, Signed):
+            self.verifier.add(found.public, found.digest, found.signature, (len(self.findings), event.version, found))
+            self.findings.append(None)
+        else:
+            for kind, message in found:
+                self.find(event.version, kind, message)
+
+    def counted(self, event) -> None:
+        """Its VASL report (each used once while in force), the rolls re-checked, a Secret roll's state when made."""
+        fact, version = event.fact, event.version
+        if getattr(fact, "vasl", ""):
+            if hasattr(fact, "action") and voided_by(fact) is None:
+                self.vasl_action[version] = fact.action
+            for finding in check_vasl(fact, self.vasl_seen, version):
+                self.find(version, "vasl", finding)
+        if isinstance(fact, (DiceRolled, SecretRollRevealed)):
+            self.roll_count += 1
+        if isinstance(fact, SecretRollMade):
+            self.made_states[version] = (fact, snapshot(self.state))
+
+    def decided(self, event, action: int | None, last_before: int | None, named_before: int) -> None:
+        """The whole action decided again from the command stored with its first event (form 3), or from its facts
+        (older forms); the events decided with it are not decided again."""
+        fact, version, request = event.fact, event.version, getattr(event, "request", None)
+        if request is not None and action == last_before:
+            self.find(version, "decision", f"event {version} ({kind_words(event.topic)}) carries a command inside "
+                                           "an action: a command is stored with the first event of its action only")
+        if version in self.decided_with:
+            self.decided_with.discard(version)
+            return
+        together = [fact]
+        for later in self.events.ahead():
+            if later.fact is None or getattr(later.fact, "action", None) != action \
+                    or (request is None and not self.redecide.decided_together(fact, later.fact)):
+                break
+            together.append(later.fact)
+            self.decided_with.add(later.version)
+        try:
+            if request is not None:
+                decided = self.redecide.redecide_request(self.state, request, together, self.events.past,
+                                                         event.author, self.made_states)
+            else:
+                decided = self.redecide.redecide(self.state, together, self.events.past, self.made_states,
+                                                 event.author, event.form)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):  # a forged fact the rules cannot read
+            what = "command" if request is not None else "fact"
+            decided = [("decision", f"the stored {what} holds values the ledger never writes: it cannot be decided "
+                                    "again (forged or corrupted)")]
+        if request is None and not decided and event.form >= 3 and action is not None and action != last_before \
+                and not any(f is not None for f in self.findings[named_before:]):
+            # a log written today keeps each act's command: one without it was not written by the ledger (named once:
+            # an act already named for what it holds is not named again for this)
+            decided = [("decision", f"{self.redecide._cap(kind_words(event.topic))} is recorded without the command "
+                                    "that made it: the ledger keeps each act's command with its first event")]
+        for kind, message in decided:
+            self.find(version, kind, message)
+
+    def rerolled(self, event) -> None:
+        """Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll."""
+        fact, version, state = event.fact, event.version, self.state
+        key = roll_key(state, fact)
+        if key in self.undone_items and self.undone_items[key][1] != tuple(fact.dice):
+            # the first roll after the undo is the re-roll; the table's later rolls are rolls of their own
+            first_version, _dice, original, result, *_rest = self.undone_items.pop(key)
+            purpose = f" for '{fact.purpose}'" if fact.purpose else ""
+            self.find(version, "reroll",
+                      f"re-rolled after undo: {fact.table} ({fact.side}, {state.cg_date}{purpose}) was rolled at "
+                      f"event {first_version} (Original {original}: {result}), undone, and rolled again "
+                      f"(Original {fact.original}: {fact.result})")
+        self.rolls_by_action.setdefault(fact.action, []).append(  # shared values: a long log's rolls repeat them
+            (version, _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice)), fact.original,
+             sys.intern(fact.result), key, sys.intern(fact.source)))
+
+    def rolled_twice(self, event) -> None:
+        fact = event.fact
+        earlier = self.used_up.record(fact, event.version)
+        if earlier is not None and fact.item not in self.state.consumed:  # else the decision names it (kind 'due')
+            self.find(event.version, "reroll",
+                      f"rolled twice: {fact.table} ({fact.side}, {self.state.cg_date}) for the due item "
+                      f"'{fact.item}' was rolled at event {earlier}, still in force; an undo of the CG Date change "
+                      "opened its date again, and a closed date's rolls are not refused")
+
+    def voids(self, fact) -> None:
+        """An undo or rewind: its actions' due items, VASL reports and rolls are free again (a roll of their items
+        with new dice is a re-roll)."""
+        voided = voided_by(fact)
+        if not voided:
+            return
+        self.used_up.void(voided)
+        for action in voided:
+            for key, first in list(self.vasl_seen.items()):
+                if isinstance(first, int) and self.vasl_action.get(first) == action:
+                    del self.vasl_seen[key]  # an undone VASL report may be entered again
+            for roll in self.rolls_by_action.get(action, []):
+                self.undone_items.setdefault(roll[4], roll)
+
+    def whole_log(self, state: CampaignState, findings: list[Finding]) -> None:
+        """The fair-dice commitments, a key without chains, the secrets decided again once revealed."""
+        findings += [Finding(version, "fair", message)
+                     for version, message in check_fair(self.campaign_id, self.kept.fair, state.name)]
         if state.dice_mode == "fair":  # a key without chains would switch fair dice off for both sides
             names = rulesmod.load(state.system, state.override_sources()).system.sides if state.keys else {}
-            for side in [s for s in names if s in state.keys and s not in state.chains]:
-                find(expected_version - 1, "fair", f"the {names.get(side, side)} side holds a key but never committed its fair-dice chains: "
-                                            "its ledger's keys init commits them with the key; fair dice cannot be "
-                                            "made for or against it until it does")
+            findings += [Finding(self.expected_version - 1, "fair",
+                                 f"the {names.get(side, side)} side holds a key but never committed its fair-dice "
+                                 "chains: its ledger's keys init commits them with the key; fair dice cannot be made "
+                                 "for or against it until it does")
+                         for side in names if side in state.keys and side not in state.chains]
         named = {f.version for f in findings}
         # 8.619: secrets decided again once revealed (only if a purchase or a replenishment was: it reads the log)
-        for version, kind, message in (decided_once_revealed(list(events.past)) if kept.revealing else ()):
-            if version not in named:
-                find(version, kind, message)
-    unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in made_states.items() if v not in kept.revealed
-                       and state is not None and str(v) in state.sealed)
-    pending = tuple(pending_of(state)) if state is not None else ()
-    unwitnessed = tuple(unwitnessed_of(state)) if state is not None else ()
-    if final:
-        findings += [Finding(v, "unwitnessed", f"at campaign end: {what}") for v, what in unwitnessed]
-        findings += [Finding(v, "pending", f"at campaign end: {what}") for v, what in pending]
-        findings += [Finding(v, "pending", f"at campaign end: the Secret roll on {table} by {side} was never revealed")
-                     for v, table, side in unrevealed]
-    return Report(events=kept.count, rolls=roll_count, findings=tuple(findings), unrevealed=unrevealed,
-                  pending=pending, sources=tuple(sorted(kept.sources(rolls_by_action).items())), unwitnessed=unwitnessed,
-                  head=kept.head)
+        findings += [Finding(version, kind, message) for version, kind, message in
+                     (self.redecide.revealed(list(self.events.past)) if self.kept.revealing else ())
+                     if version not in named]
+
+    def report(self, final: bool) -> Report:
+        """The findings in log order, with what only the whole log shows: snapshots of events it does not hold, the
+        fair-dice commitments, a key without chains, the secrets decided again once revealed; at campaign end
+        (`final`), what is still pending."""
+        findings = [finding for finding in self.findings if finding is not None]
+        state, kept = self.state, self.kept
+
+        def find(version: int, kind: str, message: str) -> None:
+            findings.append(Finding(version, kind, message))
+
+        for version in sorted(set(self.snapshots or ()) - kept.snapshots):
+            find(version, "snapshot", f"a snapshot at event {version} summarizes an event the log does not hold")
+        if state is not None:
+            self.whole_log(state, findings)
+        unrevealed = tuple((v, made.table, made.side) for v, (made, _s) in self.made_states.items()
+                           if v not in kept.revealed and state is not None and str(v) in state.sealed)
+        pending = tuple(pending_of(state)) if state is not None else ()
+        unwitnessed = tuple(unwitnessed_of(state)) if state is not None else ()
+        if final:
+            findings += [Finding(v, "unwitnessed", f"at campaign end: {what}") for v, what in unwitnessed]
+            findings += [Finding(v, "pending", f"at campaign end: {what}") for v, what in pending]
+            findings += [Finding(v, "pending", f"at campaign end: the Secret roll on {table} by {side} was never "
+                                               "revealed") for v, table, side in unrevealed]
+        return Report(events=kept.count, rolls=self.roll_count, findings=tuple(findings), unrevealed=unrevealed,
+                      pending=pending, sources=tuple(sorted(kept.sources(self.rolls_by_action).items())),
+                      unwitnessed=unwitnessed, head=kept.head)
 
 
 _SHARED: dict = {}  # the dice rolled, one tuple per distinct roll (a few dozen)
