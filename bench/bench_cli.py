@@ -294,7 +294,7 @@ def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
     """`CampaignLedger.audit`'s work, with the signatures verified in line (None), on a worker "thread" or in a child
     "process", best of 3: (wall seconds, CPU seconds of the calling thread: with a worker, what is left on the main
     thread; on a shared machine the wall time of two threads says little, this does)."""
-    from cgledger.ledger.application import campaign_id
+    from cgledger.ledger.trust.chain import campaign_id
     from cgledger.ledger.audit import audit
     from cgledger.ledger.store.reading import collector_paused
 

@@ -10,7 +10,6 @@ import msgspec
 from pathlib import Path
 
 from . import rules as rulesmod
-from .trust.chain import campaign_id
 from .domain.evolve import SCENARIO, CampaignState, fold
 from .store.folded import recording
 from .trust import chain
@@ -34,12 +33,12 @@ from .store.campaigns import CampaignStore
 from .domain.outcomes import Rolled, Verified
 from .player.fairplay import FairPlay
 from cgledger.projections import guidance
-from .trust import mark, seen
 from .trust.secrets import commitment
 turn = lazy.module("cgledger.ledger.exchange.turn")
 from .player.secretbooks import SecretBooks
 from .read.keptreads import KeptReads
-from .store.reading import PostgresRows, SqliteRows, collector_paused, light_rows
+from .trust.verification import Verification
+from .store.reading import PostgresRows, SqliteRows, light_rows
 from .rules import parse_declared
 from .domain import timeline
 from .store import database as store
@@ -68,6 +67,7 @@ class CampaignLedger:
         self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
         self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
         self.kept = KeptReads(self)  # the read views kept current
+        self.verification = Verification(self.store, self.read)  # audit, audit --fast and head: what the log proves
         self.store.saved = self.kept.advance
 
     # ---- what the verbs and readers ask of the store most ------------------------------------
@@ -770,64 +770,15 @@ class CampaignLedger:
         _logged, rules, state = self.read(name, as_of)
         return state, rules
 
-    def audit(self, name: str | None, as_of: str | None = None, final: bool = False) -> Report:
-        """Reads the stored events only (never the aggregate or its snapshots), so a damaged
-        log is reported, not fatal. `final`: what is still pending is a problem."""
-        from .audit import audit  # here: the audit's re-decisions are loaded by the audit alone
-
-        name = self.store.resolve_name(name)
-        with collector_paused():  # the stored rows a page at a time, decoded as the audit reads them (memory)
-            logged = self.store.loader.rows(campaign_id(name), self.store.READ_PAGE) if as_of is None \
-                else self.read(name, as_of, raw=True)[0]
-            report = audit(campaign_id(name), logged, self.store.snapshots_of(name), final)
-        end, head = report.head
-        lost = self.store.seen_problem(campaign_id(name), end) if self.store.where and as_of is None else None
-        if as_of is None and end and not lost and not any(f.kind in UNVERIFIED for f in report.findings):
-            mark.advance(self.store.where, self.store.seen_key(campaign_id(name)), end, head)
-        last = (seen.last_seen(self.store.where, self.store.seen_key(campaign_id(name))) or (0, ""))[0] if lost else 0
-        if lost and not any(f.version >= min(last, end) for f in report.findings):  # what the chain cannot show: events deleted since this machine last read the log
-            from .audit import Finding
-
-            from dataclasses import replace
-
-            report = replace(report, findings=(*report.findings, Finding(end, "missing", lost)))
-        return report
+    # ---- what the stored log proves: ledger/trust/verification.py ------------------------------------------------
+    def audit(self, name: str | None, as_of: str | None = None, final: bool = False) -> "Report":
+        return self.verification.audit(name, as_of, final)
 
     def audit_fast(self, name: str | None) -> "Verified":
-        """`audit --fast`: trusts this machine's mark of what it verified (ledger/trust/mark.py). Checks that the log
-        still extends the mark (else every event is checked again), then the digest, chain, author and signature of
-        each event past it, and that no event this machine saw is gone; decisions are not re-run (`audit` does)."""
-        from .audit import Finding
-
-        name = self.store.resolve_name(name)
-        cid = campaign_id(name)
-        key = self.store.seen_key(cid)
-        kept = mark.kept(self.store.where)
-        before = mark.read(self.store.where, key) if kept else (0, "")
-        campaign = self.store.loader.campaign(cid, None, before)
-        trusted = 0 if self.store.loader.broken else before[0]
-        findings = [Finding(version, kind, message) for version, kind, message in self.store.loader.problems]
-        lost = self.store.seen_problem(cid, campaign.version, key) if self.store.where else None
-        if lost:
-            findings.append(Finding(campaign.version, "missing", lost))
-        if kept and self.store.loader.checked is not None and not lost:
-            mark.advance(self.store.where, key, *self.store.loader.checked)
-        return Verified(campaign.version, trusted, self.store.loader.broken, tuple(findings))
+        return self.verification.fast(name)
 
     def head(self, name: str | None, as_of: str | None = None) -> str:
-        """The fingerprint of the whole stored log: its length and its last event's digest,
-        which chains every event before it (`audit` checks that chain)."""
-        cid = campaign_id(self.store.resolve_name(name))
-        if as_of is not None:
-            last = self.read(name, as_of, raw=True)[0][-1]
-        else:
-            last = self.store.loader.logged(self.store.recorder.select_events(cid, desc=True, limit=1)[0])
-        return chain.checked_fingerprint(cid, last)
-
-
-
-# what the whole audit finds wrong with an event's envelope: after a clean one, this machine marks the log verified
-UNVERIFIED = frozenset({"missing", "unreadable", "tampered", "chain", "author", "signature"})
+        return self.verification.head(name, as_of)
 
 
 def voided_by_fact(fact) -> tuple[int, ...]:
