@@ -272,14 +272,10 @@ class CampaignLedger:
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
              secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
              hexes: tuple[str, ...] = ()) -> Rolled:
+        """One roll: admitted before any dice are made; declared (fair dice), or made with the dice given (typed, a
+        VASL report) or the ledger's own; sealed where it is Secret and its side holds a key."""
         campaign, rules = self._load(name)
-        if dice is not None and vasl is not None:
-            raise BadInput("give the dice once: --dice or --vasl")
-        from .vasl.bot import parse as parse_vasl  # here: only a roll given as a VASL report reads one
-
-        report = parse_vasl(vasl) if vasl is not None else None
-        if report is not None:
-            self.check_new_reports(campaign.name, [report])
+        report = self._vasl_report(campaign, dice, vasl)
         table = rules.table(table_id)
         who = rules.side(side)
         self._walk_to(campaign, rules, who, tuple(t for t in (table.step, *table.steps) if t))
@@ -295,14 +291,7 @@ class CampaignLedger:
                 raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                                "--dice or --vasl", table.rule)
             return self.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view)
-        if report is not None:
-            if report.die != table.die:
-                raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
-            faces, source = report.faces, "vasl"
-        elif dice is not None:
-            faces, source = parse_entered(table.die, dice), "entered"
-        else:
-            faces, source = self.dice.roll(table.die), self.dice.name
+        faces, source = self._faces(table, dice, report)
         command = rolls.RollCommand(
             table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
             secret=secret, purpose=purpose, rg=rg_version,
@@ -310,25 +299,49 @@ class CampaignLedger:
             series=report.series if report else "", hexes=named)
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
-        sealed = fact.secret and fact.side in campaign.keys and report is None
-        if named:  # CGS: what the result does to the hexes named, hidden ones there revealed first (7.4.4)
-            before = self.store.history(campaign.name)
-            acts = self._reveal_on_entry(campaign, rules, who, table, named, before)
-            revealing = cmd.RollRevealing(reveals=acts, roll=command)
-            reveals, log = cmd.revealed_first(campaign, rules, revealing, cmd.Context(log=before))
-            request = revealing if acts else command
-            version = campaign.version + len(reveals) + 1
-            effects = fortify.roll_effects(campaign, rules, fact, log)
-            self.append(campaign, *reveals, fact, *effects, request=request)
-            return Rolled(fact, resolution, campaign.cg_date, version, rules.system.sides[who], False,
-                          (*reveals, *effects))
-        if sealed:  # both sides see that it was made, not what
+        if named:
+            return self._roll_on_map(campaign, rules, command, fact, resolution, table)
+        if fact.secret and fact.side in campaign.keys and report is None:  # both sides see that it was made, not what
             salt, text = self.keyring.seal(campaign, rules, fact)
             self.record(campaign, rules, cmd.SealRoll(table=fact.table, side=fact.side, purpose=fact.purpose,
                                                       rg=fact.rg, commitment=commitment(fact, salt), sealed=text))
-        else:
-            self.append(campaign, fact, request=command)
-        return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], sealed)
+            return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], True)
+        self.append(campaign, fact, request=command)
+        return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], False)
+
+    def _vasl_report(self, campaign, dice: str | None, vasl: str | None):
+        """The VASL report a roll's dice are given as (`--vasl`), checked against the reports this log holds."""
+        if vasl is None:
+            return None
+        if dice is not None:
+            raise BadInput("give the dice once: --dice or --vasl")
+        from .vasl.bot import parse as parse_vasl  # here: only a roll given as a VASL report reads one
+
+        report = parse_vasl(vasl)
+        self.check_new_reports(campaign.name, [report])
+        return report
+
+    def _faces(self, table, dice: str | None, report) -> tuple[tuple[int, ...], str]:
+        """The dice of a roll made now: the VASL report's, the ones typed, or the ledger's own; with their source."""
+        if report is not None:
+            if report.die != table.die:
+                raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
+            return tuple(report.faces), "vasl"
+        if dice is not None:
+            return tuple(parse_entered(table.die, dice)), "entered"
+        return tuple(self.dice.roll(table.die)), self.dice.name
+
+    def _roll_on_map(self, campaign, rules, command, fact, resolution, table) -> Rolled:
+        """CGS: what the result does to the hexes named, the hidden ones there revealed first (7.4.4)."""
+        before = self.store.history(campaign.name)
+        acts = self._reveal_on_entry(campaign, rules, command.side, table, command.hexes, before)
+        revealing = cmd.RollRevealing(reveals=acts, roll=command)
+        reveals, log = cmd.revealed_first(campaign, rules, revealing, cmd.Context(log=before))
+        version = campaign.version + len(reveals) + 1
+        effects = fortify.roll_effects(campaign, rules, fact, log)
+        self.append(campaign, *reveals, fact, *effects, request=revealing if acts else command)
+        return Rolled(fact, resolution, campaign.cg_date, version, rules.system.sides[command.side], False,
+                      (*reveals, *effects))
 
     # ---- fair dice ----------------------------------------------------------------------------
     def answer(self, name: str | None) -> list:
