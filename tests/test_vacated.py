@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import Cli, Player
+from test_commands import START, given
+from cgledger.ledger import rules as rulesmod
+from cgledger.ledger.decide import commands
+from cgledger.ledger.domain.events import LocationControlled, StepOpened, TablesOverridden
+from cgledger.ledger.errors import LedgerError
 
 MAP = Path(__file__).parent.parent / "fixtures" / "kgp-st-fixture-map.toml"
 GERMAN, US = "Peiper's own words, nobody else's 7", "Harrison's own words, nobody else's 9"
@@ -65,3 +72,20 @@ def test_only_the_us_side_says_its_last_units_left(cli):
 
 def test_a_system_without_the_rule_refuses_it(rr):
     rr.refused("vacated", "St", contains="rules give no Control for a Map Group its units have left")
+
+
+def test_given_the_us_holding_two_strategic_locations_when_it_vacates_then_the_german_gains_both():
+    """The decision alone: given the facts, when `Vacate`, then the facts, or the refusal citing 8.6131."""
+    mapped = TablesOverridden(action=1, source=MAP.name, text=MAP.read_text(encoding="utf-8"), tables=("map St",))
+    held = (LocationControlled(action=3, location="StJ19", side="german", strategic="B"),
+            LocationControlled(action=4, location="StQ20", side="us", strategic="B"),
+            LocationControlled(action=5, location="StK20", side="us", strategic="G"))
+    in_play = given(START, mapped, StepOpened(action=2, step="scenario"), *held)
+    rules = rulesmod.load("kgp", in_play.override_sources())
+    with pytest.raises(LedgerError, match=r"8\.605 Setup Area Determination through 8\.613 Shift") as refused:
+        commands.decide(in_play, rules, commands.Vacate(map_group="St"))
+    assert refused.value.rule == "8.6131"
+    at_escape = given(START, mapped, StepOpened(action=2, step="scenario"), *held, StepOpened(action=6, step="8.606"))
+    assert commands.decide(at_escape, rules, commands.Vacate(map_group="st")) == [
+        LocationControlled(action=7, location="StK20", side="german", strategic="G"),
+        LocationControlled(action=7, location="StQ20", side="german", strategic="B")]
