@@ -190,8 +190,10 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool) -> None:
     rows_of = iter_log_json if as_json else iter_log_rows  # JSON: each row's bytes, most without a dict
     sides = None
     if last is not None and not as_of:  # the tail alone, from the campaign just before it
-        before, tail = obj.ledger().store.log_tail(obj.campaign, last)
-        rows = rows_of(tail, before)
+        store = obj.ledger().store
+        before, tail = store.log_tail(obj.campaign, last)
+        rows = rows_of(tail, before) if as_json or before is None else rows_of(
+            tail, before, lambda action, at: store.events_of_action(before, action, at))
         sides = side_names(getattr(before, "system", None))
     else:
         logged = obj.ledger().read(obj.campaign, as_of)[0] if as_of else obj.ledger().history(obj.campaign)

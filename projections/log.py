@@ -3,7 +3,7 @@ undo voided it. A pure fold over the events as read back from the store."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import msgspec
 
@@ -20,11 +20,14 @@ def log_rows(logged: list) -> list[dict[str, Any]]:
     return list(iter_log_rows(logged))
 
 
-def iter_log_rows(logged: list, state: CampaignState | None = None) -> Iterator[dict[str, Any]]:
+def iter_log_rows(logged: list, state: CampaignState | None = None,
+                  events_of: Callable[[int, int], list] | None = None) -> Iterator[dict[str, Any]]:
     """The rows one at a time (`log` writes them as they come). `state`: the campaign just before the first of
     `logged` when it is the log's tail (`log --last N`): an undo or a rewind voids only actions before it, so
-    whether a row is in force is told by the events from it on."""
-    named = _Named(state)
+    whether a row is in force is told by the events from it on; `events_of(action, before)` reads an action before
+    the tail that an undo there takes back (CampaignStore.events_of_action), so its row names it as the whole log's
+    does."""
+    named = _Named(state, events_of)
     for event, cg_date, in_force in _walk(logged, state):
         row = _row(event, cg_date, in_force)
         named.see(event.fact, row)
@@ -35,8 +38,9 @@ class _Named:
     """Each action by its first fact, in plain words (projections/takeback.py): an undo's row and a take-back
     proposal's say what they take back (`takes_back`), not the action's number."""
 
-    def __init__(self, state: CampaignState | None):
+    def __init__(self, state: CampaignState | None, events_of: Callable[[int, int], list] | None = None):
         self.first: dict[int, Any] = {}
+        self.events_of = events_of
         self.sides: dict[str, str] | None = None
         self.system = state.system if state is not None else None
 
@@ -50,6 +54,10 @@ class _Named:
             self.first.setdefault(action, fact)
         voided = voided_by(fact) if isinstance(fact, ActionUndone) else \
             tuple(fact.voided) if isinstance(fact, TakeBackProposed) and fact.kind == "undo" else ()
+        for earlier in [a for a in voided if a not in self.first and self.events_of is not None]:
+            found = self.events_of(earlier, row["version"])  # before the rows read: read back from the store
+            if found and found[0].fact is not None:
+                self.first[earlier] = found[0].fact
         if voided and all(a in self.first for a in voided):
             from . import takeback
 

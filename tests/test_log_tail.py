@@ -36,6 +36,8 @@ def test_the_last_n_rows_are_the_whole_logs_last_n_at_every_n(sample):
 
 def test_the_text_of_the_last_rows_is_the_whole_logs(sample):
     whole = CliRunner().invoke(main, ["--db", sample, "log"]).output.splitlines()
-    for last in (3, 40):
+    undos = [len(whole) - i for i, line in enumerate(whole) if "took back" in line]
+    assert undos  # the sample's undos, each naming what it took back
+    for last in (3, 40, *undos):  # a tail that starts at an undo names the action before it that it took back
         tail = CliRunner().invoke(main, ["--db", sample, "log", "--last", str(last)]).output.splitlines()
-        assert tail == whole[-last:]
+        assert tail == whole[-last:], last
