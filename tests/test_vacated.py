@@ -89,3 +89,15 @@ def test_given_the_us_holding_two_strategic_locations_when_it_vacates_then_the_g
     assert commands.decide(at_escape, rules, commands.Vacate(map_group="st")) == [
         LocationControlled(action=7, location="StK20", side="german", strategic="G"),
         LocationControlled(action=7, location="StQ20", side="german", strategic="B")]
+
+
+def test_the_page_records_a_vacated_map_group_as_the_cli_would(cli):
+    from test_web import page, post
+
+    kgp = scenario_on_st(cli)
+    kgp.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=4", "--winner", "us")
+    error, _ = post(page(kgp.db), ["vacated"], arg="St")  # at 8.603: refused as the CLI refuses it
+    assert error == kgp("vacated", "St").stderr.strip().removeprefix("Error: ")
+    kgp.ok("step", "8.606")
+    error, shown = post(page(kgp.db), ["vacated"], arg="St")
+    assert error is None and "StQ20: Controlled by German" in shown and us_left_st(kgp)

@@ -20,7 +20,7 @@ VERBS = frozenset({
     "accept", "answer", "areas", "audit", "buy", "control", "date", "decline", "dice-stats", "fair-dice", "final",
     "firefight-end", "fortify", "head", "history", "hq", "initiative", "keys", "log", "mousehole", "new",
     "place", "remove", "reveal", "rewind", "rg-chart", "rg-record", "roll", "roster", "scenario-end", "status",
-    "step", "tables", "undo", "witness",
+    "step", "tables", "undo", "vacated", "witness",
 })
 
 
