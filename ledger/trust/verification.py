@@ -4,7 +4,6 @@ ledger/trust/mark.py) and `head` (the log's fingerprint). A clean whole audit ad
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from ..domain.outcomes import Verified
@@ -44,6 +43,8 @@ class Verification:
         last = (seen.last_seen(store.where, store.seen_key(cid)) or (0, ""))[0] if lost else 0
         if lost and not any(f.version >= min(last, end) for f in report.findings):
             # what the chain cannot show: events deleted since this machine last read the log
+            from dataclasses import replace  # here: the quick path of reads never loads `inspect`
+
             report = replace(report, findings=(*report.findings, Finding(end, "missing", lost)))
         return report
 
