@@ -52,10 +52,10 @@ def vacated(state: CampaignState, rules: Rules, group: str, by: str = "") -> lis
     if group.strip().lower() not in groups:
         raise BadInput(f"unknown Map Group '{group}': choose {', '.join(groups.values())}", rule.rule)
     group = groups[group.strip().lower()]
-    if by and by != rule.vacating and walking(state, rules):
+    walks = walking(state, rules)
+    if by and by != rule.vacating and walks:
         raise BadInput(f"the {leaves} side records that its own last units left the {group} Map Group: the "
                        f"{gains} side is told so (`cgledger vacated {group}` on the {leaves} ledger)", rule.rule)
-    walks = walking(state, rules)
     at = acting_step(rules, state, rule.vacating if walks else None)
     if at not in rule.steps:
         who = f"the {leaves} side stands" if walks else "the campaign is"
