@@ -132,6 +132,15 @@ def test_replacing_a_table_with_another_die_is_refused(kgp, tmp_path):
             "table 8.610 (8.610): is rolled with a dr (kgp/reph.toml); a replacement keeps its die, not a DR")
 
 
+def test_replacing_a_table_with_another_effect_is_refused(kgp, tmp_path):
+    """8.611 needs each side's 8.6113 DR (`effect`): a replacement without it would leave the step a need nothing
+    meets, so the campaign could never leave 8.611."""
+    refused(kgp, write(tmp_path, table(table_id="8.6113", die="DR")),
+            "table 8.6113 (8.610): does 'battle_hardening' for the books, which the steps' needs count on: a "
+            "replacement keeps its effect")
+    refused(kgp, write(tmp_path, table(extra='effect = "san"\n')), "does 'nothing' for the books")
+
+
 def test_a_table_under_a_new_id_may_use_any_die(kgp, tmp_path):
     loads(kgp, write(tmp_path, table(table_id="8.610/mine", die="DR")))
 

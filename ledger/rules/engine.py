@@ -149,6 +149,9 @@ class Rules:
             if before is not None and before.die != table.die:
                 self._fail(name, table, f"is rolled with a {before.die} ({self.origin.get(table.id, 'shipped')}); a "
                                         f"replacement keeps its die, not a {table.die} (give a new id instead)")
+            if before is not None and before.effect != table.effect:
+                self._fail(name, table, f"does '{before.effect or 'nothing'}' for the books, which the steps' needs count "
+                                        "on: a replacement keeps its effect (give a new id instead)")
             if not checked:
                 self._check_table(name, table)
             self.tables[table.id] = table
