@@ -305,7 +305,7 @@ def test_the_served_key_is_stretched_once(sample):
 
 def test_log_json_is_json_at_any_length_and_last_n_is_its_tail(sample):
     rows = sample.json("log")
-    assert len(rows) == 114
+    assert len(rows) == 124
     tail = sample.json("log", "--last", "5")
     assert tail == rows[-5:]
     from cgledger.cli.app import emit_json
