@@ -194,7 +194,7 @@ def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
     env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
     subprocess.run([*CGLEDGER, "script", str(ROOT / "fixtures" / "kgp-cg1-sample.cgl"), "--quiet"], env=env,
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    copies = {0: folder / "sample.db"}  # the shipped sample alone (114 events): the start-up table's campaign
+    copies = {0: folder / "sample.db"}  # the shipped sample alone (124 events): the start-up table's campaign
     shutil.copy(db, copies[0])
     ledger = open_ledger(str(db), dice=SeededDice(1))
     ledger.step(None, None)  # 21 AM: a new CG Date, then on to step 8.614, whose rolls fill the log

@@ -69,6 +69,16 @@ def timed(fn):
     return time.perf_counter() - t0, result
 
 
+def to_8614(ledger: CampaignLedger) -> None:
+    """The Initial Scenario, its end, each side's 8.6113 DR (needed before 8.611 is left), then on to 8.614 of 19 PM."""
+    ledger.step(None, "scenario")
+    ledger.step(None, "8.603")
+    ledger.scenario_end(None, ("german=0", "us=0"), "german")
+    for side in ("german", "us"):
+        ledger.roll(None, "8.6113", side)
+    ledger.step(None, "8.614")
+
+
 def roll_commands(ledger: CampaignLedger, count: int, start: int) -> None:
     """`count` rolls exactly as a player makes them: one `roll` command = load, check, one save."""
     for i in range(start, start + count):
@@ -190,15 +200,12 @@ def main() -> None:
     try:
         ledger = open_ledger(db, create=True, dice=SeededDice(1))
         ledger.new_campaign("Bench", "kgp", "I")
-        ledger.step(None, "scenario")  # the Initial Scenario, its end, then on to 8.614 of 19 PM
-        ledger.step(None, "8.603")
-        ledger.scenario_end(None, ("german=0", "us=0"), "german")
-        ledger.step(None, "8.614")
+        to_8614(ledger)
         ledger.dice_mode(None, "immediate")  # the ledger rolls at once (fair dice wait for the other side's answer)
         for side in ("german", "us"):  # every event from here on is signed by its side (Ed25519)
             ledger.register_key(None, side, PASSPHRASE)
         ledger.key_material = PASSPHRASE
-        setup_events = len(ledger.history(None))  # CampaignStarted, steps, CG-Scenario End, New CG Date
+        setup_events = len(ledger.history(None))  # CampaignStarted, steps, CG-Scenario End, 8.6113 DRs, New CG Date
         cid = campaign_id("Bench")
         print(f"recording {n} rolls in {db} ...", flush=True)
 
@@ -229,7 +236,7 @@ def main() -> None:
         rows.append(("audit (history + chain + every roll re-checked)", events, t))
         print(f"audit report: {report.events} events, {report.rolls} rolls, "
               f"{'CLEAN' if report.clean else f'{len(report.findings)} FINDINGS: {report.findings[:3]}'}")
-        assert report.clean and report.rolls == n
+        assert report.clean and report.rolls == n + 2  # and the two 8.6113 DRs of the set-up
         rows.append(("  of which: Ed25519 verify of every signature", verified, t_verify))
         rows.append(("floor: raw sqlite3 SELECT", count, t_sel))
         rows.append(("FLOOR: raw SELECT + msgspec.json.decode", count, t_floor))

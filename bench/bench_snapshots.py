@@ -32,7 +32,7 @@ import msgspec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ledger import roll_batched  # noqa: E402
+from bench_ledger import roll_batched, to_8614  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
 from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 from cgledger.ledger.errors import LedgerError  # noqa: E402
@@ -63,10 +63,7 @@ class Builder:
         ledger.new_campaign("Bench", "kgp", CG)
         for path in rules_files:  # e.g. a Map Group's grid, as the shipped sample loads it (bench_layouts.py)
             ledger.load_rules(None, path)
-        ledger.step(None, "scenario")  # the Initial Scenario, its end, then on to 8.614
-        ledger.step(None, "8.603")
-        ledger.scenario_end(None, ("german=0", "us=0"), "german")
-        ledger.step(None, "8.614")
+        to_8614(ledger)
         ledger.dice_mode(None, "immediate")
         for side, material in KEYS.items():
             ledger.key_material = material

@@ -36,7 +36,7 @@ from conftest import Cli
         ("8.610", ("--campaign", "nope", "roll", "8.610", "--side", "german"), "no campaign 'nope'"),
         ("8.610", ("step", "9.999"), "no RePh step '9.999'"),
         ("8.610", ("step", "8.608"), "going back is an undo"),
-        ("8.610", ("step", "8.617"), "cannot skip 8.616 CPP Replenishment"),
+        ("8.610", ("step", "8.617"), "cannot skip 8.611 Battle Hardening & Promotion"),  # 8.6113 DRs needed
         ("8.610", ("initiative", "--german", "attack", "--us", "idle"), "recorded in step 8.623"),
         ("8.610", ("scenario-end", "--lvp", "german=1", "--lvp", "us=1"), "recorded in step 8.603"),
         ("8.610", ("buy", "I2", "--side", "german", "--map-group", "St"), "recorded in step 8.619 Purchasing Reinforcement Groups, and the campaign cannot walk on"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Cli, named_and_refused
+from conftest import Cli, count_events, named_and_refused
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.domain.events import DiceRolled
 
@@ -93,3 +93,23 @@ def test_a_when_the_log_cannot_decide_is_refused_when_rules_are_loaded(kgp, tmp_
     kgp.refused("rules", "load", str(table), contains="when: scenario 'Dual Atack' is none the Initiative matrix gives")
     table.write_text(block.replace('when = { scenario = "Dual Attack"', 'when = { option = "random_wether"'))
     kgp.refused("rules", "load", str(table), contains="when: no option 'random_wether'")
+
+
+def test_each_side_makes_its_battle_hardening_dr_before_8611_is_left(at):
+    """8.6113: "Each side also makes one Secret DR to determine the number of Retained non-crew MMC eligible for
+    Battle Hardening": a need of both sides, not an offer. 8.6114's leader DR stays an offer (8.6115: a 7-0 instead).
+    A campaign started before this reading keeps its own (tests/test_forms.py: the form 1 sample steps past it)."""
+    kgp = at("8.611")
+    status = kgp.json("status")
+    needed = [c for n in status["needs"] for c in n["commands"]]
+    assert needed == ["cgledger roll 8.6113 --side german", "cgledger roll 8.6113 --side us"]
+    assert not any("8.6114" in line for line in needed)
+    before = count_events(kgp.db)
+    kgp.refused("step", "8.612", contains="8.6113")
+    kgp.ok("roll", "8.6113", "--side", "german", "--dice", "3,4")
+    kgp.refused("step", "next", contains="8.6113 --side us")
+    assert count_events(kgp.db) == before + 1  # the refusals wrote nothing
+    kgp.ok("roll", "8.6113", "--side", "us", "--dice", "6,6")
+    kgp.refused("roll", "8.6113", "--side", "us", "--dice", "2,2", contains="8.6113")  # one DR per side and CG Date
+    kgp.ok("step", "8.612")
+    assert kgp.json("audit")["clean"]

@@ -205,7 +205,8 @@ def test_a_forged_won_drm_for_the_loser_is_named(at):
     forge(kgp.db, DiceRolled(action=state.next_action, table="8.6113", rule="8.6113", side="us", die="DR", dice=(3, 3),
                              source="entered", original=6, final=4, result="2 MMC Battle Harden", code="2",
                              drms=(AppliedDRM(key="won", name="Friendly side won this CG Date's scenario", value=-2,
-                                              kind="automatic"),), secret=True, item="8.6113|us|19 AM"))
+                                              kind="automatic"),), secret=True, item="8.6113|us|19 AM",
+                             effect="battle_hardening"))  # 8.6113's effect, as an edition-1 campaign records it
     assert [f["kind"] for f in audit(kgp)] == ["automatic_drm", "result"]
 
 

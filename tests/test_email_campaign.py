@@ -121,6 +121,7 @@ def play_by_email(tmp_path: Path) -> Table:
     assert u.me()["status"]["step"] == "scenario"
     u.ok("roll", "KGP3", "--side", "us", "--dice", "3,4")  # at the table, in VASL: the dice of play
     u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
+    u.ok("roll", "8.6113", "--side", "us")  # 8.611: his Secret Battle Hardening DR (fair dice: declared)
     u.ok("step", "8.616")  # the U.S. walks its part of the RePh up to the new CG Date, which both enter together
     u.send(g)
 
@@ -128,6 +129,7 @@ def play_by_email(tmp_path: Path) -> Table:
     t.date = "19 PM"
     g.receive()
     g.ok("witness", "--all")  # the KGP3 dice the U.S. typed: the German saw them rolled in VASL
+    battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")  # Secret: declared, the U.S. ledger answers
     g.ok("buy", "V1", "--side", "german", "--map-group", "St", "--objective", "StJ19")  # sealed
     g.ok("follow-ups", "--side", "german", "--rg", "V1#1")  # 8.6201 and 8.6206/armor, in one command
@@ -158,12 +160,14 @@ def play_by_email(tmp_path: Path) -> Table:
     assert "undone" in undone and "proposed" not in undone, undone
     u.ok("control", "StK17", "--side", "us")
     u.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=8")
+    u.ok("roll", "8.6113", "--side", "us")
     u.ok("step", "8.616")
     u.send(g)
 
     # ---- 19 N: an Idle Day (both chits Idle): the RePh repeats from 8.612 (8.6232 note 2) ------------------------
     t.date = "19 N"
     g.receive()
+    battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")
     g.ok("initiative", "--chit", "german=idle")
     g.send(u)
@@ -198,6 +202,7 @@ def play_by_email(tmp_path: Path) -> Table:
     g.ok("step", "scenario")
     assert g.me()["status"]["step"] == "scenario"
     g.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=10")
+    g.ok("roll", "8.6113", "--side", "german")
     g.ok("step", "8.616")
     g.send(u)
     u.receive()
@@ -212,6 +217,16 @@ def play_by_email(tmp_path: Path) -> Table:
         desk.send(other)
         other.receive()
     return t
+
+
+def battle_hardening(g: Desk, u: Desk) -> None:
+    """8.6113: the German's Secret DR, after the U.S. made his with the scenario's end. Neither side enters the new
+    CG Date before both fair rolls are made: his answer comes back with a turn the U.S. mails back."""
+    g.ok("roll", "8.6113", "--side", "german")
+    g.send(u)
+    u.receive()
+    u.send(g)
+    g.receive()
 
 
 def words_for_players(*desks: Desk) -> None:

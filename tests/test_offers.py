@@ -141,22 +141,23 @@ def test_the_new_cg_dates_own_roll_is_not_offered_where_the_walk_stops_at_its_do
 
 
 def test_live_on_one_store_both_sides_at_the_door_of_the_new_cg_date_go_in(make_db, tmp_path):
-    """Live on one shared store: after the scenario the German rolls his 8.6113 Battle Hardening DR (fair, Secret)
-    and walks on to the door of the new CG Date (8.612), which both sides enter together; the U.S. walks on too while
-    the German's Secret roll still waits to be made, and stops at the door as well. Neither side's walk can take the
-    campaign in: what is offered moves it on (the German's ledger makes its roll, then either side steps in), and the
-    campaign enters 8.612."""
+    """Live on one shared store: after the scenario the U.S. and then the German roll their 8.6113 Battle Hardening
+    DRs (fair, Secret), and the German walks on to the door of the new CG Date (8.612), which both sides enter
+    together; the U.S. walks on too while the German's Secret roll still waits to be made, and stops at the door as
+    well. Neither side's walk can take the campaign in: what is offered moves it on (the German's ledger makes its
+    roll, then either side steps in), and the campaign enters 8.612."""
     db = make_db()
     desks, post = start("kgp", [db, db], tmp_path)
     g, u = desks["german"], desks["us"]
     g.ok("step", "scenario")
     u.ok("step", "scenario")
     g.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
-    for _ in range(10):  # the German walks up to 8.611 and rolls there
-        if g.status()["progress"]["german"]["step"] == "8.611":
-            break
-        g.ok("step", "next")
-    g.ok("roll", "8.6113", "--side", "german")
+    for desk in (u, g):  # each walks up to 8.611 and rolls there, the German last
+        for _ in range(10):
+            if desk.status()["progress"][desk.side]["step"] == "8.611":
+                break
+            desk.ok("step", "next")
+        desk.ok("roll", "8.6113", "--side", desk.side)
     g.ok("step", "next")
     for _ in range(10):  # the U.S. walks as far as it is offered
         if "cgledger step next" not in lines(u):

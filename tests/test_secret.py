@@ -64,7 +64,7 @@ def test_reveal_and_audit(players):
     revealed = german.json("reveal", str(rolled["id"]))
     assert revealed == [{"roll": rolled["id"], "table": "8.616", "dice": [6, 5], "final": 11, "result": "CPP Replenished: 24"}]
     audit = anyone.json("audit")
-    assert audit["clean"] and audit["unrevealed"] == [] and audit["rolls"] == 1
+    assert audit["clean"] and audit["unrevealed"] == [] and audit["rolls"] == 3  # and the 8.6113 DRs of 19 AM
     assert anyone.json("roster", "--side", "german")[-1]["repl"] == 24  # public now
     german.refused("reveal", "--all", "--side", "german", contains="no unrevealed Secret roll")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -381,12 +382,16 @@ def big_bundle(folder: Path, rolls: int) -> Path:
     from cgledger.ledger.exchange.pbem import FORMAT, Bundle, BundleEvent
     from cgledger.ledger.rules import parse_declared
 
+    bench = str(Path(__file__).resolve().parent.parent / "bench")
+    sys.path.insert(0, bench)
+    try:
+        from bench_ledger import to_8614  # the Initial Scenario, both 8.6113 DRs, then on to 8.614
+    finally:
+        sys.path.remove(bench)
+
     ledger = open_ledger(str(folder / "big.db"), create=True, dice=SeededDice(1))
     ledger.new_campaign("Big", "kgp", "I")
-    ledger.step(None, "scenario")
-    ledger.step(None, "8.603")
-    ledger.scenario_end(None, ("german=0", "us=0"), "german")
-    ledger.step(None, "8.614")
+    to_8614(ledger)
     stored = ledger.history(None)
     campaign = ledger.campaign(None)
     rules = ledger.rules_for(campaign)

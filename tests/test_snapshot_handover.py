@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_answers import sample  # noqa: F401 (a copy of the shipped sample: 114 events, its snapshot at 100)
+from test_answers import sample  # noqa: F401 (a copy of the shipped sample: 124 events, its snapshot at 100)
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -45,7 +45,7 @@ def test_an_edited_snapshot_handed_over_is_named_and_not_used(sample, tmp_path):
         snap["state"]["cpp"]["german"] = 717
         conn.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = 100", (json.dumps(snap).encode(),))
     conn.close()
-    after = console(sample, "status", "--json", state=tmp_path / "a")  # this machine: its answer kept, its mark at 114
+    after = console(sample, "status", "--json", state=tmp_path / "a")  # this machine: its answer kept, its mark at 124
     assert after.returncode == 0, after.stderr
     assert "the snapshot at event 100 was edited" in after.stderr
     assert after.stdout == before.stdout and "717" not in after.stdout  # read from the log instead
@@ -63,11 +63,11 @@ db = sys.argv[1]
 reading.one_shot()
 head = reading.stored_head(db, None)  # the key of this read's answer: it reads (and hands over) snapshot 100
 writer = open_ledger(db)
-writer.store.take_snapshot(campaign_id(writer.resolve_name(None)))  # a write since: the log's last snapshot is now 114
+writer.store.take_snapshot(campaign_id(writer.resolve_name(None)))  # a write since: the log's last snapshot is now 124
 writer.close()
 handed = open_ledger(db)
 first = handed.campaign(None)  # from the row handed over (snapshot 100), then the events after it
-again = open_ledger(db).campaign(None)  # given once: read from the file (snapshot 114)
+again = open_ledger(db).campaign(None)  # given once: read from the file (snapshot 124)
 fields = lambda campaign: {k: v for k, v in vars(campaign).items() if k not in ("_pending_events",)}
 print(head.version, first.version, again.version, fields(first) == fields(again), handed.notices)
 """
@@ -77,8 +77,8 @@ def test_a_handed_over_row_a_write_has_outdone_gives_the_campaign_as_it_stands(s
     done = subprocess.run([sys.executable, "-c", HANDED_THEN_OUTDONE, str(sample)], capture_output=True, text=True,
                           cwd=ROOT, timeout=120, env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["114", "114", "114", "True", "[]"]
-    assert snapshots(sample) == [100, 114]
+    assert done.stdout.split() == ["124", "124", "124", "True", "[]"]
+    assert snapshots(sample) == [100, 124]
 
 
 def test_the_row_is_handed_only_to_its_own_database(sample, tmp_path):

@@ -150,6 +150,7 @@ def test_a_side_walks_the_reph_alone_but_never_takes_the_other_past_its_steps(ta
     """8.6: the RePh steps "are performed simultaneously by each side". Found by email: the U.S. ran `step 8.623`
     and skipped the German's purchase step while he held 62 CPP."""
     german, us, anyone = table
+    us.ok("roll", "8.6113", "--side", "us")  # 8.611 needs each side's DR: declared, his walk goes on past it
     moved = us.json("step", "8.616")  # a new CG Date (8.612) is entered by both sides together: the U.S. waits there
     assert moved["ahead"] and moved["step"] == "8.612" and moved["campaign_step"] == "8.610"
     assert anyone.json("status")["step"] == "8.610"  # the German may still roll 8.610 for his units
@@ -158,6 +159,8 @@ def test_a_side_walks_the_reph_alone_but_never_takes_the_other_past_its_steps(ta
     assert "proposed" not in us.json("undo")  # walking on is the U.S. side's own act: it takes it back alone
     us.ok("step", "8.612")
     german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
+    german.ok("roll", "8.6113", "--side", "german")
+    us.ok("answer")  # the U.S. ledger answers the German DR and makes its own: both are made before 8.611 is left
     german.ok("step", "8.612")  # the German catches up, and the campaign enters the new CG Date with both
     status = anyone.json("status")
     assert status["step"] == "8.612" and status["cg_date"] == "19 PM" and not status["progress"]["us"]["ahead"]
@@ -409,6 +412,7 @@ def test_a_forged_walk_through_a_new_cg_date_alone_is_named(table):
     from cgledger.ledger.domain.events import SideAdvanced
 
     german, us, anyone = table
+    us.ok("roll", "8.6113", "--side", "us")  # what 8.611 needs of the U.S. (8.6113): the walk's only fault is the door
     forge(us.db, lambda c: SideAdvanced(action=c.next_action, side="us", step="8.616", passed=("8.611", "8.612")),
           "us", US)
     findings = json.loads(anyone("audit", "--json").stdout)["findings"]

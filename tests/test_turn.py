@@ -71,16 +71,23 @@ def test_an_older_bundle_read_again_does_not_give_the_turn_back(desks, tmp_path)
 
 
 def initial_scenario_played(g, u, tmp_path) -> None:
-    """Both enter the Initial Scenario; the U.S. records its end and waits at the door of 19 PM; the German has it."""
+    """Both enter the Initial Scenario; the U.S. records its end and waits at the door of 19 PM; the German has it.
+    Each side's Secret 8.6113 DR (8.611) is made before either enters 19 PM: a round trip for their fair dice."""
     g.ok("step", "scenario")
     g.ok("send", str(tmp_path / "3.json"))
     u.ok("receive", str(tmp_path / "3.json"))
     u.ok("step", "scenario")
     u.ok("step", "8.603")
     u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    u.ok("roll", "8.6113", "--side", "us")
     u.ok("step", "8.616")
     u.ok("send", str(tmp_path / "4.json"))
     g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("roll", "8.6113", "--side", "german")
+    g.ok("send", str(tmp_path / "4-german.json"))
+    u.ok("receive", str(tmp_path / "4-german.json"))  # his ledger answers the German DR and makes his own
+    u.ok("send", str(tmp_path / "4-us.json"))
+    g.ok("receive", str(tmp_path / "4-us.json"))
 
 
 def test_a_secret_roll_result_is_shown_to_its_roller_alone(desks, tmp_path):
@@ -131,15 +138,7 @@ def test_any_command_that_makes_the_players_secret_roll_shows_him_its_result(des
     """a player who imports with `import` (not `receive`) sees his Secret roll's result with the
     next command his ledger makes it in, whatever that command is; the other side never does."""
     g, u = desks
-    g.ok("step", "scenario")
-    g.ok("send", str(tmp_path / "3.json"))
-    u.ok("receive", str(tmp_path / "3.json"))
-    u.ok("step", "scenario")
-    u.ok("step", "8.603")
-    u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
-    u.ok("step", "8.616")
-    u.ok("send", str(tmp_path / "4.json"))
-    g.ok("receive", str(tmp_path / "4.json"))
+    initial_scenario_played(g, u, tmp_path)
     g.ok("step", "8.616")
     g.ok("roll", "8.616", "--side", "german")
     g.ok("send", str(tmp_path / "5.json"))
@@ -169,15 +168,7 @@ def test_a_declared_roll_is_no_longer_asked_for(desks, tmp_path):
     """Found by email: `status` kept printing a roll declared and answered as needed, and pasting it gave 'rolled
     already ... undo that roll to make it again', advice that leads to a flagged re-roll."""
     g, u = desks
-    g.ok("step", "scenario")
-    g.ok("send", str(tmp_path / "3.json"))
-    u.ok("receive", str(tmp_path / "3.json"))
-    u.ok("step", "scenario")
-    u.ok("step", "8.603")
-    u.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
-    u.ok("step", "8.616")
-    u.ok("send", str(tmp_path / "4.json"))
-    g.ok("receive", str(tmp_path / "4.json"))
+    initial_scenario_played(g, u, tmp_path)
     g.ok("step", "8.616")
     assert [n["table"] for n in g.json("status")["needs"]] == ["8.616"]
     g.ok("roll", "8.616", "--side", "german")
@@ -292,6 +283,7 @@ def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_pa
     g.ok("receive", str(tmp_path / "4.json"))
     g.ok("step", "scenario")
     g.ok("scenario-end", "--lvp", "german=3", "--lvp", "us=2", "--winner", "german")
+    g.ok("roll", "8.6113", "--side", "german")  # 8.611: his Secret DR, declared on his walk
     for _ in range(20):  # the German walks up to the door of the new CG Date, where he waits for the U.S.
         if "cgledger step next" not in [m["command"] for m in g.json("status")["may"]]:
             break

@@ -11,8 +11,15 @@ from conftest import Player, count_events
 from test_turn import GERMAN, desks, initial_scenario_played  # noqa: F401 (desks: two machines by email, both with keys)
 
 
+def hardened(cli) -> None:
+    """Both sides' 8.6113 DRs: 8.611 needs them before a walk passes it."""
+    for side in ("german", "us"):
+        cli.ok("roll", "8.6113", "--side", side, "--dice", "3,4")
+
+
 def test_one_table_a_roll_ahead_walks_the_campaign_there(at):
     cli = at("8.610", "19 PM")
+    hardened(cli)
     got = cli("roll", "8.616", "--side", "german", "--dice", "3,4")
     assert got.exit_code == 0, got.stderr
     assert "walked on to 8.616" in got.stderr
@@ -22,9 +29,10 @@ def test_one_table_a_roll_ahead_walks_the_campaign_there(at):
 
 def test_a_refused_act_writes_nothing_its_walk_included(at):
     cli = at("8.610", "19 PM")
+    hardened(cli)
     before = count_events(cli.db)
     cli.refused("roll", "8.616", "--side", "german", "--dice", "9,9", contains="die value 9 is out of range 1-6")  # the walk alone would pass
-    assert count_events(cli.db) == before and cli.json("status")["step"] == "8.610"
+    assert count_events(cli.db) == before and cli.json("status")["step"] == "8.611"
 
 
 def test_a_step_that_needs_something_is_not_passed(at):
@@ -79,10 +87,12 @@ def test_in_the_scenario_the_next_act_is_its_end_and_its_line_records_it(desks, 
     assert line.startswith("cgledger scenario-end --lvp german=N --lvp us=N")
     u.ok(*line.replace("german=N", "german=3").replace("us=N", "us=2").replace("german|us", "german").split()[1:])
     after = u.json("status")
-    # recorded: its end is offered no more; the 8.616 roll lies past the door of 19 PM, which both sides cross
-    # together, so it is not offered before the German has the end either (its line would be refused)
+    # recorded: its end is offered no more; his next act is his 8.6113 DR (8.611); the 8.616 roll lies past the door of
+    # 19 PM, which both sides cross together, so it is not offered before the German has the end either (its line
+    # would be refused)
     assert all(a["effect"] != "scenario_end" for a in after["next_acts"]), after["next_acts"]
-    assert after["next_acts"] == [] and any(m["command"] == "cgledger step next" for m in after["may"])
+    assert [(a["table"], a["side"]) for a in after["next_acts"]] == [("8.6113", "us")], after["next_acts"]
+    assert any(m["command"] == "cgledger step next" for m in after["may"])
     assert "scenario_end" not in [a["effect"] for a in g.json("status")["next_acts"]]  # the German is before it
 
 

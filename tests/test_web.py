@@ -280,12 +280,12 @@ def test_the_other_sides_acts_show_after_this_sides_ledger_answered_them(desks, 
     German acts since the U.S. player's own last act; the answer his ledger made is not his act (it once hid them)."""
     g, u = desks
     initial_scenario_played(g, u, tmp_path)
-    g.ok("roll", "8.616", "--side", "german")  # Secret, fair: the U.S. ledger answers it
+    g.ok("roll", "8.616", "--side", "german")  # Secret, fair (his 2nd, after 8.6113): the U.S. ledger answers it
     g.ok("send", str(tmp_path / "5.json"))
     u.ok("receive", str(tmp_path / "5.json"))
     recent = page(u.db, US.encode()).get("/").text
     section = recent[recent.index("The other side since your last act"):recent.index("<h2>Keys")]
-    assert "declares Secret fair roll 1 on 8.616" in section, section  # not hidden behind the answer, which
+    assert "declares Secret fair roll 2 on 8.616" in section, section  # not hidden behind the answer, which
     assert "answers the fair roll" in section  # the U.S. ledger made after it, and which is no act of its player
 
 
@@ -305,7 +305,7 @@ def test_the_served_key_is_stretched_once(sample):
 
 def test_log_json_is_json_at_any_length_and_last_n_is_its_tail(sample):
     rows = sample.json("log")
-    assert len(rows) == 114
+    assert len(rows) == 124
     tail = sample.json("log", "--last", "5")
     assert tail == rows[-5:]
     from cgledger.cli.app import emit_json

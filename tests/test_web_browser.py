@@ -69,13 +69,21 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     u.line("cgledger step scenario")
     u.roll("KGP3", "us", dice="3,4")  # the dice of play, typed: the German witnesses them
     u.line("cgledger scenario-end --lvp german=N --lvp us=N --winner german|us", "10", "8", "german")
+    u.line("cgledger roll 8.6113 --side us")  # 8.611: his Secret Battle Hardening DR, offered as his next act
     u.words('["step"]', "/", {"arg": "8.616"})
+    u.send()
+
+    # ---- the German's 8.6113 DR: both sides' fair dice are made before 19 PM is entered (a round trip) -----------
+    g.receive()
+    assert "Dice not witnessed" in g.text()
+    g.line("cgledger witness --all")
+    g.line("cgledger roll 8.6113 --side german")
+    g.send()
+    u.receive()
     u.send()
 
     # ---- 19 PM: the German's Secret CPP roll, a sealed purchase, its follow-ups, his chit ------------------------
     g.receive()
-    assert "Dice not witnessed" in g.text()
-    g.line("cgledger witness --all")
     g.line("cgledger roll 8.616 --side german")  # offered as due: Secret, declared, the U.S. ledger answers
     g.words('["buy", "V1", "--side", "german"]', "/buy", {"opt:--map-group": "St", "opt:--objective": "StJ19"})
     follow_ups = [line for line in g.offered() if line.startswith("cgledger roll 8.620")]  # the sealed RG's, by event

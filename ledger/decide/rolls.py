@@ -175,6 +175,12 @@ def _today(state: CampaignState):
         yield table, code, side
 
 
+def effect_of(state: CampaignState, table: Table) -> str:
+    """What a roll on the table does for the books, in the campaign's own reading of the rules (a campaign started
+    before the table's effect was read in keeps its own: its rolls there met no need)."""
+    return table.effect if state.edition >= table.effect_edition else ""
+
+
 def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None,
             declared: int | None = None) -> str:
     rule = table.per_rule or table.rule
@@ -286,7 +292,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         drms=tuple(AppliedDRM(key=d.key, name=d.name, value=d.value, kind=d.kind, input=d.input)
                    for d in resolution.drms),
         final=resolution.final, result=resolution.result, code=resolution.code, value=resolution.value,
-        sets=resolution.sets, secret=cmd.secret or table.secret, purpose=cmd.purpose, effect=table.effect,
+        sets=resolution.sets, secret=cmd.secret or table.secret, purpose=cmd.purpose, effect=effect_of(state, table),
         rg=cmd.rg, cpp=cpp, fair=cmd.fair, vasl=cmd.vasl, player=cmd.player, series=cmd.series, item=item, adds=adds,
         hexes=tuple(cmd.hexes),
     )

@@ -66,7 +66,7 @@ def admit_sealed_roll(state: CampaignState, rules: Rules, table_id: str, side: s
         declared = entry["version"]
     table, item = rolls.admit(state, rules, table_id, side, rg, purpose, declared)
     return SecretRollMade(action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die,
-                          purpose=purpose, effect=table.effect, rg=rg, fair=n, commitment=sealed_with, sealed=sealed,
+                          purpose=purpose, effect=rolls.effect_of(state, table), rg=rg, fair=n, commitment=sealed_with, sealed=sealed,
                           item=entry["item"] if entry is not None else item)
 
 

@@ -86,6 +86,8 @@ def condition_fails(rules: Rules, state: CampaignState, cond: Condition, date: s
     if cond.scenario and scenario != cond.scenario:
         return (f"this CG Date's scenario is {article(scenario)}" if scenario
                 else f"Initiative has not decided this CG Date's scenario yet ({_initiative_step(rules)})")
+    if cond.edition > state.edition:
+        return "this campaign was started before the ledger read the rule so, and keeps its reading"
     if cond.after and not any(entry.rsplit(":", 1)[0] in cond.after for entry in state.today):
         return f"no {' or '.join(cond.after)} result was rolled on {state.cg_date}"
     return ""
@@ -293,6 +295,11 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
     return facts
 
 
+# the ledger's reading of the rules: a campaign started now records it, and a rule read in later (a `Condition` with
+# `edition`) holds only in campaigns started under it. 1: 8.6113's Secret DR is needed in 8.611.
+EDITION = 1
+
+
 def start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
           random_weather: bool = False) -> CampaignStarted:
     """`new`: name, rule system, CG and its start date, each side's CPP before the Initial Scenario."""
@@ -313,7 +320,7 @@ def start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
             raise BadInput(f"--start-cpp {side}={amount}: CPP cannot be negative", cpp_rule)
         cpp[side] = amount
     return CampaignStarted(name=name, system=system, cg=cg, cg_date=begin.text, start_cpp=cpp,
-                           random_weather=random_weather)
+                           random_weather=random_weather, edition=EDITION)
 
 
 def side_numbers(rules: Rules, items: tuple[str, ...], option: str, rule: str | None) -> dict[str, int]:

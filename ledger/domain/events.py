@@ -20,6 +20,7 @@ class CampaignStarted(Fact, tag="CampaignStarted", frozen=True, kw_only=True):
     cg_date: str
     start_cpp: dict[str, int] = {}  # CPP each side has before the Initial Scenario (8.51-.53)
     random_weather: bool = False  # 8.6171 chosen by mutual consent instead of the historical chart
+    edition: int = 0  # the ledger's reading of the rules the campaign was started under (rules `Condition.edition`)
 
 
 class AppliedDRM(Struct, frozen=True, kw_only=True):

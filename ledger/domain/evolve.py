@@ -77,6 +77,7 @@ class CampaignState:
     weather: dict[str, str] = {}  # CG Date -> weather result code of its 8.6171 roll (random weather)
     scenarios: list[list[str]] = []  # [CG Date, winner] of each CG-Scenario End in force
     started: int = 1  # CampaignStarted events seen (a second one is refused)
+    edition: int = 0  # the reading of the rules the campaign was started under (CampaignStarted.edition)
     reph_ends: dict[str, list[int]] = {}  # CG Date -> [version, action] of the event that ended its RePh
     san: dict[str, int] = {}  # side -> its SAN after its last SAN dr (8.6122, RR 2.5122)
     today: dict[str, int] = {}  # 'table:code:side' of the results rolled this CG Date -> the first action (`after`)
@@ -144,6 +145,7 @@ class CampaignState:
     def start(self, fact: CampaignStarted, digest: str, first_step: str, command: str = "") -> None:
         self.name, self.system, self.cg, self.cg_date = fact.name, fact.system, fact.cg, fact.cg_date
         self.options = {"random_weather": fact.random_weather}
+        self.edition = fact.edition
         self.step, self.initial, self.scenario, self.done = first_step, first_step != SCENARIO, INITIAL_SCENARIO, []
         self.flags, self.overrides = [], []
         self.cpp = dict(fact.start_cpp)

@@ -130,6 +130,8 @@ class Condition(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     option: str | None = None  # only when the campaign chose this option at `new` (e.g. random_weather)
     scenario: str | None = None  # only on a CG Date of this scenario type, as Initiative gave it (e.g. 'Dual Attack')
     after: list[str] = []  # 'table:code': only once such a result was rolled this CG Date (8.6171 mist density)
+    edition: int = 0  # only in a campaign started under this reading or a later one (`CampaignStarted.edition`): a
+    # campaign keeps the reading it was started under, so a log written before a need was read in stays clean
 
 
 class When(Condition, kw_only=True, forbid_unknown_fields=True, frozen=True):
@@ -169,6 +171,7 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     until_date: str | None = None
     step: str = ""  # the RePh step whose rolls these are, or 'scenario' (SSR rolls during play)
     effect: str = ""  # what the roll does for the books (e.g. 'cpp_replenishment'), read by projections
+    effect_edition: int = 0  # the effect counts only in a campaign started under this reading or a later one
     cpp: NonNegative = 0  # CPP the roll itself costs (8.622 Recon: 1)
     rows: list[Row] = []
     value: ValueResult | None = None

@@ -76,7 +76,8 @@ def _defaults(cls) -> dict:
 
 # fields added after form 1 was replaced: a form-1 event was digested without them (a roll inside a reveal too)
 _ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal",), "Rewound": ("proposal",), "SideKeyRegistered": ("public",),
-                       "TablesOverridden": ("proposal",), "RGPurchased": ("san", "early"), "DiceRolled": ("hexes",)}
+                       "TablesOverridden": ("proposal",), "RGPurchased": ("san", "early"), "DiceRolled": ("hexes",),
+                       "CampaignStarted": ("edition",)}
 
 
 def _as_written(fact: Fact):
