@@ -4,6 +4,7 @@ import click
 
 from . import complete
 from .app import common, emit_json, json_option, main
+from .roll import follow_up_lines, follow_ups_json
 
 
 @main.command()
@@ -19,17 +20,26 @@ from .app import common, emit_json, json_option, main
 @click.option("--secret/--open", "secret", default=None,
               help="Seal the purchase with the side's key (8.619: the default once the side has a key; the other "
                    "side sees only that one RG was bought) or record it in the open.")
+@click.option("--follow-ups", "follow_ups", is_flag=True,
+              help="The side's last purchase: then every follow-up roll due, as `cgledger follow-ups` makes them "
+                   "(KGP 8.620, RR 2.519 come after the purchases: the side buys nothing more this CG Date).")
 @json_option
 @common
 def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool, on_map: bool, pre_registered: int,
-        early: bool, secret: bool | None, as_json: bool) -> None:
+        early: bool, secret: bool | None, follow_ups: bool, as_json: bool) -> None:
     """Purchase an RG (KGP 8.619, RR 2.518) against the side's RG chart, CPP and limits."""
-    fact, sealed = obj.ledger().buy(obj.campaign, rg_id, side, map_group, objective, given, on_map, pre_registered,
-                                    secret, early)
+    ledger = obj.ledger()
+    if follow_ups:
+        fact, sealed, rolled = ledger.buy_then_follow_ups(obj.campaign, rg_id, side, map_group, objective, given,
+                                                          on_map, pre_registered, secret, early)
+    else:
+        (fact, sealed), rolled = ledger.buy(obj.campaign, rg_id, side, map_group, objective, given, on_map,
+                                            pre_registered, secret, early), None
     if as_json:
         emit_json({"rg": fact.rg, "side": fact.side, "group_type": fact.group_type, "cpp": fact.cpp,
                    "map_group": fact.map_group, "objective": fact.objective or None, "given": fact.given,
-                   "follow_up": list(fact.rolls), "secret": sealed, "san": fact.san, "early": fact.early})
+                   "follow_up": list(fact.rolls), "secret": sealed, "san": fact.san, "early": fact.early,
+                   **({"follow_ups": follow_ups_json(rolled)} if rolled is not None else {})})
         return
     how = "given in the Initial-Scenario OB" if fact.given else f"{fact.cpp} CPP"
     how += ", Early Entry (8.6194b)" if fact.early else ""
@@ -40,6 +50,8 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
     if sealed:
         click.echo("kept secret (8.619): sealed with the side's key; the other side sees only that one RG was "
                    "bought. `cgledger reveal --all --side SIDE` publishes it.")
+    for line in follow_up_lines(rolled or ()):
+        click.echo(line)
 
 
 @main.command()

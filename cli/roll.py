@@ -112,17 +112,27 @@ def follow_ups(obj, side: str, rg: str | None, as_json: bool) -> None:
     as `roll TABLE --rg REF` makes it (declared, with fair dice)."""
     done = obj.ledger().follow_ups(obj.campaign, side, rg)
     if as_json:
-        emit_json([roll_json(r, r.resolution.table.title) if hasattr(r, "resolution") else _declared_json(r)
-                   for r in done])
+        emit_json(follow_ups_json(done))
         return
+    for line in follow_up_lines(done):
+        click.echo(line)
+
+
+def follow_ups_json(done: list) -> list[dict]:
+    return [roll_json(r, r.resolution.table.title) if hasattr(r, "resolution") else _declared_json(r) for r in done]
+
+
+def follow_up_lines(done: list) -> list[str]:
+    lines = []
     for r in done:
         if hasattr(r, "resolution"):
             fact = r.fact
-            click.echo(f"{fact.table} for the RG of event {fact.rg}: {fact.die} {','.join(map(str, fact.dice))}, "
-                       f"Final {fact.final}: {fact.result}  (event {r.version})")
+            lines.append(f"{fact.table} for the RG of event {fact.rg}: {fact.die} {','.join(map(str, fact.dice))}, "
+                         f"Final {fact.final}: {fact.result}  (event {r.version})")
         else:
-            click.echo(f"{r.fact.table} for the RG of event {r.fact.rg}: declared as event {r.version}, waiting for "
-                       f"its dice (the {r.answerer} side's ledger answers it)")
+            lines.append(f"{r.fact.table} for the RG of event {r.fact.rg}: declared as event {r.version}, waiting "
+                         f"for its dice (the {r.answerer} side's ledger answers it)")
+    return lines
 
 
 def _declared_json(declared) -> dict:

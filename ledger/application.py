@@ -516,6 +516,19 @@ class CampaignLedger:
             self.append(campaign, fact, request=request)
         return fact, secret
 
+    def buy_then_follow_ups(self, name: str | None, rg_id: str, side: str, *args) -> tuple:
+        """The side's last purchase this CG Date, then every follow-up roll due for its RGs (`follow_ups`): the
+        purchase, whether sealed, the rolls. A retry whose purchase is recorded already records nothing. The purchase
+        stands on its own: follow-ups the ledger refuses now are said, not made (`follow-ups` makes them later)."""
+        fact, secret = self.buy(name, rg_id, side, *args)
+        try:
+            return fact, secret, self.follow_ups(name, side)
+        except AlreadyRecorded:
+            raise
+        except LedgerError as e:
+            self.notices.append(f"bought; no follow-up roll made now: {e.line()}")
+            return fact, secret, []
+
     def rg_chart(self, name: str | None, side: str) -> dict:
         """The side's RG chart with what its maxima leave (a read: the buyer's own view when its key is given)."""
         from cgledger.projections.rg_chart import rg_chart

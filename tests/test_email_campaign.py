@@ -131,15 +131,14 @@ def play_by_email(tmp_path: Path) -> Table:
     g.ok("witness", "--all")  # the KGP3 dice the U.S. typed: the German saw them rolled in VASL
     battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")  # Secret: declared, the U.S. ledger answers
-    g.ok("buy", "V1", "--side", "german", "--map-group", "St", "--objective", "StJ19")  # sealed
-    g.ok("follow-ups", "--side", "german", "--rg", "V1#1")  # 8.6201 and 8.6206/armor, in one command
+    g.ok("buy", "V1", "--side", "german", "--map-group", "St", "--objective", "StJ19",  # sealed
+         "--follow-ups")  # his last purchase: then 8.6201 and 8.6206/armor, in the same command
     g.ok("initiative", "--chit", "german=attack")
     g.send(u)
 
     u.receive()
     u.ok("roll", "8.616", "--side", "us")
-    u.ok("buy", "I1", "--side", "us", "--map-group", "St", "--objective", "StK17")
-    u.ok("follow-ups", "--side", "us")  # 8.6202 and 8.6206/us
+    u.ok("buy", "I1", "--side", "us", "--map-group", "St", "--objective", "StK17", "--follow-ups")  # 8.6202, 8.6206/us
     u.ok("initiative", "--chit", "us=idle")  # the second chit sealed is revealed at once
     u.send(g)
 
@@ -220,13 +219,10 @@ def play_by_email(tmp_path: Path) -> Table:
 
 
 def battle_hardening(g: Desk, u: Desk) -> None:
-    """8.6113: the German's Secret DR, after the U.S. made his with the scenario's end. Neither side enters the new
-    CG Date before both fair rolls are made: his answer comes back with a turn the U.S. mails back."""
+    """8.6113: the German's Secret DR, declared after the U.S. declared his with the scenario's end. Both are decided
+    as of the CG Date they were declared on, so the campaign enters the next one before their dice come: each
+    side's ledger makes its own once the other's answer arrives, in a turn mailed anyway."""
     g.ok("roll", "8.6113", "--side", "german")
-    g.send(u)
-    u.receive()
-    u.send(g)
-    g.receive()
 
 
 def words_for_players(*desks: Desk) -> None:

@@ -34,13 +34,15 @@ def reroll_key(table: Table, side: str, cg_date: str, purpose: str, item: str) -
 
 
 def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = None,
-              table: Table | None = None) -> Situation:
+              table: Table | None = None, cg_date: str | None = None) -> Situation:
     """The campaign state a roll is made in, as the log decides it (automatic DRMs read this). Given the
-    table, only what its DRMs and limits read is worked out (the audit asks this once per roll)."""
+    table, only what its DRMs and limits read is worked out (the audit asks this once per roll). `cg_date`: the CG
+    Date a fair roll was declared on, when its dice come after the next one began (`made_on_its_date`)."""
     calendar = rules.calendar
-    date = calendar.parse(state.cg_date)
+    cg_date = cg_date or state.cg_date
+    date = calendar.parse(cg_date)
     bought = state.rgs.get(str(rg)) if rg is not None else None
-    winner = state.winner_today()
+    winner = state.winner_on(cg_date)
     drms = table.drm if table is not None else ()
     every = table is None
     return Situation(
@@ -90,11 +92,48 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     the one the side stands in (`at`: as if it stood there); a fair roll's was checked when it was declared."""
     table = rules.table(table_id)
     side = rules.side(side)
-    rules.check_available(table, situation(state, rules, side, None, table))
-    check_when(rules, state, table)
+    date = declared_on(state, declared)
+    rules.check_available(table, situation(state, rules, side, None, table, date))
+    if date == state.cg_date:
+        check_when(rules, state, table)
     if declared is None:
         check_step(rules, state, table, at or acting_step(rules, state, side))
-    return table, due_item(state, rules, table, side, rg, purpose, declared)
+    return table, due_item(state, rules, table, side, rg, purpose, declared, date)
+
+
+def declared_on(state: CampaignState, declared: int | None) -> str:
+    """The CG Date a fair roll was declared on (the campaign's, for a roll made at once)."""
+    if declared is None or not state.declared:
+        return state.cg_date
+    entry = next((e for e in state.declared.values() if e["version"] == declared), None)
+    return (entry or {}).get("cg_date") or state.cg_date
+
+
+# what a roll's result changes in the books the next CG Date reads (ledger/domain/evolve.py `_outcome`)
+BOOKED = frozenset({"cpp_replenishment", "san", "weather"})
+
+
+def made_on_its_date(rules: Rules, table_id: str) -> bool:
+    """A declared roll whose dice may come after both sides entered the next CG Date, decided as of the CG Date it
+    was declared on (KGP 8.6113's Secret DR: one per side, needed, nothing chosen after it): rolled once per side
+    and CG Date, it costs nothing, sets nothing the books or a later roll read, adds no need, and its automatic
+    DRMs read only that CG Date and its scenario's winner. Any other waits at the door for its dice."""
+    table = rules.tables.get(table_id)
+    if table is None or table.per != "side/date" or table.cpp or table.when is not None or table.after:
+        return False
+    if table.effect in BOOKED or table.effect.startswith("rg_") or any(row.sets for row in table.rows):
+        return False
+    if any(d.kind == "automatic" and (d.state or d.rg or d.rg_strength or d.attacked is not None
+                                      or d.previous_weather or d.count) for d in table.drm):
+        return False
+    return not followed(rules, table.id)
+
+
+def followed(rules: Rules, table_id: str) -> bool:
+    """Whether a roll or a step's need is due 'after' a result of this table (8.6171's mist density)."""
+    after = [a for t in rules.tables.values() for a in (t.after or ())]
+    after += [a for s in rules.system.steps for n in s.needs for a in (n.after or ())]
+    return any(a.split(":", 1)[0].split("/", 1)[0] == table_id for a in after)
 
 
 def check_when(rules: Rules, state: CampaignState, table: Table) -> None:
@@ -137,9 +176,10 @@ def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None 
 
 
 def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str,
-             declared: int | None = None) -> str:
+             declared: int | None = None, cg_date: str | None = None) -> str:
     """The item this roll is for, refused when it is not due (rolled already, not called for); a fair roll's
-    item was consumed by its declaration (`declared`), which this roll resolves."""
+    item was consumed by its declaration (`declared`), which this roll resolves (on `cg_date`, its CG Date)."""
+    cg_date = cg_date or state.cg_date
     how = per(table)
     rule = table.per_rule or table.rule
     if table.after and not any(f"{t}:{c}" in table.after for t, c, s in _today(state) if s == side):
@@ -153,18 +193,18 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     if how == "any":
         return ""
     if how == "side/date":
-        item = f"{table.id}|{side}|{state.cg_date}"
+        item = f"{table.id}|{side}|{cg_date}"
     elif how == "date":
-        item = f"{table.id}|{state.cg_date}"
+        item = f"{table.id}|{cg_date}"
     elif how == "unit":
-        item = f"{table.id}|{side}|{state.cg_date}|{unit_name(purpose)}"
+        item = f"{table.id}|{side}|{cg_date}|{unit_name(purpose)}"
     else:
         item = rg_item(state, rules, table, side, rg, declared)
     if item in state.consumed and not (declared is not None and state.consumed[item][0] == declared):
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
         who = "" if how == "date" else f" by the {rules.system.sides[side]} side"  # 'date': either side's roll
-        raise NotDue(f"table {table.id} was rolled already{what}{who} on {state.cg_date} (event "
+        raise NotDue(f"table {table.id} was rolled already{what}{who} on {cg_date} (event "
                      f"{state.consumed[item][0]}){hint}: undo that roll to make it again", rule)
     return item
 
@@ -259,7 +299,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
 
     table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.declared)
     side = rules.side(cmd.side)
-    where = situation(state, rules, side, cmd.rg, table)
+    where = situation(state, rules, side, cmd.rg, table, declared_on(state, cmd.declared))
     dicemod.check_faces(table.die, tuple(cmd.faces))
     declared = {}
     for key, n in cmd.drms:

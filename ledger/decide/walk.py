@@ -122,9 +122,7 @@ def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool
         rg = state.rgs.get(str(entry.get("rg")), {})
         line = rules.rgs.get((entry["side"], rg.get("rg", "")))
         return line is not None and bool(line.rolls_if)  # an RG still sealed: decided again once it is revealed
-    after = [a for t in rules.tables.values() for a in (t.after or ())]
-    after += [a for s in rules.system.steps for n in s.needs for a in (n.after or ())]
-    return any(a.split(":", 1)[0].split("/", 1)[0] == table_id for a in after)
+    return rolls.followed(rules, table_id)
 
 
 def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None) -> str | None:
@@ -188,7 +186,7 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
     reached = 0
     if by not in state.ahead:
         there = state.ahead.get(other)
-        unresolved = [e["version"] for e in state.declared.values() if not e["made"]]
+        unresolved = unmade(rules, state)
         for index, nxt in enumerate(path):
             left = state.step if index == 0 else path[index - 1]
             if there is None and may_act(rules, state, other, left, date_on(rules, state, path[:index])) is not None:
@@ -221,14 +219,21 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
     return facts
 
 
+def unmade(rules: Rules, state: CampaignState) -> list[int]:
+    """The declared rolls whose dice the campaign waits for at the door of a new CG Date or the scenario: all not
+    yet made, but those decided as of their own CG Date (`rolls.made_on_its_date`), which may follow."""
+    return sorted(e["version"] for e in state.declared.values()
+                  if not e["made"] and not rolls.made_on_its_date(rules, e["table"]))
+
+
 def enter_together(state: CampaignState, rules: Rules, door: str, form: int = MADE_FORM) -> list:
     """Both sides are done with their parts up to the door of a new CG Date or the scenario and wait there: the
     campaign enters it (its open step there), once the dice declared before it are made (they belong to their own
     CG Date and step)."""
-    unmade = sorted(e["version"] for e in state.declared.values() if not e["made"])
-    if unmade:
+    waiting = unmade(rules, state)
+    if waiting:
         raise BadInput(f"both sides wait to enter {title(rules, door)}; the dice of the roll(s) declared at event(s) "
-                       f"{', '.join(map(str, unmade))} are made first (each side's ledger makes its part on its "
+                       f"{', '.join(map(str, waiting))} are made first (each side's ledger makes its part on its "
                        "next command: `cgledger answer`)", _rule_of(rules, door))
     path = _path(rules, state, state.step, door)
     for index, left in enumerate([state.step, *path[:-1]]):

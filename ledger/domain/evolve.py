@@ -494,7 +494,7 @@ class CampaignState:
                 "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
                 "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
                 "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
-                "step": self.ahead.get(fact.side, self.step)}})
+                "step": self.ahead.get(fact.side, self.step), "cg_date": self.cg_date}})
             if fact.item:
                 self._add_key(a, "consumed", fact.item, [version, a])
             self.fair_n = {**self.fair_n, fact.side: max(self.fair_n.get(fact.side, 0), fact.n)}
@@ -539,8 +539,8 @@ class CampaignState:
         """A roll was made (sealed or not): its due item is consumed, its step's need met."""
         if fact.item and fact.item not in self.consumed:  # a fair roll's item was consumed by its declaration
             self._add_key(a, "consumed", fact.item, [version, a])
-        if fact.effect:
-            declared = self.declared.get(f"{fact.side}:{fact.fair}") if fact.fair is not None else None
+        declared = self.declared.get(f"{fact.side}:{fact.fair}") if fact.fair is not None else None
+        if fact.effect and (declared or {}).get("cg_date", self.cg_date) == self.cg_date:  # else: a past CG Date's
             where = (declared or {}).get("step") or self.ahead.get(fact.side, self.step)  # a fair roll: its step
             if where == self.step:
                 self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
@@ -741,9 +741,9 @@ class CampaignState:
         before = [date for date, _winner in self.scenarios if date != self.cg_date]
         return side in self.attacked.get(before[-1], []) if before else None
 
-    def winner_today(self) -> str | None:
-        """The winner of this CG Date's scenario, once its CG-Scenario End is recorded."""
-        return next((w for d, w in reversed(self.scenarios) if d == self.cg_date), None)
+    def winner_on(self, cg_date: str) -> str | None:
+        """The winner of that CG Date's scenario, once its CG-Scenario End is recorded."""
+        return next((w for d, w in reversed(self.scenarios) if d == cg_date), None)
 
 
 def claim(claimant: str, fact: DiceRolled, action: int | None = None) -> list[Any]:
