@@ -109,7 +109,9 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
             for e in received.imported]
     duties = [{"event": e.version, "text": describe(rows[e.version], sides)} for e in received.duties]
     results = [{"event": v, "table": f.table, "side": f.side, "dice": list(f.dice), "final": f.final,
-                "result": f.result, "secret": f.secret} for v, f in received.results]
+                "result": f.result, "secret": f.secret,
+                "drms": [{"key": d.key, "name": d.name, "value": d.value, "kind": d.kind, "input": d.input}
+                         for d in f.drms]} for v, f in received.results]
     if as_json:
         emit_json({"campaign": received.campaign, "imported": len(received.imported), "head": received.head,
                    "acts": acts, "results": results, "duties": duties, "due": status["needs"],
