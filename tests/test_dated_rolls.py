@@ -7,7 +7,7 @@ a CPP replenishment, the SAN) still hold the door."""
 from __future__ import annotations
 
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.decide import rolls
+from cgledger.ledger.decide import rolls, walk
 from cgledger.ledger.rules import load
 
 from test_email_campaign import CHART, Table
@@ -107,3 +107,17 @@ def test_the_last_purchase_and_its_follow_ups_in_one_command(tmp_path):
     assert bought["secret"] and [r["table"] for r in bought["follow_ups"]] == ["8.6201", "8.6206/armor"]
     assert all(r["declared"] and r["secret"] for r in bought["follow_ups"])
     assert g.json("status")["progress"]["german"]["step"] == "8.620"
+
+
+def test_a_campaign_started_before_that_reading_keeps_its_door(tmp_path):
+    """A campaign started under the older reading (8.6113 offered, not needed) was played with every declared roll
+    holding the door: its walks are decided the same way again, so its audit stays clean."""
+    t, g, u = _to_the_door(tmp_path)
+    ledger = open_ledger(str(g.db))
+    campaign = ledger.campaign(None)
+    rules = load("kgp")
+    waiting = [e["version"] for e in campaign.declared.values() if e["table"] == "8.6113" and not e["made"]]
+    assert waiting and campaign.edition == 1
+    assert walk.unmade(rules, campaign) == []
+    campaign.edition = 0
+    assert walk.unmade(rules, campaign) == waiting

@@ -296,7 +296,8 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 
 
 # the ledger's reading of the rules: a campaign started now records it, and a rule read in later (a `Condition` with
-# `edition`) holds only in campaigns started under it. 1: 8.6113's Secret DR is needed in 8.611.
+# `edition`) holds only in campaigns started under it. 1: 8.6113's Secret DR is needed in 8.611, and a roll decided
+# as of its own CG Date does not hold the door of the next one (walk.unmade).
 EDITION = 1
 
 

@@ -221,9 +221,11 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
 
 def unmade(rules: Rules, state: CampaignState) -> list[int]:
     """The declared rolls whose dice the campaign waits for at the door of a new CG Date or the scenario: all not
-    yet made, but those decided as of their own CG Date (`rolls.made_on_its_date`), which may follow."""
+    yet made, but those decided as of their own CG Date (`rolls.made_on_its_date`), which may follow in a campaign
+    started under that reading (`steps.EDITION`): an older one keeps the door it was played with."""
+    dated = state.edition >= 1
     return sorted(e["version"] for e in state.declared.values()
-                  if not e["made"] and not rolls.made_on_its_date(rules, e["table"]))
+                  if not e["made"] and not (dated and rolls.made_on_its_date(rules, e["table"])))
 
 
 def enter_together(state: CampaignState, rules: Rules, door: str, form: int = MADE_FORM) -> list:
