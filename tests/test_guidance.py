@@ -249,3 +249,27 @@ def test_status_says_ahead_what_a_dual_attack_will_need(at):
     kgp.ok("initiative", "--chit", "german=attack", "--chit", "us=idle")
     status = kgp.json("status")
     assert status["needs"] == [] and status["ahead"] == []
+
+
+@pytest.mark.parametrize("cg, start, last", [("II", "20 PM", "21 PM"), ("III", "19 PM", "23 PM")])
+def test_kgp_cg_ii_and_iii_run_to_their_ends_on_the_lines_status_gives(cli, cg, start, last):
+    """CG II and III pasted from `status` to their last CG Date (KGP system.toml: their start and last dates,
+    read off the 8.6161 chart). Every scenario ends 3 LVP each, every chit is Idle, so after the Initial Scenario
+    each CG Date is an Idle Day: 8.6033 and 8.6232 note 2 add each side's Current-LVP Total, 3, once per CG Date, so
+    the CG-LVP Total is 3 x the CG Dates played, a hand computation `final` must equal."""
+    cli.ok("new", f"CG {cg}", "--system", "kgp", "--cg", cg)
+    assert cli.json("status")["cg_date"] == start
+    pasted = follow_status(cli, None, limit=900)
+    status = cli.json("status")
+    assert status["cg_date"] == last and status["over"] and status["next"] is None
+    assert any(line.startswith("cgledger roll 8.6113 --side german") for line in pasted)
+    dates = {"II": ["20 PM", "20 N", "21 AM", "21 PM"],
+             "III": ["19 PM", "19 N", "20 AM", "20 PM", "20 N", "21 AM", "21 PM", "21 N", "22 AM", "22 PM", "22 N",
+                     "23 AM", "23 PM"]}[cg]
+    final = cli.json("final")
+    assert {s: final["sides"][s]["cg_lvp"] for s in ("german", "us")} == {"german": 3 * len(dates),
+                                                                           "us": 3 * len(dates)}, final
+    if cg == "III":  # 8.6161 '----175-' read as German '-', U.S. 75: only the U.S. replenishes on 23 AM and PM
+        replenished = [line for line in pasted if line.startswith("cgledger roll 8.616 ")]
+        assert replenished[-2:] == ["cgledger roll 8.616 --side us"] * 2, replenished[-4:]
+    assert cli("audit", "--final").exit_code == 0

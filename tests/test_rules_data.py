@@ -95,7 +95,8 @@ def test_cpp_base_chart_reading():
     assert values[("II", "20 N")] == {"german": 40, "us": 35}
     assert values[("III", "20 N")] == {"german": 65, "us": 40}
     assert ("II", "19 N") not in values and values[("III", "19 N")] == {"german": 20, "us": 35}
-    assert ("III", "23 AM") not in values  # unreadable in the OCR: not invented
+    # '23 AM----175-': read as German '-', U.S. 75 (reph.toml gives why; an override gives another reading)
+    assert values[("III", "23 AM")] == values[("III", "23 PM")] == {"us": 75}
 
 
 def test_engine_refuses_an_inconsistent_table():
@@ -333,3 +334,20 @@ def test_one_first_move_dr_per_dual_attack(cli, system, table, sides):
     cli.to(table)
     cli.ok("roll", table, "--side", sides[0], "--dice", "2")
     cli.refused("roll", table, "--side", sides[1], "--dice", "5", contains=f"table {table} was rolled already on 19 PM")
+
+
+def test_8_6161_cg_iii_23_gives_the_german_no_cpp_base_number():
+    """8.6161 prints '----175-' for 23 AM and 23 PM: read as German '-' and U.S. 75 (reph.toml says why). A side the
+    chart gives '-' on a CG Date it lists makes no 8.616 DR there: the step does not need it, the table refuses it."""
+    from cgledger.ledger.errors import BadInput
+    from cgledger.ledger.rules import Situation
+
+    rules = RULES
+    table = rules.table("8.616")
+    for date in ("23 AM", "23 PM"):
+        when = rules.calendar.parse(date)
+        assert not rules.charted(table, "german", "III", when) and rules.charted(table, "us", "III", when)
+        assert rules.chart_value("8.6161", Situation(side="us", cg="III", cg_date=when)) == 75
+        with pytest.raises(BadInput, match="gives the German side no value in CG III"):
+            rules.check_available(table, Situation(side="german", cg="III", cg_date=when))
+    assert rules.charted(table, "german", "III", rules.calendar.parse("22 N"))

@@ -128,10 +128,18 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
                             if strength_first(rules, state, rules.tables.get(t), int(version)) is None]
             continue
         sides = [s for s in need.sides if f"{need.effect}:{s}" not in done
-                 and (need.san_from is None or state.san.get(s, -1) >= need.san_from)] if need.sides else (
+                 and (need.san_from is None or state.san.get(s, -1) >= need.san_from)
+                 and charted(rules, state, need.effect, s, date)] if need.sides else (
             [] if any(d.startswith(f"{need.effect}:") for d in done) else [None])
         missing += [describe(rules, need.effect, side, state) for side in sides]
     return missing
+
+
+def charted(rules: Rules, state: CampaignState, effect: str, side: str, date: str | None = None) -> bool:
+    """Whether the side has a roll to make for the effect on the CG Date: not where the table's base chart gives
+    it no value (`Rules.charted`)."""
+    when = rules.calendar.parse(date or state.cg_date)
+    return all(rules.charted(t, side, state.cg, when) for t in rules.tables.values() if t.effect == effect)
 
 
 def strength_first(rules: Rules, state: CampaignState, table, rg: int | None) -> str | None:

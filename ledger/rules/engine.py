@@ -623,6 +623,19 @@ class Rules:
         if table.until_date and date > self.calendar.parse(table.until_date) \
                 and not situation.today & set(table.until_unless):
             raise BadInput(f"table {table.id} is not rolled after {table.until_date} (CG Date is {date})", table.rule)
+        if not self.charted(table, situation.side, situation.cg, date):
+            chart = self.charts[table.value.base_chart]
+            raise BadInput(f"the {chart.title} gives the {self.system.sides[situation.side]} side no value in CG "
+                           f"{situation.cg} on {date} ('-'): table {table.id} is not rolled for it", chart.rule)
+
+    def charted(self, table: Table, side: str, cg: str, date: CGDate) -> bool:
+        """False where the table's base chart lists the CG Date for the CG but gives the side no value ('-': nothing
+        to roll, as KGP 8.6161 CG III 23 AM and PM for the German); True otherwise (a CG Date the chart does not
+        list at all is a gap in the data, which the roll names)."""
+        if table.value is None or not table.value.base_chart or table.value.base_chart not in self.charts:
+            return True
+        entry = self.chart_entry(table.value.base_chart, cg, date)
+        return entry is None or side in entry.values
 
     def resolve(
         self, table: Table, faces: tuple[int, ...], declared: dict[str, int | None], situation: Situation
