@@ -55,7 +55,8 @@ def test_a_kgp_campaign_runs_to_its_end_on_the_lines_status_gives(kgp):
     assert len(pasted) > 100 and any("scenario-end" in line for line in pasted)
     status = kgp.json("status")
     assert status["cg_date"] == "21 PM" and status["over"] and status["next"] is None
-    assert kgp.json("final")["sides"]["german"]["cg_lvp"] is not None
+    final = kgp.json("final")  # 8 CG Dates, 19 AM-21 PM, each adding 3 (an Initial Scenario, then Idle Days)
+    assert {s: final["sides"][s]["cg_lvp"] for s in ("german", "us")} == {"german": 24, "us": 24}, final
     assert kgp("audit", "--final").exit_code == 0
 
 
@@ -65,7 +66,9 @@ def test_an_rr_campaign_runs_on_the_lines_status_gives(rr):
     follow_status(rr, None, limit=1200)  # on through the Interlude to the end of the CG
     status = rr.json("status")
     assert status["cg_date"] == "26 AM" and status["over"] and status["next"] is None
-    assert rr.json("final")["sides"]["canadian"]["cg_lvp"] is not None
+    final = rr.json("final")  # 13 CG Dates, each adding 3; only the Canadian keeps a CG-LVP Total (2.5033)
+    assert final["cg_dates"] == 13
+    assert {s: final["sides"][s]["cg_lvp"] for s in ("german", "canadian")} == {"german": None, "canadian": 39}
     assert rr("audit", "--final").exit_code == 0
 
 
