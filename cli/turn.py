@@ -16,7 +16,7 @@ def _dice(fact) -> str:
 
 
 def _result_line(version: int, fact) -> str:
-    drms = "".join(f" {d.value:+d} {d.name or d.key}" for d in fact.drms)
+    drms = "".join(f" {d.value:+d} {d.key}" + (f"={d.input}" if d.input is not None else "") for d in fact.drms)
     secret = "Secret " if fact.secret else ""
     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
     return (f"your {secret}roll on {fact.table}{purpose} (event {version}): {fact.die} {_dice(fact)}, Original "
