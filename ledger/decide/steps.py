@@ -10,11 +10,10 @@ from ..errors import BadInput
 from ..domain.events import (
     ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, ScenarioEnded, SideAdvanced, StepOpened,
 )
+from ..domain.apply import IDLE_DAY
 from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Rules
 from ..rules.schema import Condition, Need, Step
-
-IDLE_DAY = "Idle Day"
 
 
 def moved(rules: Rules, state: CampaignState, facts: list, passed_of) -> "Move":
