@@ -4,7 +4,7 @@ what an undo puts back. Fair dice and sealed chits: what was published is kept w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from .events import (
     CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled,
@@ -14,8 +14,9 @@ from .events import (
     SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
-if TYPE_CHECKING:
-    from .evolve import CampaignState
+# the CampaignState (ledger/domain/evolve.py), which calls `apply` from its fold: named loosely here, so that the import
+# runs one way only
+CampaignState = Any
 
 # dice a side claims once both hold keys (ledger/decide/witness.py): typed or from VASL. Fair dice are nobody's
 # claim; the ledger's own (rng, seeded) are refused once fair dice are in force, and are what both players agreed to
