@@ -13,15 +13,18 @@ from .app import as_of_option, common, emit_json, json_option, main
 @click.option("--fast", is_flag=True, help="Trust what this machine already verified: check only the events past it "
                                            "(digest, chain, author, signature) and that none it saw is gone; "
                                            "decisions are not re-run.")
+@click.option("--kept", is_flag=True, hidden=True,
+              help="Carry on the audit this process kept of the log (the page's server): only the events stored since "
+                   "it last audited the log are decided again.")
 @json_option
 @common
-def audit(obj, as_of: str | None, final: bool, fast: bool, as_json: bool) -> None:
+def audit(obj, as_of: str | None, final: bool, fast: bool, kept: bool, as_json: bool) -> None:
     """Replay the whole log and re-check every roll and the hash chain. Exit 1 on any problem."""
     if fast:
         if final or as_of:
             raise click.UsageError("--fast checks the log as it is now: --final and --as-of need the whole audit")
         return _fast(obj, as_json)
-    report = obj.ledger().audit(obj.campaign, as_of, final)
+    report = obj.ledger().audit(obj.campaign, as_of, final, kept)
     if as_json:
         emit_json({
             "events": report.events,

@@ -797,8 +797,8 @@ class CampaignLedger:
         return state, rules
 
     # ---- what the stored log proves: ledger/trust/verification.py ------------------------------------------------
-    def audit(self, name: str | None, as_of: str | None = None, final: bool = False) -> "Report":
-        return self.verification.audit(name, as_of, final)
+    def audit(self, name: str | None, as_of: str | None = None, final: bool = False, kept: bool = False) -> "Report":
+        return self.verification.audit(name, as_of, final, kept)
 
     def audit_fast(self, name: str | None) -> "Verified":
         return self.verification.fast(name)

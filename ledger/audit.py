@@ -93,6 +93,64 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     return replay.report(final)
 
 
+class Continued:
+    """An audit kept between runs in a long-lived process (the page's server): the replay of a log it audited whole,
+    which re-decides only the events stored since (each whole action, its chain, author and signature) and reports
+    as the whole audit would. Trusted like `audit --fast`'s mark: what this process audited stays audited while the
+    log still holds the event it stopped at with the same digest; the full audit from scratch stays one command
+    away. `KEPT` holds a few, per database and campaign."""
+
+    KEPT: dict = {}
+    LIMIT = 4
+
+    def __init__(self, campaign_id: UUID, logged, snapshots: dict | None):
+        verifier = Verifier("auto", len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
+        self.replay = Replay(campaign_id, Events(logged), dict(snapshots or {}), verifier)
+        self.since = 0  # the last event audited before the last run: 0 for a run from the first event
+        self._run(verifier)
+
+    @classmethod
+    def of(cls, key, campaign_id: UUID, rows, snapshots: dict | None, stored_digest) -> "Continued":
+        """The kept audit of the log under `key`, carried on to its end (`rows(after)`: the stored rows after that
+        version; `stored_digest(version)`: the digest stored at that version, None if there is none), or a new one
+        from the first event where none is kept or the log no longer holds the event it stopped at."""
+        kept = cls.KEPT.get(key)
+        if kept is not None:
+            version, digest = kept.replay.kept.head
+            if version and stored_digest(version) == digest:
+                kept.more(rows(version), snapshots)
+                return kept
+        kept = cls(campaign_id, rows(None), snapshots)
+        cls.KEPT = {k: v for k, v in list(cls.KEPT.items())[-(cls.LIMIT - 1):] if k != key}
+        cls.KEPT[key] = kept
+        return kept
+
+    def more(self, logged, snapshots: dict | None) -> None:
+        """The events stored since, read on. A snapshot written since at an event already read summarizes a state the
+        replay has passed: it is counted as held, not compared (the snapshots are this machine's own copies)."""
+        replay = self.replay
+        self.since = replay.kept.head[0]
+        snapshots = dict(snapshots or {})
+        replay.kept.snapshots.update(v for v in snapshots if v <= self.since and v not in replay.snapshots)
+        replay.snapshots = snapshots
+        replay.events.more(logged)
+        self._run(Verifier(None))
+
+    def _run(self, verifier: Verifier) -> None:
+        replay = self.replay
+        replay.verifier = verifier
+        try:
+            for event in replay.events:
+                replay.read(event)
+            for at, version, signed in verifier.failed():
+                replay.findings[at] = Finding(version, *signed.finding())
+        finally:
+            verifier.close()
+
+    def report(self, final: bool) -> Report:
+        return self.replay.report(final)
+
+
 class Replay:
     """The audit's one pass over the stored events. For each: its envelope (its place, digest and chain), its
     action's number, its author and signature, then its whole action decided again on the state before it (from
@@ -522,6 +580,10 @@ class Events:
         self._source = iter(logged)
         self._ahead: deque = deque()  # (as given, decoded)
         self.past = Past()
+
+    def more(self, logged) -> None:
+        """Events stored after the last one read: iterated next (`Continued`)."""
+        self._source = iter(logged)
 
     def __iter__(self):
         while True:

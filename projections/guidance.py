@@ -119,6 +119,14 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
     player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh).
     `go_on`: whether the step decision would take `step next` now."""
     step = step or state.step
+    out = _acts_of_step(rules, step, only, needs) + _rolls_of_step(rules, state, step, only, needs)
+    if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
+        out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
+    return out
+
+
+def _acts_of_step(rules, step: str, only: str | None, needs: list[dict]) -> list[dict]:
+    """The step's purchases and Control changes; during play, Control, the VASL log, a firefight's end."""
     sides = only or "|".join(rules.system.sides)
     out: list[dict] = []
     if step != SCENARIO:
@@ -131,15 +139,21 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
         if data.control and _maps_known(rules):
             out.append({"text": "record a change of Control", "rule": step,
                         "command": f"{PROG} control LOCATION --side {sides}"})
-    else:
-        if _maps_known(rules):
-            out.append({"text": "record a change of Control during play", "rule": None,
-                        "command": f"{PROG} control LOCATION --side {sides}"})
-        out.append({"text": "import the game's VASL log or chat (its dice reports)", "rule": None,
-                    "command": f"{PROG} vasl-import FILE"})
-        if not rules.system.steps and rules.maps and not needs:  # CGS: no Refit Phase; a firefight ends on its map
-            out.append({"text": "end the Campaign Firefight: what it leaves on the map, then the next one",
-                        "rule": None, "command": f"{PROG} firefight-end --map {'|'.join(sorted(rules.maps))}"})
+        return out
+    if _maps_known(rules):
+        out.append({"text": "record a change of Control during play", "rule": None,
+                    "command": f"{PROG} control LOCATION --side {sides}"})
+    out.append({"text": "import the game's VASL log or chat (its dice reports)", "rule": None,
+                "command": f"{PROG} vasl-import FILE"})
+    if not rules.system.steps and rules.maps and not needs:  # CGS: no Refit Phase; a firefight ends on its map
+        out.append({"text": "end the Campaign Firefight: what it leaves on the map, then the next one",
+                    "rule": None, "command": f"{PROG} firefight-end --map {'|'.join(sorted(rules.maps))}"})
+    return out
+
+
+def _rolls_of_step(rules, state, step: str, only: str | None, needs: list[dict]) -> list[dict]:
+    """The rolls the step offers besides its needs, to each side the ledger would take them from now."""
+    out: list[dict] = []
     needed = {n["table"] for n in needs}
     for table in sorted(rules.tables.values(), key=lambda t: t.id):
         if step not in (table.step, *table.steps) or table.id in needed or per(table) == "rg":
@@ -156,8 +170,6 @@ def options(rules, state, needs: list[dict], step: str | None = None, only: str 
         drms = required_drms(table, state, may[0] if len(may) == 1 else None)
         out.append({"text": table.title, "rule": table.rule,
                     "command": f"{PROG} roll {table.id} --side {who}{unit}{drms}{played}"})
-    if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
-        out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
     return out
 
 

@@ -57,3 +57,8 @@ def test_snapshot_bench_runs_across_cg_dates():
     assert "snapshot bytes / event bytes: " in out
     rows = [line.split() for line in out.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
     assert len(rows) == 2 and int(rows[-1][0]) >= 600 and int(rows[-1][1]) >= 5, out  # CG Dates crossed
+
+
+def test_kept_audit_bench_runs_on_a_small_campaign():
+    out = bench("bench_audit_kept.py", "--events", "300", "--moves", "2")
+    assert "each kept report equal to the whole one" in out and "whole/kept" in out

@@ -184,13 +184,14 @@ def dice(page, request) -> dict:
 
 
 def audit(page, request) -> dict:
-    """The audit of the log as it stands: run again only when the log moved (its head), else the last report."""
+    """The audit of the log as it stands: run again only when the log moved (its head), else the last report; run on
+    from where this server last audited the log whole (`audit --kept`), so a move costs the events it stored."""
     base = _basics(page)
     final = request.query_params.get("final") == "1"
     head = (page.runner.run(["head"]).out or "").strip()
     key = (head, final)
     if key not in page.audits:
-        outcome = page.runner.run(["audit", "--json", *(["--final"] if final else [])])
+        outcome = page.runner.run(["audit", "--json", "--kept", *(["--final"] if final else [])])
         page.audits = {k: v for k, v in page.audits.items() if k[0] == head}
         page.audits[key] = (outcome.json() if outcome.out.strip() else None, outcome.error)
     report, error = page.audits[key]

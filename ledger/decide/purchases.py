@@ -75,24 +75,42 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
         known = ", ".join(sorted(i for s, i in rules.rgs if s == side)) or "none"
         raise BadInput(f"no RG '{rg_id}' on the {who} RG chart (known: {known}); load your chart with "
                        "`cgledger rules load FILE`", _at(step, "1"))
-    groups = {g.id: g for g in rules.system.map_groups}
-    if groups and by_map_group(rules):  # KGP: bought for a Map Group, an Objective Hex there
-        cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
-        if map_group not in cg_groups:
-            raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
-                           f"{'|'.join(cg_groups)}", rules.cite("map_group"))
-        if needs_objective(rules, rg.id) and not objective:
-            raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
-                           "--objective HEX", rules.cite("objective"))
-        if objective and not _HEX.match(objective):
-            raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", rules.cite("hex"))
-    elif map_group:
-        raise BadInput(f"{rules.system.id.upper()} RG are not bought for a Map Group: leave out --map-group")
+    _check_where(campaign, rules, rg, map_group, objective)
     if given and not campaign.initial:
         raise BadInput("only an Initial-Scenario OB gives RG (--given); later RG are bought", _at(step, "6"))
     if rg.from_date and rules.calendar.parse(campaign.cg_date) < rules.calendar.parse(rg.from_date):
         raise BadInput(f"{who} RG {rg.id} ({rg.group_type}) is available only from {rg.from_date} "
                        f"(CG Date is {campaign.cg_date})", step)
+    extra = _extra_cost(rules, rg, side, step, on_map, early, given, pre_registered)
+    cost = 0 if given else _cost_within_limits(campaign, rules, rg, side, step, map_group, extra, sealed_cpp)
+    return RGPurchased(action=campaign.next_action, side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
+                       map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp,
+                       on_map=on_map, pre_registered=pre_registered, san=rg.san, early=early)
+
+
+def _check_where(campaign: CampaignState, rules: Rules, rg, map_group: str, objective: str) -> None:
+    """KGP: an RG is bought for a Map Group of the CG, an 'I' or 'HW' RG with its Objective Hex there (8.6198)."""
+    groups = {g.id: g for g in rules.system.map_groups}
+    if not (groups and by_map_group(rules)):
+        if map_group:
+            raise BadInput(f"{rules.system.id.upper()} RG are not bought for a Map Group: leave out --map-group")
+        return
+    cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
+    if map_group not in cg_groups:
+        raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
+                       f"{'|'.join(cg_groups)}", rules.cite("map_group"))
+    if needs_objective(rules, rg.id) and not objective:
+        raise BadInput(f"an '{rg.id[:2] if rg.id.startswith('HW') else 'I'}'-type RG needs its Objective Hex: "
+                       "--objective HEX", rules.cite("objective"))
+    if objective and not _HEX.match(objective):
+        raise BadInput(f"malformed hex '{objective}': Map Group then coordinate, e.g. StJ19 or LgN25", rules.cite("hex"))
+
+
+def _extra_cost(rules: Rules, rg, side: str, step: str, on_map: bool, early: bool, given: bool,
+                pre_registered: int) -> int:
+    """What the RG costs beyond its listed cost: an on-map setup (RR 2.5184), Early Entry (KGP 8.6194b),
+    Pre-Registered hexes (RR p)."""
+    who = rules.system.sides[side]
     extra = 0
     if on_map:
         if rg.on_map == "never":
@@ -109,37 +127,41 @@ def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group:
         if pre_registered > rg.pre_registered_max:
             raise BadInput(f"{who} RG {rg.id} may have at most {rg.pre_registered_max} Pre-Registered hexes", step)
         extra += pre_registered * rg.pre_registered_cost
-    cost = 0
-    if not given:
-        missing = [what for what, value in (("CPP cost", rg.cost), ("CG Date max", rg.date_max),
-                                            (f"CG {campaign.cg} maximum", rg.cg_max.get(campaign.cg))) if value is None]
-        if missing:
-            raise BadInput(f"the {' and '.join(missing)} of {who} RG {rg.id} ({rg.group_type}) are not printed in the "
-                           "rules seeds: add them to your RG chart file and `cgledger rules load` it", _at(step, "4"))
-        cost = rg.cost + extra
-        bought = campaign.bought.get(f"{side}:{rg.id}", 0)
-        if bought >= rg.cg_max[campaign.cg]:
-            raise BadInput(f"the {who} side may buy at most {rg.cg_max[campaign.cg]} {rg.group_type} ({rg.id}) "
-                           f"in CG {campaign.cg} and has bought {bought}", _at(step, "6"))
-        if rg.shared and rg.shared_max is not None:
-            group = [other.id for (s, _i), other in rules.rgs.items() if s == side and other.shared == rg.shared]
-            together = sum(campaign.bought.get(f"{side}:{i}", 0) for i in group)
-            if together >= rg.shared_max:
-                raise BadInput(f"the {who} side may buy at most {rg.shared_max} of {rg.shared} together in the CG "
-                               f"and has bought {together}", _at(step, "6"))
-        today = campaign.bought_today.get(f"{side}:{rg.id}:{map_group}", 0)
-        if today >= rg.date_max:
-            per = " per Map Group" if rules.system.rg_date_max == "map_group" else ""
-            place = f" for {map_group}" if map_group else ""
-            raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date{per}; "
-                           f"{today} already bought{place} on {campaign.cg_date}", _at(step, "5"))
-        available = campaign.cpp.get(side, 0) + (sealed_cpp if cost else 0)
-        if cost > available:
-            raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
-                           f"{available} CPP left", _at(step, "4"))
-    return RGPurchased(action=campaign.next_action, side=side, rg=rg.id, group_type=rg.group_type, cpp=cost,
-                       map_group=map_group, objective=objective, given=given, rolls=tuple(rg.rolls), fpp=rg.fpp,
-                       on_map=on_map, pre_registered=pre_registered, san=rg.san, early=early)
+    return extra
+
+
+def _cost_within_limits(campaign: CampaignState, rules: Rules, rg, side: str, step: str, map_group: str, extra: int,
+                        sealed_cpp: int) -> int:
+    """The CPP a bought RG costs, refused over the CG maximum, a shared maximum, the CG Date maximum (8.6195) or
+    the CPP the side has."""
+    who = rules.system.sides[side]
+    missing = [what for what, value in (("CPP cost", rg.cost), ("CG Date max", rg.date_max),
+                                        (f"CG {campaign.cg} maximum", rg.cg_max.get(campaign.cg))) if value is None]
+    if missing:
+        raise BadInput(f"the {' and '.join(missing)} of {who} RG {rg.id} ({rg.group_type}) are not printed in the "
+                       "rules seeds: add them to your RG chart file and `cgledger rules load` it", _at(step, "4"))
+    cost = rg.cost + extra
+    bought = campaign.bought.get(f"{side}:{rg.id}", 0)
+    if bought >= rg.cg_max[campaign.cg]:
+        raise BadInput(f"the {who} side may buy at most {rg.cg_max[campaign.cg]} {rg.group_type} ({rg.id}) "
+                       f"in CG {campaign.cg} and has bought {bought}", _at(step, "6"))
+    if rg.shared and rg.shared_max is not None:
+        group = [other.id for (s, _i), other in rules.rgs.items() if s == side and other.shared == rg.shared]
+        together = sum(campaign.bought.get(f"{side}:{i}", 0) for i in group)
+        if together >= rg.shared_max:
+            raise BadInput(f"the {who} side may buy at most {rg.shared_max} of {rg.shared} together in the CG "
+                           f"and has bought {together}", _at(step, "6"))
+    today = campaign.bought_today.get(f"{side}:{rg.id}:{map_group}", 0)
+    if today >= rg.date_max:
+        per = " per Map Group" if rules.system.rg_date_max == "map_group" else ""
+        place = f" for {map_group}" if map_group else ""
+        raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date{per}; "
+                       f"{today} already bought{place} on {campaign.cg_date}", _at(step, "5"))
+    available = campaign.cpp.get(side, 0) + (sealed_cpp if cost else 0)
+    if cost > available:
+        raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
+                       f"{available} CPP left", _at(step, "4"))
+    return cost
 
 
 def _early_entry(rules: Rules, rg, side: str, on_map: bool, given: bool) -> int:

@@ -179,27 +179,9 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     stored with it (envelope form 3), decided instead of the one the fact records."""
     where = f"{fact.table} ({fact.rule})"
     entry = state.declared.get(f"{fact.side}:{fact.fair}") if fact.source == "fair" else None
-    if fact.source == "fair" and check_fair:
-        try:
-            fair.check_rolled(state, rules, fact)
-        except LedgerError as e:
-            return [("fair", f"roll on {where}: {e.line()}")]
-    try:
-        table = rules.table(fact.table)
-    except LedgerError as e:
-        return [("table", f"roll on {fact.table} cannot be re-checked: {e.line()}")]
-    try:
-        if entry is None:  # a fair roll's step was checked when it was declared
-            rolls.check_step(rules, state, table, steps.acting_step(rules, state, fact.side))
-    except LedgerError as e:
-        return [("step", f"roll on {where}: {e.line()}")]
-    try:
-        from ..rules import dice as dicemod
-
-        dicemod.check_faces(table.die, tuple(fact.dice))
-        original = dicemod.read(table.die, fact.dice, table.reads)
-    except LedgerError as e:
-        return [("original", f"roll on {where}: dice {list(fact.dice)} are not a {table.die}: {e.line()}")]
+    original = _original(state, rules, fact, where, entry, check_fair)
+    if isinstance(original, list):
+        return original
     problems = []
     if original != fact.original:
         problems.append(("original", f"roll on {where}: dice {list(fact.dice)} make an Original {original}, "
@@ -218,6 +200,43 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
     if not problems and fact.final == fact.original + sum(d.value for d in fact.drms) \
             and msgspec.structs.replace(expected, action=fact.action) == fact:
         return []  # the whole fact as decided (the usual case): each comparison below compares what is equal here
+    problems += _roll_differences(state, expected, fact, where)
+    if not problems:  # the whole fact, every field: one nobody thought to compare is still compared
+        problems = [("decision", f"roll on {where}: {message}") for _kind, message in _compare([expected], [fact])]
+    return problems
+
+
+def _original(state: CampaignState, rules, fact: DiceRolled, where: str, entry: dict | None,
+              check_fair: bool) -> int | list[tuple[str, str]]:
+    """The Original the recorded dice make, once the fair roll's dice, the table, the step and the faces are
+    checked; else the finding that stops the re-decision."""
+    if fact.source == "fair" and check_fair:
+        try:
+            fair.check_rolled(state, rules, fact)
+        except LedgerError as e:
+            return [("fair", f"roll on {where}: {e.line()}")]
+    try:
+        table = rules.table(fact.table)
+    except LedgerError as e:
+        return [("table", f"roll on {fact.table} cannot be re-checked: {e.line()}")]
+    try:
+        if entry is None:  # a fair roll's step was checked when it was declared
+            rolls.check_step(rules, state, table, steps.acting_step(rules, state, fact.side))
+    except LedgerError as e:
+        return [("step", f"roll on {where}: {e.line()}")]
+    try:
+        from ..rules import dice as dicemod
+
+        dicemod.check_faces(table.die, tuple(fact.dice))
+        return dicemod.read(table.die, fact.dice, table.reads)
+    except LedgerError as e:
+        return [("original", f"roll on {where}: dice {list(fact.dice)} are not a {table.die}: {e.line()}")]
+
+
+def _roll_differences(state: CampaignState, expected: DiceRolled, fact: DiceRolled,
+                      where: str) -> list[tuple[str, str]]:
+    """Where a stored roll differs from the one decided again, named by kind."""
+    problems = []
     auto = lambda f: {d.key: d.value for d in f.drms if d.kind == "automatic"}  # noqa: E731
     decl = lambda f: {d.key: (d.value, d.input) for d in f.drms if d.kind == "declared"}  # noqa: E731
     if auto(expected) != auto(fact):
@@ -239,8 +258,6 @@ def _roll(state: CampaignState, rules, fact: DiceRolled, check_fair: bool = True
         if getattr(expected, field) != getattr(fact, field):
             problems.append(("result", f"roll on {where}: {field} recorded {_plain(getattr(fact, field))!r}, the "
                                        f"rules give {_plain(getattr(expected, field))!r}"))
-    if not problems:  # the whole fact, every field: one nobody thought to compare is still compared
-        problems = [("decision", f"roll on {where}: {message}") for _kind, message in _compare([expected], [fact])]
     return problems
 
 

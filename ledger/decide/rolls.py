@@ -38,28 +38,34 @@ def situation(state: CampaignState, rules: Rules, side: str, rg: int | None = No
     """The campaign state a roll is made in, as the log decides it (automatic DRMs read this). Given the
     table, only what its DRMs and limits read is worked out (the audit asks this once per roll). `cg_date`: the CG
     Date a fair roll was declared on, when its dice come after the next one began (`made_on_its_date`)."""
-    calendar = rules.calendar
     cg_date = cg_date or state.cg_date
-    date = calendar.parse(cg_date)
     bought = state.rgs.get(str(rg)) if rg is not None else None
     winner = state.winner_on(cg_date)
-    drms = table.drm if table is not None else ()
-    every = table is None
     return Situation(
-        side=side, cg=state.cg, cg_date=date, flags=frozenset(state.flags),
+        side=side, cg=state.cg, cg_date=rules.calendar.parse(cg_date), flags=frozenset(state.flags),
         rg=bought["rg"] if bought else None, rg_strength=(bought["strength"] or None) if bought else None,
-        won=None if winner is None else winner == side,
-        attacked=state.attacked_before(side) if every or any(d.attacked is not None for d in drms) else None,
-        previous_weather=previous_weather(state, rules) if every or any(d.previous_weather for d in drms) else None,
-        scenario_dates=tuple(calendar.parse(d) for d, _w in state.scenarios) if every or any(d.count for d in drms)
-        else (),
-        today=frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side)
-        if every or table.until_unless or table.after else frozenset(),
-        san=state.san.get(side),
+        won=None if winner is None else winner == side, san=state.san.get(side),
         # 8.619: an RG bought in secret may be one that raises the SAN (RR M2): known to its side only until revealed
         san_unknown=sum(1 for e in state.secret_rgs.values() if e["side"] == side)
         * max((rg.san for rg in rules.rgs.values() if rg.side == side), default=0) if state.secret_rgs else 0,
+        **_read_by(state, rules, side, table),
     )
+
+
+def _read_by(state: CampaignState, rules: Rules, side: str, table: Table | None) -> dict:
+    """What only some tables' DRMs and limits read (all of it without a table): worked out only for those."""
+    drms = table.drm if table is not None else ()
+    every = table is None
+    out: dict = {}
+    if every or any(d.attacked is not None for d in drms):
+        out["attacked"] = state.attacked_before(side)
+    if every or any(d.previous_weather for d in drms):
+        out["previous_weather"] = previous_weather(state, rules)
+    if every or any(d.count for d in drms):
+        out["scenario_dates"] = tuple(rules.calendar.parse(d) for d, _w in state.scenarios)
+    if every or table.until_unless or table.after:
+        out["today"] = frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side)
+    return out
 
 
 def previous_weather(state: CampaignState, rules: Rules) -> str | None:
@@ -238,6 +244,18 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
             and bought["strength"] != "sealed":
         raise NotDue(f"table {table.id} for RG {bought['rg']} (event {rg}): the {waiting} roll(s) due are declared "
                      "already and wait for their dice", rule)
+    _check_due_for(rules, table, side, rg, bought, n, rule)
+    waits = strength_first(rules, state, table, rg)
+    if waits is not None:
+        drm = next(d for d in table.drm if d.kind == "automatic" and d.rg_strength)
+        raise NotDue(f"table {table.id} for RG {bought['rg']} (event {rg}) comes after its strength roll: roll {waits} "
+                     f"--rg {rg} first (in the same turn if you like); its result decides the '{drm.text}' DRM", rule)
+    return f"{table.id}|rg{rg}|{n}"
+
+
+def _check_due_for(rules: Rules, table: Table, side: str, rg: int, bought: dict, n: int, rule: str) -> None:
+    """The n-th roll of the table is due for the RG: one its purchase or strength made due; for an RG bought in
+    secret (8.619), one some line of the side's chart calls for that often (decided again once revealed)."""
     if bought.get("sealed"):  # bought in secret (8.619): the most any line of the side's chart calls for
         allowed = max((line.rolls.count(table.id) + max((more.count(table.id) for more in line.rolls_if.values()),
                                                         default=0)
@@ -252,13 +270,7 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
             done = f"; rolled {n - 1} time(s) already" if n > 1 else ""
             owed = ", ".join(bought["pending"]) or "nothing more"
             raise NotDue(f"table {table.id} is not due for RG {bought['rg']} (event {rg}){done}: it still owes "
-                           f"{owed}", rule)
-    waits = strength_first(rules, state, table, rg)
-    if waits is not None:
-        drm = next(d for d in table.drm if d.kind == "automatic" and d.rg_strength)
-        raise NotDue(f"table {table.id} for RG {bought['rg']} (event {rg}) comes after its strength roll: roll {waits} "
-                     f"--rg {rg} first (in the same turn if you like); its result decides the '{drm.text}' DRM", rule)
-    return f"{table.id}|rg{rg}|{n}"
+                         f"{owed}", rule)
 
 
 SOURCES = ("fair", "entered", "vasl", "rng", "seeded")  # where a roll's dice come from
@@ -306,13 +318,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         if key in declared:
             raise BadInput(f"DRM '{key}' given twice")
         declared[key] = n
-    if cmd.rg is not None and state.rgs.get(str(cmd.rg), {}).get("sealed") and not (cmd.secret or table.secret):
-        raise BadInput(f"the RG of event {cmd.rg} was bought in secret: its follow-up rolls are Secret too (--secret)",
-                       table.rule)
-    if cmd.hexes and (cmd.secret or table.secret) and side in state.keys and cmd.source != "vasl":
-        raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
-    if cmd.source == "vasl" and cmd.vasl:
-        check_category(rules, table, cmd.vasl, cmd.player)
+    _check_how(state, rules, table, side, cmd)
     resolution = rules.resolve(table, tuple(cmd.faces), declared, where)
     cpp = rules.cpp_cost(table, resolution.drms)
     if table.paid_by_rg and state.bought_today_by(side, table.paid_by_rg):
@@ -320,12 +326,7 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     if cpp and cpp > state.cpp.get(side, 0) + sealed_cpp:
         raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
                        f"{state.cpp.get(side, 0) + sealed_cpp}", table.rule)
-    adds: tuple[str, ...] = ()
-    if cmd.rg is not None and table.effect == "rg_strength" and resolution.code:
-        line = rules.rgs.get((side, state.rgs[str(cmd.rg)]["rg"]))
-        adds = tuple(line.rolls_if.get(resolution.code, ())) if line else ()
-    elif cmd.rg is not None and table.at_least is not None and resolution.code:
-        adds = _again(rules, state.rgs[str(cmd.rg)], table, side, resolution.code)
+    adds = _adds(state, rules, table, side, cmd.rg, resolution.code)
     fact = DiceRolled(
         action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die, dice=tuple(cmd.faces),
         source=cmd.source, original=resolution.original,
@@ -337,6 +338,31 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
         hexes=tuple(cmd.hexes),
     )
     return fact, resolution
+
+
+def _check_how(state: CampaignState, rules: Rules, table: Table, side: str, cmd: RollCommand) -> None:
+    """How the roll is made: an RG bought in secret rolls its follow-ups in secret (8.619); a roll that changes the
+    map in the open; a VASL report of the dice category the table is rolled with."""
+    if cmd.rg is not None and state.rgs.get(str(cmd.rg), {}).get("sealed") and not (cmd.secret or table.secret):
+        raise BadInput(f"the RG of event {cmd.rg} was bought in secret: its follow-up rolls are Secret too (--secret)",
+                       table.rule)
+    if cmd.hexes and (cmd.secret or table.secret) and side in state.keys and cmd.source != "vasl":
+        raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
+    if cmd.source == "vasl" and cmd.vasl:
+        check_category(rules, table, cmd.vasl, cmd.player)
+
+
+def _adds(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, code: str) -> tuple[str, ...]:
+    """The follow-up rolls a result makes due: an RG's strength by its chart line's `rolls_if`, a round of drs that
+    falls short of the minimum again."""
+    if rg is None or not code:
+        return ()
+    if table.effect == "rg_strength":
+        line = rules.rgs.get((side, state.rgs[str(rg)]["rg"]))
+        return tuple(line.rolls_if.get(code, ())) if line else ()
+    if table.at_least is not None:
+        return _again(rules, state.rgs[str(rg)], table, side, code)
+    return ()
 
 
 def _again(rules: Rules, bought: dict, table: Table, side: str, code: str) -> tuple[str, ...]:

@@ -10,11 +10,10 @@ from ..errors import BadInput
 from ..domain.events import (
     ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, Rewound, ScenarioEnded, SideAdvanced, StepOpened,
 )
+from ..domain.apply import IDLE_DAY
 from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Rules
 from ..rules.schema import Condition, Need, Step
-
-IDLE_DAY = "Idle Day"
 
 
 def moved(rules: Rules, state: CampaignState, facts: list, passed_of) -> "Move":
@@ -377,17 +376,7 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
         raise BadInput(f"CG-Scenario End of {state.cg_date} is already recorded: undo it to change it", f"{base}2")
     start = state.lvp  # the Current-LVP at scenario start, as last recorded (8.6032)
     if from_map:
-        from ..domain.mapping import map_lvp
-
-        read = map_lvp(log or [], rules) if log is not None else None
-        if not read:
-            raise BadInput("no map is loaded to read the Current-LVP from: give "
-                           + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2")
-        if lvp and lvp != read:
-            raise BadInput(f"Current-LVP {_lvp_text(rules, lvp)} are not the map's: its LVP Locations give "
-                           f"{_lvp_text(rules, read)}", f"{base}2")
-        lvp = read
-        start = _lvp_at_scenario_start(log, rules) or start
+        lvp, start = _read_off_the_map(rules, lvp, log, base, start)
     missing = [s for s in rules.system.sides if s not in lvp]
     if missing:
         raise BadInput(f"give every side's Current-LVP: --lvp {missing[0]}=N", f"{base}2")
@@ -399,12 +388,38 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
         if winner is not None:
             raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", f"{base}1")
         return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner="", from_map=from_map)
+    computed, winner = _winner(state, rules, start, lvp, winner)
+    return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner=winner or computed,
+                         declared=computed is None, from_map=from_map)
+
+
+def _read_off_the_map(rules: Rules, lvp: dict[str, int], log, base: str,
+                      start: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """8.6032: the Current-LVP the LVP Locations each side Controls give (any typed must be those), and those at
+    scenario start (8.6234)."""
+    from ..domain.mapping import map_lvp
+
+    read = map_lvp(log or [], rules) if log is not None else None
+    if not read:
+        raise BadInput("no map is loaded to read the Current-LVP from: give "
+                       + " ".join(f"--lvp {s}=N" for s in rules.system.sides), f"{base}2")
+    if lvp and lvp != read:
+        raise BadInput(f"Current-LVP {_lvp_text(rules, lvp)} are not the map's: its LVP Locations give "
+                       f"{_lvp_text(rules, read)}", f"{base}2")
+    return read, _lvp_at_scenario_start(log, rules) or start
+
+
+def _winner(state: CampaignState, rules: Rules, start: dict[str, int], lvp: dict[str, int],
+            winner: str | None) -> tuple[str | None, str | None]:
+    """(the winner the printed rule decides, None where the players name it; the winner named). A winner the
+    rules decide cannot be overridden, but for the assaulter where the LVP test fails (8.6234b is cut after
+    "and/": the other way to win is the players')."""
     computed = decide_winner(rules, state.scenario, start, lvp)
     if winner is not None:
         winner = rules.side(winner)
     if computed is not None and winner is not None and winner != computed \
             and winner == _assaulter(rules, state.scenario):
-        computed = None  # 8.6234b is cut after "and/": where the LVP test fails, the other way to win is the players'
+        computed = None
     if computed is not None and winner is not None and winner != computed:
         raise BadInput(f"the {state.scenario} is won by the {rules.system.sides[computed]} side by its Current-LVP "
                        f"({_lvp_text(rules, start)} -> {_lvp_text(rules, lvp)}): the rules decide it, not "
@@ -412,8 +427,7 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
     if computed is None and winner is None:
         raise BadInput(f"the {state.scenario or 'scenario'}'s Victory Conditions are not in the rules seeds "
                        "(8.51-.53): name the winner with --winner SIDE", rules.cite("winner"))
-    return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner=winner or computed,
-                         declared=computed is None, from_map=from_map)
+    return computed, winner
 
 
 def _lvp_text(rules: Rules, lvp: dict[str, int]) -> str:

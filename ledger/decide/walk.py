@@ -157,45 +157,16 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
     """`by` leaves the step it stands in for `target` (default: its next step): the facts it records. The campaign's
     open step moves with it while the other side is done with each step left; `by` walks on alone up to the door of
     what both cross together (a new CG Date, the scenario), where it waits."""
-    sides = rules.system.sides
     if target is not None and target != SCENARIO and target not in rules.steps:
         raise BadInput(f"no RePh step '{target}' in {rules.system.id.upper()} (steps {rules.system.steps[0].id}-"
                        f"{rules.system.steps[-1].id}, or 'scenario')", reph_rule(rules))
-    who = sides.get(by, by)
-    other = next(s for s in sides if s != by)
     own = position(state, by)
     if by in state.ahead and crosses_together(rules, own):
-        if state.ahead.get(other) == own:  # both sides at the door: either takes the campaign in
-            return enter_together(state, rules, own, form)
-        raise BadInput(_waits(rules, state, other, f"the {who} side is done with its part and waits to enter "
-                                                   f"{title(rules, own)}, which both sides enter together"),
-                       _rule_of(rules, state.step))
-    owes = owed(rules, state, by, own, form=form)
-    if owes:
-        raise BadInput(f"step {title(rules, own)} still needs {needs_text(owes)}", own)
-    dice = sorted(e["version"] for e in state.declared.values() if e["side"] == by and not e["answered"]
-                  and e.get("step") == own and decides_later_needs(rules, state, e))
-    if dice:
-        raise BadInput(f"the {who} side waits in {title(rules, own)} for the dice of its roll(s) declared at event(s) "
-                       f"{', '.join(map(str, dice))}: their result decides what the step needs (the other side's "
-                       "ledger answers on its next command)", own)
+        return _at_the_door(state, rules, by, own, form)
+    _may_leave(state, rules, by, own, form)
     goal = target or next_step(rules, state, own)
     path = _path(rules, state, own, goal)
-    # the campaign's open step moves with `by` while the other side is done with each step left
-    facts: list = []
-    reached = 0
-    if by not in state.ahead:
-        there = state.ahead.get(other)
-        unresolved = unmade(rules, state)
-        for index, nxt in enumerate(path):
-            left = state.step if index == 0 else path[index - 1]
-            if there is None and may_act(rules, state, other, left, date_on(rules, state, path[:index])) is not None:
-                break
-            if crosses_together(rules, nxt) and unresolved:
-                break  # dice still owed are made on the CG Date and in the step they were declared for
-            reached = index + 1
-            if there == nxt:
-                there = None  # the other side stands here now, with the campaign
+    reached = 0 if by in state.ahead else _with_the_campaign(state, rules, by, path)
     final = path[reached - 1] if reached else own
     if reached < len(path):  # `by` walks on alone, ahead of the campaign, up to the door of what both cross
         alone = path[reached:]
@@ -207,16 +178,60 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
         if needs:
             raise BadInput(f"cannot skip {title(rules, left)} on the way to {title(rules, goal)}: "
                            f"it needs {needs_text(needs)}", left)
+    facts: list = []
     if reached:
-        moved_to = path[reached - 1]
         new_date = next((date_on(rules, state, path[:i + 1]) for i, s in enumerate(path[:reached])
                          if s != SCENARIO and rules.steps[s].new_cg_date), None)
         if new_date:
             facts.append(CGDateChanged(action=state.next_action, previous=state.cg_date, cg_date=new_date))
-        facts.append(StepOpened(action=state.next_action, step=moved_to, skipped=tuple(path[:reached - 1])))
+        facts.append(StepOpened(action=state.next_action, step=path[reached - 1], skipped=tuple(path[:reached - 1])))
     if final != (path[reached - 1] if reached else state.step):
         facts.append(SideAdvanced(action=state.next_action, side=by, step=final, passed=tuple(passed)))
     return facts
+
+
+def _at_the_door(state: CampaignState, rules: Rules, by: str, door: str, form: int) -> list:
+    """`by` waits at the door of what both sides cross together: with the other side there too, either takes the
+    campaign in; else it waits for the other side."""
+    other = next(s for s in rules.system.sides if s != by)
+    if state.ahead.get(other) == door:
+        return enter_together(state, rules, door, form)
+    raise BadInput(_waits(rules, state, other, f"the {rules.system.sides[by]} side is done with its part and waits to "
+                                               f"enter {title(rules, door)}, which both sides enter together"),
+                   _rule_of(rules, state.step))
+
+
+def _may_leave(state: CampaignState, rules: Rules, by: str, own: str, form: int) -> None:
+    """`by` leaves its step once it owes nothing there and no roll of its own waits for dice that decide what the
+    step needs."""
+    owes = owed(rules, state, by, own, form=form)
+    if owes:
+        raise BadInput(f"step {title(rules, own)} still needs {needs_text(owes)}", own)
+    dice = sorted(e["version"] for e in state.declared.values() if e["side"] == by and not e["answered"]
+                  and e.get("step") == own and decides_later_needs(rules, state, e))
+    if dice:
+        raise BadInput(f"the {rules.system.sides[by]} side waits in {title(rules, own)} for the dice of its roll(s) "
+                       f"declared at event(s) {', '.join(map(str, dice))}: their result decides what the step needs "
+                       "(the other side's ledger answers on its next command)", own)
+
+
+def _with_the_campaign(state: CampaignState, rules: Rules, by: str, path: list[str]) -> int:
+    """How many steps of the path the campaign's open step moves with `by`: while the other side is done with each
+    step left, up to a door the dice still owed hold."""
+    other = next(s for s in rules.system.sides if s != by)
+    there = state.ahead.get(other)
+    unresolved = unmade(rules, state)
+    reached = 0
+    for index, nxt in enumerate(path):
+        left = state.step if index == 0 else path[index - 1]
+        if there is None and may_act(rules, state, other, left, date_on(rules, state, path[:index])) is not None:
+            break
+        if crosses_together(rules, nxt) and unresolved:
+            break  # dice still owed are made on the CG Date and in the step they were declared for
+        reached = index + 1
+        if there == nxt:
+            there = None  # the other side stands here now, with the campaign
+    return reached
 
 
 def unmade(rules: Rules, state: CampaignState) -> list[int]:

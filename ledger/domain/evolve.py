@@ -11,28 +11,18 @@ import copy
 import msgspec
 
 from .events import (
-    CampaignStarted, CGDateChanged, CPPGained, DiceRolled, Fact, FairDiceCommitted, FirefightEnded,
-    FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
-    InitiativeChosen, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, ScenarioEnded, SecretRollMade,
-    SecretRollRevealed, SideKeyRegistered, StepOpened, RulesProposed, SideAdvanced, TablesOverridden,
-    TakeBackProposed, LocationControlled, DiceWitnessed, ProposalDeclined,
-)
-from .events import (
-    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceModeChosen, RollAnswered, RollDeclared,
+    CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, RGPurchaseRevealed, SecretRollMade,
+    SecretRollRevealed, SideKeyRegistered, StepOpened, RulesProposed, TablesOverridden, TakeBackProposed,
+    DiceWitnessed, ProposalDeclined, ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, RollAnswered,
     RollValuePublished,
 )
 from .events import AnyFact
+from .apply import CLAIMED, SCENARIO, apply, claim
 from .authorship import owner
 from .inforce import voided_by
 
-# dice a side claims once both hold keys (ledger/decide/witness.py): typed or from VASL. Fair dice are nobody's
-# claim; the ledger's own (rng, seeded) are refused once fair dice are in force, and are what both players agreed to
-# at the start when they chose immediate dice instead
-CLAIMED = ("entered", "vasl")
 PACKED = ord("0")  # `acts_closed`: the character of an action no author is recorded for
-SCENARIO = "scenario"  # the step value while a CG scenario is played
 INITIAL_SCENARIO = "Initial Scenario"
-IDLE_DAY = "Idle Day"
 # a side's key and its fair-dice commitments (`keys init`, `fair-dice commit`): no game act, so no proposal lapses on them;
 # an undo takes them back only as the last action in force, as a sealed chit. Read so from envelope form SETUP_FORM
 # on: an event written before keeps the reading it was written with (there they were a player's act)
@@ -166,13 +156,28 @@ class CampaignState:
         self.head = digest
         if command and (not self.commands or self.commands[-1][0] != command):
             self.commands = (self.commands + [[command, version, author]])[-self.RECENT_COMMANDS:]
-        voided = voided_by(fact)
         if isinstance(fact, CampaignStarted):
             self.started += 1  # a second one changes nothing else: the audit names it
             return
         if author:
             self.last_by = {**self.last_by, author: fact.action}  # type: ignore[attr-defined]
-        if isinstance(fact, DiceWitnessed):  # a statement on record: no action in force, no proposal lapses
+        voided = voided_by(fact)
+        if isinstance(fact, (DiceWitnessed, ProposalDeclined, TakeBackProposed, RulesProposed)):
+            self._said(fact, version, author)
+        elif voided is not None:
+            if self.proposal and self.proposal["version"] != getattr(fact, "proposal", 0):
+                self._lapse(version, "takeback")
+            self.proposal = {}
+            self._take_back(fact, voided)
+        else:
+            self._acted(fact, version, author, form)
+        self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
+
+    def _said(self, fact: DiceWitnessed | ProposalDeclined | TakeBackProposed | RulesProposed, version: int,
+              author: str) -> None:
+        """A statement on record: dice witnessed or disputed, a proposal made or declined. No action in force, and
+        no proposal lapses on it; a proposal stands until accepted, declined, or a player's act is recorded."""
+        if isinstance(fact, DiceWitnessed):
             named = {str(r) for r in fact.rolls}
             if fact.disputed:
                 self.disputes = {**self.disputes, **{r: [fact.side, version, fact.disputed] for r in named}}
@@ -180,44 +185,40 @@ class CampaignState:
                 self.claims = {k: v for k, v in self.claims.items() if k not in named}
                 if named & set(self.disputes):
                     self.disputes = {k: v for k, v in self.disputes.items() if k not in named}
-        elif isinstance(fact, ProposalDeclined):  # said once: the proposal is over, no action in force
+        elif isinstance(fact, ProposalDeclined):  # said once: the proposal is over
             if self.proposal and self.proposal["version"] == fact.proposal:
                 self._lapse(version, "declined")
-        elif isinstance(fact, TakeBackProposed):  # stands until accepted, or until a player's act is recorded
+        elif isinstance(fact, TakeBackProposed):
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": fact.kind,
                              "voided": list(fact.voided), "cg_date": fact.cg_date, "to_version": fact.to_version,
                              "reason": fact.reason}
             self.lapsed = {}
-        elif isinstance(fact, RulesProposed):  # the same: a proposal is no action in force
+        else:
             self.proposal = {"version": version, "action": fact.action, "author": author, "kind": "rules",
                              "source": fact.source, "text": fact.text, "tables": list(fact.tables), "reason": ""}
             self.lapsed = {}
-        elif voided is not None:
-            if self.proposal and self.proposal["version"] != getattr(fact, "proposal", 0):
-                self._lapse(version, "takeback")
-            self.proposal = {}
-            self._take_back(fact, voided)
-        else:
-            setup = form >= SETUP_FORM and isinstance(fact, SETUP)
-            automatic, completes = (True, 0) if setup else self._automatic(fact)
-            self._mark_live(fact.action)  # type: ignore[attr-defined]
-            self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
-            self._apply(fact, version)
-            if isinstance(fact, DiceRolled) and fact.source in CLAIMED and self.both_keyed():
-                self._add_key(fact.action, "claims", str(version), claim(author or fact.side, fact))
-            self._track(fact, version, automatic, completes)
-            player = not setup and (not automatic or not self.frames
-                                    or self.frames[-1]["action"] == fact.action)  # type: ignore[attr-defined]
-            if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
-                self.lapsed = {}  # its proposer has acted since
-            if self.proposal and isinstance(fact, TablesOverridden) and fact.proposal == self.proposal["version"]:
-                self.proposal = {}  # accepted: carried out, neither open nor lapsed
-            elif self.proposal:
-                if player:
-                    self._lapse(version, "act")
-                elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:
-                    self._lapse(version, "completes")
-        self.next_action = max(self.next_action, fact.action + 1)  # type: ignore[attr-defined]
+
+    def _acted(self, fact: Fact, version: int, author: str, form: int) -> None:
+        """A fact in force: a player's act, or a record the ledger's protocols make (`_automatic`)."""
+        setup = form >= SETUP_FORM and isinstance(fact, SETUP)
+        automatic, completes = (True, 0) if setup else self._automatic(fact)
+        self._mark_live(fact.action)  # type: ignore[attr-defined]
+        self._authored(fact.action, author, owner(fact) != author)  # type: ignore[attr-defined]
+        apply(self, fact, version)
+        if isinstance(fact, DiceRolled) and fact.source in CLAIMED and self.both_keyed():
+            self._add_key(fact.action, "claims", str(version), claim(author or fact.side, fact))
+        self._track(fact, version, automatic, completes)
+        player = not setup and (not automatic or not self.frames
+                                or self.frames[-1]["action"] == fact.action)  # type: ignore[attr-defined]
+        if player and self.lapsed and author == self.lapsed["author"] and version > self.lapsed["lapsed_by"]:
+            self.lapsed = {}  # its proposer has acted since
+        if self.proposal and isinstance(fact, TablesOverridden) and fact.proposal == self.proposal["version"]:
+            self.proposal = {}  # accepted: carried out, neither open nor lapsed
+        elif self.proposal:
+            if player:
+                self._lapse(version, "act")
+            elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:
+                self._lapse(version, "completes")
 
     # ---- take-backs by email: which records are the ledger's own, and undo past them ---------------------
     def _automatic(self, fact: Fact) -> tuple[bool, int]:
@@ -315,7 +316,7 @@ class CampaignState:
                 self._revert(action)
             self._void(voided[0])
             for entry in top["after"]:
-                self._apply(msgspec.convert(entry[3], AnyFact), entry[1])
+                apply(self, msgspec.convert(entry[3], AnyFact), entry[1])
             frames = frames[:-1]
             if frames:
                 self.frames = frames[:-1] + [{**frames[-1], "after": frames[-1]["after"] + top["after"]}]
@@ -343,188 +344,6 @@ class CampaignState:
         self.lapsed = {**kept, "lapsed_by": version, "cause": cause}
         self.proposal = {}
 
-    def _apply(self, fact: Fact, version: int) -> None:
-        a = fact.action  # type: ignore[attr-defined]
-        if isinstance(fact, DiceRolled):
-            self._rolled(a, fact, version)
-            self._outcome(a, fact)
-            if fact.source == "fair" and f"{fact.side}:{fact.fair}" in self.declared:
-                self._settled(a, f"{fact.side}:{fact.fair}")
-        elif isinstance(fact, (DiceCommitted, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished,
-                               ChitSealed, ChitRevealed, DiceChainRenewed)):
-            self._fair(a, fact, version)
-        elif isinstance(fact, CGDateChanged):
-            self._set(a, "cg_date", fact.cg_date)
-            self._set(a, "scenario", "")  # known again once 8.623 has been resolved
-            self._set(a, "bought_today", {})
-            self._set(a, "today", {})
-            self._close_date(a)
-            self._set(a, "rgs", {v: {**rg, "pending": []} for v, rg in self.rgs.items()})  # 8.620 is over
-            self._set(a, "fpp", {})  # 8.621: FPP unspent at the end of the step are forfeit
-            self._set(a, "fortified", {})
-            if self.ahead or self.ahead_done:  # nobody walks ahead into a new CG Date (ledger/decide/steps.py)
-                self._set(a, "ahead", {})
-                self._set(a, "ahead_done", [])
-            if self.sealed_chits:
-                self._set(a, "sealed_chits", {})
-        elif isinstance(fact, StepOpened):
-            self._set(a, "step", fact.step)
-            mark = f"{fact.step}|"
-            self._set(a, "done", [e[len(mark):] for e in self.ahead_done if e.startswith(mark)])
-            if self.ahead_done:
-                self._set(a, "ahead_done", [e for e in self.ahead_done if not e.startswith(mark)])
-            reached = {fact.step, *fact.skipped}
-            if reached & set(self.ahead.values()):  # a side that was there is no longer ahead
-                self._set(a, "ahead", {s: p for s, p in self.ahead.items() if p not in reached})
-            if fact.step == SCENARIO:
-                self._set(a, "initial", False)
-                self._ended(a, self.cg_date, version)
-        elif isinstance(fact, SideAdvanced):
-            self._set(a, "ahead", {**self.ahead, fact.side: fact.step})
-        elif isinstance(fact, LocationControlled) and (fact.strategic or fact.location in self.strategic):
-            kinds = {k: v for k, v in self.strategic.items() if k != fact.location}
-            self._set(a, "strategic", {**kinds, fact.location: [fact.side, fact.strategic]} if fact.strategic else kinds)
-        elif isinstance(fact, ScenarioEnded):
-            self._set(a, "lvp", dict(fact.lvp))
-            self._set(a, "done", self.done + ["scenario_end:"])
-            self._set(a, "scenarios", self.scenarios + [[self.cg_date, fact.winner]])
-        elif isinstance(fact, InitiativeChosen):
-            self._set(a, "sealed_chits", {})
-            self._set(a, "scenario", fact.scenario)
-            attacks = {s: self.chits.get(s, 0) + (chit == "attack") for s, chit in fact.chits.items()}
-            hit = [s for s in fact.chits if any(c == "attack" for o, c in fact.chits.items() if o != s)]
-            self._set(a, "attacked", {**self.attacked, self.cg_date: hit})
-            self._set(a, "chits", attacks)
-            self._set(a, "done", self.done + ["initiative:"])
-            if fact.scenario == IDLE_DAY:
-                self._ended(a, self.cg_date, version)
-        elif isinstance(fact, FirefightEnded):
-            self._ended(a, fact.firefight, version)
-        elif isinstance(fact, RGPurchased):
-            self._purchased(a, fact, version, today=True)
-        elif isinstance(fact, RGPurchaseSealed):  # 8.619: one RG bought, which one known to its side only
-            self._set(a, "secret_rgs", {**self.secret_rgs, str(version): {"side": fact.side, "cg_date": fact.cg_date}})
-            self._set(a, "rgs", {**self.rgs, str(version): {"side": fact.side, "rg": "", "group_type": "",
-                                                            "pending": [], "rolled": {}, "strength": "",
-                                                            "sealed": True}})
-        elif isinstance(fact, RGPurchaseRevealed) and str(fact.purchase) in self.secret_rgs:
-            bought_on = self.secret_rgs[str(fact.purchase)]["cg_date"]
-            self._set(a, "secret_rgs", {k: v for k, v in self.secret_rgs.items() if k != str(fact.purchase)})
-            self._purchased(a, fact.fact, fact.purchase, today=bought_on == self.cg_date)
-        elif isinstance(fact, FortificationsPurchased):
-            self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) - fact.fpp})
-            key = f"{fact.side}:{fact.setup_area}"
-            self._set(a, "fortified", {**self.fortified, key: self.fortified.get(key, 0) + fact.s_units})
-        elif isinstance(fact, SideKeyRegistered):
-            key = {"salt": fact.salt, "check": fact.check, **({"public": fact.public} if fact.public else {})}
-            self._set(a, "keys", {**self.keys, fact.side: key})
-        elif isinstance(fact, FairDiceCommitted):
-            self._set(a, "fair", {**self.fair, fact.side: 0})
-        elif isinstance(fact, SecretRollMade):
-            self._set(a, "sealed", {**self.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
-            key = f"{fact.side}:{fact.fair}"
-            if key in self.declared:
-                self._set(a, "declared", {**self.declared, key: {**self.declared[key], "made": version}})
-            elif fact.fair is not None:
-                self._set(a, "fair", {**self.fair, fact.side: fact.fair})
-            self._rolled(a, fact, version)
-        elif isinstance(fact, SecretRollRevealed):
-            self._set(a, "sealed", {k: v for k, v in self.sealed.items() if k != str(fact.roll)})
-            self._outcome(a, fact.fact)
-            if fact.fact.source in CLAIMED and self.both_keyed():  # typed dice, sealed until now: its side's claim
-                self._add_key(a, "claims", str(fact.roll), claim(fact.fact.side, fact.fact, a))
-            key = f"{fact.fact.side}:{fact.fact.fair}"
-            if key in self.declared and self.declared[key]["made"] == fact.roll:
-                self._settled(a, key)
-        elif isinstance(fact, TablesOverridden):
-            self._set(a, "overrides", self.overrides + [[fact.source, fact.text]])
-        elif isinstance(fact, CPPGained):
-            self._add_cpp(a, fact.side, fact.cpp)
-        elif isinstance(fact, HiddenFortificationPlaced) or (isinstance(fact, FortificationPlaced) and fact.hidden):
-            hidden = {"side": fact.side, "item": fact.item, "sealed": isinstance(fact, HiddenFortificationPlaced)}
-            self._set(a, "hidden", {**self.hidden, str(version): hidden})
-        elif isinstance(fact, HiddenFortificationRevealed):
-            self._set(a, "hidden", {k: v for k, v in self.hidden.items() if k != str(fact.placed)})
-
-    def _purchased(self, a: int, fact: RGPurchased, version: int, today: bool) -> None:
-        """An RG's purchase on the books: its CPP, the 8.6195/8.6196 counts, its follow-ups, its FPP. A secret one
-        counts from its reveal (its CG Date's count and FPP only when revealed on that date); the follow-ups it
-        had rolled while sealed stay rolled."""
-        self._add_cpp(a, fact.side, -fact.cpp)
-        # RR M2 Sniper: the SAN the log knows, raised (2.5122 reads it). One revealed on a later CG Date is not: a
-        # SAN dr since then declared the SAN with it (the audit allowed for it while it was secret)
-        if fact.san and today and fact.side in self.san:
-            self._set(a, "san", {**self.san, fact.side: self.san[fact.side] + fact.san})
-        if not fact.given:
-            key = f"{fact.side}:{fact.rg}"
-            self._set(a, "bought", {**self.bought, key: self.bought.get(key, 0) + 1})
-        if today:
-            if not fact.given:  # 8.6195 counts what is bought this CG Date: an Initial-Scenario OB's RG is given
-                key = f"{fact.side}:{fact.rg}:{fact.map_group}"
-                self._set(a, "bought_today", {**self.bought_today, key: self.bought_today.get(key, 0) + 1})
-            if fact.fpp:
-                self._set(a, "fpp", {**self.fpp, fact.side: self.fpp.get(fact.side, 0) + fact.fpp})
-        before = self.rgs.get(str(version), {})
-        rolled = dict(before.get("rolled", {}))
-        pending = list(fact.rolls)
-        for table, n in rolled.items():
-            for _ in range(n):
-                if table in pending:
-                    pending.remove(table)
-        rg = {"side": fact.side, "rg": fact.rg, "group_type": fact.group_type, "pending": pending,
-              "rolled": rolled, "strength": before.get("strength", "")}
-        self._set(a, "rgs", {**self.rgs, str(version): rg})
-
-    def _fair(self, a: int, fact: Fact, version: int) -> None:
-        """Fair dice and sealed chits. What was published is kept whatever is later undone."""
-        if isinstance(fact, DiceModeChosen):
-            self._set(a, "dice_mode", fact.mode)
-        elif isinstance(fact, DiceCommitted):
-            self._set(a, "chains", {**self.chains, fact.side: {"roll_head": fact.roll_head, "answer_head":
-                                    fact.answer_head, "length": fact.length, "version": version,
-                                    "sealed": fact.sealed}})
-        elif isinstance(fact, DiceChainRenewed):
-            key, known = f"{fact.side}:{fact.chain}", self.renewed.get(f"{fact.side}:{fact.chain}", [])
-            if all(c["first"] != fact.first for c in known):  # an undo applies the ledger's own records again
-                self.renewed = {**self.renewed, key: known + [{"first": fact.first, "head": fact.head, "length":
-                                                               fact.length, "sealed": fact.sealed, "version": version}]}
-        elif isinstance(fact, RollDeclared):
-            key = f"{fact.side}:{fact.n}"
-            self._set(a, "declared", {**self.declared, key: {
-                "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
-                "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
-                "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
-                "step": self.ahead.get(fact.side, self.step), "cg_date": self.cg_date}})
-            if fact.item:
-                self._add_key(a, "consumed", fact.item, [version, a])
-            self.fair_n = {**self.fair_n, fact.side: max(self.fair_n.get(fact.side, 0), fact.n)}
-            if fact.value:
-                self._published(f"{fact.side}:roll", fact.n, fact.value)
-        elif isinstance(fact, RollAnswered):
-            entry = next((e for e in self.declared.values() if e["version"] == fact.declared), None)
-            if entry is not None:
-                key = f"{entry['side']}:{entry['n']}"
-                self._set(a, "declared", {**self.declared, key: {**entry, "answer": fact.value, "answered": version}})
-            self._published(f"{fact.side}:answer", fact.n, fact.value)
-        elif isinstance(fact, RollValuePublished):
-            key = f"{fact.side}:{fact.n}"
-            if key in self.declared:
-                self._set(a, "declared", {**self.declared, key: {**self.declared[key], "value": fact.value}})
-            self._published(f"{fact.side}:roll", fact.n, fact.value)
-        elif isinstance(fact, ChitSealed):
-            self._set(a, "sealed_chits", {**self.sealed_chits, fact.side: {
-                "version": version, "commitment": fact.commitment, "sealed": fact.sealed, "chit": ""}})
-        elif isinstance(fact, ChitRevealed) and fact.side in self.sealed_chits:
-            self._set(a, "sealed_chits", {**self.sealed_chits, fact.side: {**self.sealed_chits[fact.side],
-                                                                             "chit": fact.chit}})
-
-    def _published(self, key: str, k: int, value: str) -> None:
-        if k > self.published.get(key, [0, ""])[0]:
-            self.published = {**self.published, key: [k, value]}
-
-    def _settled(self, a: int, key: str) -> None:
-        self._set(a, "declared", {k: v for k, v in self.declared.items() if k != key})
-
     def both_keyed(self) -> bool:
         """Both sides hold signing keys: dice the ledger did not see made fairly are then a claim."""
         return sum(1 for key in self.keys.values() if key.get("public")) >= 2
@@ -534,61 +353,6 @@ class CampaignState:
         key and never committed its chains does not switch them off: the ledger's own dice stay refused, its fair
         rolls wait for the commitment, and the audit names it (a cheating copy could otherwise choose every die)."""
         return self.dice_mode == "fair" and all(s in self.keys for s in sides)
-
-    def _rolled(self, a: int, fact: DiceRolled | SecretRollMade, version: int) -> None:
-        """A roll was made (sealed or not): its due item is consumed, its step's need met."""
-        if fact.item and fact.item not in self.consumed:  # a fair roll's item was consumed by its declaration
-            self._add_key(a, "consumed", fact.item, [version, a])
-        declared = self.declared.get(f"{fact.side}:{fact.fair}") if fact.fair is not None else None
-        if fact.effect and (declared or {}).get("cg_date", self.cg_date) == self.cg_date:  # else: a past CG Date's
-            where = (declared or {}).get("step") or self.ahead.get(fact.side, self.step)  # a fair roll: its step
-            if where == self.step:
-                self._set(a, "done", self.done + [f"{fact.effect}:{fact.side}"])
-            else:  # met by a side ahead (or in a step the campaign has left)
-                self._set(a, "ahead_done", self.ahead_done + [f"{where}|{fact.effect}:{fact.side}"])
-        rg = self.rgs.get(str(fact.rg))
-        if rg is not None and isinstance(fact, SecretRollMade) and fact.effect == "rg_strength":
-            rg = {**rg, "strength": "sealed"}  # its follow-ups are known to its side only, until revealed
-            self._set(a, "rgs", {**self.rgs, str(fact.rg): rg})
-        if rg is not None and (fact.table in rg["pending"] or rg["strength"] == "sealed"):
-            pending = list(rg["pending"])
-            if fact.table in pending:
-                pending.remove(fact.table)
-            rolled = {**rg["rolled"], fact.table: rg["rolled"].get(fact.table, 0) + 1}
-            self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "pending": pending, "rolled": rolled}})
-
-    def _outcome(self, a: int, fact: DiceRolled) -> None:
-        """What a roll's result does to the books (at once, or when a Secret roll is revealed)."""
-        new_flags = [f for f in fact.sets if f not in self.flags]
-        if new_flags:
-            self._set(a, "flags", self.flags + new_flags)
-        if fact.effect == "cpp_replenishment" and fact.value is not None:
-            self._add_cpp(a, fact.side, fact.value)
-        if fact.cpp:
-            self._add_cpp(a, fact.side, -fact.cpp)
-        if fact.code:
-            key = f"{fact.table}:{fact.code}:{fact.side}"
-            if key not in self.today:
-                self._add_key(a, "today", key, a)
-        if fact.effect == "san":  # 8.6122: the SAN given, lowered by two on a 'reduced' result
-            given = next((d.input for d in fact.drms if d.key == "san" and d.input is not None), None)
-            if given is not None:
-                self._set(a, "san", {**self.san, fact.side: given - (2 if fact.code == "reduced" else 0)})
-        if fact.effect == "weather" and fact.code:
-            self._set(a, "weather", {**self.weather, self.cg_date: fact.code})
-        rg = self.rgs.get(str(fact.rg))
-        if rg is not None and fact.code and fact.effect == "rg_strength":
-            self._set(a, "rgs", {**self.rgs, str(fact.rg): {**rg, "strength": fact.code,
-                                                              "pending": rg["pending"] + list(fact.adds)}})
-        elif rg is not None and fact.code:  # a follow-up's result kept (a round that fell short is rolled again)
-            codes = rg.get("codes", {})
-            self._set(a, "rgs", {**self.rgs, str(fact.rg): {
-                **rg, "codes": {**codes, fact.table: codes.get(fact.table, []) + [fact.code]},
-                "pending": rg["pending"] + list(fact.adds)}})
-
-    def _ended(self, a: int, date: str, version: int) -> None:
-        if date not in self.reph_ends:
-            self._set(a, "reph_ends", {**self.reph_ends, date: [version, a]})
 
     def _add_cpp(self, action: int, side: str, amount: int) -> None:
         self._set(action, "cpp", {**self.cpp, side: self.cpp.get(side, 0) + amount})
@@ -744,12 +508,6 @@ class CampaignState:
     def winner_on(self, cg_date: str) -> str | None:
         """The winner of that CG Date's scenario, once its CG-Scenario End is recorded."""
         return next((w for d, w in reversed(self.scenarios) if d == cg_date), None)
-
-
-def claim(claimant: str, fact: DiceRolled, action: int | None = None) -> list[Any]:
-    """A claim as the state keeps it: who claims, whose roll, its table, dice and source, and the action it is
-    part of (last: an undo of that action takes the claim out)."""
-    return [claimant, fact.side, fact.table, list(fact.dice), fact.source, fact.action if action is None else action]
 
 
 def authorship(closed: str, sides: list[str], ranges: list[list[Any]]) -> list[list[Any]]:

@@ -25,70 +25,102 @@ REMOVED_BY = {"roll": "eliminated by the roll's result", "clearance": "removed b
 def terrain(logged, rules, map_id: str, viewer: str | None = None,
             opened: dict[int, FortificationPlaced] | None = None) -> dict[str, Any]:
     geometry = rules.map_of(map_id)
-    grid = rules.grid(geometry)
-    opened = opened or {}
+    hexes = _start(rules, geometry)
+    result: dict[str, Any] = {"map": map_id, "hexes": hexes, "viewer": viewer, "hidden": [], "mouseholes": [],
+                              "removed": [], "sewer": {},
+                              "grid": {"columns": geometry.columns, "rows": geometry.rows,
+                                       "shifted": geometry.shifted}}
+    fold = _Fold(rules, geometry, map_id, viewer, opened or {}, result)
+    for event in live(logged):
+        step = _STEPS.get(type(event.fact))
+        if step is not None:
+            step(fold, event.fact, event.version)
+    return result
+
+
+def _start(rules, geometry) -> dict[str, dict[str, Any]]:
+    """Each hex as the map prints it: its terrain, upper levels, sewer."""
     levels = {str(parse_location(h).hex): n for b in geometry.buildings for h, n in b.levels.items()}
     sewers = {str(parse_location(h).hex) for h in geometry.sewers}
     hexes: dict[str, dict[str, Any]] = {}
-    for h in grid.hexes:
+    for h in rules.grid(geometry).hexes:
         name = str(h)
         kind = geometry.terrain.get(name, geometry.default_terrain)
         hexes[name] = {"hex": name, "terrain": kind, "levels": levels.get(name, 0), "rubble": kind == "rubble",
                        "interior_walls": kind == "factory", "wrecks": 0, "sewer": name in sewers,
                        "fortifications": [], "mouseholes": [], "changes": []}
-    result: dict[str, Any] = {"map": map_id, "hexes": hexes, "viewer": viewer, "hidden": [], "mouseholes": [],
-                              "removed": [], "sewer": {},
-                              "grid": {"columns": geometry.columns, "rows": geometry.rows,
-                                       "shifted": geometry.shifted}}
-    shown: dict[int, dict[str, Any]] = {}  # placement event -> its entry in a hex's fortifications
-    date = ""
-    for event in live(logged):
-        fact = event.fact
-        if isinstance(fact, (CampaignStarted, CGDateChanged)):
-            date = fact.cg_date
-        elif isinstance(fact, FortificationPlaced) or isinstance(fact, HiddenFortificationPlaced):
-            placed = opened.get(event.version, fact)
-            if isinstance(placed, HiddenFortificationPlaced) or (placed.hidden and placed.side != viewer):
-                result["hidden"].append({"event": event.version, "side": fact.side, "item": fact.item})
-            elif placed.hex in hexes:
-                _show(hexes, shown, event.version, placed, date)
-        elif isinstance(fact, HiddenFortificationRevealed):
-            result["hidden"] = [h for h in result["hidden"] if h["event"] != fact.placed]
-            entry = shown.get(fact.placed)
-            if entry is None and fact.fact.hex in hexes:
-                entry = _show(hexes, shown, fact.placed, fact.fact, date)
-            if entry is not None:
-                entry["revealed"] = {"firefight": date, "cause": fact.cause or "its side", "event": event.version}
-        elif isinstance(fact, FortificationRemoved):
-            entry = shown.pop(fact.placed, None)
-            if entry is None or fact.hex not in hexes:
-                continue
-            cell = hexes[fact.hex]
-            cell["fortifications"] = [f for f in cell["fortifications"] if f is not entry]
-            name = rules.placements[fact.item].name if fact.item in rules.placements else fact.item
-            change = f"{name} {REMOVED_BY.get(fact.by, 'removed: ' + fact.by)} ({fact.rule})"
-            cell["changes"].append({"firefight": date, "change": change})
-            result["removed"].append({**entry, "firefight_removed": date, "by": fact.by, "rule": fact.rule})
-        elif isinstance(fact, MouseholeMade):
-            a, b = fact.hexes
-            if a in hexes and b in hexes:
-                hole = {"hexes": [a, b], "side": fact.side, "firefight": date, "rule": fact.rule,
-                        "event": event.version}
-                result["mouseholes"].append(hole)
-                hexes[a]["mouseholes"].append(b)
-                hexes[b]["mouseholes"].append(a)
-        elif isinstance(fact, RubblePlaced):
-            for name in fact.hexes:
-                if name in hexes:
-                    _rubble(hexes[name], date, f'"00": Rubble instead of Fire ({fact.rule})')
-        elif isinstance(fact, FirefightEnded) and fact.map == map_id:
-            for name in fact.fires:
-                _rubble(hexes[name], fact.firefight, "Fire: Rubble at ground level")
-            for name in fact.burning_wrecks:
-                hexes[name]["wrecks"] += 1  # 6.8.2.1: Burning Wrecks are flipped to the Wreck side
-                hexes[name]["changes"].append({"firefight": fact.firefight, "change": "Burning Wreck -> Wreck"})
-            result["sewer"][fact.firefight] = sewer_units(fact, geometry)
-    return result
+    return hexes
+
+
+class _Fold:
+    """The terrain as the events leave it, one kind of event at a time (`_STEPS`)."""
+
+    def __init__(self, rules, geometry, map_id: str, viewer: str | None, opened: dict, result: dict[str, Any]):
+        self.rules, self.geometry, self.map_id, self.viewer, self.opened = rules, geometry, map_id, viewer, opened
+        self.result, self.hexes = result, result["hexes"]
+        self.shown: dict[int, dict[str, Any]] = {}  # placement event -> its entry in a hex's fortifications
+        self.date = ""
+
+    def dated(self, fact, version: int) -> None:
+        self.date = fact.cg_date
+
+    def placed(self, fact, version: int) -> None:
+        placed = self.opened.get(version, fact)
+        if isinstance(placed, HiddenFortificationPlaced) or (placed.hidden and placed.side != self.viewer):
+            self.result["hidden"].append({"event": version, "side": fact.side, "item": fact.item})
+        elif placed.hex in self.hexes:
+            _show(self.hexes, self.shown, version, placed, self.date)
+
+    def revealed(self, fact: HiddenFortificationRevealed, version: int) -> None:
+        self.result["hidden"] = [h for h in self.result["hidden"] if h["event"] != fact.placed]
+        entry = self.shown.get(fact.placed)
+        if entry is None and fact.fact.hex in self.hexes:
+            entry = _show(self.hexes, self.shown, fact.placed, fact.fact, self.date)
+        if entry is not None:
+            entry["revealed"] = {"firefight": self.date, "cause": fact.cause or "its side", "event": version}
+
+    def removed(self, fact: FortificationRemoved, version: int) -> None:
+        entry = self.shown.pop(fact.placed, None)
+        if entry is None or fact.hex not in self.hexes:
+            return
+        cell = self.hexes[fact.hex]
+        cell["fortifications"] = [f for f in cell["fortifications"] if f is not entry]
+        placements = self.rules.placements
+        name = placements[fact.item].name if fact.item in placements else fact.item
+        change = f"{name} {REMOVED_BY.get(fact.by, 'removed: ' + fact.by)} ({fact.rule})"
+        cell["changes"].append({"firefight": self.date, "change": change})
+        self.result["removed"].append({**entry, "firefight_removed": self.date, "by": fact.by, "rule": fact.rule})
+
+    def mousehole(self, fact: MouseholeMade, version: int) -> None:
+        a, b = fact.hexes
+        if a in self.hexes and b in self.hexes:
+            self.result["mouseholes"].append({"hexes": [a, b], "side": fact.side, "firefight": self.date,
+                                              "rule": fact.rule, "event": version})
+            self.hexes[a]["mouseholes"].append(b)
+            self.hexes[b]["mouseholes"].append(a)
+
+    def rubble(self, fact: RubblePlaced, version: int) -> None:
+        for name in fact.hexes:
+            if name in self.hexes:
+                _rubble(self.hexes[name], self.date, f'"00": Rubble instead of Fire ({fact.rule})')
+
+    def firefight_ended(self, fact: FirefightEnded, version: int) -> None:
+        if fact.map != self.map_id:
+            return
+        for name in fact.fires:
+            _rubble(self.hexes[name], fact.firefight, "Fire: Rubble at ground level")
+        for name in fact.burning_wrecks:
+            self.hexes[name]["wrecks"] += 1  # 6.8.2.1: Burning Wrecks are flipped to the Wreck side
+            self.hexes[name]["changes"].append({"firefight": fact.firefight, "change": "Burning Wreck -> Wreck"})
+        self.result["sewer"][fact.firefight] = sewer_units(fact, self.geometry)
+
+
+_STEPS = {
+    CampaignStarted: _Fold.dated, CGDateChanged: _Fold.dated, FortificationPlaced: _Fold.placed,
+    HiddenFortificationPlaced: _Fold.placed, HiddenFortificationRevealed: _Fold.revealed,
+    FortificationRemoved: _Fold.removed, MouseholeMade: _Fold.mousehole, RubblePlaced: _Fold.rubble,
+    FirefightEnded: _Fold.firefight_ended,
+}
 
 
 def _show(hexes, shown, version: int, fact: FortificationPlaced, date: str) -> dict[str, Any]:

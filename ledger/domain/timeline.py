@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 
 from .events import ActionUndone, CampaignStarted, CGDateChanged, InitiativeChosen, StepOpened
-from .evolve import SCENARIO
+from .apply import IDLE_DAY, SCENARIO
 from .inforce import live, voided_actions  # noqa: F401 - the one notion of "in force", re-exported
 
-IDLE_DAY = "Idle Day"
 
 
 def reph_ends(logged) -> dict[str, int]:

@@ -57,13 +57,7 @@ class SecretBooks:
                            rules.cite("hidden"))
         if roll is not None and str(roll) in campaign.secret_rgs:
             return cmds.Reveal(acts=tuple(self.purchases(campaign, rules, side, roll)))
-        if side is None and roll is not None and str(roll) in campaign.sealed:
-            side = campaign.sealed[str(roll)]["side"]
-        if side is None:
-            side = self.keyring.opens(campaign)
-            if side is None:
-                raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
-        side = rules.side(side)
+        side = self._whose(campaign, rules, side, roll)
         mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
         places = [] if roll is not None else sorted(int(v) for v, h in campaign.hidden.items() if h["side"] == side)
         if roll is not None:
@@ -74,18 +68,32 @@ class SecretBooks:
         if not mine and not places and not bought:
             raise BadInput(f"the {rules.system.sides[side]} side has no unrevealed Secret roll")
         acts = self.purchases(campaign, rules, side, None) if bought else []
-        if mine:
-            self.keyring.key(campaign, rules, side)
-            made = dict(zip(mine, self.app.store.stored_facts(campaign, mine)))
-            for version in mine:
-                opened = self.keyring.unseal(campaign, rules, made[version])
-                rolled = opened.fact
-                value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) \
-                    if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared else ""
-                acts.append(cmds.RevealRoll(roll=version, fact=rolled, salt=opened.salt, value=value))
+        acts += self.rolls(campaign, rules, side, mine) if mine else []
         if places:  # --all: its hidden fortifications too
             acts += self.placements(campaign, rules, side, None, "", 0)
         return cmds.Reveal(acts=tuple(acts))
+
+    def _whose(self, campaign, rules, side: str | None, roll: int | None) -> str:
+        """The side whose secrets are published: the one named, the event's, or the one whose key is given."""
+        if side is None and roll is not None and str(roll) in campaign.sealed:
+            side = campaign.sealed[str(roll)]["side"]
+        if side is None:
+            side = self.keyring.opens(campaign)
+            if side is None:
+                raise BadInput("whose Secret rolls? give --side SIDE, and that side's passphrase or key file")
+        return rules.side(side)
+
+    def rolls(self, campaign, rules, side: str, mine: list[int]) -> list:
+        """A side's Secret rolls to publish, each opened with its key (a fair one with its roll value)."""
+        self.keyring.key(campaign, rules, side)
+        acts = []
+        for version, made in zip(mine, self.app.store.stored_facts(campaign, mine)):
+            opened = self.keyring.unseal(campaign, rules, made)
+            rolled = opened.fact
+            value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) \
+                if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared else ""
+            acts.append(cmds.RevealRoll(roll=version, fact=rolled, salt=opened.salt, value=value))
+        return acts
 
     def purchases(self, campaign, rules, side: str | None, version: int | None) -> list:
         """A side's secret RG purchases to publish (one, or all of them), each opened with its key (8.619)."""

@@ -132,9 +132,27 @@ class Rules:
 
     def add(self, name: str, tables_file: TablesFile, replace: bool = True, checked: bool = False) -> list[str]:
         """Adds (or, for an override, replaces by id) tables and charts; validates each (`checked`: see __init__)."""
-        changed = []
         if not checked:
             self._check_unique(name, tables_file)
+        changed = self._add_charts(name, tables_file, replace, checked)
+        changed += self._add_tables(name, tables_file, replace, checked)
+        changed += self._add_rgs(name, tables_file, replace)
+        changed += self._add_fortifications(name, tables_file)
+        for placement in tables_file.placement:
+            self.placements[placement.id] = placement
+            changed.append(f"placement {placement.id}")
+        for geometry in tables_file.map:
+            if not checked:
+                self._check_map(name, geometry)
+            self.maps[geometry.group] = geometry
+            changed.append(f"map {geometry.group}")
+        for missing in tables_file.missing:
+            if missing.id not in self.tables:
+                self.missing[missing.id] = missing
+        return changed + self._add_victory(name, tables_file)
+
+    def _add_charts(self, name: str, tables_file: TablesFile, replace: bool, checked: bool) -> list[str]:
+        changed = []
         for chart in tables_file.chart:
             if chart.id in self.charts and not replace:
                 raise RulesDataError(f"{name}: chart {chart.id} defined twice")
@@ -142,6 +160,11 @@ class Rules:
                 self._check_chart(name, chart)
             self.charts[chart.id] = chart
             changed.append(chart.id)
+        return changed
+
+    def _add_tables(self, name: str, tables_file: TablesFile, replace: bool, checked: bool) -> list[str]:
+        """A replacement keeps the die and the effect of the table it replaces (the steps' needs count on them)."""
+        changed = []
         for table in tables_file.table:
             if table.id in self.tables and not replace:
                 raise RulesDataError(f"{name}: table {table.id} defined twice")
@@ -158,6 +181,10 @@ class Rules:
             self.origin[table.id] = name
             self.missing.pop(table.id, None)  # a user who supplies a missing table fills the gap
             changed.append(table.id)
+        return changed
+
+    def _add_rgs(self, name: str, tables_file: TablesFile, replace: bool) -> list[str]:
+        changed = []
         for rg in tables_file.rg:
             if rg.side not in self.system.sides:
                 raise RulesDataError(f"{name}: RG {rg.id}: unknown side '{rg.side}'")
@@ -171,6 +198,10 @@ class Rules:
                     raise RulesDataError(f"{name}: RG {rg.id}: follow-up table {table_id} is not defined")
             self.rgs[(rg.side, rg.id)] = rg
             changed.append(f"RG {rg.side} {rg.id}")
+        return changed
+
+    def _add_fortifications(self, name: str, tables_file: TablesFile) -> list[str]:
+        changed = []
         for fort in tables_file.fortification:
             for side in fort.by_side:
                 if side not in self.system.sides:
@@ -182,17 +213,10 @@ class Rules:
                 raise RulesDataError(f"{name}: fortification {fort.id}: an FPP cost is a finite number", fort.rule)
             self.fortifications[fort.id] = fort
             changed.append(f"fortification {fort.id}")
-        for placement in tables_file.placement:
-            self.placements[placement.id] = placement
-            changed.append(f"placement {placement.id}")
-        for geometry in tables_file.map:
-            if not checked:
-                self._check_map(name, geometry)
-            self.maps[geometry.group] = geometry
-            changed.append(f"map {geometry.group}")
-        for missing in tables_file.missing:
-            if missing.id not in self.tables:
-                self.missing[missing.id] = missing
+        return changed
+
+    def _add_victory(self, name: str, tables_file: TablesFile) -> list[str]:
+        """A file's levels of a CG replace any before them."""
         levels: dict[str, list[Victory]] = {}
         for level in tables_file.victory:
             if level.cg not in {c.id for c in self.system.cg}:
@@ -205,10 +229,9 @@ class Rules:
                 raise RulesDataError(f"{name}: victory level '{level.result}' gives no bound (at_least, at_most)",
                                      level.rule or None)
             levels.setdefault(level.cg, []).append(level)
-        for cg, given in levels.items():  # a file's levels of a CG replace any before them
+        for cg, given in levels.items():
             self.victory[cg] = given
-            changed.append(f"victory conditions of CG {cg}")
-        return changed
+        return [f"victory conditions of CG {cg}" for cg in levels]
 
     def victory_of(self, cg: str, cg_lvp: dict[str, int | None]) -> Victory | None:
         """The first level of the CG's Victory Conditions the final CG-LVP totals meet (None: none given, or met)."""
@@ -305,8 +328,24 @@ class Rules:
             seen.add((entry.cg, entry.date))
 
     def _check_table(self, name: str, table: Table) -> None:
-        if table.step and table.step != "scenario" and table.step not in self.steps:
-            self._fail(name, table, f"unknown RePh step '{table.step}'")
+        """A table whose data the engine can read: what it names exists, its DRMs and map effects are well formed,
+        its rows cover every final its dice and DRMs can give (or it is a value table)."""
+        self._check_names(name, table)
+        self._check_drms(name, table)
+        self._check_map_rows(name, table)
+        if table.value is not None:
+            if table.value.base_chart and table.value.base_chart not in self.charts:
+                self._fail(name, table, f"base chart {table.value.base_chart} is not defined")
+            if table.rows:
+                self._fail(name, table, "a value table has no rows")
+            return
+        self._check_rows(name, table)
+
+    def _check_names(self, name: str, table: Table) -> None:
+        """Its steps, sides, dates, the die it reads and its `after` and `when` name what the rules hold."""
+        for step in (table.step, *table.steps):
+            if step and step != "scenario" and step not in self.steps:
+                self._fail(name, table, f"unknown RePh step '{step}'")
         for side in table.sides:
             if side not in self.system.sides:
                 self._fail(name, table, f"unknown side '{side}'")
@@ -315,22 +354,21 @@ class Rules:
                 self.calendar.parse(date)
         if table.reads != "total" and table.reads not in dicemod.DIE_NAMES[table.die]:
             self._fail(name, table, f"a {table.die} has no {table.reads} die")
-        keys = set()
-        for drm in table.drm:
-            if not _KEY.match(drm.key) or drm.key in keys:
-                self._fail(name, table, f"DRM key '{drm.key}' is not a unique lower_case key")
-            keys.add(drm.key)
-            self._check_drm(name, table, drm)
-        for step in table.steps:
-            if step != "scenario" and step not in self.steps:
-                self._fail(name, table, f"unknown RePh step '{step}'")
         for item in table.after:
             if ":" not in item:
                 self._fail(name, table, f"'after' item '{item}' is not TABLE:CODE")
         if table.when is not None:
             self._check_when(name, table)
+
+    def _check_drms(self, name: str, table: Table) -> None:
+        """Unique lower_case keys, each DRM well formed, groups of two or more, none on an Original-roll table."""
+        keys = set()
         groups: dict[str, int] = {}
         for drm in table.drm:
+            if not _KEY.match(drm.key) or drm.key in keys:
+                self._fail(name, table, f"DRM key '{drm.key}' is not a unique lower_case key")
+            keys.add(drm.key)
+            self._check_drm(name, table, drm)
             if drm.group:
                 groups[drm.group] = groups.get(drm.group, 0) + 1
         lonely = [g for g, n in groups.items() if n < 2]
@@ -338,6 +376,9 @@ class Rules:
             self._fail(name, table, f"DRM group '{lonely[0]}' has a single member: a group is of exclusive DRMs")
         if table.on == "original" and table.drm:
             self._fail(name, table, "a table read on the Original roll takes no DRM")
+
+    def _check_map_rows(self, name: str, table: Table) -> None:
+        """A row that changes the map needs the hexes the roll names; a Mousehole, a hexside of two hexes."""
         for row in table.rows:
             if (row.removes or row.rubble or row.mousehole) and table.map is None:
                 self._fail(name, table, f"row {row.label()} changes the map, but the table names no hexes (`map`)")
@@ -345,12 +386,9 @@ class Rules:
                 self._fail(name, table, f"row {row.label()} makes a Mousehole: the table's hexes are a hexside")
         if table.map and table.map.hexside and table.map.hexes != 2:
             self._fail(name, table, "a hexside is two hexes (`map.hexes = 2`)")
-        if table.value is not None:
-            if table.value.base_chart and table.value.base_chart not in self.charts:
-                self._fail(name, table, f"base chart {table.value.base_chart} is not defined")
-            if table.rows:
-                self._fail(name, table, "a value table has no rows")
-            return
+
+    def _check_rows(self, name: str, table: Table) -> None:
+        """Rows in order, without gap or overlap, covering every final the dice and DRMs can give."""
         if not table.rows:
             self._fail(name, table, "no rows")
         low, high = self.final_bounds(table)

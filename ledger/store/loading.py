@@ -148,16 +148,15 @@ class Loader:
             found[latest[0]] = (msgspec.json.decode(latest[1].state), latest[2])
         return found
 
-    def rows(self, cid, page: int) -> "Rows":
-        """Every stored event of the campaign in order, a page of `page` rows per SELECT, each as its stored bytes
-        (`audit.Raw`, decoded by the audit as it reads it) or, if even those cannot be read, as a damaged `Logged`.
-        Iterated as a generator: what it has given is not held here."""
-        return Rows(self, cid, page)
+    def rows(self, cid, page: int, after: int | None = None) -> "Rows":
+        """Every stored event of the campaign in order (`after`: those after that version), a page of `page` rows
+        per SELECT, each as its stored bytes (`audit.Raw`, decoded by the audit as it reads it) or, if even those
+        cannot be read, as a damaged `Logged`. Iterated as a generator: what it has given is not held here."""
+        return Rows(self, cid, page, after)
 
-    def _rows(self, cid, page: int):
+    def _rows(self, cid, page: int, after: int | None = None):
         from ..audit import Raw
 
-        after = None
         while True:
             rows = self.recorder.select_events(cid, gt=after, limit=page)
             for stored in rows:
@@ -205,11 +204,11 @@ class Rows:
     indexed query): how long the log is, for the audit to decide where it verifies signatures. Only a hint: a writer
     may add events in between, and the events read are the ones counted."""
 
-    def __init__(self, loader: Loader, cid, page: int):
-        self._loader, self._cid, self._page = loader, cid, page
+    def __init__(self, loader: Loader, cid, page: int, after: int | None = None):
+        self._loader, self._cid, self._page, self._after = loader, cid, page, after
 
     def __iter__(self):
-        return self._loader._rows(self._cid, self._page)
+        return self._loader._rows(self._cid, self._page, self._after)
 
     @property
     def size(self) -> int:

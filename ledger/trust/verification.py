@@ -25,17 +25,24 @@ class Verification:
     def __init__(self, store: "CampaignStore", read: Callable):
         self.store, self.read = store, read
 
-    def audit(self, name: str | None, as_of: str | None = None, final: bool = False) -> "Report":
+    def audit(self, name: str | None, as_of: str | None = None, final: bool = False, kept: bool = False) -> "Report":
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged log is reported, not
-        fatal. `final`: what is still pending is a problem."""
-        from ..audit import Finding, audit  # here: the audit's re-decisions are loaded by the audit alone
+        fatal. `final`: what is still pending is a problem. `kept`: carry on the audit this process kept of the log
+        (`audit.Continued`: a long-lived process, the page's server), re-deciding only the events stored since."""
+        from ..audit import Continued, Finding, audit  # here: the audit's re-decisions are loaded by the audit alone
 
         store = self.store
         name = store.resolve_name(name)
         cid = campaign_id(name)
         with collector_paused():  # the stored rows a page at a time, decoded as the audit reads them (memory)
-            logged = store.loader.rows(cid, store.READ_PAGE) if as_of is None else self.read(name, as_of, raw=True)[0]
-            report = audit(cid, logged, store.snapshots_of(name), final)
+            if kept and as_of is None and store.where:
+                report = Continued.of((store.where, str(cid)), cid,
+                                      lambda after: store.loader.rows(cid, store.READ_PAGE, after),
+                                      store.snapshots_of(name), lambda v: self._digest_at(cid, v)).report(final)
+            else:
+                logged = store.loader.rows(cid, store.READ_PAGE) if as_of is None \
+                    else self.read(name, as_of, raw=True)[0]
+                report = audit(cid, logged, store.snapshots_of(name), final)
         end, head = report.head
         lost = store.seen_problem(cid, end) if store.where and as_of is None else None
         if as_of is None and end and not lost and not any(f.kind in UNVERIFIED for f in report.findings):
@@ -47,6 +54,13 @@ class Verification:
 
             report = replace(report, findings=(*report.findings, Finding(end, "missing", lost)))
         return report
+
+    def _digest_at(self, cid, version: int) -> str | None:
+        """The digest stored with the event at `version` (None: no such event, or one that cannot be read)."""
+        stored = self.store.recorder.select_events(cid, gt=version - 1, limit=1)
+        if not stored or stored[0].originator_version != version:
+            return None
+        return self.store.loader.logged(stored[0]).digest
 
     def fast(self, name: str | None) -> Verified:
         """`audit --fast`: trusts this machine's mark of what it verified. Checks that the log still extends the
