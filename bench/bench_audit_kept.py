@@ -53,7 +53,7 @@ def measure(db: Path, moves: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {"first kept": [first], "kept": [], "whole": []}
     ledger = open_ledger(str(db), dice=SeededDice(7))
     for move in range(moves):
-        roll_batched(ledger, 1, 10_000 + move, KEYS)  # one signed roll: the other side's move
+        roll_batched(ledger, 1, 1_000_000 + move, KEYS)  # one signed roll: the other side's move
         kept, kept_out = timed(runner, ["audit", "--json", "--kept"])
         whole, whole_out = timed(runner, ["audit", "--json"])
         if kept_out != whole_out:

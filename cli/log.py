@@ -14,143 +14,276 @@ def describe(row: dict, sides: dict[str, str] | None = None) -> str:
     def who(side):
         return sides.get(side, side) if sides and side else side
 
-    kind = row["type"]
     if "error" in row:
         return f"unreadable stored event ({row['error']})"
-    if kind == "TakeBackProposed":
-        what = (f"take back {row['takes_back']}" if row.get("takes_back") else f"undo of action {row['voided'][0]}") \
-            if row["kind"] == "undo" \
-            else f"rewind to the end of {row['cg_date']}'s RePh"
-        return f"proposed: {what}" + (f": {row['reason']}" if row["reason"] else "") + " (the other side accepts)"
-    if kind == "ProposalDeclined":
-        return f"the {who(row['side'])} side declines the proposal of event {row['proposal']}" + (
-            f": {row['reason']}" if row.get("reason") else "")
-    if kind == "CampaignStarted":
-        return f"campaign '{row['name']}' started: {row['system'].upper()} CG {row['cg']}"
-    if kind == "DiceRolled":
-        drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
-        tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
-        rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
-        rg += f" <{row['player']}>" if row.get("player") else ""
-        return (
-            f"{row['table']} {who(row['side'])} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
-            f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}{rg}"
-        )
-    if kind == "ActionUndone":
-        what = f"took back {row['takes_back']}" if row.get("takes_back") else f"undo of action {row['undone']}"
-        return what + (f": {row['reason']}" if row["reason"] else "")
-    if kind == "CGDateChanged":
-        return f"new CG Date {row['cg_date']} (was {row['previous']})"
-    if kind == "TablesOverridden":
-        return f"rules file {row['source']} loaded: {', '.join(row['tables'])}" + (
-            f" (accepts event {row['proposal']})" if row.get("proposal") else "")
-    if kind == "RulesProposed":
-        return f"rules file {row['source']} proposed: {', '.join(row['tables'])} (the other side accepts)"
-    if kind == "StepOpened":
-        skipped = f" (skipped {', '.join(row['skipped'])})" if row["skipped"] else ""
-        return f"step {row['step']}{skipped}"
-    if kind == "ScenarioEnded":
-        lvp = ", ".join(f"{who(side)} {n}" for side, n in row["lvp"].items())
-        winner = f", winner {who(row['winner'])}" if row["winner"] else ""
-        return f"{row['scenario'] or 'scenario'} ended: Current-LVP {lvp}{winner}" + (
-            " (named by the players)" if row["declared"] else "")
-    if kind == "InitiativeChosen":
-        chits = ", ".join(f"{who(side)} {chit}" for side, chit in row["chits"].items())
-        return f"Initiative chits {chits}: {row['scenario']}"
-    if kind == "RGPurchased":
-        how = ("given" if row["given"] else f"{row['cpp']} CPP") + (", Early Entry" if row.get("early") else "")
-        where = f" for {row['map_group']}" if row["map_group"] else ""
-        return f"{who(row['side'])} RG {row['rg']} {row['group_type']}{where} ({how})"
-    if kind == "RGPurchaseSealed":
-        return f"{who(row['side'])} bought an RG in secret on {row['cg_date']} (sealed; commitment {row['commitment'][:12]})"
-    if kind == "RGPurchaseRevealed":
-        bought = row["fact"]
-        return (f"revealed the secret purchase of event {row['purchase']}: {who(bought['side'])} RG {bought['rg']} "
-                f"{bought['group_type']} ({bought['cpp']} CPP)")
-    if kind == "FirefightEnded":
-        sewer = f"; In Sewer: {', '.join(row['in_sewer'])}" if row.get("in_sewer") else ""
-        return (f"{row['firefight']} ended on {row['map']}: Fire in {', '.join(row['fires']) or 'no hex'}; "
-                f"{len(row['burning_wrecks'])} Burning Wrecks{sewer}")
-    if kind == "FortificationPlaced":
-        return f"{who(row['side'])} {row['item']} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
-    if kind == "HiddenFortificationPlaced":
-        return f"{who(row['side'])} {row['item']} placed hidden (sealed; commitment {row['commitment'][:12]})"
-    if kind == "HiddenFortificationRevealed":
-        placed = row["fact"]
-        why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {row['search']}"}
-        return (f"revealed the hidden {placed['item']} of event {row['placed']}: {who(placed['side'])}, "
-                f"{placed['hex']}{why.get(row['cause'], '')}")
-    if kind == "FortificationRemoved":
-        return f"{who(row['side'])} {row['item']} in {row['hex']} removed ({row['by']}, {row['rule']})"
-    if kind == "MouseholeMade":
-        return f"{who(row['side'])} Mousehole across {'/'.join(row['hexes'])} ({row['rule']})"
-    if kind == "RubblePlaced":
-        return f"Rubble placed in {', '.join(row['hexes'])} ({row['rule']})"
-    if kind == "CPPGained":
-        return f"{who(row['side'])} gains {row['cpp']} CPP for {row['cg_date']} ({row['chart']})"
-    if kind == "SecretRollMade":
-        return f"secret roll on {row['table']} by {who(row['side'])}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
-            f" (sealed; commitment {row['commitment'][:12]})"
-    if kind == "SecretRollRevealed":
-        rolled = row["fact"]
-        return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
-                f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
-    if kind == "FairDiceCommitted":
-        return f"the {who(row['side'])} side committed to its fair-dice seed ({len(row['shares'])} shares published)"
-    if kind == "FairSeedRevealed":
-        return f"the {who(row['side'])} side revealed its fair-dice seed"
-    if kind == "SideKeyRegistered":
-        return f"the {who(row['side'])} side set up its key for Secret rolls"
-    if kind == "LocationControlled":
-        kind_text = f" (Strategic {row['strategic']})" if row["strategic"] else ""
-        return f"{row['location']} Controlled by {who(row['side'])}{kind_text}"
-    if kind == "HQRecorded":
-        return f"{who(row['side'])} HQ recorded at {row['location']}"
-    if kind == "DiceReported":
-        side = f" {who(row['side'])}" if row["side"] else ""
-        return f"VASL {row['die']} {','.join(map(str, row['dice']))} <{row['player']}>{side} (no table)"
-    if kind == "VaslLogImported":
-        attached = sum(1 for r in row["reports"] if r.get("table"))
-        return (f"VASL import of {row['file']} ({row['form']}): {len(row['reports'])} dice reports"
-                + (f", {attached} on tables" if attached else "")
-                + (f"; {row['duplicates']} already recorded" if row.get("duplicates") else "")
-                + (f"; {len(row['skipped'])} unreadable skipped" if row.get("skipped") else ""))
-    if kind == "FortificationsPurchased":
-        size = f" {row['size']}" if row["size"] else ""
-        return f"{who(row['side'])} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"
-    if kind == "RollDeclared":
-        what = "Secret fair roll" if row["secret"] else "fair roll"
-        purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
-        rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
-        return f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
-    if kind == "RollAnswered":
-        return f"the {who(row['side'])} side's ledger answers the fair roll of event {row['declared']}"
-    if kind == "RollValuePublished":
-        return f"the {who(row['side'])} side publishes the value of its Secret fair roll {row['n']}"
-    if kind == "DiceCommitted":
-        return f"the {who(row['side'])} side commits to its fair dice ({row['length']} values)"
-    if kind == "DiceChainRenewed":
-        rolls = f"fair rolls {row['first']}-{row['first'] + row['length'] - 1}"
-        return f"the {who(row['side'])} side's ledger commits its next {row['chain']} chain ({rolls})"
-    if kind == "DiceModeChosen":
-        return f"the campaign's dice are {row['mode']}"
-    if kind == "ChitSealed":
-        return f"the {who(row['side'])} side seals its Initiative chit for {row['cg_date']}"
-    if kind == "ChitRevealed":
-        return f"the {who(row['side'])} side's Initiative chit: {row['chit']}"
-    if kind == "DiceWitnessed":
-        events = ", ".join(map(str, row["rolls"]))
-        if row.get("disputed"):
-            return f"the {who(row['side'])} side disputes the dice of event {events}: {row['disputed']}"
-        how = " (its own copy of the VASL log holds the same reports)" if row.get("log_digest") else ""
-        return f"the {who(row['side'])} side witnesses the dice of event {events}{how}"
-    if kind == "SideAdvanced":
-        done = f" (done with {', '.join(row['passed'])})" if row["passed"] else ""
-        return f"the {who(row['side'])} side walks on to {row['step']}{done}"
-    if kind == "Rewound":
-        return f"rewind to the end of {row['cg_date']}'s RePh: actions {row['voided'][0]}-{row['voided'][-1]} voided" + (
-            f": {row['reason']}" if row["reason"] else "")
-    return kind
+    described = _DESCRIBED.get(row["type"])
+    return described(row, who) if described is not None else row["type"]
+
+
+def _take_back_proposed(row: dict, who) -> str:
+    what = (f"take back {row['takes_back']}" if row.get("takes_back") else f"undo of action {row['voided'][0]}") \
+        if row["kind"] == "undo" \
+        else f"rewind to the end of {row['cg_date']}'s RePh"
+    return f"proposed: {what}" + (f": {row['reason']}" if row["reason"] else "") + " (the other side accepts)"
+
+
+def _proposal_declined(row: dict, who) -> str:
+    return f"the {who(row['side'])} side declines the proposal of event {row['proposal']}" + (
+        f": {row['reason']}" if row.get("reason") else "")
+
+
+def _campaign_started(row: dict, who) -> str:
+    return f"campaign '{row['name']}' started: {row['system'].upper()} CG {row['cg']}"
+
+
+def _dice_rolled(row: dict, who) -> str:
+    drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
+    tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
+    rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
+    rg += f" <{row['player']}>" if row.get("player") else ""
+    return (
+        f"{row['table']} {who(row['side'])} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
+        f"Original {row['original']}{drms} Final {row['final']}: {row['result']}{tags}{rg}"
+    )
+
+
+def _action_undone(row: dict, who) -> str:
+    what = f"took back {row['takes_back']}" if row.get("takes_back") else f"undo of action {row['undone']}"
+    return what + (f": {row['reason']}" if row["reason"] else "")
+
+
+def _cg_date_changed(row: dict, who) -> str:
+    return f"new CG Date {row['cg_date']} (was {row['previous']})"
+
+
+def _tables_overridden(row: dict, who) -> str:
+    return f"rules file {row['source']} loaded: {', '.join(row['tables'])}" + (
+        f" (accepts event {row['proposal']})" if row.get("proposal") else "")
+
+
+def _rules_proposed(row: dict, who) -> str:
+    return f"rules file {row['source']} proposed: {', '.join(row['tables'])} (the other side accepts)"
+
+
+def _step_opened(row: dict, who) -> str:
+    skipped = f" (skipped {', '.join(row['skipped'])})" if row["skipped"] else ""
+    return f"step {row['step']}{skipped}"
+
+
+def _scenario_ended(row: dict, who) -> str:
+    lvp = ", ".join(f"{who(side)} {n}" for side, n in row["lvp"].items())
+    winner = f", winner {who(row['winner'])}" if row["winner"] else ""
+    return f"{row['scenario'] or 'scenario'} ended: Current-LVP {lvp}{winner}" + (
+        " (named by the players)" if row["declared"] else "")
+
+
+def _initiative_chosen(row: dict, who) -> str:
+    chits = ", ".join(f"{who(side)} {chit}" for side, chit in row["chits"].items())
+    return f"Initiative chits {chits}: {row['scenario']}"
+
+
+def _rg_purchased(row: dict, who) -> str:
+    how = ("given" if row["given"] else f"{row['cpp']} CPP") + (", Early Entry" if row.get("early") else "")
+    where = f" for {row['map_group']}" if row["map_group"] else ""
+    return f"{who(row['side'])} RG {row['rg']} {row['group_type']}{where} ({how})"
+
+
+def _rg_purchase_sealed(row: dict, who) -> str:
+    return f"{who(row['side'])} bought an RG in secret on {row['cg_date']} (sealed; commitment {row['commitment'][:12]})"
+
+
+def _rg_purchase_revealed(row: dict, who) -> str:
+    bought = row["fact"]
+    return (f"revealed the secret purchase of event {row['purchase']}: {who(bought['side'])} RG {bought['rg']} "
+            f"{bought['group_type']} ({bought['cpp']} CPP)")
+
+
+def _firefight_ended(row: dict, who) -> str:
+    sewer = f"; In Sewer: {', '.join(row['in_sewer'])}" if row.get("in_sewer") else ""
+    return (f"{row['firefight']} ended on {row['map']}: Fire in {', '.join(row['fires']) or 'no hex'}; "
+            f"{len(row['burning_wrecks'])} Burning Wrecks{sewer}")
+
+
+def _fortification_placed(row: dict, who) -> str:
+    return f"{who(row['side'])} {row['item']} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
+
+
+def _hidden_fortification_placed(row: dict, who) -> str:
+    return f"{who(row['side'])} {row['item']} placed hidden (sealed; commitment {row['commitment'][:12]})"
+
+
+def _hidden_fortification_revealed(row: dict, who) -> str:
+    placed = row["fact"]
+    why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {row['search']}"}
+    return (f"revealed the hidden {placed['item']} of event {row['placed']}: {who(placed['side'])}, "
+            f"{placed['hex']}{why.get(row['cause'], '')}")
+
+
+def _fortification_removed(row: dict, who) -> str:
+    return f"{who(row['side'])} {row['item']} in {row['hex']} removed ({row['by']}, {row['rule']})"
+
+
+def _mousehole_made(row: dict, who) -> str:
+    return f"{who(row['side'])} Mousehole across {'/'.join(row['hexes'])} ({row['rule']})"
+
+
+def _rubble_placed(row: dict, who) -> str:
+    return f"Rubble placed in {', '.join(row['hexes'])} ({row['rule']})"
+
+
+def _cpp_gained(row: dict, who) -> str:
+    return f"{who(row['side'])} gains {row['cpp']} CPP for {row['cg_date']} ({row['chart']})"
+
+
+def _secret_roll_made(row: dict, who) -> str:
+    return f"secret roll on {row['table']} by {who(row['side'])}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
+        f" (sealed; commitment {row['commitment'][:12]})"
+
+
+def _secret_roll_revealed(row: dict, who) -> str:
+    rolled = row["fact"]
+    return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
+            f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
+
+
+def _fair_dice_committed(row: dict, who) -> str:
+    return f"the {who(row['side'])} side committed to its fair-dice seed ({len(row['shares'])} shares published)"
+
+
+def _fair_seed_revealed(row: dict, who) -> str:
+    return f"the {who(row['side'])} side revealed its fair-dice seed"
+
+
+def _side_key_registered(row: dict, who) -> str:
+    return f"the {who(row['side'])} side set up its key for Secret rolls"
+
+
+def _location_controlled(row: dict, who) -> str:
+    kind_text = f" (Strategic {row['strategic']})" if row["strategic"] else ""
+    return f"{row['location']} Controlled by {who(row['side'])}{kind_text}"
+
+
+def _hq_recorded(row: dict, who) -> str:
+    return f"{who(row['side'])} HQ recorded at {row['location']}"
+
+
+def _dice_reported(row: dict, who) -> str:
+    side = f" {who(row['side'])}" if row["side"] else ""
+    return f"VASL {row['die']} {','.join(map(str, row['dice']))} <{row['player']}>{side} (no table)"
+
+
+def _vasl_log_imported(row: dict, who) -> str:
+    attached = sum(1 for r in row["reports"] if r.get("table"))
+    return (f"VASL import of {row['file']} ({row['form']}): {len(row['reports'])} dice reports"
+            + (f", {attached} on tables" if attached else "")
+            + (f"; {row['duplicates']} already recorded" if row.get("duplicates") else "")
+            + (f"; {len(row['skipped'])} unreadable skipped" if row.get("skipped") else ""))
+
+
+def _fortifications_purchased(row: dict, who) -> str:
+    size = f" {row['size']}" if row["size"] else ""
+    return f"{who(row['side'])} {row['count']} {row['name']}{size} for Setup Area {row['setup_area']} ({row['fpp']:g} FPP)"
+
+
+def _roll_declared(row: dict, who) -> str:
+    what = "Secret fair roll" if row["secret"] else "fair roll"
+    purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
+    rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
+    return f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
+
+
+def _roll_answered(row: dict, who) -> str:
+    return f"the {who(row['side'])} side's ledger answers the fair roll of event {row['declared']}"
+
+
+def _roll_value_published(row: dict, who) -> str:
+    return f"the {who(row['side'])} side publishes the value of its Secret fair roll {row['n']}"
+
+
+def _dice_committed(row: dict, who) -> str:
+    return f"the {who(row['side'])} side commits to its fair dice ({row['length']} values)"
+
+
+def _dice_chain_renewed(row: dict, who) -> str:
+    rolls = f"fair rolls {row['first']}-{row['first'] + row['length'] - 1}"
+    return f"the {who(row['side'])} side's ledger commits its next {row['chain']} chain ({rolls})"
+
+
+def _dice_mode_chosen(row: dict, who) -> str:
+    return f"the campaign's dice are {row['mode']}"
+
+
+def _chit_sealed(row: dict, who) -> str:
+    return f"the {who(row['side'])} side seals its Initiative chit for {row['cg_date']}"
+
+
+def _chit_revealed(row: dict, who) -> str:
+    return f"the {who(row['side'])} side's Initiative chit: {row['chit']}"
+
+
+def _dice_witnessed(row: dict, who) -> str:
+    events = ", ".join(map(str, row["rolls"]))
+    if row.get("disputed"):
+        return f"the {who(row['side'])} side disputes the dice of event {events}: {row['disputed']}"
+    how = " (its own copy of the VASL log holds the same reports)" if row.get("log_digest") else ""
+    return f"the {who(row['side'])} side witnesses the dice of event {events}{how}"
+
+
+def _side_advanced(row: dict, who) -> str:
+    done = f" (done with {', '.join(row['passed'])})" if row["passed"] else ""
+    return f"the {who(row['side'])} side walks on to {row['step']}{done}"
+
+
+def _rewound(row: dict, who) -> str:
+    return f"rewind to the end of {row['cg_date']}'s RePh: actions {row['voided'][0]}-{row['voided'][-1]} voided" + (
+        f": {row['reason']}" if row["reason"] else "")
+
+
+_DESCRIBED = {
+    "TakeBackProposed": _take_back_proposed,
+    "ProposalDeclined": _proposal_declined,
+    "CampaignStarted": _campaign_started,
+    "DiceRolled": _dice_rolled,
+    "ActionUndone": _action_undone,
+    "CGDateChanged": _cg_date_changed,
+    "TablesOverridden": _tables_overridden,
+    "RulesProposed": _rules_proposed,
+    "StepOpened": _step_opened,
+    "ScenarioEnded": _scenario_ended,
+    "InitiativeChosen": _initiative_chosen,
+    "RGPurchased": _rg_purchased,
+    "RGPurchaseSealed": _rg_purchase_sealed,
+    "RGPurchaseRevealed": _rg_purchase_revealed,
+    "FirefightEnded": _firefight_ended,
+    "FortificationPlaced": _fortification_placed,
+    "HiddenFortificationPlaced": _hidden_fortification_placed,
+    "HiddenFortificationRevealed": _hidden_fortification_revealed,
+    "FortificationRemoved": _fortification_removed,
+    "MouseholeMade": _mousehole_made,
+    "RubblePlaced": _rubble_placed,
+    "CPPGained": _cpp_gained,
+    "SecretRollMade": _secret_roll_made,
+    "SecretRollRevealed": _secret_roll_revealed,
+    "FairDiceCommitted": _fair_dice_committed,
+    "FairSeedRevealed": _fair_seed_revealed,
+    "SideKeyRegistered": _side_key_registered,
+    "LocationControlled": _location_controlled,
+    "HQRecorded": _hq_recorded,
+    "DiceReported": _dice_reported,
+    "VaslLogImported": _vasl_log_imported,
+    "FortificationsPurchased": _fortifications_purchased,
+    "RollDeclared": _roll_declared,
+    "RollAnswered": _roll_answered,
+    "RollValuePublished": _roll_value_published,
+    "DiceCommitted": _dice_committed,
+    "DiceChainRenewed": _dice_chain_renewed,
+    "DiceModeChosen": _dice_mode_chosen,
+    "ChitSealed": _chit_sealed,
+    "ChitRevealed": _chit_revealed,
+    "DiceWitnessed": _dice_witnessed,
+    "SideAdvanced": _side_advanced,
+    "Rewound": _rewound,
+}
 
 
 def render(row: dict, sides: dict[str, str] | None = None) -> str:

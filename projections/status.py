@@ -29,18 +29,28 @@ class Reader(NamedTuple):
     events_of: Callable[[int, int], list] = lambda action, before: []  # the events of one action before an event
 
 
-def status(state, rules, reader: Reader) -> dict:
-    as_of, own = reader.as_of, reader.own
-    view = reader.view if own is not None else state  # the campaign as this side's own ledger knows it
-    nxt = next_step(rules, state)
-    cpp = dict(state.cpp)
-    if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
-        cpp[own] = view.cpp.get(own, 0) + reader.sealed_cpp
+class Standing(NamedTuple):
+    """Where the reader's side stands and what it owes there: `me` its side once each side walks the RePh, `here` its
+    step, `needs` what it owes, `nxt` the step after, `at_door` whether it waits at a door both sides cross, `over`
+    why the campaign is over, `held` the refusal `step next` would meet, `chit_side` the side sealing its chit."""
+
+    me: str | None
+    here: str
+    needs: list
+    nxt: str | None
+    at_door: bool
+    over: str | None
+    held: dict | None
+    chit_side: str | None
+
+
+def standing(state, rules, reader: Reader, view) -> Standing:
     needs = unmet(rules, state, state.step)
-    if own is not None and view is not state:  # what its own secret purchases still need, to their buyer
+    if reader.own is not None and view is not state:  # what its own secret purchases still need, to their buyer
         needs = unmet(rules, view, view.step)
+    nxt = next_step(rules, state)
     walking = walk.walking(state, rules)
-    me = reader.side() if walking and as_of is None and reader.key_given else None
+    me = reader.side() if walking and reader.as_of is None and reader.key_given else None
     here = walk.position(state, me) if me else state.step
     at_door = bool(me) and me in state.ahead and steps.crosses_together(rules, here)
     if me:  # each side walks the RePh: what this side owes where it stands (nothing at the door it waits at)
@@ -49,50 +59,59 @@ def status(state, rules, reader: Reader) -> dict:
     over = steps.campaign_over(rules, state)
     if over:  # nothing more is played: nothing is offered that would be refused
         needs, nxt, at_door = [], None, True
-    secret = {}
-    for entry in state.secret_rgs.values():
-        secret[entry["side"]] = secret.get(entry["side"], 0) + 1
-    mailed = reader.mailed
-    if mailed is not None:  # by email, the turn mailed and its reply not read: nothing is recorded until it is
+    if reader.mailed is not None:  # by email, the turn mailed and its reply not read: nothing is recorded until it is
         needs, at_door = [], True
     held = None if at_door or over or needs or not rules.system.steps else step_refused(rules, view, reader.by())
     chit_side = me  # the side of the key given: once both sides hold keys, it seals its own Initiative chit only
-    if chit_side is None and as_of is None and chits.sealed_play(state, rules) \
+    if chit_side is None and reader.as_of is None and chits.sealed_play(state, rules) \
             and "initiative" in {n["effect"] for n in needs}:
-        chit_side = own if own is not None else reader.side()
+        chit_side = reader.own if reader.own is not None else reader.side()
+    return Standing(me, here, needs, nxt, at_door, over, held, chit_side)
+
+
+def status(state, rules, reader: Reader) -> dict:
+    as_of, own = reader.as_of, reader.own
+    view = reader.view if own is not None else state  # the campaign as this side's own ledger knows it
+    cpp = dict(state.cpp)
+    if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
+        cpp[own] = view.cpp.get(own, 0) + reader.sealed_cpp
+    secret = {}
+    for entry in state.secret_rgs.values():
+        secret[entry["side"]] = secret.get(entry["side"], 0) + 1
+    at = standing(state, rules, reader, view)
+    me, here, needs, over = at.me, at.here, at.needs, at.over
+    walking = walk.walking(state, rules)
+    random_weather = state.options.get("random_weather", False)
     return {
         "campaign": state.name, "system": state.system, "sides": dict(rules.system.sides), "cg": state.cg,
         "cg_date": state.cg_date,
         "step": state.step, "step_title": title(rules, state.step),
         "purpose": guidance.purpose(rules, state.step),  # what the open step is for
         "scenario": state.scenario or None, "initial": state.initial,
-        "needs": guidance.with_commands(rules, state, needs, chit_side),  # each with the command lines to paste
+        "needs": guidance.with_commands(rules, state, needs, at.chit_side),  # each with the command lines to paste
         "ahead": [] if over else guidance.ahead(rules, state),  # what the scenario Initiative gives makes later steps need
-        "may": ([] if at_door else guidance.options(rules, state, needs, here, me, go_on=held is None))
-        + key_to_set_up(state, rules, reader)
-        + (live_offers(state, rules, view, me, here, at_door, reader.by()) if me and mailed is None and not over
-           else []),
-        "held": held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
+        "may": may(state, rules, reader, view, at),
+        "held": at.held,  # why `step next` is not offered where nothing is needed: the step's own refusal, or null
         # by email: the turn this machine mailed and waits the reply to (`mailed`: its last event, `text`), and
         # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
         "turn": reader.turn,
         # nothing needed here: the next act ahead and its command, which walks the side there itself
-        "next_acts": [] if needs or at_door or over else guidance.next_acts(rules, view, here, me, walking),
+        "next_acts": [] if needs or at.at_door or over
+        else guidance.next_acts(rules, view, here, me, walking),
         "progress": progress(state, rules) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
-        "next": nxt, "next_title": "the campaign is over" if over else title(rules, nxt),
+        "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
         "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
         "attack_chits": state.chits, "flags": state.flags,
         "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
         "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
-        "random_weather": state.options.get("random_weather", False),
+        "random_weather": random_weather,
         # the weather chart's line for the CG Date (8.617, RR 2.517): the weather (unless the random weather
         # decides it) and what the chart gives beside it, by the chart's own names (Moon Phase, Cloud Cover, EC)
-        "weather": None if state.options.get("random_weather") else roster.historical(rules, state.cg,
-                                                                                   state.cg_date).get("weather"),
-        "conditions": roster.conditions(rules, state.cg, state.cg_date, state.options.get("random_weather", False)),
+        "weather": None if random_weather else roster.historical(rules, state.cg, state.cg_date).get("weather"),
+        "conditions": roster.conditions(rules, state.cg, state.cg_date, random_weather),
         "dice": dice_mode(state, rules), "waiting": waiting(state, rules),
         "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
@@ -101,6 +120,16 @@ def status(state, rules, reader: Reader) -> dict:
         "proposal": takeback.view(state, rules, (reader.by() or None) if as_of is None
                                   and (state.proposal or state.lapsed) else None, reader.events_of),
     }
+
+
+def may(state, rules, reader: Reader, view, at: Standing) -> list[dict]:
+    """What the reader's side may do where it stands besides its needs, its key to set up, and what moves the
+    campaign on live (its ledger's part of the fair dice, the step in at a door)."""
+    out = [] if at.at_door else guidance.options(rules, state, at.needs, at.here, at.me, go_on=at.held is None)
+    out += key_to_set_up(state, rules, reader)
+    if at.me and reader.mailed is None and not at.over:
+        out += live_offers(state, rules, view, at.me, at.here, at.at_door, reader.by())
+    return out
 
 
 def key_to_set_up(state, rules, reader: Reader) -> list[dict]:

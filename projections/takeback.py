@@ -21,84 +21,204 @@ DECLINE = "cgledger decline"
 
 def words(fact, sides: dict[str, str]) -> str:
     """What one recorded fact is, in a few plain words."""
-    def side(name: str) -> str:
-        return f"the {sides.get(name, name)} side"
+    worded = _WORDS.get(type(fact)) or _WORDS.get(type(fact).__name__)  # the VASL import's fact: by its name
+    return worded(fact, _Side(sides)) if worded is not None else "a record"
 
-    if isinstance(fact, LocationControlled):
-        kind = f" (Strategic Location, {fact.strategic})" if fact.strategic else ""
-        return f"Control of {fact.location} by {side(fact.side)}{kind}"
-    if isinstance(fact, HQRecorded):
-        return f"{side(fact.side)}'s HQ in {fact.location}"
-    if isinstance(fact, CGDateChanged):
-        return f"the new CG Date {fact.cg_date}"
-    if isinstance(fact, StepOpened):
-        return "the move to the CG scenario" if fact.step == "scenario" else f"the move to step {fact.step}"
-    if isinstance(fact, SideAdvanced):
-        return (f"{side(fact.side)}'s walk to the CG scenario" if fact.step == "scenario"
-                else f"{side(fact.side)}'s walk on to step {fact.step}")
-    if isinstance(fact, ScenarioEnded):
-        lvp = ", ".join(f"{sides.get(s, s)} {n}" for s, n in fact.lvp.items())
-        return f"the CG-Scenario End (Current-LVP {lvp})"
-    if isinstance(fact, InitiativeChosen):
-        return f"Initiative ({fact.scenario})"
-    if isinstance(fact, DiceRolled):
-        return f"{side(fact.side)}'s roll on {fact.table} ({fact.die} {','.join(map(str, fact.dice))}: {fact.result})"
-    if isinstance(fact, RollDeclared):
-        return f"{side(fact.side)}'s {'Secret ' if fact.secret else ''}fair roll on {fact.table}"
-    if isinstance(fact, RollAnswered):
-        return f"{side(fact.side)}'s answer to the fair roll of event {fact.declared}"
-    if isinstance(fact, SecretRollMade):
-        return f"{side(fact.side)}'s Secret roll on {fact.table}"
-    if isinstance(fact, SecretRollRevealed):
-        return f"the reveal of the Secret roll of event {fact.roll}"
-    if isinstance(fact, RollValuePublished):
-        return f"{side(fact.side)}'s fair roll value {fact.n} published"
-    if isinstance(fact, RGPurchased):
-        return f"{side(fact.side)}'s purchase of RG {fact.rg}"
-    if isinstance(fact, RGPurchaseSealed):
-        return f"an RG bought in secret by {side(fact.side)}"
-    if isinstance(fact, RGPurchaseRevealed):
-        return f"the reveal of the secret RG purchase of event {fact.purchase}"
-    if isinstance(fact, FortificationsPurchased):
-        return f"{side(fact.side)}'s purchase of {fact.count} {fact.item}"
-    if isinstance(fact, (FortificationPlaced, HiddenFortificationPlaced)):
-        where = f" in {fact.hex}" if isinstance(fact, FortificationPlaced) else " (hidden)"
-        return f"{side(fact.side)}'s {fact.item} placed{where}"
-    if isinstance(fact, HiddenFortificationRevealed):
-        return f"the reveal of the hidden fortification of event {fact.placed}"
-    if isinstance(fact, FortificationRemoved):
-        return f"the removal of {side(fact.side)}'s {fact.item} in {fact.hex}"
-    if isinstance(fact, MouseholeMade):
-        return f"a Mousehole between {' and '.join(fact.hexes)}"
-    if isinstance(fact, RubblePlaced):
-        return f"Rubble in {', '.join(fact.hexes)}"
-    if isinstance(fact, FirefightEnded):
-        return f"the end of {fact.firefight}"
-    if isinstance(fact, CPPGained):
-        return f"{fact.cpp} CPP for {side(fact.side)}"
-    if isinstance(fact, TablesOverridden):
-        return f"the rules file {fact.source}"
-    if isinstance(fact, (SideKeyRegistered, DiceCommitted, FairDiceCommitted)):
-        return f"{side(fact.side)}'s key"
-    if isinstance(fact, DiceChainRenewed):
-        return f"{side(fact.side)}'s next fair-dice {fact.chain} chain"
-    if isinstance(fact, FairSeedRevealed):
-        return f"{side(fact.side)}'s fair-dice seed revealed"
-    if isinstance(fact, DiceModeChosen):
-        return f"the dice mode {fact.mode}"
-    if isinstance(fact, ChitSealed):
-        return f"{side(fact.side)}'s sealed Initiative chit"
-    if isinstance(fact, ChitRevealed):
-        return f"{side(fact.side)}'s Initiative chit revealed"
-    if isinstance(fact, ActionUndone):
-        return "a take-back"
-    if isinstance(fact, ProposalDeclined):
-        return f"{side(fact.side)}'s no to the proposal of event {fact.proposal}"
-    if isinstance(fact, Rewound):
-        return f"the rewind to the end of {fact.cg_date}'s RePh"
-    if type(fact).__name__ == "VaslLogImported":
-        return f"the VASL import of {fact.file}"
-    return "a record"
+
+class _Side:
+    """'the U.S. side': a side's name as the words say it."""
+
+    def __init__(self, sides: dict[str, str]):
+        self.sides = sides
+
+    def __call__(self, name: str) -> str:
+        return f"the {self.sides.get(name, name)} side"
+
+
+def _location_controlled(fact, side: _Side) -> str:
+    kind = f" (Strategic Location, {fact.strategic})" if fact.strategic else ""
+    return f"Control of {fact.location} by {side(fact.side)}{kind}"
+
+
+def _hq_recorded(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s HQ in {fact.location}"
+
+
+def _cg_date_changed(fact, side: _Side) -> str:
+    return f"the new CG Date {fact.cg_date}"
+
+
+def _step_opened(fact, side: _Side) -> str:
+    return "the move to the CG scenario" if fact.step == "scenario" else f"the move to step {fact.step}"
+
+
+def _side_advanced(fact, side: _Side) -> str:
+    return (f"{side(fact.side)}'s walk to the CG scenario" if fact.step == "scenario"
+            else f"{side(fact.side)}'s walk on to step {fact.step}")
+
+
+def _scenario_ended(fact, side: _Side) -> str:
+    lvp = ", ".join(f"{side.sides.get(s, s)} {n}" for s, n in fact.lvp.items())
+    return f"the CG-Scenario End (Current-LVP {lvp})"
+
+
+def _initiative_chosen(fact, side: _Side) -> str:
+    return f"Initiative ({fact.scenario})"
+
+
+def _dice_rolled(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s roll on {fact.table} ({fact.die} {','.join(map(str, fact.dice))}: {fact.result})"
+
+
+def _roll_declared(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s {'Secret ' if fact.secret else ''}fair roll on {fact.table}"
+
+
+def _roll_answered(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s answer to the fair roll of event {fact.declared}"
+
+
+def _secret_roll_made(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s Secret roll on {fact.table}"
+
+
+def _secret_roll_revealed(fact, side: _Side) -> str:
+    return f"the reveal of the Secret roll of event {fact.roll}"
+
+
+def _roll_value_published(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s fair roll value {fact.n} published"
+
+
+def _rg_purchased(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s purchase of RG {fact.rg}"
+
+
+def _rg_purchase_sealed(fact, side: _Side) -> str:
+    return f"an RG bought in secret by {side(fact.side)}"
+
+
+def _rg_purchase_revealed(fact, side: _Side) -> str:
+    return f"the reveal of the secret RG purchase of event {fact.purchase}"
+
+
+def _fortifications_purchased(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s purchase of {fact.count} {fact.item}"
+
+
+def _fortification_placed(fact, side: _Side) -> str:
+    where = f" in {fact.hex}" if isinstance(fact, FortificationPlaced) else " (hidden)"
+    return f"{side(fact.side)}'s {fact.item} placed{where}"
+
+
+def _hidden_fortification_revealed(fact, side: _Side) -> str:
+    return f"the reveal of the hidden fortification of event {fact.placed}"
+
+
+def _fortification_removed(fact, side: _Side) -> str:
+    return f"the removal of {side(fact.side)}'s {fact.item} in {fact.hex}"
+
+
+def _mousehole_made(fact, side: _Side) -> str:
+    return f"a Mousehole between {' and '.join(fact.hexes)}"
+
+
+def _rubble_placed(fact, side: _Side) -> str:
+    return f"Rubble in {', '.join(fact.hexes)}"
+
+
+def _firefight_ended(fact, side: _Side) -> str:
+    return f"the end of {fact.firefight}"
+
+
+def _cpp_gained(fact, side: _Side) -> str:
+    return f"{fact.cpp} CPP for {side(fact.side)}"
+
+
+def _tables_overridden(fact, side: _Side) -> str:
+    return f"the rules file {fact.source}"
+
+
+def _side_key_registered(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s key"
+
+
+def _dice_chain_renewed(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s next fair-dice {fact.chain} chain"
+
+
+def _fair_seed_revealed(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s fair-dice seed revealed"
+
+
+def _dice_mode_chosen(fact, side: _Side) -> str:
+    return f"the dice mode {fact.mode}"
+
+
+def _chit_sealed(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s sealed Initiative chit"
+
+
+def _chit_revealed(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s Initiative chit revealed"
+
+
+def _action_undone(fact, side: _Side) -> str:
+    return "a take-back"
+
+
+def _proposal_declined(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s no to the proposal of event {fact.proposal}"
+
+
+def _rewound(fact, side: _Side) -> str:
+    return f"the rewind to the end of {fact.cg_date}'s RePh"
+
+
+def _vasl_log_imported(fact, side: _Side) -> str:
+    return f"the VASL import of {fact.file}"
+
+
+_WORDS: dict = {
+    LocationControlled: _location_controlled,
+    HQRecorded: _hq_recorded,
+    CGDateChanged: _cg_date_changed,
+    StepOpened: _step_opened,
+    SideAdvanced: _side_advanced,
+    ScenarioEnded: _scenario_ended,
+    InitiativeChosen: _initiative_chosen,
+    DiceRolled: _dice_rolled,
+    RollDeclared: _roll_declared,
+    RollAnswered: _roll_answered,
+    SecretRollMade: _secret_roll_made,
+    SecretRollRevealed: _secret_roll_revealed,
+    RollValuePublished: _roll_value_published,
+    RGPurchased: _rg_purchased,
+    RGPurchaseSealed: _rg_purchase_sealed,
+    RGPurchaseRevealed: _rg_purchase_revealed,
+    FortificationsPurchased: _fortifications_purchased,
+    FortificationPlaced: _fortification_placed,
+    HiddenFortificationPlaced: _fortification_placed,
+    HiddenFortificationRevealed: _hidden_fortification_revealed,
+    FortificationRemoved: _fortification_removed,
+    MouseholeMade: _mousehole_made,
+    RubblePlaced: _rubble_placed,
+    FirefightEnded: _firefight_ended,
+    CPPGained: _cpp_gained,
+    TablesOverridden: _tables_overridden,
+    SideKeyRegistered: _side_key_registered,
+    DiceCommitted: _side_key_registered,
+    FairDiceCommitted: _side_key_registered,
+    DiceChainRenewed: _dice_chain_renewed,
+    FairSeedRevealed: _fair_seed_revealed,
+    DiceModeChosen: _dice_mode_chosen,
+    ChitSealed: _chit_sealed,
+    ChitRevealed: _chit_revealed,
+    ActionUndone: _action_undone,
+    ProposalDeclined: _proposal_declined,
+    Rewound: _rewound,
+    "VaslLogImported": _vasl_log_imported,
+}
 
 
 def action_words(events, sides: dict[str, str]) -> str:
