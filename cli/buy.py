@@ -48,7 +48,7 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
                + (f"; follow-up rolls: {', '.join(fact.rolls)}" if fact.rolls else "")
                + (f"; its SAN +{fact.san}" if fact.san else ""))
     if sealed:
-        click.echo("kept secret (8.619): sealed with the side's key; the other side sees only that one RG was "
+        click.echo("kept secret: sealed with the side's key; the other side sees only that one RG was "
                    "bought. `cgledger reveal --all --side SIDE` publishes it.")
     for line in follow_up_lines(rolled or ()):
         click.echo(line)

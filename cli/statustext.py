@@ -71,12 +71,13 @@ def render_status(status: dict) -> str:
     if status.get("attack_chits_left"):
         left = status["attack_chits_left"]
         lines.append("Attack Chits left: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in left.items()))
+    rule = f" ({status['secret_purchase_rule']})" if status.get("secret_purchase_rule") else ""
     for side, count in status.get("secret_purchases", {}).items():
         if side == status.get("own_secrets"):  # the buyer, its key given: its CPP above counts what it bought
-            lines.append(f"secret: you bought {count} RG in secret (8.619): your CPP above counts them; the other side "
+            lines.append(f"secret: you bought {count} RG in secret{rule}: your CPP above counts them; the other side "
                          "sees your CPP before them")
         else:
-            lines.append(f"secret: the {names.get(side, side)} side bought {count} RG in secret (8.619): its CPP "
+            lines.append(f"secret: the {names.get(side, side)} side bought {count} RG in secret{rule}: its CPP "
                          "above is before them")
     if status["flags"]:
         lines.append(f"in effect: {', '.join(status['flags'])}")

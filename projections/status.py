@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from cgledger.ledger.decide import chits, fair, rights, steps, walk
+from cgledger.ledger.decide import chits, fair, purchases, rights, steps, walk
 from cgledger.ledger.decide import witness as witnessing
 from cgledger.ledger.decide.steps import next_step, title, unmet
 from cgledger.ledger.errors import LedgerError
@@ -114,6 +114,7 @@ def status(state, rules, reader: Reader) -> dict:
         "conditions": roster.conditions(rules, state.cg, state.cg_date, random_weather),
         "dice": dice_mode(state, rules), "waiting": waiting(state, rules),
         "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
+        "secret_purchase_rule": purchases.secret_step(rules),  # the rule that lets them be kept secret (8.619, RR 2.518)
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
         "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
         # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
