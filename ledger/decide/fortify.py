@@ -287,6 +287,16 @@ def roll_effects(state: CampaignState, rules: Rules, fact: DiceRolled, log) -> l
         hexes = list(hexside(rules, tuple(str(h) for h in hexes), spec.rule))
     view = terrain(log, rules, hexes[0].group)
     cells = view["hexes"]
+    _check_holds(state, rules, spec, hexes, cells)
+    row = row_of(table, fact)
+    if row is None:
+        return []
+    return _row_effects(fact, row, row.rule or spec.rule, hexes, view)
+
+
+def _check_holds(state: CampaignState, rules: Rules, spec, hexes: list, cells: dict) -> None:
+    """Each hex holds what the table is made for (7.4.7: mines both sides know of); a hexside, a wall a Mousehole
+    may be blown across (7.3.2)."""
     if spec.holds:
         name = placement_of(rules, spec.holds).name if spec.holds in rules.placements else spec.holds
         for h in hexes:
@@ -296,10 +306,11 @@ def roll_effects(state: CampaignState, rules: Rules, fact: DiceRolled, log) -> l
                 raise BadInput(f"no {name} known in {h}{hint}", spec.rule)
     if spec.wall:
         check_wall(rules, cells, hexes[0], hexes[1], rules.cite("mousehole") or spec.rule)
-    row = row_of(table, fact)
-    if row is None:
-        return []
-    rule = row.rule or spec.rule
+
+
+def _row_effects(fact: DiceRolled, row, rule: str, hexes: list, view: dict) -> list:
+    """What the result's row does to the hexes: fortifications removed, a Mousehole made, Rubble placed."""
+    cells = view["hexes"]
     facts: list = []
     for item in row.removes:
         for h in hexes:

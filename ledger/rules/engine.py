@@ -567,19 +567,25 @@ class Rules:
             n = drm.default
             if n is None:
                 raise BadInput(f"DRM '{key}' needs a number: --drm {key}=N ({drm.text})", where)
-        if drm.known == "san" and situation.san is not None and n is not None \
-                and not situation.san <= n <= situation.san + situation.san_unknown:
-            more = f" (up to {situation.san + situation.san_unknown} by its RG bought in secret)" \
-                if situation.san_unknown else ""
-            raise BadInput(f"DRM '{key}={n}' contradicts the record: the {self.system.sides[side]} side's SAN is "
-                           f"{situation.san}{more} since its last SAN dr", where)
-        if n is not None and ((drm.min is not None and n < drm.min) or (drm.max is not None and n > drm.max)):
-            bounds = f"{drm.min if drm.min is not None else '…'}..{drm.max if drm.max is not None else '…'}"
-            raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
+        if n is not None:
+            self._check_number(drm, n, situation, where)
         contradiction = self._log_contradicts(drm, situation)
         if contradiction:
             raise BadInput(f"DRM '{key}' ({drm.text}) contradicts the record: {contradiction}", where)
         return Applied(key, drm.text, self._declared_value(drm, n), "declared", n)
+
+    def _check_number(self, drm: DRM, n: int, situation: Situation, where: str) -> None:
+        """The player's N for a declared DRM: the SAN the log knows (8.6122), within the DRM's bounds."""
+        key = drm.key
+        if drm.known == "san" and situation.san is not None \
+                and not situation.san <= n <= situation.san + situation.san_unknown:
+            more = f" (up to {situation.san + situation.san_unknown} by its RG bought in secret)" \
+                if situation.san_unknown else ""
+            raise BadInput(f"DRM '{key}={n}' contradicts the record: the {self.system.sides[situation.side]} side's "
+                           f"SAN is {situation.san}{more} since its last SAN dr", where)
+        if (drm.min is not None and n < drm.min) or (drm.max is not None and n > drm.max):
+            bounds = f"{drm.min if drm.min is not None else '…'}..{drm.max if drm.max is not None else '…'}"
+            raise BadInput(f"DRM '{key}={n}' is out of range {bounds} ({drm.text})", where)
 
     def cpp_cost(self, table: Table, drms: tuple[Applied, ...]) -> int:
         """CPP a roll costs: the table's own price plus what its declared DRMs cost (8.622)."""
