@@ -39,66 +39,98 @@ def step(view: dict[str, Any], fact, version: int, rules) -> dict[str, Any]:
     """One event in force (live) folded into the view, in place."""
     if type(fact) is DiceRolled and not fact.effect:
         return view  # most events of a campaign: a roll the books do not use
-    rows = view["rows"]
-    sides = list(rows)
-    if isinstance(fact, CampaignStarted):
-        view["cg"], view["random_weather"] = fact.cg, fact.random_weather
-        for side in sides:
-            rows[side].append(_row(fact.cg_date, fact.start_cpp.get(side, 0)))
-            rows[side][-1]["scenario"] = "Initial Scenario"
-    elif isinstance(fact, CGDateChanged):
-        for side in sides:
-            before = rows[side][-1]
-            row = _row(fact.cg_date, _left(before) - before["recon_cpp"])  # 8.622: Start = Left - Recon
-            if before["scenario"] == IDLE_DAY and before["recon"]:
-                # 8.622: an Idle CG Date's Recon is cumulative with the next dates' until a scenario
-                row["recon_carried"] = row["recon"] = before["recon"]
-            rows[side].append(row)
-    elif isinstance(fact, DiceRolled):
-        row = rows[fact.side][-1]
-        if fact.effect == "cpp_replenishment":
-            row["repl"] = fact.value
-        elif fact.effect == "recon":
-            row["recon"] = (fact.value or 0) + row.get("recon_carried", 0)
-            row["recon_cpp"] += fact.cpp
-        elif fact.effect == "weather":
-            for side in sides:
-                rows[side][-1]["weather"] = fact.result
-        elif fact.effect == "mist_density":
-            view["density"][row["date"]] = fact.result
-    elif isinstance(fact, CPPGained):  # the CPP chart's gain as the CG Date starts (CGS: the players' chart)
-        row = rows[fact.side][-1]
-        row["repl"] = (row["repl"] or 0) + fact.cpp
-    elif isinstance(fact, RGPurchased):
-        row = rows[fact.side][-1]
-        row["spent"] += fact.cpp
-        row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
-        row["fpp"] += fact.fpp
-    elif isinstance(fact, RGPurchaseSealed):  # 8.619: what was bought and spent is the buyer's secret
-        row = rows[fact.side][-1]
-        row["rg"] = row["rg"] + [{"id": None, "cpp": None, "text": "RG bought in secret"}]
-        row["secret"] = True
-    elif isinstance(fact, FortificationsPurchased):
-        row = rows[fact.side][-1]
-        size = f" {fact.size}" if fact.size else ""
-        row["fortifications"] = row["fortifications"] + [
-            {"item": fact.item, "count": fact.count, "size": fact.size or None, "fpp": fact.fpp,
-             "setup_area": fact.setup_area, "text": f"{fact.count} {fact.name}{size} ({fact.setup_area})"}]
-    elif isinstance(fact, LocationControlled):
-        view.setdefault("control", {})[str(parse_location(fact.location))] = fact.side
-    elif isinstance(fact, ScenarioEnded):
-        view["from_map"] = fact.from_map
-        for side in sides:
-            _lvp(rows[side], fact.lvp.get(side, 0))
-            rows[side][-1]["win"] = fact.winner or None
-    elif isinstance(fact, InitiativeChosen):
-        for side in sides:
-            rows[side][-1]["scenario"] = fact.scenario
-        if fact.scenario == IDLE_DAY:  # 8.6232 note 2: each side calculates its Current-LVP, and CG-LVP grows by it
-            held = lvp_held(rules, view.get("control", {})) if view.get("from_map") and rules.maps else None
-            for side in sides:
-                _lvp(rows[side], held[side] if held is not None else _last_lvp(rows[side][:-1]))
+    folded = _STEPS.get(type(fact))
+    if folded is not None:
+        folded(view, fact, rules)
     return view
+
+
+def _started(view: dict[str, Any], fact: CampaignStarted, rules) -> None:
+    view["cg"], view["random_weather"] = fact.cg, fact.random_weather
+    for side, rows in view["rows"].items():
+        rows.append(_row(fact.cg_date, fact.start_cpp.get(side, 0)))
+        rows[-1]["scenario"] = "Initial Scenario"
+
+
+def _new_date(view: dict[str, Any], fact: CGDateChanged, rules) -> None:
+    for rows in view["rows"].values():
+        before = rows[-1]
+        row = _row(fact.cg_date, _left(before) - before["recon_cpp"])  # 8.622: Start = Left - Recon
+        if before["scenario"] == IDLE_DAY and before["recon"]:
+            # 8.622: an Idle CG Date's Recon is cumulative with the next dates' until a scenario
+            row["recon_carried"] = row["recon"] = before["recon"]
+        rows.append(row)
+
+
+def _rolled(view: dict[str, Any], fact: DiceRolled, rules) -> None:
+    rows = view["rows"]
+    row = rows[fact.side][-1]
+    if fact.effect == "cpp_replenishment":
+        row["repl"] = fact.value
+    elif fact.effect == "recon":
+        row["recon"] = (fact.value or 0) + row.get("recon_carried", 0)
+        row["recon_cpp"] += fact.cpp
+    elif fact.effect == "weather":
+        for side in rows:
+            rows[side][-1]["weather"] = fact.result
+    elif fact.effect == "mist_density":
+        view["density"][row["date"]] = fact.result
+
+
+def _cpp_gained(view: dict[str, Any], fact: CPPGained, rules) -> None:
+    """The CPP chart's gain as the CG Date starts (CGS: the players' chart)."""
+    row = view["rows"][fact.side][-1]
+    row["repl"] = (row["repl"] or 0) + fact.cpp
+
+
+def _purchased(view: dict[str, Any], fact: RGPurchased, rules) -> None:
+    row = view["rows"][fact.side][-1]
+    row["spent"] += fact.cpp
+    row["rg"] = row["rg"] + [{"id": fact.rg, "cpp": fact.cpp}]
+    row["fpp"] += fact.fpp
+
+
+def _purchase_sealed(view: dict[str, Any], fact: RGPurchaseSealed, rules) -> None:
+    """8.619: what was bought and spent is the buyer's secret."""
+    row = view["rows"][fact.side][-1]
+    row["rg"] = row["rg"] + [{"id": None, "cpp": None, "text": "RG bought in secret"}]
+    row["secret"] = True
+
+
+def _fortified(view: dict[str, Any], fact: FortificationsPurchased, rules) -> None:
+    row = view["rows"][fact.side][-1]
+    size = f" {fact.size}" if fact.size else ""
+    row["fortifications"] = row["fortifications"] + [
+        {"item": fact.item, "count": fact.count, "size": fact.size or None, "fpp": fact.fpp,
+         "setup_area": fact.setup_area, "text": f"{fact.count} {fact.name}{size} ({fact.setup_area})"}]
+
+
+def _controlled(view: dict[str, Any], fact: LocationControlled, rules) -> None:
+    view.setdefault("control", {})[str(parse_location(fact.location))] = fact.side
+
+
+def _scenario_ended(view: dict[str, Any], fact: ScenarioEnded, rules) -> None:
+    view["from_map"] = fact.from_map
+    for side, rows in view["rows"].items():
+        _lvp(rows, fact.lvp.get(side, 0))
+        rows[-1]["win"] = fact.winner or None
+
+
+def _initiative(view: dict[str, Any], fact: InitiativeChosen, rules) -> None:
+    rows = view["rows"]
+    for side in rows:
+        rows[side][-1]["scenario"] = fact.scenario
+    if fact.scenario == IDLE_DAY:  # 8.6232 note 2: each side calculates its Current-LVP, and CG-LVP grows by it
+        held = lvp_held(rules, view.get("control", {})) if view.get("from_map") and rules.maps else None
+        for side in rows:
+            _lvp(rows[side], held[side] if held is not None else _last_lvp(rows[side][:-1]))
+
+
+_STEPS = {
+    CampaignStarted: _started, CGDateChanged: _new_date, DiceRolled: _rolled, CPPGained: _cpp_gained,
+    RGPurchased: _purchased, RGPurchaseSealed: _purchase_sealed, FortificationsPurchased: _fortified,
+    LocationControlled: _controlled, ScenarioEnded: _scenario_ended, InitiativeChosen: _initiative,
+}
 
 
 def finish(view: dict[str, Any], rules) -> dict[str, list[dict[str, Any]]]:
