@@ -350,60 +350,79 @@ def _step(view: dict[str, Any], fact, version: int, voided: set[int]) -> dict[st
         _settle(view)
     kind = type(fact)
     if kind is DiceRolled or kind is DiceReported:  # nearly every event of a campaign: its own path
-        in_force = action not in voided
-        ref = None
-        if kind is DiceRolled and fact.source in CLAIMED and in_force and (
-                len(view["keyed"]) >= 2 or (fact.secret and view["keyed_all"])):
-            # may be a claim the other side has not witnessed
-            view["claims"][str(version)] = [action, fact.table, list(fact.dice)]
-            ref = version
-        die = fact.die
-        if die not in EXPECTED and die != "3d6":
-            return view
-        if fact.vasl:  # a VASL roll: also counted per scenario, player and category
-            if kind is DiceRolled and any(i["action"] == action for i in view["imports"].values()):
-                return view  # counted from its import
-            _count(view, {"side": fact.side or "unassigned", "die": die, "dice": list(fact.dice),
-                          "source": SOURCES.get(fact.source, fact.source), "table": getattr(fact, "table", None),
-                          "in_force": in_force, "player": fact.player, "category": getattr(fact, "category", ""),
-                          "scenario": f"action {action}", "third": None, "rof": None, "cg_date": view["date"],
-                          "ref": ref})
-            return view
-        side, source, table = fact.side or "unassigned", SOURCES.get(fact.source, fact.source), getattr(fact, "table", None)
-        if die == "3d6":  # its DR and its dr (_split)
-            white, colored, third = fact.dice
-            _count_unit(view, side, "DR", [white, colored], source, table, in_force, ref)
-            _count_unit(view, side, "dr", [third], source, table, in_force, ref)
-        else:
-            _count_unit(view, side, die, list(fact.dice), source, table, in_force, ref)
+        _rolled(view, fact, version, action, action not in voided)
         return view
-    if kind is CampaignStarted or kind is CGDateChanged:
-        if action not in voided:
-            view["date"] = fact.cg_date
-    elif kind is SideKeyRegistered:
-        if fact.public and fact.side not in view["keyed"]:
-            view["keyed"].append(fact.side)
-            view["keyed_all"] = view["keyed_all"] or len(view["keyed"]) >= 2
-    elif kind is DiceWitnessed:
-        if not fact.disputed:
-            for roll in fact.rolls:
-                view["claims"].pop(str(roll), None)
-            _settle(view)
-    elif kind is VaslLogImported:
-        in_force = fact.action not in voided
-        view["imports"][str(version)] = {"action": fact.action, "file": fact.file, "form": fact.form}
-        # its reports are claims through the rolls attached after it (same action)
-        claims = len(view["keyed"]) >= 2 and in_force
-        if claims:
-            view["importing"] = fact.action
-        date = view["date"]
-        for entry in fact.reports:
-            _count(view, {"side": entry.side or "unassigned", "die": entry.die, "dice": list(entry.dice),
-                          "source": "vasl", "table": entry.table or None, "in_force": in_force,
-                          "player": entry.player, "category": entry.category, "scenario": version,
-                          "third": entry.third, "rof": entry.rof, "cg_date": date,
-                          "ref": [fact.action, entry.table, list(entry.dice)] if claims else None})
+    folded = _OTHER.get(kind)
+    if folded is not None:
+        folded(view, fact, version, action not in voided)
     return view
+
+
+def _rolled(view: dict[str, Any], fact, version: int, action, in_force: bool) -> None:
+    """A roll (or a VASL report recorded alone) counted for its side, die, source and table; a claim kept."""
+    kind = type(fact)
+    ref = None
+    if kind is DiceRolled and fact.source in CLAIMED and in_force and (
+            len(view["keyed"]) >= 2 or (fact.secret and view["keyed_all"])):
+        # may be a claim the other side has not witnessed
+        view["claims"][str(version)] = [action, fact.table, list(fact.dice)]
+        ref = version
+    die = fact.die
+    if die not in EXPECTED and die != "3d6":
+        return
+    if fact.vasl:  # a VASL roll: also counted per scenario, player and category
+        if kind is DiceRolled and any(i["action"] == action for i in view["imports"].values()):
+            return  # counted from its import
+        _count(view, {"side": fact.side or "unassigned", "die": die, "dice": list(fact.dice),
+                      "source": SOURCES.get(fact.source, fact.source), "table": getattr(fact, "table", None),
+                      "in_force": in_force, "player": fact.player, "category": getattr(fact, "category", ""),
+                      "scenario": f"action {action}", "third": None, "rof": None, "cg_date": view["date"],
+                      "ref": ref})
+        return
+    side, source, table = fact.side or "unassigned", SOURCES.get(fact.source, fact.source), getattr(fact, "table", None)
+    if die == "3d6":  # its DR and its dr (_split)
+        white, colored, third = fact.dice
+        _count_unit(view, side, "DR", [white, colored], source, table, in_force, ref)
+        _count_unit(view, side, "dr", [third], source, table, in_force, ref)
+    else:
+        _count_unit(view, side, die, list(fact.dice), source, table, in_force, ref)
+
+
+def _dated(view: dict[str, Any], fact, version: int, in_force: bool) -> None:
+    if in_force:
+        view["date"] = fact.cg_date
+
+
+def _keyed(view: dict[str, Any], fact: SideKeyRegistered, version: int, in_force: bool) -> None:
+    if fact.public and fact.side not in view["keyed"]:
+        view["keyed"].append(fact.side)
+        view["keyed_all"] = view["keyed_all"] or len(view["keyed"]) >= 2
+
+
+def _witnessed(view: dict[str, Any], fact: DiceWitnessed, version: int, in_force: bool) -> None:
+    if not fact.disputed:
+        for roll in fact.rolls:
+            view["claims"].pop(str(roll), None)
+        _settle(view)
+
+
+def _imported(view: dict[str, Any], fact: VaslLogImported, version: int, in_force: bool) -> None:
+    view["imports"][str(version)] = {"action": fact.action, "file": fact.file, "form": fact.form}
+    # its reports are claims through the rolls attached after it (same action)
+    claims = len(view["keyed"]) >= 2 and in_force
+    if claims:
+        view["importing"] = fact.action
+    date = view["date"]
+    for entry in fact.reports:
+        _count(view, {"side": entry.side or "unassigned", "die": entry.die, "dice": list(entry.dice),
+                      "source": "vasl", "table": entry.table or None, "in_force": in_force,
+                      "player": entry.player, "category": entry.category, "scenario": version,
+                      "third": entry.third, "rof": entry.rof, "cg_date": date,
+                      "ref": [fact.action, entry.table, list(entry.dice)] if claims else None})
+
+
+_OTHER = {CampaignStarted: _dated, CGDateChanged: _dated, SideKeyRegistered: _keyed, DiceWitnessed: _witnessed,
+          VaslLogImported: _imported}
 
 
 def _agg() -> dict[str, Any]:
