@@ -25,6 +25,21 @@ def render_status(status: dict) -> str:
         lines.append(f"  ({status['purpose']})")
     if status.get("weather") or status.get("conditions"):
         lines.append(f"  weather: {weather_words(status.get('weather'), status.get('conditions') or {})}")
+    lines += _acts_lines(status) + _waits_lines(status)
+    lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
+    lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))
+    lines += proposal_lines(status.get("proposal"), status["sides"])
+    if status.get("over"):
+        lines.append(f"the campaign is over: {status['over']}. `cgledger final` gives the result, `cgledger audit "
+                     "--final` checks the whole log one last time")
+    else:
+        lines.append(f"next: {status['next_title']}")
+    return "\n".join(lines + _books_lines(status))
+
+
+def _acts_lines(status: dict) -> list[str]:
+    """What the side needs, what the scenario Initiative makes later steps need, its next act ahead, what it may."""
+    lines = []
     for need in status["needs"]:
         lines.append(f"  needs {need['text']}")
         lines += [f"      {command}" for command in need.get("commands", [])]
@@ -42,6 +57,12 @@ def render_status(status: dict) -> str:
         lines.append("  may:")
         lines += [f"      {m['command']:<60}  # {m['text']}" + (f" ({m['rule']})" if m["rule"] else "")
                   for m in status["may"]]
+    return lines
+
+
+def _waits_lines(status: dict) -> list[str]:
+    """What holds the campaign: the turn mailed, the step's refusal, where each side stands, fair rolls waiting."""
+    lines = []
     if (status.get("turn") or {}).get("mailed") is not None:
         lines.append(f"  by email: {status['turn']['text']}")
     if status.get("held"):  # `step next` is not offered: why, in the step decision's own words
@@ -56,14 +77,12 @@ def render_status(status: dict) -> str:
             lines.append(f"  the campaign waits here for {whom} still act: {where['may']}")
     lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
               f"{w['event']}) waits for {w['waiting_for']}" for w in status.get("waiting", [])]
-    lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
-    lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))
-    lines += proposal_lines(status.get("proposal"), status["sides"])
-    if status.get("over"):
-        lines.append(f"the campaign is over: {status['over']}. `cgledger final` gives the result, `cgledger audit "
-                     "--final` checks the whole log one last time")
-    else:
-        lines.append(f"next: {status['next_title']}")
+    return lines
+
+
+def _books_lines(status: dict) -> list[str]:
+    """CPP and LVP, the Attack Chits left, the secret purchases, what is in effect."""
+    lines: list[str] = []
     names = status["sides"]
     lines.append("CPP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["lvp"].items())
@@ -81,4 +100,4 @@ def render_status(status: dict) -> str:
                          "above is before them")
     if status["flags"]:
         lines.append(f"in effect: {', '.join(status['flags'])}")
-    return "\n".join(lines)
+    return lines
