@@ -160,6 +160,11 @@ def due_lines(status: dict) -> list[str]:
                                     for text, command in owed]
     if status.get("over"):
         return []
+    return _next_lines(status)
+
+
+def _next_lines(status: dict) -> list[str]:
+    """Nothing is due from the player: whether the turn is the other side's, or what he may do where he stands."""
     may = status.get("may") or []
     if not may:  # nothing due and nothing offered: the turn is the other side's
         if (status.get("turn") or {}).get("reply_owed"):
