@@ -97,52 +97,66 @@ def tables(obj, table_id: str | None, system: str | None, as_json: bool) -> None
     """List every table with its rule number, or show one TABLE: die, rows and DRMs."""
     rules = _rules(obj, system)
     if table_id is None:
-        listing = sorted(rules.tables.values(), key=lambda t: _key(t.id))
-        if as_json:
-            emit_json({
-                "system": rules.system.id,
-                "tables": [{"id": t.id, "rule": t.rule, "title": t.title, "die": t.die, "secret": t.secret} for t in listing],
-                "missing": [{"id": m.id, "title": m.title, "named_in": m.named_in, "note": m.note or None}
-                            for m in rules.missing.values()],
-            })
-            return
-        for t in listing:
-            click.echo(f"{t.id:<16} {t.rule:<9} {t.die:<4} {t.title}{'  [secret]' if t.secret else ''}")
-        if rules.missing:
-            click.echo("\nNamed in the rules but not printed (supply with `cgledger rules load FILE`):")
-            for m in rules.missing.values():
-                click.echo(f"  {m.id:<22} {m.title} (named in {m.named_in})")
+        _listing(rules, as_json)
         return
     table = rules.table(table_id)
     if as_json:
         emit_json(table_json(rules, table))
         return
+    for line in _table_lines(rules, table):
+        click.echo(line)
+
+
+def _listing(rules, as_json: bool) -> None:
+    """Every table with its rule number, and those the rules name but do not print."""
+    listing = sorted(rules.tables.values(), key=lambda t: _key(t.id))
+    if as_json:
+        emit_json({
+            "system": rules.system.id,
+            "tables": [{"id": t.id, "rule": t.rule, "title": t.title, "die": t.die, "secret": t.secret} for t in listing],
+            "missing": [{"id": m.id, "title": m.title, "named_in": m.named_in, "note": m.note or None}
+                        for m in rules.missing.values()],
+        })
+        return
+    for t in listing:
+        click.echo(f"{t.id:<16} {t.rule:<9} {t.die:<4} {t.title}{'  [secret]' if t.secret else ''}")
+    if rules.missing:
+        click.echo("\nNamed in the rules but not printed (supply with `cgledger rules load FILE`):")
+        for m in rules.missing.values():
+            click.echo(f"  {m.id:<22} {m.title} (named in {m.named_in})")
+
+
+def _table_lines(rules, table) -> list[str]:
+    """One table as a player reads it: its die, who rolls it and when, its rows, its DRMs and its note."""
     reads = "" if table.reads == "total" else f", reads the {table.reads} die"
     on = ", rows read on the Original roll" if table.on == "original" else ""
-    click.echo(f"{table.id}  {table.title}  ({table.rule})")
-    click.echo(f"die: {table.die} ({', '.join(DIE_NAMES[table.die])}){reads}{on}{'; Secret roll' if table.secret else ''}")
+    lines = [f"{table.id}  {table.title}  ({table.rule})",
+             f"die: {table.die} ({', '.join(DIE_NAMES[table.die])}){reads}{on}{'; Secret roll' if table.secret else ''}"]
     if table.sides:
-        click.echo(f"rolled by: {', '.join(rules.system.sides[s] for s in table.sides)}")
+        lines.append(f"rolled by: {', '.join(rules.system.sides[s] for s in table.sides)}")
     if table.from_date or table.until_date:
-        click.echo(f"CG Dates: {table.from_date or 'start'} to {table.until_date or 'end'}")
+        lines.append(f"CG Dates: {table.from_date or 'start'} to {table.until_date or 'end'}")
     if table.value:
         base = f"{table.value.base_chart} base # minus the Final roll" if table.value.base_chart else "the Final roll"
-        click.echo(f"result: {table.value.label} = {base}")
+        lines.append(f"result: {table.value.label} = {base}")
     for row in table.rows:
-        click.echo(f"  {row.label():>6}  {row.result}{'  (' + row.note + ')' if row.note else ''}")
-    for note in table.on_original:
-        click.echo(f"  Original {note.original}: {note.note}")
+        lines.append(f"  {row.label():>6}  {row.result}{'  (' + row.note + ')' if row.note else ''}")
+    lines += [f"  Original {note.original}: {note.note}" for note in table.on_original]
     if table.drm:
-        click.echo("DRMs:")
-        for drm in table.drm:
-            if drm.input == "flag":
-                usage = f"--drm {drm.key}" if drm.kind == "declared" else "automatic"
-                amount = f"{drm.value:+d}" if drm.days_after is None else f"{drm.value:+d}/day after {drm.days_after}"
-            elif drm.input == "count":
-                each = "each" if drm.per == 1 else f"per {drm.per}"
-                usage, amount = f"--drm {drm.key}=N", f"{drm.value:+d} {each}" + (f" over {drm.offset}" if drm.offset else "")
-            else:
-                usage, amount = f"--drm {drm.key}=N", "N"
-            click.echo(f"  {amount:>14}  {drm.text}  [{usage}]")
+        lines.append("DRMs:")
+        lines += [_drm_line(drm) for drm in table.drm]
     if table.note:
-        click.echo(f"note: {' '.join(table.note.split())}")
+        lines.append(f"note: {' '.join(table.note.split())}")
+    return lines
+
+
+def _drm_line(drm) -> str:
+    if drm.input == "flag":
+        usage = f"--drm {drm.key}" if drm.kind == "declared" else "automatic"
+        amount = f"{drm.value:+d}" if drm.days_after is None else f"{drm.value:+d}/day after {drm.days_after}"
+    elif drm.input == "count":
+        each = "each" if drm.per == 1 else f"per {drm.per}"
+        usage, amount = f"--drm {drm.key}=N", f"{drm.value:+d} {each}" + (f" over {drm.offset}" if drm.offset else "")
+    else:
+        usage, amount = f"--drm {drm.key}=N", "N"
+    return f"  {amount:>14}  {drm.text}  [{usage}]"
