@@ -83,32 +83,43 @@ def vasl_import(obj, paths: tuple[Path, ...], attach, players, map_file: Path | 
     files = [(path.name, path.read_bytes()) for path in paths]
     imported = obj.ledger().vasl_import(obj.campaign, files, attachments, sides, dry_run)
     if as_json:
-        emit_json({"dry_run": dry_run, "files": [
-            {"file": f.source.name, "form": f.source.form, "module": f.source.module or None,
-             "module_version": f.source.module_version or None, "vassal_version": f.source.vassal_version or None,
-             "action": f.action, "recorded": sum(1 for i in f.items if i.duplicate_of is None and i.repeats is None),
-             "duplicates": sum(1 for i in f.items if i.duplicate_of is not None or i.repeats is not None),
-             "skipped": [{"line": p.position, "text": p.text, "problem": p.problem} for p in f.problems]}
-            for f in imported],
-            "reports": [_row(f, i) for f in imported for i in f.items]})
+        emit_json(_imported_json(imported, dry_run))
         return
+    for line in _imported_lines(imported, dry_run):
+        click.echo(line)
+
+
+def _imported_json(imported: list, dry_run: bool) -> dict:
+    return {"dry_run": dry_run, "files": [
+        {"file": f.source.name, "form": f.source.form, "module": f.source.module or None,
+         "module_version": f.source.module_version or None, "vassal_version": f.source.vassal_version or None,
+         "action": f.action, "recorded": sum(1 for i in f.items if i.duplicate_of is None and i.repeats is None),
+         "duplicates": sum(1 for i in f.items if i.duplicate_of is not None or i.repeats is not None),
+         "skipped": [{"line": p.position, "text": p.text, "problem": p.problem} for p in f.problems]}
+        for f in imported],
+        "reports": [_row(f, i) for f in imported for i in f.items]}
+
+
+def _imported_lines(imported: list, dry_run: bool) -> list[str]:
+    """Each file's reports (all on a dry run, else those on tables), what was skipped, and what was recorded."""
+    lines = []
     recorded = 0
     for file in imported:
         new = [i for i in file.items if i.duplicate_of is None and i.repeats is None]
         recorded += len(new) if file.action is not None or dry_run else 0
         module = f", {file.source.module} {file.source.module_version}".rstrip() if file.source.module else ""
-        click.echo(f"{file.source.name} ({FORMS[file.source.form]}{module}): {len(new)} new dice reports, "
-                   f"{len(file.items) - len(new)} already recorded, {len(file.problems)} unreadable")
+        lines.append(f"{file.source.name} ({FORMS[file.source.form]}{module}): {len(new)} new dice reports, "
+                     f"{len(file.items) - len(new)} already recorded, {len(file.problems)} unreadable")
         shown = [(i.position, _describe(file, i)) for i in file.items if dry_run or i.table]
         shown += [(p.position, f"  {file.source.unit} {p.position:>5}  skipped: {p.problem}") for p in file.problems]
-        for _position, line in sorted(shown, key=lambda row: row[0]):
-            click.echo(line)
+        lines += [line for _position, line in sorted(shown, key=lambda row: row[0])]
     attached = sum(1 for f in imported for i in f.items if i.table)
     actions = sum(1 for f in imported if f.action is not None)
     if dry_run:
-        click.echo(f"dry run: would record {recorded} dice reports ({attached} on tables); nothing written")
+        lines.append(f"dry run: would record {recorded} dice reports ({attached} on tables); nothing written")
     elif not actions:
-        click.echo("nothing new: every dice report is already in the log")
+        lines.append("nothing new: every dice report is already in the log")
     else:
-        click.echo(f"recorded {recorded} dice reports ({attached} on tables) in {actions} "
-                   f"action{'s' if actions > 1 else ''}; undo takes back one file's import")
+        lines.append(f"recorded {recorded} dice reports ({attached} on tables) in {actions} "
+                     f"action{'s' if actions > 1 else ''}; undo takes back one file's import")
+    return lines
