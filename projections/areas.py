@@ -39,8 +39,25 @@ def _components(hexes: set[Hex], grid) -> list[set[Hex]]:
 def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dict[str, str],
               previous: dict[str, dict[str, set[Hex]]] | None = None) -> dict[str, Any]:
     grid = rules.grid(geometry)
-    adjacent = grid.adjacent
     sides = list(rules.system.sides)
+    cls = _classified(grid, sides, control)
+    _enclosed(grid, sides, cls)
+    areas = {s: _named(grid, cls, s, (previous or {}).get(s, {})) for s in sides}
+    isolated_hexes = {s: _isolated_hexes(rules, geometry, grid, cls, control, hq, s) for s in sides}
+    isolated = {s: sorted({str(loc) for loc, (side, _k) in control.items()
+                           if side == s and loc.level == 0 and loc.hex in isolated_hexes[s]}
+                          | upper_isolated(geometry, grid, control, s, isolated_hexes[s])) for s in sides}
+    lvp = {s: sum(p.lvp for p in geometry.lvp_locations if control.get(parse_location(p.location), ("", ""))[0] == s)
+           for s in sides}
+    no_strategic = [s for s in sides if not any(
+        side == s and kind and str(loc) not in isolated[s] for loc, (side, kind) in control.items())]
+    return {"cls": cls, "areas": areas, "isolated": isolated, "isolated_hexes": isolated_hexes, "lvp": lvp,
+            "no_strategic": no_strategic, "control": control, "grid": grid}
+
+
+def _classified(grid, sides: list[str], control: dict[Location, tuple[str, str]]) -> dict[Hex, dict[str, str]]:
+    """8.605-8.6051: each hex per side, from the Strategic Locations within two hexes: a side's Setup Area, the
+    enemy's, No Man's Land where both reach (never a Strategic Location itself), else Uncontrolled Territory."""
     strategic = {s: {loc.hex for loc, (side, kind) in control.items() if side == s and kind} for s in sides}
     near = {s: grid.within(strategic[s], 2) for s in sides}  # 8.605: within two hexes
     cls: dict[Hex, dict[str, str]] = {}
@@ -59,7 +76,12 @@ def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dic
                 kind = {s: UNCONTROLLED for s in sides}
             kinds[key] = kind
         cls[h] = kind
-    # 8.6054: Uncontrolled Territory completely enclosed within one side's Setup Area joins it
+    return cls
+
+
+def _enclosed(grid, sides: list[str], cls: dict[Hex, dict[str, str]]) -> None:
+    """8.6054: Uncontrolled Territory completely enclosed within one side's Setup Area joins it."""
+    adjacent = grid.adjacent
     uncontrolled = {h for h, c in cls.items() if c[sides[0]] == UNCONTROLLED}
     for part in _components(uncontrolled, grid):
         border = {n for h in part for n in adjacent[h]} - part
@@ -70,51 +92,44 @@ def determine(rules, geometry, control: dict[Location, tuple[str, str]], hq: dic
             owner = owners.pop()
             for h in part:
                 cls[h] = {s: SETUP if s == owner else ENEMY for s in sides}
-    # Setup Areas: connected hexes of each side's Setup Area, IDs kept from the previous CG Date
-    areas: dict[str, dict[str, set[Hex]]] = {}
-    for s in sides:
-        parts = _components({h for h, c in cls.items() if c[s] == SETUP}, grid)
-        old = (previous or {}).get(s, {})
-        named: dict[str, set[Hex]] = {}
-        for part in sorted(parts, key=lambda p: (-len(p), min(p))):
-            match = max(((len(part & hexes), area_id) for area_id, hexes in old.items() if area_id not in named
-                         and part & hexes), default=None)
-            if match:
-                named[match[1]] = part
-        for part in sorted((p for p in parts if p not in named.values()), key=min):
-            named[next(letter for letter in LETTERS if letter not in named and letter not in old)] = part
-        areas[s] = named
-    # 8.6052: Isolated unless a path of Uncontrolled / friendly-Setup-Area hexes reaches an Eligible Entry
-    # Area (the German on Lg: Peiper's HQ instead)
+
+
+def _named(grid, cls: dict[Hex, dict[str, str]], side: str, old: dict[str, set[Hex]]) -> dict[str, set[Hex]]:
+    """A side's Setup Areas: connected hexes of its Setup Area, each keeping the ID of the previous CG Date's area
+    it overlaps most, the new ones the next free letters."""
+    parts = _components({h for h, c in cls.items() if c[side] == SETUP}, grid)
+    named: dict[str, set[Hex]] = {}
+    for part in sorted(parts, key=lambda p: (-len(p), min(p))):
+        match = max(((len(part & hexes), area_id) for area_id, hexes in old.items() if area_id not in named
+                     and part & hexes), default=None)
+        if match:
+            named[match[1]] = part
+    for part in sorted((p for p in parts if p not in named.values()), key=min):
+        named[next(letter for letter in LETTERS if letter not in named and letter not in old)] = part
+    return named
+
+
+def _isolated_hexes(rules, geometry, grid, cls: dict[Hex, dict[str, str]], control: dict[Location, tuple[str, str]],
+                    hq: dict[str, str], side: str) -> set[Hex]:
+    """8.6052: a side's Setup Area hexes no path of Uncontrolled / friendly-Setup-Area hexes links to an Eligible
+    Entry Area (the German on Lg: Peiper's HQ instead)."""
+    adjacent = grid.adjacent
     group_hq = next((g.hq for g in rules.system.map_groups if g.id == geometry.group), {})
-    reached: dict[str, set[Hex]] = {}
-    for s in sides:
-        passable = {h for h, c in cls.items() if c[s] in (SETUP, UNCONTROLLED)}
-        hq_text = hq.get(s) or group_hq.get(s)
-        if hq_text:
-            hq_loc = parse_location(hq_text)
-            targets = {hq_loc.hex} if control.get(hq_loc, (s, ""))[0] == s else set()
-        else:
-            targets = {parse_location(x).hex for a in geometry.entry_areas if s in a.sides for x in a.hexes}
-        frontier = [h for h in targets if h in passable]
-        seen = set(frontier)
-        while frontier:
-            for n in adjacent[frontier.pop()]:
-                if n in passable and n not in seen:
-                    seen.add(n)
-                    frontier.append(n)
-        reached[s] = seen
-    isolated_hexes = {s: {h for h, c in cls.items() if c[s] == SETUP and h not in reached[s]} for s in sides}
-    isolated = {s: sorted(str(loc) for loc, (side, _k) in control.items()
-                          if side == s and loc.level == 0 and loc.hex in isolated_hexes[s]) for s in sides}
-    for s in sides:
-        isolated[s] = sorted(set(isolated[s]) | upper_isolated(geometry, grid, control, s, isolated_hexes[s]))
-    lvp = {s: sum(p.lvp for p in geometry.lvp_locations if control.get(parse_location(p.location), ("", ""))[0] == s)
-           for s in sides}
-    no_strategic = [s for s in sides if not any(
-        side == s and kind and str(loc) not in isolated[s] for loc, (side, kind) in control.items())]
-    return {"cls": cls, "areas": areas, "isolated": isolated, "isolated_hexes": isolated_hexes, "lvp": lvp,
-            "no_strategic": no_strategic, "control": control, "grid": grid}
+    passable = {h for h, c in cls.items() if c[side] in (SETUP, UNCONTROLLED)}
+    hq_text = hq.get(side) or group_hq.get(side)
+    if hq_text:
+        hq_loc = parse_location(hq_text)
+        targets = {hq_loc.hex} if control.get(hq_loc, (side, ""))[0] == side else set()
+    else:
+        targets = {parse_location(x).hex for a in geometry.entry_areas if side in a.sides for x in a.hexes}
+    frontier = [h for h in targets if h in passable]
+    seen = set(frontier)
+    while frontier:
+        for n in adjacent[frontier.pop()]:
+            if n in passable and n not in seen:
+                seen.add(n)
+                frontier.append(n)
+    return {h for h, c in cls.items() if c[side] == SETUP and h not in seen}
 
 
 def upper_isolated(geometry, grid, control, side: str, isolated_hexes: set[Hex]) -> set[str]:
