@@ -148,67 +148,18 @@ def map_svg(areas: dict, title: str = "") -> str:
     color = {s: _color(s, sides) for s in sides}
     group = geo.get("group") or (parse_hex(hexes[0]["hex"])[0] if hexes else "")
 
-    # where each hex is
-    cell: dict[str, tuple[int, int]] = {}
-    for h in hexes:
-        _g, c, r = parse_hex(h["hex"])
-        cell[h["hex"]] = (c, r)
+    cell, center, map_w, map_h = _layout(hexes, shifted)
     occupied = set(cell.values())
-    raw = {name: hex_center(c, r, shifted) for name, (c, r) in cell.items()}
-    if raw:
-        min_x = min(x for x, _ in raw.values()) - R
-        min_y = min(y for _, y in raw.values()) - H / 2
-        map_w = max(x for x, _ in raw.values()) + R - min_x
-        map_h = max(y for _, y in raw.values()) + H / 2 - min_y
-    else:
-        min_x = min_y = 0.0
-        map_w = map_h = 4 * R
-    ox, oy = MARGIN - min_x, HEADER + MARGIN - min_y
-    center = {name: (x + ox, y + oy) for name, (x, y) in raw.items()}
-
-    # what is in each hex
-    tags: dict[str, list[tuple[int, str, str, str]]] = {}  # hex -> [(level, side, kind, location)]
-    for h in hexes:
-        for entry in h.get("strategic") or []:
-            parts = str(entry).split()
-            if not parts:
-                continue
-            _name, level = parse_location(parts[0])
-            tags.setdefault(h["hex"], []).append(
-                (level, parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else "?", parts[0]))
-    for found in tags.values():
-        found.sort()
+    tags = _tags_of(hexes)
     isolated_locations = {s: [str(x) for x in (areas.get("isolated") or {}).get(s, [])] for s in sides}
     isolated_set = {(loc, s) for s, locs in isolated_locations.items() for loc in locs}
-    isolated_mark: dict[str, list[str]] = {}
-    for h in hexes:
-        marks = [s for s in sides if s in (h.get("isolated") or [])]
-        isolated_mark[h["hex"]] = marks
-    for s, locs in isolated_locations.items():
-        for loc in locs:
-            name = loc.partition("/")[0]
-            if name in isolated_mark and s not in isolated_mark[name]:
-                isolated_mark[name].append(s)
+    isolated_mark = _isolated_marks(hexes, sides, isolated_locations)
     lvp_at: dict[str, list[str]] = {}
     for item in geo.get("lvp_locations") or []:
         name, level = parse_location(str(item.get("location", "")))
         lvp_at.setdefault(name, []).append(_lvp_text(item.get("lvp"), level))
-
-    # one area ID per Setup Area, in the free hex nearest the area's centre (or a side slot of a busy one)
     busy = {n for n in cell if tags.get(n) or lvp_at.get(n) or isolated_mark.get(n)}
-    labelled: dict[str, list[tuple[str, str]]] = {}  # hex -> [(side, area ID)]
-    setup_areas = areas.get("setup_areas") or {}
-    for s in sides:
-        for area_id, members in (setup_areas.get(s) or {}).items():
-            members = [m for m in members if m in center]
-            if not members:
-                continue
-            mx = sum(center[m][0] for m in members) / len(members)
-            my = sum(center[m][1] for m in members) / len(members)
-            ranked = sorted(members, key=lambda m: ((center[m][0] - mx) ** 2 + (center[m][1] - my) ** 2, m))
-            spot = next((m for m in ranked if m not in busy and m not in labelled), None)
-            spot = spot or next((m for m in ranked if all(t[0] != s for t in labelled.get(m, []))), ranked[0])
-            labelled.setdefault(spot, []).append((s, str(area_id)))
+    labelled = _area_labels(areas.get("setup_areas") or {}, sides, center, busy)
 
     # ------------------------------------------------------------ drawing
     width = MARGIN * 2 + map_w + LEGEND_W
@@ -258,8 +209,46 @@ def map_svg(areas: dict, title: str = "") -> str:
     out_defs: list[str] = []
     if len(sides) > 1:
         both_pattern(tuple(sides))  # both-0: the legend's swatch
-    body: list[str] = []
-    # the hexes: one polygon each, filled by classification
+    body = _hex_polygons(hexes, sides, center, color, both_pattern)
+    # isolated hexes: cross-hatched in the side colour
+    for name, marks in isolated_mark.items():
+        cx, cy = center[name]
+        body += [f'<path class="isolated" data-hex="{_e(name)}" data-side="{_e(s)}" '
+                 f'd="{_hex_path(cx, cy, .96)}" fill="url(#iso-{sides.index(s)})"/>' for s in marks]
+    # Entry Areas: the map-edge hexsides of their hexes barred in the side colour
+    for area in geo.get("entry_areas") or []:
+        body.extend(_entry_area(area, cell, center, occupied, shifted, name_of, color,
+                                (MARGIN, HEADER + MARGIN, MARGIN + map_w, HEADER + MARGIN + map_h)))
+    body += _strategic_marks(tags, center, color, isolated_set)
+    body += _texts(cell, center, tags, lvp_at, isolated_mark, color)
+    body += _area_ids(labelled, center, busy, sides, color)
+
+    out.extend(out_defs)
+    out.append("</defs>")
+    out.append(f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>')
+    out.append(f'<text x="{_f(MARGIN)}" y="22" font-size="16" font-weight="bold" fill="#111">{_e(heading)}</text>')
+    sub_text = _subtitle(geo, group, len(hexes))
+    out.append(f'<text x="{_f(MARGIN)}" y="37" font-size="10" fill="#555">{_e(sub_text)}</text>')
+    out.append('<g id="map">')
+    out.extend(body)
+    out.append("</g>")
+    out.append(_legend_svg(legend_lines, MARGIN * 2 + map_w + 4, HEADER + MARGIN - 8))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _subtitle(geo: dict, group: str, count: int) -> str:
+    cols, rows = geo.get("columns"), geo.get("rows")
+    sub = [f"Map Group {group}"] if group else []
+    if isinstance(cols, (list, tuple)) and len(cols) == 2 and isinstance(rows, (list, tuple)) and len(rows) == 2:
+        sub.append(f"columns {cols[0]}\u2013{cols[1]}, rows {rows[0]}\u2013{rows[1]}")
+    sub.append(counted(count, "hex", "hexes"))
+    return " \u00b7 ".join(sub)
+
+
+def _hex_polygons(hexes: list[dict], sides: list[str], center: dict, color: dict, both_pattern) -> list[str]:
+    """The hexes: one polygon each, filled by classification (No Man's Land, both sides' Setup Areas striped)."""
+    body = []
     for h in hexes:
         name = h["hex"]
         cx, cy = center[name]
@@ -275,17 +264,12 @@ def map_svg(areas: dict, title: str = "") -> str:
             fill, kind = "#ffffff", "uncontrolled"
         body.append(f'<polygon class="hex" data-hex="{_e(name)}" data-kind="{_e(kind)}" '
                     f'points="{_hex_points(cx, cy)}" fill="{fill}"/>')
-    # isolated hexes: cross-hatched in the side colour
-    for name, marks in isolated_mark.items():
-        cx, cy = center[name]
-        for s in marks:
-            body.append(f'<path class="isolated" data-hex="{_e(name)}" data-side="{_e(s)}" '
-                        f'd="{_hex_path(cx, cy, .96)}" fill="url(#iso-{sides.index(s)})"/>')
-    # Entry Areas: the map-edge hexsides of their hexes barred in the side colour
-    for area in geo.get("entry_areas") or []:
-        body.extend(_entry_area(area, cell, center, occupied, shifted, name_of, color,
-                                (MARGIN, HEADER + MARGIN, MARGIN + map_w, HEADER + MARGIN + map_h)))
-    # Strategic Locations: hex outlined in the Controlling side's colour, kind letters in small squares
+    return body
+
+
+def _strategic_marks(tags: dict, center: dict, color: dict, isolated_set: set) -> list[str]:
+    """Strategic Locations: hex outlined in the Controlling side's colour, kind letters in small squares."""
+    body = []
     for name, found in tags.items():
         if name not in center:
             continue
@@ -296,54 +280,109 @@ def map_svg(areas: dict, title: str = "") -> str:
                         f'd="{_hex_path(cx, cy, .88 - .12 * i)}" fill="none" stroke="{color.get(s, "#555")}" '
                         'stroke-width="2.4" stroke-linejoin="round"/>')
         body.extend(_tags(found, cx, cy, color, isolated_set))
-    # hex labels (with a white halo where a Strategic outline runs under them)
+    return body
+
+
+def _texts(cell: dict, center: dict, tags: dict, lvp_at: dict, isolated_mark: dict, color: dict) -> list[str]:
+    """Hex labels (with a white halo where a Strategic outline runs under them), LVP values, "I" on Isolated hexes."""
+    body = []
     for name, (c, r) in cell.items():
         cx, cy = center[name]
         cls = "lbl halo" if name in tags else "lbl"
         body.append(f'<text class="{cls}" x="{_f(cx)}" y="{_f(cy - H / 2 + 7.8)}">{_e(column_label(c))}{r}</text>')
-    # LVP Locations with their value
     for name, texts in lvp_at.items():
         if name in center:
             cx, cy = center[name]
             body.append(f'<text class="lvp" data-hex="{_e(name)}" x="{_f(cx)}" y="{_f(cy + 7)}">'
                         f'{_e(" ".join(texts))}</text>')
-    # "I" on Isolated hexes
     for name, marks in isolated_mark.items():
         cx, cy = center[name]
         for i, s in enumerate(marks):
             x = cx + (i - (len(marks) - 1) / 2) * 9
             body.append(f'<text class="iso" data-hex="{_e(name)}" data-side="{_e(s)}" x="{_f(x)}" '
                         f'y="{_f(cy + H / 2 - 5)}" fill="{color[s]}">I</text>')
-    # Setup Area IDs, once per area
+    return body
+
+
+def _area_ids(labelled: dict, center: dict, busy: set, sides: list[str], color: dict) -> list[str]:
+    """Setup Area IDs, once per area (a side slot of a crowded hex: left for the first side, right for the second)."""
+    body = []
     for name, ids in labelled.items():
         cx, cy = center[name]
         crowded = name in busy or len(ids) > 1
         for i, (s, area_id) in enumerate(ids):
-            if crowded:  # a side slot, left for the first side, right for the second
+            if crowded:
                 slot = sides.index(s) if len(ids) == 1 else i
                 x, y, size = cx + (-.62 if slot % 2 == 0 else .62) * R, cy + 10, 11
             else:
                 x, y, size = cx, cy + 5.5, 15
             body.append(f'<text class="area" data-side="{_e(s)}" data-area="{_e(area_id)}" x="{_f(x)}" '
                         f'y="{_f(y)}" font-size="{size}" fill="{color[s]}">{_e(area_id)}</text>')
+    return body
 
-    out.extend(out_defs)
-    out.append("</defs>")
-    out.append(f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>')
-    out.append(f'<text x="{_f(MARGIN)}" y="22" font-size="16" font-weight="bold" fill="#111">{_e(heading)}</text>')
-    cols, rows = geo.get("columns"), geo.get("rows")
-    sub = [f"Map Group {group}"] if group else []
-    if isinstance(cols, (list, tuple)) and len(cols) == 2 and isinstance(rows, (list, tuple)) and len(rows) == 2:
-        sub.append(f"columns {cols[0]}\u2013{cols[1]}, rows {rows[0]}\u2013{rows[1]}")
-    sub.append(counted(len(hexes), "hex", "hexes"))
-    sub_text = " \u00b7 ".join(sub)
-    out.append(f'<text x="{_f(MARGIN)}" y="37" font-size="10" fill="#555">{_e(sub_text)}</text>')
-    out.append('<g id="map">')
-    out.extend(body)
-    out.append("</g>")
-    out.append(_legend_svg(legend_lines, MARGIN * 2 + map_w + 4, HEADER + MARGIN - 8))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+
+def _layout(hexes: list[dict], shifted: str) -> tuple[dict, dict, float, float]:
+    """Where each hex is: its column and row, its centre on the page; the map's width and height."""
+    cell: dict[str, tuple[int, int]] = {}
+    for h in hexes:
+        _g, c, r = parse_hex(h["hex"])
+        cell[h["hex"]] = (c, r)
+    raw = {name: hex_center(c, r, shifted) for name, (c, r) in cell.items()}
+    if raw:
+        min_x = min(x for x, _ in raw.values()) - R
+        min_y = min(y for _, y in raw.values()) - H / 2
+        map_w = max(x for x, _ in raw.values()) + R - min_x
+        map_h = max(y for _, y in raw.values()) + H / 2 - min_y
+    else:
+        min_x = min_y = 0.0
+        map_w = map_h = 4 * R
+    ox, oy = MARGIN - min_x, HEADER + MARGIN - min_y
+    return cell, {name: (x + ox, y + oy) for name, (x, y) in raw.items()}, map_w, map_h
+
+
+def _tags_of(hexes: list[dict]) -> dict[str, list[tuple[int, str, str, str]]]:
+    """Each hex's Strategic Locations: [(level, side, kind, location)], in order."""
+    tags: dict[str, list[tuple[int, str, str, str]]] = {}
+    for h in hexes:
+        for entry in h.get("strategic") or []:
+            parts = str(entry).split()
+            if not parts:
+                continue
+            _name, level = parse_location(parts[0])
+            tags.setdefault(h["hex"], []).append(
+                (level, parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else "?", parts[0]))
+    for found in tags.values():
+        found.sort()
+    return tags
+
+
+def _isolated_marks(hexes: list[dict], sides: list[str], isolated_locations: dict) -> dict[str, list[str]]:
+    """The sides each hex is Isolated for: its own mark, or an Isolated Location in it."""
+    isolated_mark = {h["hex"]: [s for s in sides if s in (h.get("isolated") or [])] for h in hexes}
+    for s, locs in isolated_locations.items():
+        for loc in locs:
+            name = loc.partition("/")[0]
+            if name in isolated_mark and s not in isolated_mark[name]:
+                isolated_mark[name].append(s)
+    return isolated_mark
+
+
+def _area_labels(setup_areas: dict, sides: list[str], center: dict, busy: set) -> dict[str, list[tuple[str, str]]]:
+    """One area ID per Setup Area, in the free hex nearest the area's centre (or a side slot of a busy one):
+    hex -> [(side, area ID)]."""
+    labelled: dict[str, list[tuple[str, str]]] = {}
+    for s in sides:
+        for area_id, members in (setup_areas.get(s) or {}).items():
+            members = [m for m in members if m in center]
+            if not members:
+                continue
+            mx = sum(center[m][0] for m in members) / len(members)
+            my = sum(center[m][1] for m in members) / len(members)
+            ranked = sorted(members, key=lambda m: ((center[m][0] - mx) ** 2 + (center[m][1] - my) ** 2, m))
+            spot = next((m for m in ranked if m not in busy and m not in labelled), None)
+            spot = spot or next((m for m in ranked if all(t[0] != s for t in labelled.get(m, []))), ranked[0])
+            labelled.setdefault(spot, []).append((s, str(area_id)))
+    return labelled
 
 
 def _tags(found, cx: float, cy: float, color: dict, isolated_set: set) -> list[str]:
