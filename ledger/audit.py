@@ -83,6 +83,13 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     # first: a child verifying signatures starts while the re-decisions load; its worth depends on the log's length
     verifier = Verifier(worker, len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
     replay = Replay(campaign_id, Events(logged), snapshots, verifier)
+    read_on(replay, verifier)
+    return replay.report(final)
+
+
+def read_on(replay: "Replay", verifier: Verifier) -> None:
+    """The replay reads the events it has not read yet, its signatures checked by `verifier` (closed after)."""
+    replay.verifier = verifier
     try:
         for event in replay.events:
             replay.read(event)
@@ -90,7 +97,6 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
             replay.findings[at] = Finding(version, *signed.finding())
     finally:
         verifier.close()
-    return replay.report(final)
 
 
 class Continued:
@@ -137,15 +143,7 @@ class Continued:
         self._run(Verifier(None))
 
     def _run(self, verifier: Verifier) -> None:
-        replay = self.replay
-        replay.verifier = verifier
-        try:
-            for event in replay.events:
-                replay.read(event)
-            for at, version, signed in verifier.failed():
-                replay.findings[at] = Finding(version, *signed.finding())
-        finally:
-            verifier.close()
+        read_on(self.replay, verifier)
 
     def report(self, final: bool) -> Report:
         return self.replay.report(final)
