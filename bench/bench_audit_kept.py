@@ -1,6 +1,6 @@
 """The page's audit after one new event: carried on by the server (`audit --json --kept`, ledger/audit.py
 `Continued`) against the whole audit from the first event (`audit --json`), side by side in one process, as the
-page's Runner runs them. Targets (issue: the audit page after every move): < 150 ms at 5,000 events, < 300 ms at
+page's Runner runs them. Targets: < 150 ms at 5,000 events, < 300 ms at
 20,000.
 
     .venv/bin/python bench/bench_audit_kept.py [--events 5000 20000] [--moves 5]

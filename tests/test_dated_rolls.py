@@ -121,3 +121,13 @@ def test_a_campaign_started_before_that_reading_keeps_its_door(tmp_path):
     assert walk.unmade(rules, campaign) == []
     campaign.edition = 0
     assert walk.unmade(rules, campaign) == waiting
+
+
+def test_a_last_purchase_with_no_follow_up_due_stands_alone_and_says_so(rr):
+    """RR's I2 (replacements) makes no roll due: `buy --follow-ups` records the purchase, exit 0, and says that no
+    follow-up roll was made, without writing anything else."""
+    before = rr.events()
+    done = rr("buy", "I2", "--side", "canadian", "--follow-ups")
+    assert done.exit_code == 0 and "RG I2" in done.stdout
+    assert "no follow-up roll made now" in done.stderr and "(2.519)" in done.stderr
+    assert rr.events() == before + 1

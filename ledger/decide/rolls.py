@@ -11,6 +11,7 @@ class NotDue(BadInput):
     """A roll the rules do not call for now: rolled already, not due for that RG, not after its result."""
 from ..domain.events import AppliedDRM, DiceRolled
 from ..domain.commands import RollCommand  # noqa: F401 - re-exported: a roll's command
+from ..domain.apply import BOOKED
 from ..domain.evolve import SCENARIO, CampaignState
 from ..rules import Resolution, Rules, Situation
 from ..rules.schema import Table, rg_matches
@@ -100,8 +101,7 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     side = rules.side(side)
     date = declared_on(state, declared)
     rules.check_available(table, situation(state, rules, side, None, table, date))
-    if date == state.cg_date:
-        check_when(rules, state, table)
+    check_when(rules, state, table)
     if declared is None:
         check_step(rules, state, table, at or acting_step(rules, state, side))
     return table, due_item(state, rules, table, side, rg, purpose, declared, date)
@@ -113,10 +113,6 @@ def declared_on(state: CampaignState, declared: int | None) -> str:
         return state.cg_date
     entry = next((e for e in state.declared.values() if e["version"] == declared), None)
     return (entry or {}).get("cg_date") or state.cg_date
-
-
-# what a roll's result changes in the books the next CG Date reads (ledger/domain/evolve.py `_outcome`)
-BOOKED = frozenset({"cpp_replenishment", "san", "weather"})
 
 
 def made_on_its_date(rules: Rules, table_id: str) -> bool:

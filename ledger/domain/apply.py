@@ -304,6 +304,11 @@ def rolled(s: CampaignState, a: int, fact: DiceRolled | SecretRollMade, version:
         s._set(a, "rgs", {**s.rgs, str(fact.rg): {**rg, "pending": pending, "rolled": counts}})
 
 
+# the effects whose result `outcome` writes into the books (CPP, SAN, weather), which later CG Dates read; an RG's
+# (`rg_*`) change its follow-ups
+BOOKED = frozenset({"cpp_replenishment", "san", "weather"})
+
+
 def outcome(s: CampaignState, a: int, fact: DiceRolled) -> None:
     """What a roll's result does to the books (at once, or when a Secret roll is revealed)."""
     new_flags = [f for f in fact.sets if f not in s.flags]
