@@ -196,6 +196,11 @@ def _roll_answered(row: dict, who) -> str:
     return f"the {who(row['side'])} side's ledger answers the fair roll of event {row['declared']}"
 
 
+def _roll_lapsed(row: dict, who) -> str:
+    return (f"the {who(row['side'])} side's fair roll of event {row['declared']} lapses: its RG's strength roll "
+            "gave another result, so the rules call for none")
+
+
 def _roll_value_published(row: dict, who) -> str:
     return f"the {who(row['side'])} side publishes the value of its Secret fair roll {row['n']}"
 
@@ -274,6 +279,7 @@ _DESCRIBED = {
     "FortificationsPurchased": _fortifications_purchased,
     "RollDeclared": _roll_declared,
     "RollAnswered": _roll_answered,
+    "RollLapsed": _roll_lapsed,
     "RollValuePublished": _roll_value_published,
     "DiceCommitted": _dice_committed,
     "DiceChainRenewed": _dice_chain_renewed,

@@ -131,7 +131,8 @@ def follow_up_lines(done: list) -> list[str]:
                          f"Final {fact.final}: {fact.result}  (event {r.version})")
         else:
             lines.append(f"{r.fact.table} for the RG of event {r.fact.rg}: declared as event {r.version}, waiting "
-                         f"for its dice (the {r.answerer} side's ledger answers it)")
+                         f"for its dice (the {r.answerer} side's ledger answers it)"
+                         + (f"; made only if its strength roll gives '{r.fact.if_result}'" if r.fact.if_result else ""))
     return lines
 
 
@@ -141,7 +142,8 @@ def _declared_json(declared) -> dict:
             "side": fact.side, "cg_date": declared.cg_date, "declared": True, "waiting": True, "n": fact.n,
             "secret": fact.secret, "purpose": fact.purpose or None, "rg": fact.rg, "source": "fair",
             "rule": declared.table.rule, "die": declared.table.die, "dice": None, "original": None, "final": None,
-            "result": None, "drms": [{"key": k, "input": n} for k, n in fact.drms]}
+            "result": None, "drms": [{"key": k, "input": n} for k, n in fact.drms],
+            "if_result": fact.if_result or None}
 
 
 def declared_output(declared, as_json: bool) -> None:

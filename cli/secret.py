@@ -275,7 +275,7 @@ def fair_reveal(obj, side: str) -> None:
 def answer(obj, as_json: bool) -> None:
     """Answer the other side's fair rolls waiting for your side's value, and make your own answered Secret rolls
     (any command run with your key does this first)."""
-    from cgledger.ledger.domain.events import DiceRolled, RollAnswered, SecretRollMade
+    from cgledger.ledger.domain.events import DiceRolled, RollAnswered, RollLapsed, SecretRollMade
 
     facts = obj.ledger().answer(obj.campaign)
     rows = []
@@ -287,13 +287,18 @@ def answer(obj, as_json: bool) -> None:
                              "result": fact.result})
         elif isinstance(fact, SecretRollMade):
             rows.append({"made": fact.table, "side": fact.side, "n": fact.fair})
+        elif isinstance(fact, RollLapsed):
+            rows.append({"lapsed": fact.declared, "side": fact.side})
     if as_json:
         emit_json(rows)
         return
     if not rows:
         click.echo("nothing waits for your side")
     for row in rows:
-        if "made" in row:
+        if "lapsed" in row:
+            click.echo(f"the {obj.side_name(row['side'])} side's fair roll of event {row['lapsed']} lapses: its RG's "
+                       "strength roll gave another result")
+        elif "made" in row:
             click.echo(f"made the {obj.side_name(row['side'])} side's Secret fair roll {row['n']} on {row['made']} (sealed)")
         elif "table" in row:
             click.echo(f"answered event {row['answered']}: {row['table']} {obj.side_name(row['side'])} "

@@ -262,6 +262,12 @@ class CampaignLedger:
                 except AlreadyRecorded:
                     continue  # recorded by the try this one repeats
                 tried.add((due[0]["table"], due[0]["rg"], len(due)))
+            for index, (table, rg_version, code) in enumerate(self._if_results(name, side, rg), start=index + 1):
+                self.command_id = f"{base}#{index}" if base else ""
+                try:
+                    rolled.append(self.roll(name, table, side, rg=str(rg_version), if_result=code))
+                except AlreadyRecorded:
+                    continue
         finally:
             self.command_id = base
         if not rolled:
@@ -269,11 +275,37 @@ class CampaignLedger:
                            "RGs" + (f" ({rg})" if rg else "") + ": `cgledger status` says what is", step[0])
         return rolled
 
+    def _if_results(self, name: str | None, side: str, rg: str | None) -> list[tuple[str, int, str]]:
+        """The rolls a strength result would make due for the side's RGs whose strength roll waits for its dice (a
+        Depleted RG's SW drs): declared now, each for its result, so that their dice come with the strength's and
+        the one the strength calls for is made without another exchange (the others lapse)."""
+        campaign = self.store.campaign(name)
+        rules = self.rules_for(campaign)
+        if not (campaign.dice_mode == "fair" and all(s in campaign.keys for s in rules.system.sides)):
+            return []
+        who = rules.side(side)
+        view = self.books.own_view(campaign, rules, who)
+        only = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
+        out = []
+        for entry in sorted(view.declared.values(), key=lambda e: e["version"]):
+            bought = view.rgs.get(str(entry["rg"])) if entry["rg"] is not None else None
+            if bought is None or entry["side"] != who or entry["made"] or (only is not None and entry["rg"] != only) \
+                    or rules.tables[entry["table"]].effect != "rg_strength" or bought.get("sealed"):
+                continue
+            line = rules.rgs.get((who, bought["rg"]))
+            for code, tables in (line.rolls_if.items() if line else ()):
+                for table in dict.fromkeys(tables):
+                    declared = sum(1 for e in view.declared.values() if e["rg"] == entry["rg"] and e["table"] == table
+                                   and e.get("if_result") == code and not e["made"])
+                    out += [(table, entry["rg"], code)] * (tables.count(table) - declared)
+        return out
+
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
              secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
-             hexes: tuple[str, ...] = ()) -> Rolled:
+             hexes: tuple[str, ...] = (), if_result: str = "") -> Rolled:
         """One roll: admitted before any dice are made; declared (fair dice), or made with the dice given (typed, a
-        VASL report) or the ledger's own; sealed where it is Secret and its side holds a key."""
+        VASL report) or the ledger's own; sealed where it is Secret and its side holds a key. `if_result`: declared
+        for that result of its RG's strength roll, made only if it gives it."""
         campaign, rules = self._load(name)
         report = self._vasl_report(campaign, dice, vasl)
         table = rules.table(table_id)
@@ -283,14 +315,17 @@ class CampaignLedger:
         rg_version = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
         if rg_version is not None and str(rg_version) in campaign.secret_rgs:
             secret = True  # an RG bought in secret: its follow-ups are Secret too (8.619)
-        rolls.admit(view, rules, table_id, who, rg_version, purpose)  # before any dice are made
+        rolls.admit(view, rules, table_id, who, rg_version, purpose, if_result=if_result)  # before any dice are made
         named = fortify.roll_hexes(rules, table, hexes, purpose)
         if report is None and dice is None and campaign.dice_mode == "fair" \
                 and all(s in campaign.keys for s in rules.system.sides):
             if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
                 raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                                "--dice or --vasl", table.rule)
-            return self.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view)
+            return self.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
+        if if_result:
+            raise BadInput("a roll is declared for one result of its RG's strength roll only with fair dice, before "
+                           "that roll's dice come", table.rule)
         faces, source = self._faces(table, dice, report)
         command = rolls.RollCommand(
             table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,

@@ -23,7 +23,7 @@ from .errors import LedgerError
 from .trust.envelope import read_logged, with_command
 from .domain.events import (
     CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed,
-    RollDeclared, SecretRollMade, SecretRollRevealed,
+    RollDeclared, RollLapsed, SecretRollMade, SecretRollRevealed,
 )
 from .trust.signatures import Signed, Verifier, author_check
 from .domain.events import TAGS
@@ -364,6 +364,8 @@ class Replay:
                                  "chains: its ledger's keys init commits them with the key; fair dice cannot be made "
                                  "for or against it until it does")
                          for side in names if side in state.keys and side not in state.chains]
+        findings += [Finding(version, "fair", message)
+                     for version, message in self.kept.conditions.findings(self.kept.voided)]
         named = {f.version for f in findings}
         # 8.619: secrets decided again once revealed (only if a purchase or a replenishment was: it reads the log)
         findings += [Finding(version, kind, message) for version, kind, message in
@@ -398,6 +400,48 @@ class Replay:
                       unwitnessed=unwitnessed, head=kept.head)
 
 
+class Conditions:
+    """Rolls declared for one result of their RG's strength roll (RR 2.5192, KGP 8.6204), as the log goes by: each
+    must lapse if the strength gave another result and be made if it gave that one. An open strength is decided with
+    them; a Secret one (its roller's ledger alone knew it) is checked here once revealed."""
+
+    def __init__(self):
+        self.declared: dict[tuple[str, int], tuple[int, int, int, str, str]] = {}  # (side, n) -> version, action ...
+        self.lapsed: list[tuple[int, int, int]] = []  # (version, action, declaration)
+        self.made: list[tuple[int, int, str, int]] = []  # (version, action, side, n)
+        self.strength: list[tuple[int, int, str]] = []  # (action, rg, code)
+
+    def add(self, version: int, fact) -> None:
+        if isinstance(fact, RollDeclared) and fact.if_result:
+            self.declared[(fact.side, fact.n)] = (version, fact.action, fact.rg, fact.if_result, fact.table)
+        elif isinstance(fact, RollLapsed):
+            self.lapsed.append((version, fact.action, fact.declared))
+        rolled = fact.fact if isinstance(fact, SecretRollRevealed) else fact
+        if isinstance(rolled, DiceRolled) and self.declared:
+            if rolled.effect == "rg_strength" and rolled.rg is not None:
+                self.strength.append((fact.action, rolled.rg, rolled.code))
+            if rolled.source == "fair" and (rolled.side, rolled.fair) in self.declared:
+                self.made.append((version, fact.action, rolled.side, rolled.fair))
+
+    def findings(self, voided: set[int]) -> list[tuple[int, str]]:
+        if not self.declared:
+            return []
+        strength = {rg: code for action, rg, code in self.strength if action not in voided}
+        by_version = {d[0]: (side, n, *d[1:]) for (side, n), d in self.declared.items() if d[1] not in voided}
+        out = []
+        for version, action, declared in self.lapsed:
+            side, _n, _a, rg, code, table = by_version.get(declared, ("", 0, 0, None, "", ""))
+            if action not in voided and rg in strength and strength[rg] == code:
+                out.append((version, f"the {side} side's roll on {table}, made only if its RG's strength roll gave "
+                                     f"'{code}', lapsed: that roll gave '{code}'"))
+        for version, action, side, n in self.made:
+            _v, _a, rg, code, table = self.declared[(side, n)]
+            if action not in voided and rg in strength and strength[rg] != code:
+                out.append((version, f"the {side} side's roll on {table}, made only if its RG's strength roll gave "
+                                     f"'{code}', was made: that roll gave '{strength[rg]}'"))
+        return out
+
+
 _SHARED: dict = {}  # the dice rolled, one tuple per distinct roll (a few dozen)
 
 
@@ -416,6 +460,7 @@ class Kept:
         self.revealing = False
         self.reveals: list[tuple[int, str]] = []  # Secret rolls revealed: (the reveal's action, the roll's source)
         self.voided: set[int] = set()
+        self.conditions = Conditions()
 
     def add(self, event) -> None:
         self.count += 1
@@ -434,6 +479,7 @@ class Kept:
         elif isinstance(fact, RGPurchaseRevealed):
             self.revealing = True
         self.voided.update(voided_by(fact) or ())
+        self.conditions.add(event.version, fact)
 
     def unreplayed(self, fact) -> None:
         """A fact before any CampaignStarted, not replayed: a roll still counts in `sources`."""

@@ -30,7 +30,7 @@ from cgledger.ledger.domain.events import (
     DiceCommitted, DiceModeChosen, DiceReported, DiceRolled, DiceWitnessed, FairDiceCommitted, FairSeedRevealed,
     FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded,
     InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared,
-    RollValuePublished, RubblePlaced, Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed,
+    RollLapsed, RollValuePublished, RubblePlaced, Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed,
     SideAdvanced, StepOpened, ProposalDeclined, TakeBackProposed, VaslLogImported,
 )
 from cgledger.ledger.domain.inforce import in_force, voided_actions
@@ -49,7 +49,7 @@ MODULES = ("cgledger.projections.kept", "cgledger.projections.roster", "cgledger
 PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed, FortificationsPurchased, CPPGained,
          CGDateChanged, StepOpened, SideAdvanced, ScenarioEnded, InitiativeChosen, LocationControlled, HQRecorded,
          FortificationPlaced, FortificationRemoved, MouseholeMade, RubblePlaced, HiddenFortificationPlaced,
-         DiceCommitted, DiceChainRenewed, DiceModeChosen, RollDeclared, RollAnswered, RollValuePublished, ChitSealed,
+         DiceCommitted, DiceChainRenewed, DiceModeChosen, RollDeclared, RollAnswered, RollLapsed, RollValuePublished, ChitSealed,
          ChitRevealed, FairDiceCommitted, FairSeedRevealed, DiceWitnessed, VaslLogImported, TakeBackProposed,
          ProposalDeclined)
 

@@ -11,7 +11,7 @@ from cgledger.ledger.domain.events import (
     DiceModeChosen, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, ProposalDeclined, Rewound, RGPurchased,
-    RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, RubblePlaced,
+    RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclared, RollLapsed, RollValuePublished, RubblePlaced,
     ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
@@ -76,6 +76,10 @@ def _roll_declared(fact, side: _Side) -> str:
 
 def _roll_answered(fact, side: _Side) -> str:
     return f"{side(fact.side)}'s answer to the fair roll of event {fact.declared}"
+
+
+def _roll_lapsed(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s fair roll of event {fact.declared}, lapsed"
 
 
 def _secret_roll_made(fact, side: _Side) -> str:
@@ -190,6 +194,7 @@ _WORDS: dict = {
     DiceRolled: _dice_rolled,
     RollDeclared: _roll_declared,
     RollAnswered: _roll_answered,
+    RollLapsed: _roll_lapsed,
     SecretRollMade: _secret_roll_made,
     SecretRollRevealed: _secret_roll_revealed,
     RollValuePublished: _roll_value_published,

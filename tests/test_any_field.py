@@ -48,7 +48,7 @@ INPUTS: dict[str, set[str]] = {
     "FortificationRemoved": {"side", "item", "hex", "by"},
     "MouseholeMade": {"side", "hexes", "roll"},
     "DiceModeChosen": {"mode"},
-    "RollDeclared": {"table", "side", "drms", "purpose", "rg", "secret"},
+    "RollDeclared": {"table", "side", "drms", "purpose", "rg", "secret", "if_result"},
     "SecretRollMade": {"table", "side", "purpose", "rg", "commitment", "sealed"},
     "DiceCommitted": {"side", "roll_head", "answer_head", "sealed"},
     "DiceChainRenewed": {"side", "chain", "head", "sealed"},

@@ -101,17 +101,82 @@ def test_each_dr_due_for_one_rg_is_declared_in_the_same_turn(tmp_path, make_db, 
 
 
 def test_one_command_makes_every_follow_up_due_for_an_rg(tmp_path, make_db, monkeypatch):
-    """`follow-ups`: the strength and the leader roll it decides the DRM of, declared in step order in one command;
-    once the Depleted result is known, its four SW drs in one more. A second run with nothing due is refused."""
+    """`follow-ups`: the strength, the leader roll it decides the DRM of, and the four SW drs a Depleted result calls
+    for (RR 2.5192), each made only if the strength gives 'D', declared in step order in one command; one exchange
+    makes them all. A second run with nothing due is refused."""
     g, c, post = depleted(tmp_path, make_db, monkeypatch)
     g.ok("buy", "I1", "--side", "german")  # in secret
     first = g.json("follow-ups", "--side", "german", "--rg", "I1#1")
-    assert [(r["table"], r["declared"]) for r in first] == [("2.5191", True), ("2.5193/company", True)], first
+    assert [(r["table"], r["declared"], r["if_result"]) for r in first] == [
+        ("2.5191", True, None), ("2.5193/company", True, None), *[("2.5192", True, "D")] * 4], first
     g.player.refused("follow-ups", "--side", "german", contains="no follow-up roll is due now")
     post.send(g)
     post.receive(c)
     post.send(c)
     made = post.receive(g)[0]["results"]
-    assert [r["table"] for r in made] == ["2.5191", "2.5193/company"]
-    second = g.json("follow-ups", "--side", "german")
-    assert [r["table"] for r in second] == ["2.5192"] * 4, second
+    assert [r["table"] for r in made] == ["2.5191", "2.5193/company", *["2.5192"] * 4], made
+    g.player.refused("follow-ups", "--side", "german", contains="no follow-up roll is due now")
+
+
+def test_a_secret_sw_dr_lapsed_though_its_rg_was_depleted_is_named_once_revealed(tmp_path, make_db, monkeypatch):
+    """A doctored ledger lapses one of its Depleted RG's SW drs (the SW kept without its dr ≤ 4): the other side sees
+    only that a sealed roll lapsed; once the strength is revealed, the audit names the lapse. The forged log is the
+    honest one with that roll's sealed record replaced by a lapse, chained and signed as the cheater's ledger would."""
+    import msgspec
+
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.audit import audit
+    from cgledger.ledger.domain.commands import LapseRoll
+    from cgledger.ledger.domain.events import RollLapsed, SecretRollMade, SecretRollRevealed
+    from cgledger.ledger.store.campaign import campaign_id
+    from cgledger.ledger.trust import chain
+    from two_players import PASSPHRASES
+
+    g, c, post = depleted(tmp_path, make_db, monkeypatch)
+    g.ok("buy", "I1", "--side", "german")  # in secret
+    g.ok("follow-ups", "--side", "german")
+    post.send(g)
+    post.receive(c)
+    post.send(c)
+    post.receive(g)
+    g.ok("reveal", "--all", "--side", "german")
+    ledger = open_ledger(str(g.player.db))
+    try:
+        logged = ledger.history(None)
+    finally:
+        ledger.close()
+    assert not audit(campaign_id(logged[0].fact.name), logged).findings
+    target = next(e for e in logged if isinstance(e.fact, SecretRollMade) and e.fact.table == "2.5192")
+    declared = next(e.version for e in logged if getattr(e.fact, "if_result", "")
+                    and (e.fact.side, e.fact.n) == ("german", target.fact.fair))
+    lapse = RollLapsed(action=target.fact.action, declared=declared, side="german")
+    cid = campaign_id(logged[0].fact.name)
+    signers = {side: sign(logged, phrase, side) for side, phrase in zip(("german", "canadian"), PASSPHRASES)}
+    out, prev = [], None
+    for event in logged:
+        if isinstance(event.fact, SecretRollRevealed) and event.fact.roll == target.version:
+            continue  # nothing sealed to reveal: the cheater's reveal leaves it out
+        fact, request = (lapse, LapseRoll(declared=declared)) if event is target else (event.fact, event.request)
+        if prev is None:
+            out.append(event)
+            prev = event.digest
+            continue
+        digest = chain.digest(cid, event.version, event.timestamp, prev, fact, event.topic, event.author,
+                              event.command, event.form, request)
+        signature = signers[event.author](digest) if event.signature else ""
+        out.append(msgspec.structs.replace(event, fact=fact, held_request=request, prev=prev, digest=digest,
+                                           signature=signature))
+        prev = digest
+    messages = [f.message for f in audit(cid, out).findings]
+    assert any("made only if its RG's strength roll gave 'D', lapsed: that roll gave 'D'" in m for m in messages), \
+        messages
+
+
+def sign(logged, passphrase: str, side: str):
+    """digest -> signature by the side's own key (as its player holds it)."""
+    from cgledger.ledger import rules as rulesmod
+    from cgledger.ledger.domain.evolve import fold
+    from cgledger.ledger.player.keyring import Keyring
+
+    state = fold(logged)
+    return Keyring(passphrase.encode()).signer(state, rulesmod.load(state.system, state.override_sources()), side)

@@ -28,10 +28,20 @@ class Desk(Player):
         super().__init__(db, passphrase)
         self.side, self.table, self.inbox = side, table, []
 
+    fair_seed = ""  # this desk's fair chains drawn from it (a play that replays exactly), else from the OS
+
     def __call__(self, *args: str, db: bool = True):
+        import os
+
         if args and args[0] not in ("status", "head", "audit", "log"):  # reads a player need not type
             self.table.commands[(self.table.date, self.side)] += 1
-        return super().__call__(*args, db=db)
+        if not self.fair_seed:
+            return super().__call__(*args, db=db)
+        os.environ["CGLEDGER_FAIR_SEED"] = f"{self.fair_seed}:{self.side}"
+        try:
+            return super().__call__(*args, db=db)
+        finally:
+            os.environ.pop("CGLEDGER_FAIR_SEED", None)
 
     def send(self, other: "Desk") -> dict:
         self.table.emails[(self.table.date, self.side)] += 1
@@ -60,18 +70,19 @@ class Desk(Player):
 
 
 class Table:
-    def __init__(self, tmp_path: Path):
+    def __init__(self, tmp_path: Path, other: str = "us"):
         self.mail = tmp_path / "mail"
         self.mail.mkdir()
         self.date = "set-up"
         self.commands: Counter = Counter()
         self.emails: Counter = Counter()
+        self.sides = ("german", other)
         self.german = Desk(tmp_path / "german.db", GERMAN, "german", self)
-        self.us = Desk(tmp_path / "us.db", US, "us", self)
+        setattr(self, other, Desk(tmp_path / f"{other}.db", US, other, self))
 
     def per_date(self) -> dict:
         dates = sorted({d for d, _ in self.commands} | {d for d, _ in self.emails}, key=list(self.order).index)
-        return {d: {s: {"emails": self.emails[(d, s)], "commands": self.commands[(d, s)]} for s in ("german", "us")}
+        return {d: {s: {"emails": self.emails[(d, s)], "commands": self.commands[(d, s)]} for s in self.sides}
                 for d in dates}
 
     order = ("set-up", "19 AM", "19 PM", "19 N", "20 AM")
@@ -216,6 +227,88 @@ def play_by_email(tmp_path: Path) -> Table:
         desk.send(other)
         other.receive()
     return t
+
+
+@pytest.mark.sqlite_only
+def test_rr_by_email_within_the_targets(tmp_path):
+    """RR from the set-up through 19 PM by email, secret purchases with fair dice: a Depleted German RG's SW drs
+    (2.5192) are declared with its strength roll (2.5191), each made only if the strength is Depleted, so that its
+    SW are known before the scenario without another exchange; at most 2 emails and 15 commands a side per CG Date."""
+    t = Table(tmp_path, other="canadian")
+    g, c = t.german, t.canadian
+    g.fair_seed = c.fair_seed = "g"  # the German's I3 comes back Depleted (DR 11), his V1 Full
+    g.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=40", "--start-cpp", "canadian=30")
+    g.ok("keys", "init", "--side", "german")
+    g.send(c)
+    c.receive()
+    c.ok("keys", "init", "--side", "canadian")
+    c.send(g)
+    g.receive()
+
+    # ---- 19 AM, the Initial Scenario: both buy in secret; every follow-up declared with the last purchase --------
+    t.date = "19 AM"
+    g.ok("buy", "I3", "--side", "german")
+    bought = g.json("buy", "V1", "--side", "german", "--follow-ups")
+    declared = [(r["table"], r["if_result"]) for r in bought["follow_ups"]]
+    assert declared == [("2.5191", None), ("2.5191", None), ("2.5192", "D"), ("2.5192", "D"), ("2.5192", "D")], declared
+    g.send(c)
+    c.receive()
+    c.ok("buy", "I1", "--side", "canadian", "--follow-ups")
+    c.ok("step", "scenario")  # done up to the scenario: entered once both sides' rolls are made
+    c.send(g)
+    made = [(r["table"], r["result"]) for got in g.receive() for r in got["results"]]
+    assert made == [("2.5191", "Depleted"), ("2.5191", "Full"), ("2.5192", "SW received"), ("2.5192", "SW forfeit"),
+                    ("2.5192", "SW received")], made  # his SW known before the scenario, in this one exchange
+    g.ok("step", "scenario")
+    g.send(c)
+    c.receive()  # his own strengths made (Full: his I1's SW drs lapse)
+    c.ok("step", "scenario")
+    assert c.me()["status"]["step"] == "scenario"
+    c.ok("scenario-end", "--lvp", "german=5", "--lvp", "canadian=7")
+    c.ok("step", "2.516")  # his part of the RePh, up to the door of 19 PM
+    c.send(g)
+
+    # ---- 19 PM: CPP Replenishment, Secret purchases and chits in one email a side; the scenario in the next -----
+    t.date = "19 PM"
+    g.receive()
+    g.ok("step", "2.516")  # both enter 19 PM
+    g.ok("roll", "2.516", "--side", "german")  # CPP Replenishment: declared, the Canadian ledger answers
+    g.ok("buy", "M2", "--side", "german", "--follow-ups")  # a Sniper: no follow-up roll
+    g.ok("initiative", "--chit", "german=attack")
+    g.send(c)
+    c.receive()
+    c.ok("roll", "2.516", "--side", "canadian")
+    c.ok("buy", "G2", "--side", "canadian", "--follow-ups")
+    c.ok("initiative", "--chit", "canadian=idle")
+    c.send(g)
+    g.receive()
+    assert g.me()["status"]["scenario"] == "German Assault"
+    g.ok("step", "scenario")
+    g.send(c)
+    c.receive()
+    c.ok("step", "scenario")
+    assert c.me()["status"]["step"] == "scenario"
+    c.ok("scenario-end", "--lvp", "german=6", "--lvp", "canadian=9")
+    c.ok("step", "2.516")
+    c.send(g)
+    g.receive()
+
+    t.date = "end"
+    t.order = (*t.order, "end")
+    for desk, other in ((g, c), (c, g)):
+        desk.ok("reveal", "--all", "--side", desk.side)
+        desk.send(other)
+        other.receive()
+    assert g.ok("head").stdout == c.ok("head").stdout
+    for desk in (g, c):
+        result = desk("audit", "--final")
+        assert result.exit_code == 0, result.stdout
+    figures = t.per_date()
+    print(json.dumps(figures, indent=1))
+    for date in ("19 AM", "19 PM"):
+        for side in t.sides:
+            assert figures[date][side]["emails"] <= EMAILS_PER_SIDE, (date, side, figures[date])
+            assert figures[date][side]["commands"] <= COMMANDS_PER_SIDE, (date, side, figures[date])
 
 
 def battle_hardening(g: Desk, u: Desk) -> None:

@@ -16,7 +16,8 @@ from . import forms
 
 # records a side's ledger makes by itself (answers, Secret rolls made, values published, chits revealed, chains
 # renewed): the other side's news, not this side's acts (ledger/domain/evolve.py `_automatic` says which a take-back skips)
-LEDGER_RECORDS = frozenset({"RollAnswered", "DiceChainRenewed", "SecretRollMade", "RollValuePublished", "ChitRevealed"})
+LEDGER_RECORDS = frozenset({"RollAnswered", "DiceChainRenewed", "SecretRollMade", "RollValuePublished", "ChitRevealed",
+                            "RollLapsed"})
 FORTIFICATIONS = ("trench", "foxhole", "ap_mines", "at_mines", "roadblock", "dummy", "hip")  # 8.621 (cli/buy.py)
 
 

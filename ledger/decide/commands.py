@@ -24,7 +24,7 @@ from ..domain.commands import (
     Accept, Buy, ChooseDiceMode, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
-    HidePlacement, ImportVasl, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase,
+    HidePlacement, ImportVasl, LapseRoll, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase,
     SealRoll, Vacate,
 )
 from ..domain.evolve import CampaignState
@@ -145,6 +145,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     RenewChain: lambda s, r, c, x: _list(fair.renew(s, r, c.side, c.chain, c.head, c.length, c.sealed)),
     DeclareRoll: lambda s, r, c, x: _list(fair.declare(s, r, c.roll, c.value, x.sealed_cpp)),
     AnswerRoll: lambda s, r, c, x: fair.answered(s, r, x.by, c.declared, c.value, x.sealed_cpp),
+    LapseRoll: lambda s, r, c, x: _list(fair.lapse(s, r, x.by, c.declared)),
     PublishValue: lambda s, r, c, x: _list(fair.publish(s, r, c.side, c.n, c.value)),
     Witness: lambda s, r, c, x: _list(witness.witness(s, r, c.side, c.rolls, c.disputed, c.log_digest, x.log)),
     SealRoll: lambda s, r, c, x: _list(secrets.admit_sealed_roll(s, r, c.table, c.side, c.purpose, c.rg, c.fair,
@@ -212,7 +213,7 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
                                            sealed=f.sealed),
     RollDeclared: lambda f: DeclareRoll(roll=rolls.RollCommand(
         table=f.table, side=f.side, drms=tuple(tuple(d) for d in f.drms), faces=(), source="fair", secret=f.secret,
-        purpose=f.purpose, rg=f.rg), value=f.value),
+        purpose=f.purpose, rg=f.rg, if_result=f.if_result), value=f.value),
     RollAnswered: lambda f: AnswerRoll(declared=f.declared, value=f.value),
     RollValuePublished: lambda f: PublishValue(side=f.side, n=f.n, value=f.value),
     DiceWitnessed: lambda f: Witness(side=f.side, rolls=tuple(f.rolls), disputed=f.disputed,

@@ -12,7 +12,7 @@ from ..trust import fairdice
 from ..rules.dice import FACES
 from ..errors import BadInput
 from ..domain.events import (
-    DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollValuePublished,
+    DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollLapsed, RollValuePublished,
 )
 from ..domain.evolve import CampaignState
 from ..rules import Rules
@@ -189,7 +189,8 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
     if not secret:
         check_value(state, rules, side, "roll", n, value)
     return RollDeclared(action=state.next_action, table=fact.table, side=side, n=n, value=value,
-                        drms=tuple(cmd.drms), purpose=cmd.purpose, rg=cmd.rg, item=fact.item, secret=secret)
+                        drms=tuple(cmd.drms), purpose=cmd.purpose, rg=cmd.rg, item=fact.item, secret=secret,
+                        if_result=cmd.if_result)
 
 
 def placeholder(die: str) -> tuple[int, ...]:
@@ -236,15 +237,49 @@ def dice(state: CampaignState, entry: dict, roll_value: str, die: str) -> tuple[
 
 def answered(state: CampaignState, rules: Rules, by: str, version: int, value: str, sealed_cpp: int = 0) -> list:
     """The whole action of an answer: the answer, and for an open roll the roll it makes (the declared command with
-    the dice the two chain values give, in the same action); a Secret roll is made by its own side's ledger."""
+    the dice the two chain values give, in the same action), or its lapse where it was declared for a strength result
+    its RG's roll did not give; a Secret roll is made by its own side's ledger."""
     fact = answer(state, rules, by, version, value)
     entry = waiting(state, version)
     if entry["secret"]:
         return [fact]
+    if entry.get("if_result") and lapses(state, rules, entry):
+        return [fact, RollLapsed(action=fact.action, declared=version, side=entry["side"])]
     made = {**entry, "answered": version, "answer": value}  # as the answer leaves it
     faces = dice(state, made, entry["value"], rules.table(entry["table"]).die)
     rolled, _resolution = rolls.roll(state, rules, command(made, faces), sealed_cpp)
     return [fact, msgspec.structs.replace(rolled, action=fact.action)]
+
+
+def lapses(state: CampaignState, rules: Rules, entry: dict) -> bool:
+    """Whether a roll declared for one result of its RG's strength roll lapses: that roll was made and gave another
+    result. Refused while it waits for its dice (the rolls are made in the order declared); False where the strength
+    is sealed (an RG bought in secret, or a Secret roll: known to its side's ledger only, decided again once
+    revealed)."""
+    bought = state.rgs.get(str(entry["rg"])) or {}
+    strength = bought.get("strength", "")
+    if not strength:
+        raise BadInput(f"the {rules.system.sides[entry['side']]} side's fair roll of event {entry['version']} is made "
+                       f"only if its RG's strength roll gives '{entry['if_result']}': that roll is made first",
+                       entry["table"])
+    return strength != "sealed" and strength != entry["if_result"]
+
+
+def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLapsed:
+    """A Secret roll declared for one result of its RG's strength lapses, by its roller's ledger once answered: its
+    strength gave another result (what the roller's own books say; the other side's state has it sealed)."""
+    entry = waiting(state, version)
+    if not entry.get("if_result"):
+        raise BadInput(f"the fair roll of event {version} was declared without condition: it is made, never lapsed",
+                       RULE)
+    if by != entry["side"] or not entry["secret"] or not entry["answered"]:
+        raise BadInput(f"the fair roll of event {version} lapses only by its own side's ledger, once answered "
+                       "(an open roll lapses with its answer)", RULE)
+    bought = state.rgs.get(str(entry["rg"])) or {}
+    if bought.get("strength") not in ("sealed",) and not lapses(state, rules, entry):
+        raise BadInput(f"the fair roll of event {version} is made: its RG's strength roll gave "
+                       f"'{entry['if_result']}'", entry["table"])
+    return RollLapsed(action=state.next_action, declared=version, side=entry["side"])
 
 
 def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0) -> DiceRolled:

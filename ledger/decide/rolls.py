@@ -93,10 +93,11 @@ def previous_weather(state: CampaignState, rules: Rules) -> str | None:
 
 
 def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int | None,
-          purpose: str, declared: int | None = None, at: str | None = None) -> tuple[Table, str]:
+          purpose: str, declared: int | None = None, at: str | None = None, if_result: str = "") -> tuple[Table, str]:
     """Every check that needs no dice: the table, the side, the step, the RG, and that the roll is due.
     Returns the table and the due item the roll consumes ('' for a roll made as often as play needs). The step is
-    the one the side stands in (`at`: as if it stood there); a fair roll's was checked when it was declared."""
+    the one the side stands in (`at`: as if it stood there); a fair roll's was checked when it was declared.
+    `if_result`: a fair roll declared for one result of its RG's strength roll, which waits for its dice."""
     table = rules.table(table_id)
     side = rules.side(side)
     date = declared_on(state, declared)
@@ -104,7 +105,7 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     check_when(rules, state, table)
     if declared is None:
         check_step(rules, state, table, at or acting_step(rules, state, side))
-    return table, due_item(state, rules, table, side, rg, purpose, declared, date)
+    return table, due_item(state, rules, table, side, rg, purpose, declared, date, if_result)
 
 
 def declared_on(state: CampaignState, declared: int | None) -> str:
@@ -178,7 +179,7 @@ def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None 
 
 
 def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str,
-             declared: int | None = None, cg_date: str | None = None) -> str:
+             declared: int | None = None, cg_date: str | None = None, if_result: str = "") -> str:
     """The item this roll is for, refused when it is not due (rolled already, not called for); a fair roll's
     item was consumed by its declaration (`declared`), which this roll resolves (on `cg_date`, its CG Date)."""
     cg_date = cg_date or state.cg_date
@@ -192,6 +193,8 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
                        rule)
     if rg is not None and how != "rg":
         raise NotDue(f"table {table.id} is not an RG follow-up roll: --rg does not apply", table.rule)
+    if if_result and how != "rg":
+        raise NotDue(f"table {table.id} is not an RG follow-up roll: it is not declared for a strength result", rule)
     if how == "any":
         return ""
     if how == "side/date":
@@ -201,7 +204,7 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     elif how == "unit":
         item = f"{table.id}|{side}|{cg_date}|{unit_name(purpose)}"
     else:
-        item = rg_item(state, rules, table, side, rg, declared)
+        item = rg_item(state, rules, table, side, rg, declared, if_result)
     if item in state.consumed and not (declared is not None and state.consumed[item][0] == declared):
         what = f" for '{unit_name(purpose)}'" if how == "unit" and purpose.strip() else ""
         hint = " (name the unit with --for)" if how == "unit" and not purpose.strip() else ""
@@ -224,13 +227,15 @@ def effect_of(state: CampaignState, table: Table) -> str:
 
 
 def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None,
-            declared: int | None = None) -> str:
+            declared: int | None = None, if_result: str = "") -> str:
     rule = table.per_rule or table.rule
     if rg is None:
         raise NotDue(f"table {table.id} is rolled for one RG: name it with --rg ID#N (e.g. I2#1) or its event", rule)
     bought = state.rgs.get(str(rg))
     if bought is None or bought["side"] != side:
         raise NotDue(f"no RG of the {rules.system.sides[side]} side was bought at event {rg}", rule)
+    if if_result and declared is None:
+        return _if_result_item(state, rules, table, side, rg, bought, if_result, rule)
     # several of one table due for an RG (RR 2.5192, a dr per SW) are declared at once: each declared and not yet
     # made holds its own item; the roll that makes a declaration takes the item that declaration holds
     waiting = 0 if declared is not None else sum(
@@ -247,6 +252,30 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
         raise NotDue(f"table {table.id} for RG {bought['rg']} (event {rg}) comes after its strength roll: roll {waits} "
                      f"--rg {rg} first (in the same turn if you like); its result decides the '{drm.text}' DRM", rule)
     return f"{table.id}|rg{rg}|{n}"
+
+
+def _if_result_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int, bought: dict,
+                    if_result: str, rule: str) -> str:
+    """A roll declared for one result of the RG's strength roll (a Depleted RG's SW drs, RR 2.5192, KGP 8.6204)
+    while that roll waits for its dice: due as often as the RG's chart line lists it for that result (for an RG bought
+    in secret, as often as some line of the side's chart does: decided again once revealed). Made if the strength
+    gives that result, lapsed if not."""
+    strength = [e for e in state.declared.values() if e["rg"] == rg and not e["made"]
+                and getattr(rules.tables.get(e["table"]), "effect", "") == "rg_strength"]
+    if not strength:
+        raise NotDue(f"table {table.id} is declared for a strength result of RG {bought['rg']} only while its strength "
+                     "roll waits for its dice: once its result is known, roll what it makes due", rule)
+    if bought.get("sealed"):
+        allowed = max((line.rolls_if.get(if_result, []).count(table.id)
+                       for (s, _i), line in rules.rgs.items() if s == side), default=0)
+    else:
+        line = rules.rgs.get((side, bought["rg"]))
+        allowed = line.rolls_if.get(if_result, []).count(table.id) if line else 0
+    waiting = sum(1 for e in state.declared.values() if e["rg"] == rg and e["table"] == table.id and not e["made"])
+    if waiting + 1 > allowed:
+        raise NotDue(f"table {table.id} is due at most {allowed} time(s) for RG {bought['rg']} if its strength roll "
+                     f"gives '{if_result}'" + (f"; {waiting} declared already" if waiting else ""), rule)
+    return f"{table.id}|rg{rg}|{bought['rolled'].get(table.id, 0) + waiting + 1}"
 
 
 def _check_due_for(rules: Rules, table: Table, side: str, rg: int, bought: dict, n: int, rule: str) -> None:
@@ -304,8 +333,11 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     from ..rules import dice as dicemod
 
     check_source(state, rules, cmd.source)
+    if cmd.if_result and cmd.source != "fair":
+        raise BadInput("a roll is declared for one result of its RG's strength roll only with fair dice, before that "
+                       "roll's dice come", cmd.table)
 
-    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.declared)
+    table, item = admit(state, rules, cmd.table, cmd.side, cmd.rg, cmd.purpose, cmd.declared, if_result=cmd.if_result)
     side = rules.side(cmd.side)
     where = situation(state, rules, side, cmd.rg, table, declared_on(state, cmd.declared))
     dicemod.check_faces(table.die, tuple(cmd.faces))

@@ -113,7 +113,8 @@ def lands(rules: Rules, state: CampaignState, side: str, target: str) -> str | N
 
 def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool:
     """A declared roll whose result adds what its step needs (an RG's strength adds follow-ups by its chart line's
-    `rolls_if`; a result another roll is due 'after'): its side waits in that step for its dice."""
+    `rolls_if`, unless each is declared already for its result; a result another roll is due 'after'): its side
+    waits in that step for its dice."""
     table_id = entry["table"]
     table = rules.tables.get(table_id)
     if table is None:
@@ -121,8 +122,17 @@ def decides_later_needs(rules: Rules, state: CampaignState, entry: dict) -> bool
     if table.effect == "rg_strength":
         rg = state.rgs.get(str(entry.get("rg")), {})
         line = rules.rgs.get((entry["side"], rg.get("rg", "")))
-        return line is not None and bool(line.rolls_if)  # an RG still sealed: decided again once it is revealed
+        if line is None or not line.rolls_if:  # an RG still sealed: decided again once it is revealed
+            return False
+        return not all(declared_if(state, entry["rg"], t, code) >= tables.count(t)
+                       for code, tables in line.rolls_if.items() for t in set(tables))
     return rolls.followed(rules, table_id)
+
+
+def declared_if(state: CampaignState, rg: int | None, table_id: str, code: str) -> int:
+    """How many rolls of the table are declared for the RG, each made only if its strength gives `code`."""
+    return sum(1 for e in state.declared.values() if e["rg"] == rg and e["table"] == table_id
+               and e.get("if_result") == code)
 
 
 def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None) -> str | None:

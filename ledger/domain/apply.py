@@ -10,7 +10,7 @@ from .events import (
     CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled,
     Fact, FairDiceCommitted, FirefightEnded, FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced,
     HiddenFortificationRevealed, InitiativeChosen, LocationControlled, RGPurchased, RGPurchaseRevealed,
-    RGPurchaseSealed, RollAnswered, RollDeclared, RollValuePublished, ScenarioEnded, SecretRollMade,
+    RGPurchaseSealed, RollAnswered, RollDeclared, RollLapsed, RollValuePublished, ScenarioEnded, SecretRollMade,
     SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
@@ -208,7 +208,7 @@ def _roll_declared(s: CampaignState, a: int, fact: RollDeclared, version: int) -
         "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
         "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
         "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
-        "step": s.ahead.get(fact.side, s.step), "cg_date": s.cg_date}})
+        "step": s.ahead.get(fact.side, s.step), "cg_date": s.cg_date, "if_result": fact.if_result}})
     if fact.item:
         s._add_key(a, "consumed", fact.item, [version, a])
     s.fair_n = {**s.fair_n, fact.side: max(s.fair_n.get(fact.side, 0), fact.n)}
@@ -222,6 +222,12 @@ def _roll_answered(s: CampaignState, a: int, fact: RollAnswered, version: int) -
         key = f"{entry['side']}:{entry['n']}"
         s._set(a, "declared", {**s.declared, key: {**entry, "answer": fact.value, "answered": version}})
     published(s, f"{fact.side}:answer", fact.n, fact.value)
+
+
+def _roll_lapsed(s: CampaignState, a: int, fact: RollLapsed, version: int) -> None:
+    entry = next((e for e in s.declared.values() if e["version"] == fact.declared), None)
+    if entry is not None:
+        settled(s, a, f"{entry['side']}:{entry['n']}")
 
 
 def _roll_value_published(s: CampaignState, a: int, fact: RollValuePublished, version: int) -> None:
@@ -355,5 +361,6 @@ APPLIED: dict[type, Callable] = {
     TablesOverridden: _tables_overridden, FairDiceCommitted: _fair_dice_committed,
     DiceModeChosen: _dice_mode_chosen, DiceCommitted: _dice_committed, DiceChainRenewed: _chain_renewed,
     RollDeclared: _roll_declared, RollAnswered: _roll_answered, RollValuePublished: _roll_value_published,
+    RollLapsed: _roll_lapsed,
     ChitSealed: _chit_sealed, ChitRevealed: _chit_revealed,
 }

@@ -32,6 +32,7 @@ class RollCommand(Command, frozen=True, kw_only=True):
     series: str = ""
     declared: int | None = None  # the RollDeclared event this fair roll resolves (its due item is consumed there)
     hexes: tuple[str, ...] = ()  # the hexes it is made for (CGS: checked with what its result does, decide/fortify.py)
+    if_result: str = ""  # fair dice: declared before its RG's strength is known, made only if it gives this code
 
 
 class Step(Command, frozen=True, kw_only=True):
@@ -193,6 +194,13 @@ class DeclareRoll(Command, frozen=True, kw_only=True):
 class AnswerRoll(Command, frozen=True, kw_only=True):
     declared: int
     value: str
+
+
+class LapseRoll(Command, frozen=True, kw_only=True):
+    """A roll declared for one result of its RG's strength lapses: the strength gave another (its roller's ledger,
+    for a Secret roll; an open one lapses with its answer)."""
+
+    declared: int
 
 
 class PublishValue(Command, frozen=True, kw_only=True):

@@ -500,6 +500,17 @@ class RollDeclared(Fact, tag="RollDeclared", frozen=True, kw_only=True):
     rg: int | None = None
     item: str = ""  # the due item it consumed
     secret: bool = False
+    if_result: str = ""  # made only if its RG's strength roll, declared before it, gives this code (RR 2.5192)
+
+
+class RollLapsed(Fact, tag="RollLapsed", frozen=True, kw_only=True):
+    """A declared roll made only if its RG's strength roll gave `if_result` (RR 2.5192, KGP 8.6204: a Depleted RG's
+    SW drs) lapses: the strength gave another result, so the rules call for no such roll. Recorded by the ledger that
+    would have made it (the answering side's for an open roll, the roller's for a Secret one)."""
+
+    action: int
+    declared: int  # the RollDeclared event
+    side: str  # the side whose roll it was
 
 
 class RollAnswered(Fact, tag="RollAnswered", frozen=True, kw_only=True):
@@ -571,7 +582,7 @@ FACTS: tuple[type[Fact], ...] = (
     RollAnswered, RollValuePublished, ChitSealed, ChitRevealed, FortificationRemoved, MouseholeMade,
     RubblePlaced, HiddenFortificationPlaced, HiddenFortificationRevealed, CPPGained, VaslLogImported,
     RulesProposed, RGPurchaseSealed, RGPurchaseRevealed, SideAdvanced, DiceWitnessed, DiceChainRenewed,
-    ProposalDeclined,
+    ProposalDeclined, RollLapsed,
 )
 AnyFact = (
     CampaignStarted | DiceRolled | ActionUndone | CGDateChanged | TablesOverridden
@@ -581,6 +592,6 @@ AnyFact = (
     | RollDeclared | RollAnswered | RollValuePublished | ChitSealed | ChitRevealed | FortificationRemoved
     | MouseholeMade | RubblePlaced | HiddenFortificationPlaced | HiddenFortificationRevealed | CPPGained | VaslLogImported
     | RulesProposed | RGPurchaseSealed | RGPurchaseRevealed | SideAdvanced | DiceWitnessed | DiceChainRenewed
-    | ProposalDeclined
+    | ProposalDeclined | RollLapsed
 )
 TAGS: dict[type[Fact], str] = {cls: cls.__struct_config__.tag for cls in FACTS}

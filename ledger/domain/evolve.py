@@ -13,7 +13,7 @@ import msgspec
 from .events import (
     CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, RGPurchaseRevealed, SecretRollMade,
     SecretRollRevealed, SideKeyRegistered, StepOpened, RulesProposed, TablesOverridden, TakeBackProposed,
-    DiceWitnessed, ProposalDeclined, ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, RollAnswered,
+    DiceWitnessed, ProposalDeclined, ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, RollAnswered, RollLapsed,
     RollValuePublished,
 )
 from .events import AnyFact
@@ -225,7 +225,7 @@ class CampaignState:
         """Whether a fact is one of the records the protocols make, not a player's act (a fair roll's answer and
         its dice, a Secret roll made for its declaration, a reveal, a roll value published, a chit sealed or
         revealed), and the event it completes (0: none). Decided before the fact is applied."""
-        if isinstance(fact, RollAnswered):
+        if isinstance(fact, (RollAnswered, RollLapsed)):
             return True, fact.declared
         if isinstance(fact, DiceChainRenewed):  # the ledger's own, made when a chain nears its end
             return True, 0

@@ -97,6 +97,7 @@ _WORDS = {  # what players call each record (player-facing text never shows an e
     "SecretRollRevealed": "reveal of a Secret roll",
     "RollDeclared": "{side} fair roll on {fact.table} declared",
     "RollAnswered": "{side} answer to a fair roll",
+    "RollLapsed": "{side} roll that lapsed: its RG's strength called for none",
     "LocationControlled": "Control of {fact.location} by {side}",
     "ScenarioEnded": "the end of the {fact.scenario}",
     "InitiativeChosen": "Initiative: {fact.scenario}",

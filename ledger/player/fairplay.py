@@ -37,11 +37,11 @@ class FairPlay:
         return self.app.keyring
 
     def declare(self, campaign: CampaignState, rules, table, who: str, drms, secret: bool, purpose: str,
-                rg: int | None, view=None) -> "Declared":
+                rg: int | None, view=None, if_result: str = "") -> "Declared":
         """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's
         ledger answers."""
         command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
-                                    source="fair", secret=secret, purpose=purpose, rg=rg)
+                                    source="fair", secret=secret, purpose=purpose, rg=rg, if_result=if_result)
         secret = secret or table.secret
         n = campaign.fair_n.get(who, 0) + 1
         if all(s in campaign.chains for s in rules.system.sides) and not secret \
@@ -90,8 +90,14 @@ class FairPlay:
                 self.app.put(campaign, *made, request=request)
                 facts += made
             elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
-                value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
                 view = self.app.books.own_view(campaign, rules, me)
+                if entry.get("if_result") and self.strength(campaign, rules, view, entry) != entry["if_result"]:
+                    request = cmds.LapseRoll(declared=entry["version"])  # its RG's strength gave another result
+                    lapsed = decisions.decide(view, rules, request, decisions.Context(by=me))
+                    self.app.put(campaign, *lapsed, request=request)
+                    facts += lapsed
+                    continue
+                value = self.keyring.chain_value(campaign, rules, me, "roll", entry["n"])
                 own = self.app.books.sealed_cpp(view, rules, me) if view.sealed else 0
                 rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own),
                                                  action=campaign.next_action)
@@ -104,6 +110,22 @@ class FairPlay:
                 self.app.made_now.append((campaign.version, rolled))  # shown to its roller once saved
         facts += self.settle_chits(campaign, rules, me)
         return facts
+
+    def strength(self, campaign: CampaignState, rules, view, entry: dict) -> str:
+        """The result code of the strength roll of the RG a conditional roll of this side follows: in its own books, or
+        its Secret roll opened with its key (made by this command, or stored)."""
+        code = (view.rgs.get(str(entry["rg"])) or {}).get("strength", "")
+        if code != "sealed":
+            return code
+        for _version, rolled in reversed(self.app.made_now):
+            if rolled.rg == entry["rg"] and rules.tables[rolled.table].effect == "rg_strength":
+                return rolled.code
+        versions = [int(v) for v, s in campaign.sealed.items() if s["effect"] == "rg_strength"
+                    and s["side"] == entry["side"]]
+        for made in self.app.store.stored_facts(campaign, versions):
+            if made.rg == entry["rg"]:
+                return self.keyring.unseal(campaign, rules, made).fact.code
+        return code
 
     def renew(self, campaign: CampaignState, rules, me: str) -> list:
         """this side's chains that near their end, each followed by the next one, committed now (a
