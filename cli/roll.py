@@ -64,13 +64,17 @@ def map_effect(fact) -> dict:
 @click.option("--hex", "hexes", multiple=True, metavar="HEX",
               help="CGS: the hex the roll is made for (7.4.7 a mine hex), or a hexside DTW-P5/P6 (7.3.2); default: "
                    "the hexes --for names.")
+@click.option("--if-strength", "if_result", default="", metavar="CODE",
+              help="Fair dice: declare a follow-up roll before its RG's strength roll has its dice, made only if the "
+                   "strength gives CODE (RR 2.5192, KGP 8.6204: D for Depleted), else it lapses.")
 @json_option
 @common
 def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, rg: str | None, vasl: str | None,
-         hexes, as_json: bool) -> None:
+         hexes, if_result: str, as_json: bool) -> None:
     """Roll on TABLE and record it (in the step the table belongs to)."""
     ledger = obj.ledger()
-    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl, tuple(hexes))
+    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl, tuple(hexes),
+                         if_result)
     if not hasattr(rolled, "resolution"):
         declared_output(rolled, as_json)
         return
@@ -157,6 +161,8 @@ def declared_output(declared, as_json: bool) -> None:
                f"{' [secret]' if fact.secret else ''}")
     click.echo(f"  declared as event {declared.version} (fair roll {fact.n} of the {declared.side_name} side): waiting "
                f"for its dice")
+    if fact.if_result:
+        click.echo(f"  made only if its RG's strength roll gives '{fact.if_result}'; else it lapses")
     click.echo(f"  the {declared.answerer} side's ledger answers it on its next command (or `cgledger answer`); "
                + ("your ledger then makes the Secret roll on your next command" if fact.secret else
                   "the result is recorded with that answer"))

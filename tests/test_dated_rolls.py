@@ -17,13 +17,7 @@ def _to_the_door(tmp_path):
     """19 AM's Initial Scenario played, German win; the U.S. declared his 8.6113 DR and waits at 19 PM's door."""
     t = Table(tmp_path)
     g, u = t.german, t.us
-    g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
-    g.ok("keys", "init", "--side", "german")
-    g.send(u)
-    u.receive()
-    u.ok("keys", "init", "--side", "us")
-    u.send(g)
-    g.receive()
+    t.keyed("CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
     g.ok("step", "scenario")
     g.send(u)
     u.receive()

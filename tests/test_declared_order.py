@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from two_players import GAMES, start
 
 # the strength table as a campaign's own rules file: every RG comes back Depleted (the leader table's +2 then applies)
@@ -24,11 +26,11 @@ rows = [ { min = 2, result = "Depleted", code = "D" } ]
 '''
 
 
-def depleted(tmp_path, make_db, monkeypatch):
+def depleted(tmp_path, make_db, monkeypatch, strength: str = ALWAYS_DEPLETED):
     """RR by email, every RG Depleted (a rules file both accept at the set-up); the turn back with the German:
     (German desk, Canadian desk, the post)."""
-    override = tmp_path / "always-depleted.toml"
-    override.write_text(ALWAYS_DEPLETED)
+    override = tmp_path / "strength.toml"
+    override.write_text(strength)
     system, cg, cpp, _first, _second = GAMES["rr"]
     monkeypatch.setitem(GAMES, "rr", (system, cg, cpp, [override], []))
     desks, post = start("rr", [make_db(), make_db()], tmp_path)
@@ -180,3 +182,82 @@ def sign(logged, passphrase: str, side: str):
 
     state = fold(logged)
     return Keyring(passphrase.encode()).signer(state, rulesmod.load(state.system, state.override_sources()), side)
+
+
+ALWAYS_FULL = ALWAYS_DEPLETED.replace('"Depleted", code = "D"', '"Full", code = "F"').replace("always Depleted",
+                                                                                            "always Full")
+
+
+def test_an_open_rgs_sw_drs_lapse_with_their_answer_when_it_comes_back_full(tmp_path, make_db, monkeypatch):
+    """An RG bought in the open: its strength and the SW drs declared for 'D' are answered by the Canadian ledger in
+    one action each; the strength comes back Full, so each SW dr lapses with its answer, and nothing is owed."""
+    g, c, post = depleted(tmp_path, make_db, monkeypatch, ALWAYS_FULL)
+    g.ok("buy", "I1", "--side", "german", "--open")
+    first = g.json("follow-ups", "--side", "german")
+    assert [r["if_result"] for r in first if r["table"] == "2.5192"] == ["D"] * 4, first
+    post.send(g)
+    post.receive(c)  # the Canadian ledger answers: the strength Full, the four SW drs lapse
+    log = c.json("log")
+    assert [r["declared"] for r in log if r["type"] == "RollLapsed"] == [
+        r["version"] for r in log if r["type"] == "RollDeclared" and r["table"] == "2.5192"]
+    assert not [r for r in log if r["type"] == "DiceRolled" and r["table"] == "2.5192"]
+    post.send(c)
+    post.receive(g)
+    status = g.json("status")
+    assert not [n for n in status["needs"] + status["next_acts"] if "2.5192" in (n.get("command") or "")]
+    assert status["waiting"] == []
+    assert "lapses" in g.ok("log").stdout
+    for desk in (g, c):
+        assert json.loads(desk.run("audit", "--json").stdout)["findings"] == []
+
+
+def test_a_roll_for_a_strength_result_is_refused_where_the_rules_do_not_call_for_it(tmp_path, make_db,
+                                                                                     monkeypatch):
+    """Declared for a result only with fair dice, while the RG's strength roll waits for its dice, at most as often as
+    the RG's chart line lists it for that result, and only for an RG follow-up: each refusal one line, nothing
+    written."""
+    g, c, post = depleted(tmp_path, make_db, monkeypatch)
+    g.ok("buy", "I1", "--side", "german", "--open")
+    g.player.refused("roll", "2.5192", "--side", "german", "--rg", "I1#1", "--if-strength", "D",
+                     contains="only while its strength roll waits for its dice")
+    g.ok("roll", "2.5191", "--side", "german", "--rg", "I1#1")
+    g.player.refused("roll", "2.5192", "--side", "german", "--rg", "I1#1", "--if-strength", "D", "--dice", "3",
+                     contains="only with fair dice")
+    g.player.refused("roll", "2.5192", "--side", "german", "--rg", "I1#1", "--if-strength", "F",
+                     contains="due at most 0 time(s) for RG I1 if its strength roll gives 'F'")
+    g.player.refused("roll", "2.516", "--side", "german", "--if-strength", "D", contains="not an RG follow-up roll")
+    for _ in range(4):
+        g.ok("roll", "2.5192", "--side", "german", "--rg", "I1#1", "--if-strength", "D")
+    g.player.refused("roll", "2.5192", "--side", "german", "--rg", "I1#1", "--if-strength", "D",
+                     contains="due at most 4 time(s) for RG I1 if its strength roll gives 'D'; 4 declared already")
+
+
+@pytest.mark.parametrize("seed, strength", [("open-i2", "Full Strength"), ("d16", "Depleted")])
+def test_a_kgp_open_rgs_sw_drs_are_as_secret_as_its_strength(tmp_path, make_db, seed, strength):
+    """KGP 8.6201 is a Secret DR even for an RG bought in the open: the 8.6204 SW drs declared for its 'D' are Secret
+    too, made or lapsed by the buyer's ledger, which alone knows the strength; both audits are clean, and so is the
+    final one once everything is revealed."""
+    from two_players import start
+
+    desks, post = start("kgp", [make_db(), make_db()], tmp_path, fair_seed=seed)
+    g, u = desks["german"], desks["us"]
+    post.send(u)
+    post.receive(g)
+    g.ok("step", "8.619")
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--open", "--follow-ups")
+    declared = [r for r in g.json("log") if r["type"] == "RollDeclared"]
+    assert [(r["table"], r["secret"], r["if_result"]) for r in declared] == [
+        ("8.6201", True, ""), *[("8.6204", True, "D")] * 3], declared
+    post.send(g)
+    post.receive(u)
+    post.send(u)
+    made = post.receive(g)[0]["results"]
+    assert next(r["result"] for r in made if r["table"] == "8.6201") == strength
+    sw = [r for r in made if r["table"] == "8.6204"]
+    lapsed = [r for r in g.json("log") if r["type"] == "RollLapsed"]
+    assert (len(sw), len(lapsed)) == ((3, 0) if strength == "Depleted" else (0, 3)), (strength, sw, lapsed)
+    g.ok("reveal", "--all", "--side", "german")
+    post.send(g)
+    post.receive(u)
+    for desk in (g, u):
+        assert json.loads(desk.run("audit", "--json").stdout)["findings"] == []

@@ -87,6 +87,17 @@ class Table:
 
     order = ("set-up", "19 AM", "19 PM", "19 N", "20 AM")
 
+    def keyed(self, *new: str) -> None:
+        """The German starts the campaign (`new` its arguments) and sets up his key; the other side his, by email."""
+        g, other = self.german, getattr(self, self.sides[1])
+        g.ok("new", *new)
+        g.ok("keys", "init", "--side", "german")
+        g.send(other)
+        other.receive()
+        other.ok("keys", "init", "--side", other.side)
+        other.send(g)
+        g.receive()
+
 
 @pytest.mark.sqlite_only
 def test_kgp_cg_i_by_email_within_the_targets(tmp_path):
@@ -237,13 +248,7 @@ def test_rr_by_email_within_the_targets(tmp_path):
     t = Table(tmp_path, other="canadian")
     g, c = t.german, t.canadian
     g.fair_seed = c.fair_seed = "g"  # the German's I3 comes back Depleted (DR 11), his V1 Full
-    g.ok("new", "RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=40", "--start-cpp", "canadian=30")
-    g.ok("keys", "init", "--side", "german")
-    g.send(c)
-    c.receive()
-    c.ok("keys", "init", "--side", "canadian")
-    c.send(g)
-    g.receive()
+    t.keyed("RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=40", "--start-cpp", "canadian=30")
 
     # ---- 19 AM, the Initial Scenario: both buy in secret; every follow-up declared with the last purchase --------
     t.date = "19 AM"

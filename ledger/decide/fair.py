@@ -179,7 +179,9 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
     side = rules.side(cmd.side)
     n = state.fair_n.get(side, 0) + 1
     table = rules.table(cmd.table)
-    secret = cmd.secret or table.secret
+    # a roll made for a strength result is as Secret as that strength: made or lapsed by the one ledger that knows it
+    secret = cmd.secret or table.secret or bool(
+        cmd.if_result and (rolls.strength_waiting(state, rules, cmd.rg) or {}).get("secret"))
     fact, _resolution = rolls.roll(state, rules, msgspec.structs.replace(cmd, faces=placeholder(table.die),
                                                                          source="fair", fair=n),
                                    sealed_cpp)

@@ -100,6 +100,9 @@ def admit(state: CampaignState, rules: Rules, table_id: str, side: str, rg: int 
     `if_result`: a fair roll declared for one result of its RG's strength roll, which waits for its dice."""
     table = rules.table(table_id)
     side = rules.side(side)
+    if if_result and per(table) != "rg":
+        raise NotDue(f"table {table.id} is not an RG follow-up roll: it is not declared for a strength result",
+                     table.rule)
     date = declared_on(state, declared)
     rules.check_available(table, situation(state, rules, side, None, table, date))
     check_when(rules, state, table)
@@ -193,8 +196,6 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
                        rule)
     if rg is not None and how != "rg":
         raise NotDue(f"table {table.id} is not an RG follow-up roll: --rg does not apply", table.rule)
-    if if_result and how != "rg":
-        raise NotDue(f"table {table.id} is not an RG follow-up roll: it is not declared for a strength result", rule)
     if how == "any":
         return ""
     if how == "side/date":
@@ -254,15 +255,19 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
     return f"{table.id}|rg{rg}|{n}"
 
 
+def strength_waiting(state: CampaignState, rules: Rules, rg: int | None) -> dict | None:
+    """The RG's strength roll declared and waiting for its dice, if any."""
+    return next((e for e in state.declared.values() if e["rg"] == rg and not e["made"]
+                 and getattr(rules.tables.get(e["table"]), "effect", "") == "rg_strength"), None)
+
+
 def _if_result_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int, bought: dict,
                     if_result: str, rule: str) -> str:
     """A roll declared for one result of the RG's strength roll (a Depleted RG's SW drs, RR 2.5192, KGP 8.6204)
     while that roll waits for its dice: due as often as the RG's chart line lists it for that result (for an RG bought
     in secret, as often as some line of the side's chart does: decided again once revealed). Made if the strength
     gives that result, lapsed if not."""
-    strength = [e for e in state.declared.values() if e["rg"] == rg and not e["made"]
-                and getattr(rules.tables.get(e["table"]), "effect", "") == "rg_strength"]
-    if not strength:
+    if strength_waiting(state, rules, rg) is None:
         raise NotDue(f"table {table.id} is declared for a strength result of RG {bought['rg']} only while its strength "
                      "roll waits for its dice: once its result is known, roll what it makes due", rule)
     if bought.get("sealed"):

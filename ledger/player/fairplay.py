@@ -28,6 +28,14 @@ class Declared(msgspec.Struct, frozen=True):
     answerer: str
 
 
+def lapsing(campaign: CampaignState, rules, entry: dict) -> bool:
+    """An open roll declared for a strength result its RG's roll did not give: answered, it lapses."""
+    try:
+        return bool(entry.get("if_result")) and fair.lapses(campaign, rules, entry)
+    except LedgerError:
+        return False  # its strength roll is not made yet: refused as the roll would be
+
+
 class FairPlay:
     def __init__(self, app):
         self.app = app
@@ -42,7 +50,8 @@ class FairPlay:
         ledger answers."""
         command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
                                     source="fair", secret=secret, purpose=purpose, rg=rg, if_result=if_result)
-        secret = secret or table.secret
+        secret = secret or table.secret or bool(if_result and (rolls.strength_waiting(campaign, rules, rg) or {}).get(
+            "secret"))  # as Secret as the strength it waits for (fair.declare)
         n = campaign.fair_n.get(who, 0) + 1
         if all(s in campaign.chains for s in rules.system.sides) and not secret \
                 and fair.chain_for(campaign, who, "roll", n) is not None:
@@ -76,7 +85,7 @@ class FairPlay:
         for entry in fair.pending(campaign):
             key = f"{entry['side']}:{entry['n']}"
             if entry["side"] != me and not entry["answered"]:
-                if not entry["secret"]:
+                if not entry["secret"] and not lapsing(campaign, rules, entry):  # else it lapses with its answer
                     try:  # what the campaign became since the declaration may refuse the roll (its CPP spent)
                         rolls.roll(campaign, rules, fair.command(entry, fair.placeholder(rules.table(entry["table"]).die)),
                                    sealed_cpp(campaign, entry["side"]))
