@@ -4,6 +4,7 @@ decisions over stored events (ledger/audit.py)."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -25,7 +26,7 @@ mapd = lazy.module("cgledger.ledger.decide.map")
 purchases = lazy.module("cgledger.ledger.decide.purchases")
 cmd = lazy.module("cgledger.ledger.decide.commands")
 hiddenmod = lazy.module("cgledger.ledger.player.hidden")
-from .errors import AlreadyRecorded, BadInput, DatabaseError, LedgerError
+from .errors import AlreadyRecorded, BadInput, CampaignMovedOn, DatabaseError, LedgerError
 from .domain.events import Fact, RollValuePublished, SideKeyRegistered
 from .player.keyring import Keyring
 from .trust.logged import Logged
@@ -49,6 +50,28 @@ from .store.database import (
 if TYPE_CHECKING:
     from .audit import Report
     from .store.campaign import Campaign
+
+
+RETRIES = 4
+
+
+def retried(verb):
+    """A verb whose save met only records the other side's ledger made by itself (live on a shared store, its server
+    answering this side's rolls, making its own Secret rolls, revealing its chit) is decided again on the log as it now
+    stands, as its player would by running it again; a move of the other player is said, never retried (he may want
+    to choose again). Only while the verb has saved nothing."""
+
+    @functools.wraps(verb)
+    def again(self, *args, **kwargs):
+        for attempt in range(RETRIES):
+            saves, said, noticed, made = self.store.saves, len(self.said), len(self.notices), len(self.made_now)
+            try:
+                return verb(self, *args, **kwargs)
+            except CampaignMovedOn as e:
+                if not e.protocol_only or self.store.saves != saves or attempt == RETRIES - 1:
+                    raise
+                del self.said[said:], self.notices[noticed:], self.made_now[made:]
+    return again
 
 
 class CampaignLedger:
@@ -300,6 +323,7 @@ class CampaignLedger:
                     out += [(table, entry["rg"], code)] * (tables.count(table) - declared)
         return out
 
+    @retried
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
              secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
              hexes: tuple[str, ...] = (), if_result: str = "") -> Rolled:
@@ -391,25 +415,30 @@ class CampaignLedger:
             self.store.save_campaign(campaign)
         return facts
 
+    @retried
     def dice_mode(self, name: str | None, mode: str):
         fact, = self.execute(name, cmd.ChooseDiceMode(mode=mode))
         return fact
 
+    @retried
     def undo(self, name: str | None, reason: str = ""):
         """Voids the last action still in force, or proposes it when it is the other side's or shared; returns the
         fact and the events of the action(s) concerned."""
         fact, = self.execute(name, cmd.Undo(reason=reason))
         return fact, self._of_actions(name, voided_by_fact(fact))
 
+    @retried
     def rewind(self, name: str | None, date: str, reason: str = ""):
         fact, = self.execute(name, cmd.Rewind(cg_date=date, reason=reason))
         return fact
 
+    @retried
     def accept(self, name: str | None):
         """The other side accepts the open proposal (an undo, a rewind, a rules file)."""
         fact, = self.execute(name, cmd.Accept())
         return fact, self._of_actions(name, voided_by_fact(fact))
 
+    @retried
     def decline(self, name: str | None, reason: str = ""):
         """The other side declines the open proposal: it is over, and both sides' `status` say so once."""
         campaign, rules = self._load(name)
@@ -420,6 +449,7 @@ class CampaignLedger:
         wanted = set(actions)
         return [e for e in self.store.history(name) if getattr(e.fact, "action", None) in wanted]
 
+    @retried
     def load_rules(self, name: str | None, path: str):
         text = rulesmod.read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
         fact, = self.execute(name, cmd.LoadRules(source=Path(path).name, text=text))
@@ -465,11 +495,13 @@ class CampaignLedger:
         self.said.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}")
 
     # ---- steps and scenarios ---------------------------------------------------------------------
+    @retried
     def step(self, name: str | None, target: str | None = None):
         campaign, rules = self._load(name)
         facts = self.record(campaign, rules, cmd.Step(target=target))  # on its own books: its own RG's follow-ups
         return steps.moved(rules, campaign, facts, guidance.passed)
 
+    @retried
     def scenario_end(self, name: str | None, lvp_items: tuple[str, ...], winner: str | None = None):
         campaign, rules = self._load(name)
         base = next(iter(steps.steps_of(rules, "scenario_end")), "")
@@ -478,6 +510,7 @@ class CampaignLedger:
         fact, = self.record(campaign, rules, cmd.EndScenario(lvp=lvp, winner=winner, from_map=from_map))
         return fact
 
+    @retried
     def initiative(self, name: str | None, given: dict[str, str], us_has_no_units: bool = False):
         """Both chits at one table; once both sides hold keys, this side's chit sealed (the other's comes sealed
         too; both are revealed by the sides' ledgers, and the matrix resolves then)."""
@@ -531,6 +564,7 @@ class CampaignLedger:
             mailed=mailed, turn=turn_now, events_of=lambda action, before: self.store.events_of_action(state, action, before)))
 
     # ---- purchases -------------------------------------------------------------------------------
+    @retried
     def buy(self, name: str | None, rg_id: str, side: str, map_group: str = "", objective: str = "",
             given: bool = False, on_map: bool = False, pre_registered: int = 0, secret: bool | None = None,
             early: bool = False):
@@ -575,6 +609,7 @@ class CampaignLedger:
         cpp = view.cpp.get(who, 0) + (self.books.sealed_cpp(view, rules, who) if mine and view.sealed else 0)
         return rg_chart(view, rules, who, cpp)
 
+    @retried
     def fortify(self, name: str | None, item: str, side: str, setup_area: str, count: int = 1, size: str = "",
                 squads: int | None = None, front_line: bool = False, isolated: bool = False):
         # decided on its own books: the FPP of its secret purchases
@@ -583,6 +618,7 @@ class CampaignLedger:
         return fact
 
     # ---- the map -------------------------------------------------------------------------------------
+    @retried
     def control(self, name: str | None, location: str, side: str, strategic: str = ""):
         campaign, rules = self._load(name)
         request = cmd.Control(location=location, side=side, strategic=strategic)
@@ -592,11 +628,13 @@ class CampaignLedger:
         self.store.notices.extend(mapd.strategic_left(campaign, rules, fact.location, before))  # said when it is made
         return fact
 
+    @retried
     def vacated(self, name: str | None, group: str) -> list:
         """KGP 8.6131 EXC: the vacating side's last on-map units left the Map Group; the other side gains its
         Strategic Locations."""
         return self.execute(name, cmd.Vacate(map_group=group))
 
+    @retried
     def witness(self, name: str | None, rolls: tuple[int, ...] = (), every: bool = False, disputed: str = ""):
         """The side whose key is given witnesses (or disputes) the other side's typed or VASL dice: the rolls named,
         or `every` one still open for it."""
@@ -619,16 +657,19 @@ class CampaignLedger:
         wanted = set(versions)
         return [e for e in self.store.history(name) if e.version in wanted]
 
+    @retried
     def record_hq(self, name: str | None, side: str, location: str):
         fact, = self.execute(name, cmd.RecordHQ(side=side, location=location))  # who Controls it now (8.6052 EXC)
         return fact
 
+    @retried
     def firefight_end(self, name: str | None, map_id: str, fires: tuple[str, ...] = (),
                       burning_wrecks: tuple[str, ...] = (), in_sewer: tuple[str, ...] = (),
                       redeployed: tuple[str, ...] = ()):
         return self.execute(name, cmd.EndFirefight(map=map_id, fires=fires, burning_wrecks=burning_wrecks,
                                                    in_sewer=in_sewer, redeployed=redeployed))
 
+    @retried
     def place(self, name: str | None, item: str, hex_text: str, side: str, hidden: bool = False):
         """A fortification placed; a hidden one (7.4.4) of a side with a key is sealed with it (its hex)."""
         campaign, rules = self._load(name)
@@ -642,10 +683,12 @@ class CampaignLedger:
             self.append(campaign, fact, request=request)
         return fact, campaign.version
 
+    @retried
     def remove(self, name: str | None, item: str, hex_text: str, by: str, side: str | None = None):
         fact, = self.execute(name, cmd.Remove(item=item, hex=hex_text, by=by, side=side))
         return fact
 
+    @retried
     def mousehole(self, name: str | None, hexes: tuple[str, ...], side: str, roll: int = 0):
         fact, = self.execute(name, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll))
         return fact
@@ -710,6 +753,7 @@ class CampaignLedger:
                                                                 seed=self.keyring.seed(campaign, rules, who).hex()))
         return fact
 
+    @retried
     def reveal(self, name: str | None, side: str | None, roll: int | None = None, cause: str = "",
                search: int = 0) -> list:
         """Publishes a Secret roll, a secret RG purchase, or a hidden fortification (CGS 7.4.4: its placement event,
@@ -743,6 +787,7 @@ class CampaignLedger:
 
         check_new_reports(self.store.history(name), reports)
 
+    @retried
     def vasl_import(self, name: str | None, files: list[tuple[str, bytes]], attach: list, players: dict[str, str],
                     dry_run: bool = False) -> list:
         """Each file (name, bytes) in order, one action each; nothing is written if any is refused."""

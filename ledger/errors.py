@@ -34,7 +34,12 @@ class RulesDataError(LedgerError):
 
 
 class CampaignMovedOn(LedgerError):
-    """Another writer recorded first; nothing of ours was stored."""
+    """Another writer recorded first; nothing of ours was stored. `protocol_only`: what it recorded were only the
+    records a side's ledger makes by itself (its answers, its Secret rolls made, its chit revealed)."""
+
+    def __init__(self, message: str, protocol_only: bool = False):
+        super().__init__(message)
+        self.protocol_only = protocol_only
 
 
 class AlreadyRecorded(LedgerError):

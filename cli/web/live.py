@@ -47,34 +47,44 @@ class Watcher:
     def _run(self) -> None:
         self.seen = self.position()
         listener = self.listener
-        self._duties()  # what was owed before the server started
-        self.sync()
+        self._settle()  # what was owed before the server started
         while not self.stopping.is_set():
             self._wait(listener)
             now = self.position()
             if now == self.seen or now < 0:
                 continue
-            self._duties()
-            self.sync()
+            self._settle()
 
-    def _duties(self) -> None:
+    def _settle(self) -> None:
+        """The side's duties carried out until a run finds none, then the log is seen as it stood before that run: a
+        record the other side makes meanwhile (its answer to this side's roll) is met on the next beat, never taken
+        as seen."""
+        while True:
+            before = self.position()
+            if before < 0 or not self._duties():
+                break
+        self.sync(before)
+
+    def _duties(self) -> bool:
         """The duties of this side's key first: the other side's fair rolls answered, this side's answered Secret
-        rolls made (`answer`)."""
+        rolls made (`answer`). Whether it recorded anything."""
         if self.runner.material is None:
-            return
+            return False
         outcome = self.runner.run(["answer"])
         if outcome.ok and outcome.out.strip() and "nothing" not in outcome.out:
             self.answered = (self.version + 1, outcome.out.strip().splitlines()[-3:])  # shown until the log moves on
+            return True
+        return False
 
     def latest_answers(self) -> list[str]:
         """What this server answered for its side on the log's last move (nothing once the log moved on)."""
         at, lines = self.answered
         return lines if at == self.version else []
 
-    def sync(self) -> None:
-        """The log as it is now is seen: pages rendered from here on are current (after the page's own command, so
-        the page that made it does not reload once more)."""
-        now = self.position()
+    def sync(self, at: int | None = None) -> None:
+        """The log as it is now (or at position `at`) is seen: pages rendered from here on are current (after the
+        page's own command, so the page that made it does not reload once more)."""
+        now = self.position() if at is None else at
         with self.changed:
             if now != self.seen:
                 self.seen = now

@@ -12,7 +12,7 @@ from .events import (
 )
 from .events import (
     ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, ProposalDeclined, RollAnswered,
-    RollDeclared, RollValuePublished,
+    RollDeclared, RollLapsed, RollValuePublished,
 )
 
 # the facts that are one side's own act: the side named in the fact is its only possible author (a removal by a
@@ -21,6 +21,21 @@ _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQReco
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
         RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed, SideAdvanced,
         DiceWitnessed, DiceChainRenewed, ProposalDeclined)
+
+
+# the records a side's ledger makes by itself for the protocols, no player choosing them: its answers, its Secret fair
+# rolls made or lapsed, roll values published, its chit revealed, its next chain
+LEDGER_RECORDS = (RollAnswered, RollLapsed, RollValuePublished, ChitRevealed, DiceChainRenewed)
+
+
+def ledger_records(facts) -> bool:
+    """Whether each action these facts belong to is one a side's ledger made by itself (its first fact one of
+    `LEDGER_RECORDS`, or a Secret fair roll made for its declaration)."""
+    first: dict[int, Fact] = {}
+    for fact in facts:
+        first.setdefault(fact.action, fact)  # type: ignore[attr-defined]
+    return bool(first) and all(isinstance(f, LEDGER_RECORDS) or (isinstance(f, SecretRollMade) and f.fair is not None)
+                               for f in first.values())
 
 
 def owner(fact: Fact) -> str | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .. import rules as rulesmod
 from ..domain import timeline
+from ..domain.authorship import ledger_records
 from ..errors import CampaignMovedOn, DatabaseError, LedgerError
 from ..trust import mark, seen
 from ..trust.chain import campaign_id
@@ -48,6 +49,7 @@ class CampaignStore:
         self.loader = Loader(self)
         # told of each save: (the campaign, its new events as stored), to keep the read views current
         self.saved: Callable = lambda campaign, new: None
+        self.saves = 0  # how many times this process saved: a verb retried only while it has saved nothing
         if rows is None:
             self.app  # the library reads: built now, as before (a refused connection is `open_ledger`'s one line)
 
@@ -248,6 +250,7 @@ class CampaignStore:
         based_on = campaign._pending_events[0].prev if pending else campaign.head  # the head the decision saw
         try:
             self.save(campaign)
+            self.saves += 1
             if self.where:
                 key = self.seen_key(campaign.id)
                 seen.remember(self.where, key, campaign.version, campaign.head)
@@ -259,7 +262,9 @@ class CampaignStore:
             # the retry (of the events or of the snapshot after them) meets our own events: they are recorded
             if self._stored(campaign.id, base, pending):
                 return
-            raise CampaignMovedOn(f"the campaign moved on: {self._since(campaign, base)}; run the command again") from None
+            theirs = self._facts_since(campaign, base)
+            raise CampaignMovedOn(f"the campaign moved on: {self._since(campaign, base, theirs)}; run the command "
+                                  "again", protocol_only=ledger_records(f for f in theirs if f is not None)) from None
         except OperationalError as e:  # SQLite: the other writer still holds the lock
             if "locked" not in str(e):
                 raise
@@ -314,14 +319,19 @@ class CampaignStore:
                 curs.execute(insert, ([e.originator_id for e in batch], [e.originator_version for e in batch],
                                       [e.topic for e in batch], [e.state for e in batch]))
 
-    def _since(self, campaign: Campaign, base: int) -> str:
-        sides = rulesmod.load(campaign.system).system.sides
-        theirs = []
+    def _facts_since(self, campaign: Campaign, base: int) -> list:
+        """The facts another writer stored after `base` (None for one that does not read)."""
+        facts = []
         for stored in self.recorder.select_events(campaign.id, gt=base):
             try:
-                theirs.append(timeline.summary(decode_envelope(self.mapper.decode_state(stored)).fact, sides))
-            except Exception:  # noqa: BLE001
-                theirs.append(stored.topic)
+                facts.append(decode_envelope(self.mapper.decode_state(stored)).fact)
+            except Exception:  # noqa: BLE001 - named by its place alone
+                facts.append(None)
+        return facts
+
+    def _since(self, campaign: Campaign, base: int, facts: list) -> str:
+        sides = rulesmod.load(campaign.system).system.sides
+        theirs = [timeline.summary(f, sides) if f is not None else "an event that does not read" for f in facts]
         shown = ", ".join(theirs[:3]) + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
         return f"the other side recorded {shown or 'first'} (event {base + len(theirs)})"
 
