@@ -39,7 +39,7 @@ def _campaign_started(row: dict, who) -> str:
 def _dice_rolled(row: dict, who) -> str:
     drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
     tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
-    rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
+    rg = _rg(row)
     rg += f" <{row['player']}>" if row.get("player") else ""
     return (
         f"{row['table']} {who(row['side'])} {row['die']} {','.join(map(str, row['dice']))} ({row['source']}) "
@@ -137,7 +137,7 @@ def _cpp_gained(row: dict, who) -> str:
 
 def _secret_roll_made(row: dict, who) -> str:
     return f"secret roll on {row['table']} by {who(row['side'])}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
-        f" (sealed; commitment {row['commitment'][:12]})"
+        _rg(row) + f" (sealed; commitment {row['commitment'][:12]})"
 
 
 def _secret_roll_revealed(row: dict, who) -> str:
@@ -188,17 +188,29 @@ def _fortifications_purchased(row: dict, who) -> str:
 def _roll_declared(row: dict, who) -> str:
     what = "Secret fair roll" if row["secret"] else "fair roll"
     purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
-    rg = f" (RG bought at event {row['rg']})" if row.get("rg") is not None else ""
-    return f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{rg}: its dice come with the answer"
+    when = f", made only if its RG's strength roll gives '{row['if_result']}'" if row.get("if_result") else ""
+    return (f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{_rg(row)}{when}: its dice come "
+            "with the answer")
+
+
+def _rg(row: dict) -> str:
+    """' (for RG I3)', ' (for an RG bought in secret on 19 AM)': the RG a follow-up roll is for, in words where the
+    log read its purchase (else by its event)."""
+    if row.get("rg") is None:
+        return ""
+    return f" (for {row['rg_named']})" if row.get("rg_named") else f" (RG bought at event {row['rg']})"
+
+
+def _declared(row: dict) -> str:
+    return row.get("roll_named") or f"the fair roll of event {row['declared']}"
 
 
 def _roll_answered(row: dict, who) -> str:
-    return f"the {who(row['side'])} side's ledger answers the fair roll of event {row['declared']}"
+    return f"the {who(row['side'])} side's ledger answers {_declared(row)}"
 
 
 def _roll_lapsed(row: dict, who) -> str:
-    return (f"the {who(row['side'])} side's fair roll of event {row['declared']} lapses: its RG's strength roll "
-            "gave another result, so the rules call for none")
+    return (f"{_declared(row)} lapses: its RG's strength roll gave another result, so the rules call for none")
 
 
 def _roll_value_published(row: dict, who) -> str:

@@ -134,8 +134,9 @@ def follow_up_lines(done: list) -> list[str]:
             lines.append(f"{fact.table} for the RG of event {fact.rg}: {fact.die} {','.join(map(str, fact.dice))}, "
                          f"Final {fact.final}: {fact.result}  (event {r.version})")
         else:
-            lines.append(f"{r.fact.table} for the RG of event {r.fact.rg}: declared as event {r.version}, waiting "
-                         f"for its dice (the {r.answerer} side's ledger answers it)"
+            rg = f"RG {r.rg_name}" if r.rg_name else f"the RG of event {r.fact.rg}"
+            lines.append(f"{r.fact.table} for {rg}: declared, waiting for its dice (the {r.answerer} side's ledger "
+                         "answers it)"
                          + (f"; made only if its strength roll gives '{r.fact.if_result}'" if r.fact.if_result else ""))
     return lines
 

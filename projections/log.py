@@ -40,6 +40,15 @@ class _Named:
 
     def __init__(self, state: CampaignState | None, events_of: Callable[[int, int], list] | None = None):
         self.first: dict[int, Any] = {}
+        self.rgs: dict[int, str] = {}  # a purchase's event -> the RG in words ('RG I3', 'an RG bought in secret ...')
+        self.rolls: dict[int, tuple[str, str]] = {}  # a fair roll's declaration -> (its side, its table)
+        if state is not None:  # the tail of a log: what the campaign before it holds
+            for version, bought in state.rgs.items():
+                secret = state.secret_rgs.get(version)
+                if bought["rg"] or secret:
+                    self.rgs[int(version)] = f"RG {bought['rg']}" if bought["rg"] else \
+                        f"an RG bought in secret on {secret['cg_date']}"
+            self.rolls.update((e["version"], (e["side"], e["table"])) for e in state.declared.values())
         self.events_of = events_of
         self.sides: dict[str, str] | None = None
         self.system = state.system if state is not None else None
@@ -49,6 +58,7 @@ class _Named:
             return
         if isinstance(fact, CampaignStarted):
             self.system = fact.system
+        self._name(fact, row)
         action = getattr(fact, "action", None)
         if action is not None:
             self.first.setdefault(action, fact)
@@ -62,6 +72,26 @@ class _Named:
             from . import takeback
 
             row["takes_back"] = " and ".join(takeback.words(self.first[a], self._sides()) for a in voided)
+
+    def _name(self, fact, row: dict) -> None:
+        """An RG and a fair roll named in words where a later row refers to them by their event (`rg_named`,
+        `roll_named`): the RG as its purchase shows it (bought in secret: when), the roll by its side and table."""
+        kind = type(fact).__name__
+        if kind == "RGPurchased":
+            self.rgs[row["version"]] = f"RG {fact.rg}"
+        elif kind == "RGPurchaseSealed":
+            self.rgs[row["version"]] = f"an RG bought in secret on {fact.cg_date}"
+        elif kind == "RGPurchaseRevealed":
+            self.rgs[fact.purchase] = f"RG {fact.fact.rg}"
+        elif kind == "RollDeclared":
+            self.rolls[row["version"]] = (fact.side, fact.table)
+        rg = row.get("rg")
+        if rg is not None and rg in self.rgs:
+            row["rg_named"] = self.rgs[rg]
+        declared = row.get("declared") if kind in ("RollAnswered", "RollLapsed") else None
+        if declared in self.rolls:
+            side, table = self.rolls[declared]
+            row["roll_named"] = f"the {self._sides().get(side, side)} side's fair roll on {table}"
 
     def _sides(self) -> dict[str, str]:
         if self.sides is None:

@@ -63,11 +63,26 @@ def _named(rows: list[dict], logged: list, sides: dict) -> list[dict]:
     from cgledger.projections.takeback import words
 
     first: dict = {}
+    rgs: dict = {}  # a purchase's event -> the RG in words, as its purchase (or its reveal) shows it
+    rolls: dict = {}  # a declaration's event -> its side and table
     out = []
     for row, event in zip(rows, logged):
         fact = event.fact
         if getattr(fact, "action", None) is not None:
             first.setdefault(fact.action, fact)
+        row = dict(row)
+        if row["type"] == "RGPurchased":
+            rgs[row["version"]] = f"RG {row['rg']}"
+        if row["type"] == "RGPurchaseSealed":
+            rgs[row["version"]] = f"an RG bought in secret on {row['cg_date']}"
+        if row["type"] == "RGPurchaseRevealed":
+            rgs[row["purchase"]] = f"RG {row['fact']['rg']}"
+        if row["type"] == "RollDeclared":
+            rolls[row["version"]] = f"the {sides.get(row['side'], row['side'])} side's fair roll on {row['table']}"
+        if row.get("rg") in rgs:
+            row["rg_named"] = rgs[row["rg"]]
+        if row["type"] in ("RollAnswered", "RollLapsed") and row["declared"] in rolls:
+            row["roll_named"] = rolls[row["declared"]]
         voided = [row["undone"]] if row["type"] == "ActionUndone" else \
             row["voided"] if row["type"] == "TakeBackProposed" and row["kind"] == "undo" else []
         out.append({**row, "takes_back": " and ".join(words(first[a], sides) for a in voided)}

@@ -26,6 +26,7 @@ class Declared(msgspec.Struct, frozen=True):
     version: int
     side_name: str
     answerer: str
+    rg_name: str = ""  # the RG a follow-up roll is for, as its side knows it ('I3')
 
 
 def lapsing(campaign: CampaignState, rules, entry: dict) -> bool:
@@ -63,8 +64,9 @@ class FairPlay:
         request = cmds.DeclareRoll(roll=command, value=value)
         fact = fair.declare(view, rules, command, value, sealed_cpp)
         self.app.append(campaign, fact, request=request)
+        bought = view.rgs.get(str(rg)) if rg is not None else None
         return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
-                        rules.system.sides[fair.other(rules, who)])
+                        rules.system.sides[fair.other(rules, who)], (bought or {}).get("rg", ""))
 
     def settle(self, campaign: CampaignState, rules) -> list:
         """What the protocol owes the side whose key was given, recorded before its command (not saved here): its
