@@ -75,14 +75,15 @@ def test_an_rr_campaign_runs_on_the_lines_status_gives(rr):
 def test_rg_follow_ups_are_lines_with_side_and_rg(at):
     kgp = at("8.619", "21 AM").with_rgs(("I2", "german"), ("I1", "us"))
     needs = kgp.json("status")["needs"]
-    assert [n["command"] for n in needs] == [f"cgledger roll 8.6201 --side german --rg {needs[0]['rg']}",
-                                             f"cgledger roll 8.6202 --side us --rg {needs[1]['rg']}",
-                                             f"cgledger roll 8.6206/us --side us --rg {needs[1]['rg']}"]
+    assert [n["command"] for n in needs] == ["cgledger roll 8.6201 --side german --rg I2#1",  # the RG as bought
+                                             "cgledger roll 8.6202 --side us --rg I1#1",
+                                             "cgledger roll 8.6206/us --side us --rg I1#1"]
+    assert [n["rg"] for n in needs] == [needs[0]["rg"], needs[1]["rg"], needs[1]["rg"]]  # its purchase's event
     for _ in range(20):  # a Depleted RG's SW drs come due as its strength is rolled: pasted as they appear
         needs = kgp.json("status")["needs"]
         if not needs:
             break
-        assert all(n["rg"] and f"--rg {n['rg']}" in n["command"] for n in needs)
+        assert all(n["rg"] and f"--rg {n['rg_ref']}" in n["command"] for n in needs)
         paste(kgp, needs[0]["command"])
     assert kgp.json("status")["needs"] == []
     kgp.ok("step", "next")

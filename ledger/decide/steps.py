@@ -120,10 +120,12 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
         if not need_applies(rules, state, need, date):
             continue
         if need.effect == "rg_followups":
+            refs = rg_refs(state)
             for version, rg in sorted(state.rgs.items(), key=lambda item: int(item[0])):
-                missing += [{"effect": need.effect, "side": rg["side"], "table": t, "rg": int(version),
-                             "text": f"roll {t} --side {rg['side']} --rg {version} (RG {rg['rg']} bought at event "
-                                     f"{version})"} for t in rg["pending"]
+                ref = refs[version]
+                missing += [{"effect": need.effect, "side": rg["side"], "table": t, "rg": int(version), "rg_ref": ref,
+                             "text": f"roll {t} --side {rg['side']} --rg {ref}" + (f" (RG {rg['rg']})" if rg["rg"]
+                                                                                  else "")} for t in rg["pending"]
                             if strength_first(rules, state, rules.tables.get(t), int(version)) is None]
             continue
         sides = [s for s in need.sides if f"{need.effect}:{s}" not in done
@@ -132,6 +134,20 @@ def unmet(rules: Rules, state: CampaignState, step: str, done: list[str] | None 
             [] if any(d.startswith(f"{need.effect}:") for d in done) else [None])
         missing += [describe(rules, need.effect, side, state) for side in sides]
     return missing
+
+
+def rg_refs(state: CampaignState) -> dict[str, str]:
+    """Each RG in force as `--rg` names it to its player: ID#N, the side's N-th of that RG in force (I2#1); an RG
+    bought in secret, unknown here, by its purchase's event."""
+    refs, seen = {}, {}
+    for version, rg in sorted(state.rgs.items(), key=lambda item: int(item[0])):
+        if not rg["rg"]:
+            refs[version] = version
+            continue
+        key = (rg["side"], rg["rg"])
+        seen[key] = seen.get(key, 0) + 1
+        refs[version] = f"{rg['rg']}#{seen[key]}"
+    return refs
 
 
 def charted(rules: Rules, state: CampaignState, effect: str, side: str, date: str | None = None) -> bool:
