@@ -75,11 +75,19 @@ def _waits_lines(status: dict) -> list[str]:
         elif where["step"] == status["step"] and where["may"]:
             whom = "you, who may" if side == status.get("you") else f"the {name} side, which may"
             lines.append(f"  the campaign waits here for {whom} still act: {where['may']}")
-    lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']} (event "
-              f"{w['event']}) waits for {w['waiting_for']}"
+    lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']}"
+              f"{_for_rg(status, w)} waits for {w['waiting_for']}"
               + (f"; made only if its RG's strength roll gives '{w['if_result']}'" if w.get("if_result") else "")
               for w in status.get("waiting", [])]
     return lines
+
+
+def _for_rg(status: dict, waiting: dict) -> str:
+    """' for RG I3#1', ' for an RG bought in secret': the RG a waiting follow-up roll is for, as this player knows it."""
+    if waiting.get("rg") is None:
+        return ""
+    ref = str(status.get("rg_refs", {}).get(str(waiting["rg"]), ""))
+    return f" for RG {ref}" if ref and not ref.isdigit() else " for an RG bought in secret"
 
 
 def _books_lines(status: dict) -> list[str]:

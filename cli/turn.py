@@ -15,11 +15,13 @@ def _dice(fact) -> str:
     return ",".join(map(str, fact.dice))
 
 
-def _result_line(version: int, fact) -> str:
+def _result_line(fact, refs: dict) -> str:
     drms = "".join(f" {d.value:+d} {d.key}" + (f"={d.input}" if d.input is not None else "") for d in fact.drms)
     secret = "Secret " if fact.secret else ""
     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
-    return (f"your {secret}roll on {fact.table}{purpose} (event {version}): {fact.die} {_dice(fact)}, Original "
+    ref = refs.get(str(fact.rg), "") if fact.rg is not None else ""
+    rg = f" for RG {ref}" if ref and not ref.isdigit() else ""
+    return (f"your {secret}roll on {fact.table}{purpose}{rg}: {fact.die} {_dice(fact)}, Original "
             f"{fact.original}{drms}, Final {fact.final}: {fact.result}")
 
 
@@ -132,8 +134,9 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         click.echo("your ledger then recorded:")
         for duty in duties:
             click.echo(f"  {duty['event']:>5}  {duty['text']}")
-    for version, fact in received.results:
-        click.echo(_result_line(version, fact) + ("  (Secret: only you see this)" if fact.secret else ""))
+    for _version, fact in received.results:
+        click.echo(_result_line(fact, status.get("rg_refs", {})) + ("  (Secret: only you see this)" if fact.secret
+                                                                      else ""))
     for line in due_lines(status):
         click.echo(line)
     from .statustext import render_status

@@ -116,6 +116,7 @@ def status(state, rules, reader: Reader) -> dict:
         "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
         "secret_purchase_rule": purchases.secret_step(rules),  # the rule that lets them be kept secret (8.619, RR 2.518)
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
+        "rg_refs": steps.rg_refs(view),  # purchase event -> the RG as `--rg` names it (I2#1; sealed: the event)
         "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
         # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
         "proposal": takeback.view(state, rules, (reader.by() or None) if as_of is None
@@ -191,7 +192,7 @@ def waiting(state, rules) -> list[dict]:
                  else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
         rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
                      "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits,
-                     "if_result": entry.get("if_result") or None})
+                     "if_result": entry.get("if_result") or None, "rg": entry["rg"]})
     return rows
 
 
