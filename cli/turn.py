@@ -127,8 +127,10 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         click.echo(f"{count} event{'' if count == 1 else 's'} received into '{received.campaign}'; head {received.head}")
     sides = status["sides"]
     for act in acts:
-        who = f"the {sides.get(act['side'], act['side'])} side" if act["side"] else "unsigned"
-        said = act["text"] if act["text"].startswith(who) else f"{who}: {act['text']}"  # the side named once
+        name = sides.get(act["side"], act["side"])
+        who = f"the {name} side" if act["side"] else "unsigned"
+        named = act["side"] and act["text"].startswith((who, f"{name} "))
+        said = act["text"] if named else f"{who}: {act['text']}"  # the side named once
         click.echo(f"  {act['event']:>5}  {said}")
     if duties:
         click.echo("your ledger then recorded:")

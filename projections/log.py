@@ -41,14 +41,15 @@ class _Named:
     def __init__(self, state: CampaignState | None, events_of: Callable[[int, int], list] | None = None):
         self.first: dict[int, Any] = {}
         self.rgs: dict[int, str] = {}  # a purchase's event -> the RG in words ('RG I3', 'an RG bought in secret ...')
-        self.rolls: dict[int, tuple[str, str]] = {}  # a fair roll's declaration -> (its side, its table)
+        self.rolls: dict[int, tuple[str, str, str]] = {}  # a fair roll's declaration -> its side, table and RG
         if state is not None:  # the tail of a log: what the campaign before it holds
             for version, bought in state.rgs.items():
                 secret = state.secret_rgs.get(version)
                 if bought["rg"] or secret:
                     self.rgs[int(version)] = f"RG {bought['rg']}" if bought["rg"] else \
                         f"an RG bought in secret on {secret['cg_date']}"
-            self.rolls.update((e["version"], (e["side"], e["table"])) for e in state.declared.values())
+            self.rolls.update((e["version"], (e["side"], e["table"], self.rgs.get(e["rg"], "")))
+                              for e in state.declared.values())
         self.events_of = events_of
         self.sides: dict[str, str] | None = None
         self.system = state.system if state is not None else None
@@ -83,15 +84,16 @@ class _Named:
             self.rgs[row["version"]] = f"an RG bought in secret on {fact.cg_date}"
         elif kind == "RGPurchaseRevealed":
             self.rgs[fact.purchase] = f"RG {fact.fact.rg}"
-        elif kind == "RollDeclared":
-            self.rolls[row["version"]] = (fact.side, fact.table)
         rg = row.get("rg")
         if rg is not None and rg in self.rgs:
             row["rg_named"] = self.rgs[rg]
+        if kind == "RollDeclared":
+            self.rolls[row["version"]] = (fact.side, fact.table, row.get("rg_named", ""))
         declared = row.get("declared") if kind in ("RollAnswered", "RollLapsed") else None
         if declared in self.rolls:
-            side, table = self.rolls[declared]
-            row["roll_named"] = f"the {self._sides().get(side, side)} side's fair roll on {table}"
+            side, table, named = self.rolls[declared]
+            row["roll_named"] = f"the {self._sides().get(side, side)} side's fair roll on {table}" + (
+                f" for {named}" if named else "")
 
     def _sides(self) -> dict[str, str]:
         if self.sides is None:

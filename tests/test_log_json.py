@@ -77,10 +77,11 @@ def _named(rows: list[dict], logged: list, sides: dict) -> list[dict]:
             rgs[row["version"]] = f"an RG bought in secret on {row['cg_date']}"
         if row["type"] == "RGPurchaseRevealed":
             rgs[row["purchase"]] = f"RG {row['fact']['rg']}"
-        if row["type"] == "RollDeclared":
-            rolls[row["version"]] = f"the {sides.get(row['side'], row['side'])} side's fair roll on {row['table']}"
         if row.get("rg") in rgs:
             row["rg_named"] = rgs[row["rg"]]
+        if row["type"] == "RollDeclared":
+            rolls[row["version"]] = f"the {sides.get(row['side'], row['side'])} side's fair roll on {row['table']}" + (
+                f" for {row['rg_named']}" if row.get("rg_named") else "")
         if row["type"] in ("RollAnswered", "RollLapsed") and row["declared"] in rolls:
             row["roll_named"] = rolls[row["declared"]]
         voided = [row["undone"]] if row["type"] == "ActionUndone" else \
