@@ -309,19 +309,7 @@ class CampaignLedger:
         who = rules.side(side)
         view = self.books.own_view(campaign, rules, who)
         only = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
-        out = []
-        for entry in sorted(view.declared.values(), key=lambda e: e["version"]):
-            bought = view.rgs.get(str(entry["rg"])) if entry["rg"] is not None else None
-            if bought is None or entry["side"] != who or entry["made"] or (only is not None and entry["rg"] != only) \
-                    or rules.tables[entry["table"]].effect != "rg_strength" or bought.get("sealed"):
-                continue
-            line = rules.rgs.get((who, bought["rg"]))
-            for code, tables in (line.rolls_if.items() if line else ()):
-                for table in dict.fromkeys(tables):
-                    declared = sum(1 for e in view.declared.values() if e["rg"] == entry["rg"] and e["table"] == table
-                                   and e.get("if_result") == code and not e["made"])
-                    out += [(table, entry["rg"], code)] * (tables.count(table) - declared)
-        return out
+        return rolls.if_result_rolls(view, rules, who, only)
 
     @retried
     def roll(self, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,

@@ -255,6 +255,24 @@ def rg_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int
     return f"{table.id}|rg{rg}|{n}"
 
 
+def if_result_rolls(state: CampaignState, rules: Rules, side: str, only: int | None = None) -> list:
+    """(table, RG, result) of each roll a strength result would make due for the side's RGs (or RG `only`) whose
+    strength roll waits for its dice, not declared yet: one per time the RG's chart line lists it for that result."""
+    out = []
+    for entry in sorted(state.declared.values(), key=lambda e: e["version"]):
+        bought = state.rgs.get(str(entry["rg"])) if entry["rg"] is not None else None
+        if bought is None or bought.get("sealed") or entry["side"] != side or entry["made"] \
+                or (only is not None and entry["rg"] != only) or rules.tables[entry["table"]].effect != "rg_strength":
+            continue
+        line = rules.rgs.get((side, bought["rg"]))
+        for code, tables in (line.rolls_if.items() if line else ()):
+            for table in dict.fromkeys(tables):
+                declared = sum(1 for e in state.declared.values() if e["rg"] == entry["rg"] and e["table"] == table
+                               and e.get("if_result") == code and not e["made"])
+                out += [(table, entry["rg"], code)] * (tables.count(table) - declared)
+    return out
+
+
 def strength_waiting(state: CampaignState, rules: Rules, rg: int | None) -> dict | None:
     """The RG's strength roll declared and waiting for its dice, if any."""
     return next((e for e in state.declared.values() if e["rg"] == rg and not e["made"]
