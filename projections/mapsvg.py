@@ -139,35 +139,79 @@ def map_svg(areas: dict, title: str = "") -> str:
     `areas` is the JSON of `cgledger areas --json` ("hexes", "setup_areas", "isolated",
     "no_strategic_location", "lvp") plus "map" ({"group", "columns", "rows", "shifted", "entry_areas",
     "lvp_locations"}) and "sides" ({side id: display name}). Every text is escaped."""
+    geo, shifted, hexes, sides, name_of, color, group = _read(areas)
+    cell, center, map_w, map_h = _layout(hexes, shifted)
+    isolated_locations = {s: [str(x) for x in (areas.get("isolated") or {}).get(s, [])] for s in sides}
+
+    width = MARGIN * 2 + map_w + LEGEND_W
+    legend_lines = _legend(areas, geo, sides, name_of, color, isolated_locations)
+    legend_h = HEADER + MARGIN + sum(step for step, _ in legend_lines) + 20
+    height = max(HEADER + MARGIN * 2 + map_h, legend_h)
+    heading = title or f"Map Group {group}: Setup Areas (KGP 8.605)"
+    out = _svg_open(width, height, heading, group) + _iso_patterns(sides, color)
+    both = _BothPatterns(color)
+    if len(sides) > 1:
+        both(tuple(sides))  # both-0: the legend's swatch
+    body = _body(areas, geo, hexes, sides, name_of, color, (cell, center, map_w, map_h), isolated_locations, both)
+    out += both.defs + ["</defs>", f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>',
+                        f'<text x="{_f(MARGIN)}" y="22" font-size="16" font-weight="bold" fill="#111">{_e(heading)}'
+                        "</text>",
+                        f'<text x="{_f(MARGIN)}" y="37" font-size="10" fill="#555">'
+                        f"{_e(_subtitle(geo, group, len(hexes)))}</text>",
+                        '<g id="map">', *body, "</g>",
+                        _legend_svg(legend_lines, MARGIN * 2 + map_w + 4, HEADER + MARGIN - 8), "</svg>"]
+    return "\n".join(out) + "\n"
+
+
+def _read(areas: dict) -> tuple:
+    """(geo, shifted, hexes, sides, name_of, color, group) of the areas' JSON."""
     geo = areas.get("map") or {}
-    shifted = geo.get("shifted", "odd")
     hexes = [h for h in areas.get("hexes", []) if isinstance(h, dict) and "hex" in h]
     names = areas.get("sides") or {}
     sides = list(names) or sorted({k for h in hexes for k in h} - {"hex", "area", "isolated", "strategic"})
     name_of = {s: str(names.get(s, s)) for s in sides}
     color = {s: _color(s, sides) for s in sides}
     group = geo.get("group") or (parse_hex(hexes[0]["hex"])[0] if hexes else "")
+    return geo, geo.get("shifted", "odd"), hexes, sides, name_of, color, group
 
-    cell, center, map_w, map_h = _layout(hexes, shifted)
-    occupied = set(cell.values())
+
+def _body(areas: dict, geo: dict, hexes: list, sides: list, name_of: dict, color: dict, layout: tuple,
+          isolated_locations: dict, both: "_BothPatterns") -> list[str]:
+    """The map itself: hexes, Isolated hatching, Entry Areas, Strategic Locations, texts, Setup Area ids."""
+    cell, center, map_w, map_h = layout
+    shifted = geo.get("shifted", "odd")
     tags = _tags_of(hexes)
-    isolated_locations = {s: [str(x) for x in (areas.get("isolated") or {}).get(s, [])] for s in sides}
     isolated_set = {(loc, s) for s, locs in isolated_locations.items() for loc in locs}
     isolated_mark = _isolated_marks(hexes, sides, isolated_locations)
+    lvp_at = _lvp_at(geo)
+    busy = {n for n in cell if tags.get(n) or lvp_at.get(n) or isolated_mark.get(n)}
+    labelled = _area_labels(areas.get("setup_areas") or {}, sides, center, busy)
+    body = _hex_polygons(hexes, sides, center, color, both)
+    body += [f'<path class="isolated" data-hex="{_e(name)}" data-side="{_e(s)}" '  # cross-hatched in the side colour
+             f'd="{_hex_path(*center[name], .96)}" fill="url(#iso-{sides.index(s)})"/>'
+             for name, marks in isolated_mark.items() for s in marks]
+    occupied = set(cell.values())
+    for area in geo.get("entry_areas") or []:  # the map-edge hexsides of their hexes barred in the side colour
+        body.extend(_entry_area(area, cell, center, occupied, shifted, name_of, color,
+                                (MARGIN, HEADER + MARGIN, MARGIN + map_w, HEADER + MARGIN + map_h)))
+    body += _strategic_marks(tags, center, color, isolated_set)
+    body += _texts(cell, center, tags, lvp_at, isolated_mark, color)
+    body += _area_ids(labelled, center, busy, sides, color)
+    return body
+
+
+def _lvp_at(geo: dict) -> dict[str, list[str]]:
+    """Each LVP Location's hex -> its LVP texts (a level shown with its value)."""
     lvp_at: dict[str, list[str]] = {}
     for item in geo.get("lvp_locations") or []:
         name, level = parse_location(str(item.get("location", "")))
         lvp_at.setdefault(name, []).append(_lvp_text(item.get("lvp"), level))
-    busy = {n for n in cell if tags.get(n) or lvp_at.get(n) or isolated_mark.get(n)}
-    labelled = _area_labels(areas.get("setup_areas") or {}, sides, center, busy)
+    return lvp_at
 
-    # ------------------------------------------------------------ drawing
-    width = MARGIN * 2 + map_w + LEGEND_W
-    legend_lines = _legend(areas, geo, sides, name_of, color, isolated_locations)
-    legend_h = HEADER + MARGIN + sum(step for step, _ in legend_lines) + 20
-    height = max(HEADER + MARGIN * 2 + map_h, legend_h)
-    heading = title or f"Map Group {group}: Setup Areas (KGP 8.605)"
-    out: list[str] = [
+
+def _svg_open(width: float, height: float, heading: str, group: str) -> list[str]:
+    """The document's opening, its title and style, up to its <defs>."""
+    return [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(width)}" height="{_f(height)}" '
         f'viewBox="0 0 {_f(width)} {_f(height)}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" '
         f'data-group="{_e(group)}">',
@@ -187,54 +231,32 @@ def map_svg(areas: dict, title: str = "") -> str:
         "</style>",
         "<defs>",
     ]
-    for s in sides:
-        c = color[s]
-        out.append(f'<pattern id="iso-{sides.index(s)}" width="7" height="7" patternUnits="userSpaceOnUse" '
-                   f'patternTransform="rotate(45)"><path d="M0,3.5H7M3.5,0V7" stroke="{c}" stroke-width="1" '
-                   f'stroke-opacity=".75"/></pattern>')
-    both_ids: dict[tuple[str, ...], str] = {}
 
-    def both_pattern(owners: tuple[str, ...]) -> str:
-        if owners not in both_ids:
-            pid = f"both-{len(both_ids)}"
-            both_ids[owners] = pid
+
+def _iso_patterns(sides: list[str], color: dict) -> list[str]:
+    """Each side's cross-hatch for its Isolated hexes."""
+    return [f'<pattern id="iso-{sides.index(s)}" width="7" height="7" patternUnits="userSpaceOnUse" '
+            f'patternTransform="rotate(45)"><path d="M0,3.5H7M3.5,0V7" stroke="{color[s]}" stroke-width="1" '
+            f'stroke-opacity=".75"/></pattern>' for s in sides]
+
+
+class _BothPatterns:
+    """The stripes of hexes in several sides' Setup Areas: one pattern per set of owners, defined at first use."""
+
+    def __init__(self, color: dict):
+        self.color, self.ids, self.defs = color, {}, []
+
+    def __call__(self, owners: tuple[str, ...]) -> str:
+        if owners not in self.ids:
+            pid = f"both-{len(self.ids)}"
+            self.ids[owners] = pid
             stripe = 5.0
             tile = stripe * len(owners)
             rects = "".join(f'<rect x="{_f(i * stripe)}" y="0" width="{_f(stripe)}" height="{_f(tile)}" '
-                            f'fill="{_tint(color[s], TINT + .08)}"/>' for i, s in enumerate(owners))
-            out_defs.append(f'<pattern id="{pid}" width="{_f(tile)}" height="{_f(tile)}" patternUnits="userSpaceOnUse" '
-                            f'patternTransform="rotate(45)">{rects}</pattern>')
-        return both_ids[owners]
-
-    out_defs: list[str] = []
-    if len(sides) > 1:
-        both_pattern(tuple(sides))  # both-0: the legend's swatch
-    body = _hex_polygons(hexes, sides, center, color, both_pattern)
-    # isolated hexes: cross-hatched in the side colour
-    for name, marks in isolated_mark.items():
-        cx, cy = center[name]
-        body += [f'<path class="isolated" data-hex="{_e(name)}" data-side="{_e(s)}" '
-                 f'd="{_hex_path(cx, cy, .96)}" fill="url(#iso-{sides.index(s)})"/>' for s in marks]
-    # Entry Areas: the map-edge hexsides of their hexes barred in the side colour
-    for area in geo.get("entry_areas") or []:
-        body.extend(_entry_area(area, cell, center, occupied, shifted, name_of, color,
-                                (MARGIN, HEADER + MARGIN, MARGIN + map_w, HEADER + MARGIN + map_h)))
-    body += _strategic_marks(tags, center, color, isolated_set)
-    body += _texts(cell, center, tags, lvp_at, isolated_mark, color)
-    body += _area_ids(labelled, center, busy, sides, color)
-
-    out.extend(out_defs)
-    out.append("</defs>")
-    out.append(f'<rect width="{_f(width)}" height="{_f(height)}" fill="#ffffff"/>')
-    out.append(f'<text x="{_f(MARGIN)}" y="22" font-size="16" font-weight="bold" fill="#111">{_e(heading)}</text>')
-    sub_text = _subtitle(geo, group, len(hexes))
-    out.append(f'<text x="{_f(MARGIN)}" y="37" font-size="10" fill="#555">{_e(sub_text)}</text>')
-    out.append('<g id="map">')
-    out.extend(body)
-    out.append("</g>")
-    out.append(_legend_svg(legend_lines, MARGIN * 2 + map_w + 4, HEADER + MARGIN - 8))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+                            f'fill="{_tint(self.color[s], TINT + .08)}"/>' for i, s in enumerate(owners))
+            self.defs.append(f'<pattern id="{pid}" width="{_f(tile)}" height="{_f(tile)}" '
+                             f'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">{rects}</pattern>')
+        return self.ids[owners]
 
 
 def _subtitle(geo: dict, group: str, count: int) -> str:
@@ -459,6 +481,19 @@ def _entry_area(area, cell, center, occupied, shifted, name_of, color, bbox) -> 
 def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple[float, Any]]:
     """The legend as (height, item) pairs; an item is (kind, payload...) rendered by _legend_svg."""
     items: list[tuple[float, Any]] = [(18, ("head", "Legend (KGP 8.605 Marking the Map)"))]
+    items += _legend_areas(areas, sides, name_of, color)
+    items += _legend_strategic(sides, name_of, color)
+    items += _legend_isolated(areas, sides, name_of, color, isolated_locations)
+    items += _legend_entry(geo, name_of, color)
+    items += _legend_lvp(areas, geo, name_of)
+    items.append((8, ("gap",)))
+    items.append((14, ("text", "Hex label: column + row (grey)")))
+    return _wrapped(items)
+
+
+def _legend_areas(areas, sides, name_of, color) -> list[tuple[float, Any]]:
+    """Each side's Setup Areas, both sides', No Man's Land and Uncontrolled Territory."""
+    items: list[tuple[float, Any]] = []
     for s in sides:
         ids = sorted((areas.get("setup_areas") or {}).get(s, {}) or {})
         text = f"{name_of[s]} Setup Area" + (f"s {', '.join(ids)}" if ids else " (none)")
@@ -467,47 +502,65 @@ def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple
         items.append((17, ("swatch", "both", "In both sides' Setup Areas", None)))
     items.append((17, ("swatch", NML_COLOR, "No Man's Land", None)))
     items.append((17, ("swatch", "#ffffff", "Uncontrolled Territory", None)))
-    items.append((8, ("gap",)))
-    items.append((16, ("head", "Strategic Locations")))
-    for s in sides:
-        items.append((17, ("outline", color[s], f"Controlled by {name_of[s]}")))
+    return items
+
+
+def _legend_strategic(sides, name_of, color) -> list[tuple[float, Any]]:
+    """How a Strategic Location is drawn: its controller's outline, its kind's letter, its level."""
+    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "Strategic Locations"))]
+    items += [(17, ("outline", color[s], f"Controlled by {name_of[s]}")) for s in sides]
     items.append((14, ("text", "Letter in the square = kind; digit = level:")))
-    for letter, meaning in KINDS:
-        items.append((13, ("text", f"  {letter}  {meaning}")))
+    items += [(13, ("text", f"  {letter}  {meaning}")) for letter, meaning in KINDS]
     items.append((14, ("text", "Dashed square = Isolated Location")))
-    items.append((8, ("gap",)))
-    items.append((16, ("head", "Isolated (8.6052)")))
+    return items
+
+
+def _legend_isolated(areas, sides, name_of, color, isolated_locations) -> list[tuple[float, Any]]:
+    """8.6052: each side's Isolated Locations, and a side left with no non-Isolated Strategic Location."""
+    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "Isolated (8.6052)"))]
     for s in sides:
         locs = isolated_locations.get(s) or []
         count = f"{len(locs)} Location" + ("" if len(locs) == 1 else "s")
         items.append((17, ("iso", sides.index(s), color[s], f"{name_of[s]}: {count}")))
-        for line in textwrap.wrap(", ".join(locs), 42):
-            items.append((13, ("text", "  " + line)))
+        items += [(13, ("text", "  " + line)) for line in textwrap.wrap(", ".join(locs), 42)]
     for s in areas.get("no_strategic_location") or []:
         items.append((14, ("text", f"{name_of.get(s, s)}: no non-Isolated Strategic Location")))
+    return items
+
+
+def _legend_entry(geo, name_of, color) -> list[tuple[float, Any]]:
+    """The map's Entry Areas and whose they are."""
     entry = geo.get("entry_areas") or []
-    if entry:
-        items.append((8, ("gap",)))
-        items.append((16, ("head", "Entry Areas")))
-        for a in entry:
-            a_sides = [s for s in a.get("sides") or [] if s in color]
-            who = " / ".join(name_of[s] for s in a_sides) or "?"
-            items.append((16, ("bar", [color[s] for s in a_sides] or ["#555555"], f"{a.get('id', '')}: {who}")))
+    if not entry:
+        return []
+    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "Entry Areas"))]
+    for a in entry:
+        a_sides = [s for s in a.get("sides") or [] if s in color]
+        who = " / ".join(name_of[s] for s in a_sides) or "?"
+        items.append((16, ("bar", [color[s] for s in a_sides] or ["#555555"], f"{a.get('id', '')}: {who}")))
+    return items
+
+
+def _legend_lvp(areas, geo, name_of) -> list[tuple[float, Any]]:
+    """The map's LVP Locations and the LVP each side's Control gives now (8.6032)."""
     lvp_locs = geo.get("lvp_locations") or []
     lvp = areas.get("lvp") or {}
-    if lvp_locs or lvp:
-        items.append((8, ("gap",)))
-        items.append((16, ("head", "LVP")))
-        for line in textwrap.wrap(", ".join(f"{p.get('location')} {p.get('lvp')}" for p in lvp_locs), 42):
-            items.append((13, ("text", line)))
-        if lvp:
-            current = ", ".join(f"{name_of.get(s, s)} {v}" for s, v in lvp.items())
-            items.append((14, ("text", f"LVP by Control on this map: {current}")))
-            items.append((13, ("text", "(the Current-LVP that counts is the one recorded at CG-Scenario End, 8.6032)")))
-    items.append((8, ("gap",)))
-    items.append((14, ("text", "Hex label: column + row (grey)")))
+    if not (lvp_locs or lvp):
+        return []
+    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "LVP"))]
+    items += [(13, ("text", line)) for line in
+              textwrap.wrap(", ".join(f"{p.get('location')} {p.get('lvp')}" for p in lvp_locs), 42)]
+    if lvp:
+        current = ", ".join(f"{name_of.get(s, s)} {v}" for s, v in lvp.items())
+        items.append((14, ("text", f"LVP by Control on this map: {current}")))
+        items.append((13, ("text", "(the Current-LVP that counts is the one recorded at CG-Scenario End, 8.6032)")))
+    return items
+
+
+def _wrapped(items: list[tuple[float, Any]]) -> list[tuple[float, Any]]:
+    """Long text lines wrapped (a continuation is indented)."""
     wrapped: list[tuple[float, Any]] = []
-    for step, item in items:  # long lines wrap (a continuation is indented)
+    for step, item in items:
         if item[0] == "text" and len(item[1]) > 44:
             lines = textwrap.wrap(item[1], 44, subsequent_indent="    ", drop_whitespace=False)
             wrapped.extend((13, ("text", line)) for line in lines)

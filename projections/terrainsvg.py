@@ -95,6 +95,32 @@ def terrain_svg(result: dict, title: str = "", sides: dict[str, str] | None = No
         cx, cy = hex_center(where.column, where.row, grid["shifted"])
         return cx + ox, cy + oy
 
+    hexes, marks = _cells(result, centre)
+    marks += _fortifications(result, centre, sides, side_keys)
+    marks += [_mousehole(*_between(centre, hole["hexes"]),
+                         f'Mousehole {"/".join(hole["hexes"])} ({sides.get(hole["side"], hole["side"])}, '
+                         f'{hole["firefight"]}, {hole["rule"]})') for hole in result.get("mouseholes", [])]
+    marks += _in_sewer_marks(result.get("sewer", {}), centre)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="terrain" width="{width + legend_w:.0f}" '
+           f'height="{max(height, 760):.0f}" viewBox="0 0 {width + legend_w:.0f} {max(height, 760):.0f}" '
+           f'font-family="DejaVu Sans, sans-serif">',
+           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+           f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#000"/></marker>{PATTERNS}</defs>',
+           f'<rect x="0" y="0" width="{width + legend_w:.0f}" height="{max(height, 760):.0f}" fill="#ffffff"/>',
+           f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(title or result["map"] + " terrain")}</text>',
+           *hexes, *marks, _legend(result, legend_x, sides, side_keys), "</svg>"]
+    return "\n".join(out)
+
+
+def _between(centre, names: list[str]) -> tuple[float, float]:
+    """The midpoint of two hexes' centres (a Mousehole's hexside)."""
+    (ax, ay), (bx, by) = (centre(h) for h in names)
+    return (ax + bx) / 2, (ay + by) / 2
+
+
+def _cells(result: dict, centre) -> tuple[list[str], list[str]]:
+    """Each hex filled by its terrain (rubble, changed this firefight outlined), its label and levels; the marks
+    on it: wrecks and a sewer entrance."""
     hexes, marks = [], []
     for cell in result["hexes"].values():
         cx, cy = centre(cell["hex"])
@@ -118,10 +144,15 @@ def terrain_svg(result: dict, title: str = "", sides: dict[str, str] | None = No
                          f'W{cell["wrecks"]}</text>')
         if cell.get("sewer"):
             marks.append(_sewer(cx, cy + 14))
-    # fortifications on the map and the ones removed, two badges a row from the hex centre down
+    return hexes, marks
+
+
+def _fortifications(result: dict, centre, sides: dict[str, str], side_keys: list[str]) -> list[str]:
+    """Fortifications on the map and the ones removed, two badges a row from the hex centre down."""
     removed: dict[str, list[dict]] = {}
     for entry in result.get("removed", []):
         removed.setdefault(entry["hex"], []).append(entry)
+    marks = []
     for cell in result["hexes"].values():
         badges = [(f, "hidden" if f["hidden"] and "revealed" not in f else "") for f in cell["fortifications"]]
         badges += [(f, "removed") for f in removed.get(cell["hex"], [])]
@@ -129,43 +160,40 @@ def terrain_svg(result: dict, title: str = "", sides: dict[str, str] | None = No
         for i, (f, kind) in enumerate(badges[:4]):
             x = cx + (-12.5 if i % 2 == 0 else 12.5) if len(badges) > 1 else cx
             y = cy + 4 + (i // 2) * (BADGE_H + 1.5)
-            tip = f'{sides.get(f["side"], f["side"])} {f["item"]} (placed {f["firefight"]}'
-            tip += ", hidden: only its side sees it" if kind == "hidden" else ""
-            tip += f', revealed {f["revealed"]["firefight"]}' if f.get("revealed") else ""
-            tip += f', removed {f["firefight_removed"]}: {f["by"]}, {f["rule"]}' if kind == "removed" else ""
-            marks.append(_badge(x, y, f["item"], _side_color(f["side"], side_keys), kind, tip + ")"))
-    for hole in result.get("mouseholes", []):
-        (ax, ay), (bx, by) = (centre(h) for h in hole["hexes"])
-        marks.append(_mousehole((ax + bx) / 2, (ay + by) / 2,
-                                f'Mousehole {"/".join(hole["hexes"])} ({sides.get(hole["side"], hole["side"])}, '
-                                f'{hole["firefight"]}, {hole["rule"]})'))
-    sewer = result.get("sewer", {})
-    if sewer:
-        firefight, units = list(sewer.items())[-1]
-        where: dict[str, list[dict]] = {}
-        for unit in units:
-            if unit["now"]:
-                where.setdefault(unit["now"], []).append(unit)
-            if unit["to"] and unit["hex"] and unit["to"] != unit["hex"]:
-                (ax, ay), (bx, by) = centre(unit["hex"]), centre(unit["to"])
-                marks.append(f'<line class="redeployed" x1="{ax + 12:.1f}" y1="{ay - 4:.1f}" x2="{bx + 3:.1f}" '
-                             f'y2="{by - 4:.1f}" stroke="#000" stroke-width="1.2" stroke-dasharray="3,2" '
-                             f'marker-end="url(#arrow)"/>')
-        for name, here in where.items():
-            cx, cy = centre(name)
-            tip = f"In Sewer after {firefight}: " + ", ".join(
-                u["unit"] + (" (Re-Deployed)" if u["redeployed"] else "") for u in here)
-            sector = here[0]["sector_now"]
-            marks.append(_in_sewer(cx + 12, cy - 4, len(here), tip + (f"; sector {sector}" if sector else "")))
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="terrain" width="{width + legend_w:.0f}" '
-           f'height="{max(height, 760):.0f}" viewBox="0 0 {width + legend_w:.0f} {max(height, 760):.0f}" '
-           f'font-family="DejaVu Sans, sans-serif">',
-           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
-           f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#000"/></marker>{PATTERNS}</defs>',
-           f'<rect x="0" y="0" width="{width + legend_w:.0f}" height="{max(height, 760):.0f}" fill="#ffffff"/>',
-           f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(title or result["map"] + " terrain")}</text>',
-           *hexes, *marks, _legend(result, legend_x, sides, side_keys), "</svg>"]
-    return "\n".join(out)
+            marks.append(_badge(x, y, f["item"], _side_color(f["side"], side_keys), kind, _badge_tip(f, kind, sides)))
+    return marks
+
+
+def _badge_tip(f: dict, kind: str, sides: dict[str, str]) -> str:
+    tip = f'{sides.get(f["side"], f["side"])} {f["item"]} (placed {f["firefight"]}'
+    tip += ", hidden: only its side sees it" if kind == "hidden" else ""
+    tip += f', revealed {f["revealed"]["firefight"]}' if f.get("revealed") else ""
+    tip += f', removed {f["firefight_removed"]}: {f["by"]}, {f["rule"]}' if kind == "removed" else ""
+    return tip + ")"
+
+
+def _in_sewer_marks(sewer: dict, centre) -> list[str]:
+    """The last firefight's units in the sewer where they are now, and each Re-Deployment as an arrow."""
+    if not sewer:
+        return []
+    firefight, units = list(sewer.items())[-1]
+    marks = []
+    where: dict[str, list[dict]] = {}
+    for unit in units:
+        if unit["now"]:
+            where.setdefault(unit["now"], []).append(unit)
+        if unit["to"] and unit["hex"] and unit["to"] != unit["hex"]:
+            (ax, ay), (bx, by) = centre(unit["hex"]), centre(unit["to"])
+            marks.append(f'<line class="redeployed" x1="{ax + 12:.1f}" y1="{ay - 4:.1f}" x2="{bx + 3:.1f}" '
+                         f'y2="{by - 4:.1f}" stroke="#000" stroke-width="1.2" stroke-dasharray="3,2" '
+                         f'marker-end="url(#arrow)"/>')
+    for name, here in where.items():
+        cx, cy = centre(name)
+        tip = f"In Sewer after {firefight}: " + ", ".join(
+            u["unit"] + (" (Re-Deployed)" if u["redeployed"] else "") for u in here)
+        sector = here[0]["sector_now"]
+        marks.append(_in_sewer(cx + 12, cy - 4, len(here), tip + (f"; sector {sector}" if sector else "")))
+    return marks
 
 
 def _legend(result: dict, x: float, sides: dict[str, str], side_keys: list[str]) -> str:
