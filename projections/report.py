@@ -339,10 +339,7 @@ def render_html(history: dict) -> str:
     camp = history.get("campaign") or {}
     sides: dict[str, str] = dict(camp.get("sides") or {"german": "German", "us": "U.S."})
     dates = list(history.get("dates") or [])
-    system = (camp.get("system") or "").upper()
-    title = " ".join(p for p in (_e(camp.get("name")) or "Campaign", "—", _e(system), "CG", _e(camp.get("cg"))) if p)
-    meta = " · ".join(f"{k}: {_e(v)}" for k, v in (("Current CG Date", camp.get("cg_date")), ("Step", camp.get("step")),
-                                                    ("CG Dates played", len(dates))) if v is not None)
+    title, meta = _heading(camp, len(dates))
     parts = [f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
              f'<meta name="viewport" content="width=device-width,initial-scale=1"><style>{CSS}</style></head><body>',
              f'<h1>{title}</h1><p class="meta">{meta}</p>',
@@ -351,6 +348,26 @@ def render_html(history: dict) -> str:
     parts += [_roster(s, n, list((history.get("rosters") or {}).get(s) or []), sides) for s, n in sides.items()]
     parts.append("<h2>RG Purchase Records</h2>")
     parts += [_rg_record(s, n, list((history.get("rg_records") or {}).get(s) or [])) for s, n in sides.items()]
+    parts += _pictures(history, sides) + _final(history, sides)
+    if history.get("dice") is not None:
+        parts.append(_dice(history["dice"], sides, history.get("vasl_dice"), history.get("dice_groups"),
+                           history.get("unwitnessed")))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _heading(camp: dict, played: int) -> tuple[str, str]:
+    """The page's title and its line of facts under it (escaped)."""
+    system = (camp.get("system") or "").upper()
+    title = " ".join(p for p in (_e(camp.get("name")) or "Campaign", "—", _e(system), "CG", _e(camp.get("cg"))) if p)
+    meta = " · ".join(f"{k}: {_e(v)}" for k, v in (("Current CG Date", camp.get("cg_date")), ("Step", camp.get("step")),
+                                                    ("CG Dates played", played)) if v is not None)
+    return title, meta
+
+
+def _pictures(history: dict, sides: dict[str, str]) -> list[str]:
+    """Each Map Group as each scenario was set up on it, and each CGS map as each firefight left it."""
+    parts = []
     if any(e.get("set_up", True) for e in history.get("maps") or ()):
         from .mapsvg import map_svg
 
@@ -364,14 +381,15 @@ def render_html(history: dict) -> str:
         parts.append(_maps("Each map as each firefight left it, as both sides see it (hidden fortifications are only "
                            "counted).", [(f'{e["group"]} map after {e["date"]}', terrain_svg(e["terrain"], "", sides))
                                          for e in history["terrain"]]))
-    if history.get("final"):  # the last page: the CG's end
-        from .final import final_lines
+    return parts
 
-        lines = final_lines(history["final"], sides)
-        parts.append(f'<section id="final"><h2>The end of the campaign</h2><p>{_e(lines[0])}</p><ul>'
-                     + "".join(f"<li>{_e(line.strip())}</li>" for line in lines[1:]) + "</ul></section>")
-    if history.get("dice") is not None:
-        parts.append(_dice(history["dice"], sides, history.get("vasl_dice"), history.get("dice_groups"),
-                           history.get("unwitnessed")))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+
+def _final(history: dict, sides: dict[str, str]) -> list[str]:
+    """The last page: the CG's end, where it has ended."""
+    if not history.get("final"):
+        return []
+    from .final import final_lines
+
+    lines = final_lines(history["final"], sides)
+    return [f'<section id="final"><h2>The end of the campaign</h2><p>{_e(lines[0])}</p><ul>'
+            + "".join(f"<li>{_e(line.strip())}</li>" for line in lines[1:]) + "</ul></section>"]
