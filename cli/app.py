@@ -107,6 +107,9 @@ def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | N
         from cgledger.ledger.store.reading import one_shot
 
         one_shot()
+    from .progressbar import install
+
+    install()  # long work shown as it goes (ledger/progress.py), on a player's terminal only
     ctx.obj = LedgerContext(db, campaign, seed, key_file, command_id)
 
 

@@ -95,6 +95,9 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
     def setting(name: str) -> str | None:  # the option given, else its variable, as click resolves them
         return given.get(name) or os.environ.get(f"CGLEDGER_{name.upper().replace('-', '_')}") or None
 
+    from .progressbar import install
+
+    install()  # as the click group does
     obj = LedgerContext(setting("db"), setting("campaign"), setting("seed"), setting("key-file"), setting("command-id"))
     as_of, as_json = given.get("as-of"), "json" in flags
     try:

@@ -81,17 +81,21 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
     CPU and the log is long enough to gain from it (`Verifier.CHILD_FROM`), else in line. The findings are the same,
     in the same order, wherever they are verified."""
     # first: a child verifying signatures starts while the re-decisions load; its worth depends on the log's length
-    verifier = Verifier(worker, len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
+    size = len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None)
+    verifier = Verifier(worker, size)
     replay = Replay(campaign_id, Events(logged), snapshots, verifier)
-    read_on(replay, verifier)
+    read_on(replay, verifier, size)
     return replay.report(final)
 
 
-def read_on(replay: "Replay", verifier: Verifier) -> None:
-    """The replay reads the events it has not read yet, its signatures checked by `verifier` (closed after)."""
+def read_on(replay: "Replay", verifier: Verifier, size: int | None = None) -> None:
+    """The replay reads the events it has not read yet, its signatures checked by `verifier` (closed after);
+    `size`: how many, for the player to see the audit go (ledger/progress.py)."""
+    from .progress import counted
+
     replay.verifier = verifier
     try:
-        for event in replay.events:
+        for event in counted(replay.events, "auditing the campaign", size):
             replay.read(event)
         for at, version, signed in verifier.failed():
             replay.findings[at] = Finding(version, *signed.finding())

@@ -85,9 +85,12 @@ class Loader:
     def _replay(self, cid, start, version: int | None, trusted: int = 0, mark: tuple[int, str] | None = None
                 ) -> Folded:
         """`trusted`: events up to it are not checked again (the snapshot's, or the machine's mark)."""
+        from ..progress import counted
+
         campaign = start
         decode, read = self.mapper.decode_state, folded.event
-        for stored in self.recorder.select_events(cid, gt=start.version if start else None, lte=version):
+        rows = self.recorder.select_events(cid, gt=start.version if start else None, lte=version)
+        for stored in counted(rows, "reading the campaign"):
             event = read(stored, decode)
             number = event.originator_version
             at_mark = mark is not None and number == mark[0]
