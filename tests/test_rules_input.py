@@ -1,7 +1,7 @@
 """A player's own rules file (`cgledger rules load FILE`) is input like any other: the opponent's ledger
 uses it too, so what could tilt the game is refused. Through the real CLI on a real SQLite file: exit 1,
 one `Error: ...` line naming the problem (and the rule where there is one), and no event written.
-Bounds: ledger/rules/engine.py (DRMs), ledger/rules/schema.py (costs), ledger/rules/__init__.py (files)."""
+Bounds: ledger/rules/engine.py and validate.py (DRMs), ledger/rules/schema.py (costs), ledger/rules/__init__.py (files)."""
 
 from __future__ import annotations
 

@@ -148,18 +148,18 @@ def test_an_edited_shipped_file_is_parsed_again_and_used(tmp_path):
 
 def test_a_parse_read_back_is_not_checked_again_but_a_new_check_makes_a_new_key(tmp_path):
     """A parse read back from the cache skips the engine's checks (it passed them before), so its key names
-    engine.py's source: a check added there (here: one refusing KGP3) runs on the next load, cache or not."""
+    validate.py's source: a check added there (here: one refusing KGP3) runs on the next load, cache or not."""
     cache = tmp_path / "cache"
     copy, site = installed_copy(tmp_path)
     code = ("import cgledger; from cgledger.ledger import rules\n"
             "try:\n    print(cgledger.__path__[-1], rules.load('kgp').table('KGP3').title)\n"
             "except Exception as e:\n    print(cgledger.__path__[-1], 'refused:', e)\n")
     assert run([], cache, tmp_path, code, site=site).split("\n")[0] == f"{copy} Mist Change DR"
-    engine = copy / "ledger" / "rules" / "engine.py"
-    check = "    def _check_table(self, name: str, table: Table) -> None:\n"
-    assert check in engine.read_text()
-    engine.write_text(engine.read_text().replace(check, check + "        if table.id == 'KGP3':\n"
-                                                               "            self._fail(name, table, 'a new check')\n"))
+    checks = copy / "ledger" / "rules" / "validate.py"
+    check = "def check_table(rules, name: str, table: Table) -> None:\n"
+    assert check in checks.read_text()
+    checks.write_text(checks.read_text().replace(check, check + "    if table.id == 'KGP3':\n"
+                                                                "        fail(rules, name, table, 'a new check')\n"))
     refused = run([], cache, tmp_path, code, site=site)
     assert "refused:" in refused.split("\n")[0] and "a new check" in refused
 

@@ -5,7 +5,7 @@ MessagePack costs ~0.2 ms.
 One file per rule system and set of overrides, `$XDG_CACHE_HOME/cgledger/rules/<key>.msgpack` (default
 `~/.cache/cgledger/rules`). The key is the SHA-256 of a manifest that names the SHA-256 of every source that went
 into the parse: each shipped TOML file of the system and each override's text, in order, and of the code the parse
-depends on (schema.py's and engine.py's own sources, msgspec's and Python's versions, this file's FORMAT). It is never trusted
+depends on (schema.py's, engine.py's and validate.py's own sources, msgspec's and Python's versions, this file's FORMAT). It is never trusted
 across edits: one changed byte anywhere gives another key, and so a fresh parse. The key is also stored inside the
 file and checked. A file that does not decode (truncated, corrupt, another format) is ignored and written again; a
 cache folder that cannot be written to (read-only home, no home) changes nothing: the rules are parsed as without
@@ -44,8 +44,8 @@ def folder() -> Path:
 @functools.cache
 def _code() -> str:
     """What a parse's result depends on besides its sources: the schema it decodes into, the decoders, and the
-    checks it passed (engine.py: a parse read back is not checked again, so a new check makes a new key)."""
-    code = b"".join((Path(__file__).parent / name).read_bytes() for name in ("schema.py", "engine.py"))
+    checks it passed (validate.py: a parse read back is not checked again, so a new check makes a new key)."""
+    code = b"".join((Path(__file__).parent / name).read_bytes() for name in ("schema.py", "engine.py", "validate.py"))
     return f"{FORMAT}:{sha256(code).hexdigest()}:{msgspec.__version__}:{sys.version}"
 
 

@@ -1,6 +1,6 @@
-"""The one generic table engine: validates rules data and resolves a roll on any table.
+"""The one generic table engine: reads rules data and resolves a roll on any table.
 
-Every file is validated here, shipped or a player's own (`rules load`, whose text the opponent's
+Every file is validated first (ledger/rules/validate.py), shipped or a player's own (`rules load`, whose text the opponent's
 ledger then uses too): besides consistency (rows contiguous, every reachable Final covered), nothing a
 player could use to tilt the dice passes.
 
@@ -8,7 +8,7 @@ player could use to tilt the dice passes.
   placement, a Map Group's map. (Across files a later file replaces an earlier one by id.)
 * A replacement table keeps the die of the table it replaces: DR and dr are printed in the rule itself
   (never an OCR reading), and another die changes every result's odds. Give a new id instead.
-* DRM magnitudes, per die type (DRM_LIMIT), for every value the DRM can add:
+* DRM magnitudes, per die type (validate.DRM_LIMIT), for every value the DRM can add:
 
       die   flag or automatic |value|   per unit |value|   value DRM |min|, |max|
       DR            6                          2                    6
@@ -29,7 +29,6 @@ player could use to tilt the dice passes.
 """
 
 import math
-import re
 
 import msgspec
 
@@ -38,13 +37,10 @@ from .cgdate import Calendar, CGDate
 from ..errors import BadInput, RulesDataError, UnknownTable
 from .schema import (
     DRM, RG, Chart, Fortification, MapGeometry, Missing, Placement, Step, SystemFile, Table, TablesFile, Victory,
-    rg_matches,
+    drm_value, rg_matches,
 )
 
-_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
-OPTIONS = frozenset({"random_weather"})  # what `cgledger new` lets players choose (CampaignStarted, state.options)
-DRM_LIMIT = {"DR": (6, 2), "dr": (6, 2), "d10": (10, 3), "d100": (50, 10)}  # die -> (per DRM, per unit); see above
-MAP_SPAN = 200  # hexes a Map Group's columns or rows may span (a board is 10 x 33; the largest groups a few boards)
+from . import validate  # the checks every file passes first: the bounds above are validate.DRM_LIMIT
 
 
 class Situation(msgspec.Struct, frozen=True):
@@ -133,7 +129,7 @@ class Rules:
     def add(self, name: str, tables_file: TablesFile, replace: bool = True, checked: bool = False) -> list[str]:
         """Adds (or, for an override, replaces by id) tables and charts; validates each (`checked`: see __init__)."""
         if not checked:
-            self._check_unique(name, tables_file)
+            validate.check_unique(self, name, tables_file)
         changed = self._add_charts(name, tables_file, replace, checked)
         changed += self._add_tables(name, tables_file, replace, checked)
         changed += self._add_rgs(name, tables_file, replace)
@@ -143,7 +139,7 @@ class Rules:
             changed.append(f"placement {placement.id}")
         for geometry in tables_file.map:
             if not checked:
-                self._check_map(name, geometry)
+                validate.check_map(self, name, geometry)
             self.maps[geometry.group] = geometry
             changed.append(f"map {geometry.group}")
         for missing in tables_file.missing:
@@ -157,7 +153,7 @@ class Rules:
             if chart.id in self.charts and not replace:
                 raise RulesDataError(f"{name}: chart {chart.id} defined twice")
             if not checked:
-                self._check_chart(name, chart)
+                validate.check_chart(self, name, chart)
             self.charts[chart.id] = chart
             changed.append(chart.id)
         return changed
@@ -170,13 +166,13 @@ class Rules:
                 raise RulesDataError(f"{name}: table {table.id} defined twice")
             before = self.tables.get(table.id)
             if before is not None and before.die != table.die:
-                self._fail(name, table, f"is rolled with a {before.die} ({self.origin.get(table.id, 'shipped')}); a "
+                validate.fail(self, name, table, f"is rolled with a {before.die} ({self.origin.get(table.id, 'shipped')}); a "
                                         f"replacement keeps its die, not a {table.die} (give a new id instead)")
             if before is not None and before.effect != table.effect:
-                self._fail(name, table, f"does '{before.effect or 'nothing'}' for the books, which the steps' needs count "
+                validate.fail(self, name, table, f"does '{before.effect or 'nothing'}' for the books, which the steps' needs count "
                                         "on: a replacement keeps its effect (give a new id instead)")
             if not checked:
-                self._check_table(name, table)
+                validate.check_table(self, name, table)
             self.tables[table.id] = table
             self.origin[table.id] = name
             self.missing.pop(table.id, None)  # a user who supplies a missing table fills the gap
@@ -192,7 +188,7 @@ class Rules:
                 raise RulesDataError(f"{name}: RG {rg.side} {rg.id} defined twice")
             if not math.isfinite(rg.fpp):
                 raise RulesDataError(f"{name}: RG {rg.side} {rg.id}: fpp = {rg.fpp}: FPP are a finite number",
-                                     self._purchase_step("fortifications"))
+                                     self.purchase_step("fortifications"))
             for table_id in [*rg.rolls, *(t for more in rg.rolls_if.values() for t in more)]:
                 if table_id not in self.tables:
                     raise RulesDataError(f"{name}: RG {rg.id}: follow-up table {table_id} is not defined")
@@ -243,66 +239,14 @@ class Rules:
                 return level
         return None
 
-    # ---- validation -------------------------------------------------------------------
-    def _purchase_step(self, purchase: str) -> str | None:
-        return next((s.id for s in self.system.steps if s.purchase == purchase), None)
-
-    def _check_unique(self, name: str, tables_file: TablesFile) -> None:
-        """Each id once in one file: two lines with one id leave the reader (and the opponent) to guess
-        which one the ledger uses."""
-        kinds = [
-            ("table", [(t.id, t.rule) for t in tables_file.table]),
-            ("chart", [(c.id, c.rule) for c in tables_file.chart]),
-            ("RG", [(f"{r.side} {r.id}", self._purchase_step("rg")) for r in tables_file.rg]),
-            ("fortification", [(f.id, f.rule) for f in tables_file.fortification]),
-            ("placement", [(p.id, p.rule) for p in tables_file.placement]),
-            ("map of Map Group", [(m.group, None) for m in tables_file.map]),
-        ]
-        for kind, ids in kinds:
-            seen = set()
-            for key, rule in ids:
-                if key in seen:
-                    raise RulesDataError(f"{name}: {kind} {key} is given twice in this file", rule or None)
-                seen.add(key)
-
-    def _check_map(self, name: str, geometry: MapGeometry) -> None:
-        from .hexmap import parse_location
-
-        groups = {g.id for g in self.system.map_groups}
-        if geometry.group not in groups:
-            raise RulesDataError(f"{name}: map of unknown Map Group '{geometry.group}' (known: {', '.join(sorted(groups))})")
-        if len(geometry.columns) != 2 or len(geometry.rows) != 2:
-            raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
-        from .hexmap import column_index
-
-        first, last = (column_index(c) for c in geometry.columns)
-        if not (0 <= last - first < MAP_SPAN and 0 <= geometry.rows[1] - geometry.rows[0] < MAP_SPAN):
-            # a Map Group is a few boards: a grid of 2*10^9 rows (a file the other side proposed) is no map
-            raise RulesDataError(f"{name}: map {geometry.group}: columns {geometry.columns[0]}-{geometry.columns[1]} and "
-                                 f"rows {geometry.rows[0]}-{geometry.rows[1]} must run forward, at most {MAP_SPAN} each")
-        grid = self.grid(geometry)
-        places = [h for area in geometry.entry_areas for h in area.hexes] + [p.location for p in geometry.lvp_locations]
-        places += [h for b in geometry.buildings for h in b.levels] + list(geometry.terrain) + list(geometry.sewers)
-        places += [h for sector in geometry.sectors for h in sector.hexes]
-        for text in places:
-            where = parse_location(text)
-            if not grid.contains(where.hex):
-                raise RulesDataError(f"{name}: map {geometry.group}: {text} is not on its grid")
-        total = next(g.lvp for g in self.system.map_groups if g.id == geometry.group)
-        listed = sum(p.lvp for p in geometry.lvp_locations)
-        if listed > total:
-            raise RulesDataError(f"{name}: map {geometry.group}: its LVP Locations add up to {listed}, more than the "
-                                 f"Map Group's {total} (8.6033)")
-        for area in geometry.entry_areas:
-            for side in area.sides:
-                if side not in self.system.sides:
-                    raise RulesDataError(f"{name}: entry area {area.id}: unknown side '{side}'")
+    # ---- steps and maps ---------------------------------------------------------------
+    def purchase_step(self, purchase: str) -> str | None:
+        return validate.purchase_step(self.system, purchase)
 
     def grid(self, geometry: MapGeometry):
-        from .hexmap import column_index, grid
+        from .hexmap import map_grid
 
-        return grid(geometry.group, (column_index(geometry.columns[0]), column_index(geometry.columns[1])),
-                    (geometry.rows[0], geometry.rows[1]), geometry.shifted)
+        return map_grid(geometry)
 
     def map_of(self, group: str) -> MapGeometry:
         if group not in {g.id for g in self.system.map_groups}:
@@ -311,192 +255,6 @@ class Rules:
             raise BadInput(f"the {group} Map Group's grid is not in the rules seeds (no terrain is): load your map "
                            "file with `cgledger rules load FILE` (format: fixtures/kgp-st-fixture-map.toml)", self.cite("hex"))
         return self.maps[group]
-    def _fail(self, name: str, table: Table | Chart, problem: str):
-        raise RulesDataError(f"{name}: table {table.id} ({table.rule}): {problem}")
-
-    def _check_chart(self, name: str, chart: Chart) -> None:
-        seen = set()
-        for entry in chart.entries:
-            self.calendar.parse(entry.date)
-            if entry.cg and entry.cg not in {cg.id for cg in self.system.cg}:
-                self._fail(name, chart, f"unknown CG '{entry.cg}'")
-            for side in entry.values:
-                if side not in self.system.sides:
-                    self._fail(name, chart, f"unknown side '{side}'")
-            if (entry.cg, entry.date) in seen:
-                self._fail(name, chart, f"CG {entry.cg} {entry.date} given twice")
-            seen.add((entry.cg, entry.date))
-
-    def _check_table(self, name: str, table: Table) -> None:
-        """A table whose data the engine can read: what it names exists, its DRMs and map effects are well formed,
-        its rows cover every final its dice and DRMs can give (or it is a value table)."""
-        self._check_names(name, table)
-        self._check_drms(name, table)
-        self._check_map_rows(name, table)
-        if table.value is not None:
-            if table.value.base_chart and table.value.base_chart not in self.charts:
-                self._fail(name, table, f"base chart {table.value.base_chart} is not defined")
-            if table.rows:
-                self._fail(name, table, "a value table has no rows")
-            return
-        self._check_rows(name, table)
-
-    def _check_names(self, name: str, table: Table) -> None:
-        """Its steps, sides, dates, the die it reads and its `after` and `when` name what the rules hold."""
-        for step in (table.step, *table.steps):
-            if step and step != "scenario" and step not in self.steps:
-                self._fail(name, table, f"unknown RePh step '{step}'")
-        for side in table.sides:
-            if side not in self.system.sides:
-                self._fail(name, table, f"unknown side '{side}'")
-        for date in (table.from_date, table.until_date):
-            if date:
-                self.calendar.parse(date)
-        if table.reads != "total" and table.reads not in dicemod.DIE_NAMES[table.die]:
-            self._fail(name, table, f"a {table.die} has no {table.reads} die")
-        for item in table.after:
-            if ":" not in item:
-                self._fail(name, table, f"'after' item '{item}' is not TABLE:CODE")
-        if table.when is not None:
-            self._check_when(name, table)
-
-    def _check_drms(self, name: str, table: Table) -> None:
-        """Unique lower_case keys, each DRM well formed, groups of two or more, none on an Original-roll table."""
-        keys = set()
-        groups: dict[str, int] = {}
-        for drm in table.drm:
-            if not _KEY.match(drm.key) or drm.key in keys:
-                self._fail(name, table, f"DRM key '{drm.key}' is not a unique lower_case key")
-            keys.add(drm.key)
-            self._check_drm(name, table, drm)
-            if drm.group:
-                groups[drm.group] = groups.get(drm.group, 0) + 1
-        lonely = [g for g, n in groups.items() if n < 2]
-        if lonely:
-            self._fail(name, table, f"DRM group '{lonely[0]}' has a single member: a group is of exclusive DRMs")
-        if table.on == "original" and table.drm:
-            self._fail(name, table, "a table read on the Original roll takes no DRM")
-
-    def _check_map_rows(self, name: str, table: Table) -> None:
-        """A row that changes the map needs the hexes the roll names; a Mousehole, a hexside of two hexes."""
-        for row in table.rows:
-            if (row.removes or row.rubble or row.mousehole) and table.map is None:
-                self._fail(name, table, f"row {row.label()} changes the map, but the table names no hexes (`map`)")
-            if row.mousehole and not (table.map and table.map.hexside):
-                self._fail(name, table, f"row {row.label()} makes a Mousehole: the table's hexes are a hexside")
-        if table.map and table.map.hexside and table.map.hexes != 2:
-            self._fail(name, table, "a hexside is two hexes (`map.hexes = 2`)")
-
-    def _check_rows(self, name: str, table: Table) -> None:
-        """Rows in order, without gap or overlap, covering every final the dice and DRMs can give."""
-        if not table.rows:
-            self._fail(name, table, "no rows")
-        low, high = self.final_bounds(table)
-        rows = table.rows
-        for before, after in zip(rows, rows[1:]):
-            if before.max is None or after.min is None or after.min != before.max + 1:
-                self._fail(name, table, f"rows {before.label()} and {after.label()} leave a gap or overlap")
-        for row in rows:
-            if row.min is not None and row.max is not None and row.min > row.max:
-                self._fail(name, table, f"row {row.label()} is empty")
-        first, last = rows[0], rows[-1]
-        if first.min is not None and (low is None or low < first.min):
-            self._fail(name, table, f"a final of {low if low is not None else 'below'} {first.min} has no row")
-        if last.max is not None and (high is None or high > last.max):
-            self._fail(name, table, f"a final of {high if high is not None else 'above'} {last.max} has no row")
-
-    def _check_when(self, name: str, table: Table) -> None:
-        """A table's `when` names what the log can decide: a scenario type the Initiative matrix gives, an option
-        `new` offers, a CG Date, TABLE:CODE results."""
-        when = table.when
-        scenarios = {"Initial Scenario", *self.system.initiative.values()}
-        if when.scenario and when.scenario not in scenarios:
-            self._fail(name, table, f"when: scenario '{when.scenario}' is none the Initiative matrix gives "
-                                    f"({', '.join(sorted(scenarios))})")
-        if when.option and when.option not in OPTIONS:
-            self._fail(name, table, f"when: no option '{when.option}' (options: {', '.join(sorted(OPTIONS))})")
-        if when.from_date:
-            self.calendar.parse(when.from_date)
-        for item in when.after:
-            if ":" not in item:
-                self._fail(name, table, f"when: 'after' item '{item}' is not TABLE:CODE")
-        if not (when.scenario or when.option or when.from_date or when.unless_flag or when.after):
-            self._fail(name, table, "when: names no condition")
-
-    def _check_drm(self, name: str, table: Table, drm: DRM) -> None:
-        conditions = (drm.side, drm.time, drm.from_date, drm.until_date, drm.days_after, drm.state)
-        logged = (drm.rg or None, drm.rg_strength, drm.won, drm.previous_weather or None, drm.count or None,
-                  drm.attacked)
-        if drm.count and not drm.since:
-            self._fail(name, table, f"DRM '{drm.key}' counts {drm.count} but names no `since` CG Date")
-        if drm.since:
-            self.calendar.parse(drm.since)
-        if drm.kind == "automatic":
-            if all(c is None for c in conditions + logged):
-                self._fail(name, table, f"automatic DRM '{drm.key}' has no condition")
-            if drm.input != "flag":
-                self._fail(name, table, f"automatic DRM '{drm.key}' takes no player input")
-            if drm.side and drm.side not in self.system.sides:
-                self._fail(name, table, f"DRM '{drm.key}': unknown side '{drm.side}'")
-            for date in (drm.from_date, drm.until_date):
-                if date:
-                    self.calendar.parse(date)
-        elif any(c is not None for c in conditions):
-            self._fail(name, table, f"declared DRM '{drm.key}' has an automatic condition")
-        for side in drm.sides:
-            if side not in self.system.sides:
-                self._fail(name, table, f"DRM '{drm.key}': unknown side '{side}'")
-        self._check_magnitude(name, table, drm)
-
-    def _check_magnitude(self, name: str, table: Table, drm: DRM) -> None:
-        """The bounds of the module docstring (DRM_LIMIT)."""
-        limit, per_unit = DRM_LIMIT[table.die]
-        what = f"DRM '{drm.key}'"
-        if drm.input == "value":
-            for bound, n in (("min", drm.min), ("max", drm.max), ("default", drm.default)):
-                if n is not None and abs(n) > limit:
-                    self._fail(name, table, f"{what}: {bound} {n:+d} is beyond ±{limit}, the most a DRM may add "
-                                            f"on a {table.die} roll")
-        elif drm.input == "count" or drm.days_after is not None or drm.count:
-            if abs(drm.value) > per_unit:
-                self._fail(name, table, f"{what}: {drm.value:+d} per unit is beyond ±{per_unit}, the most a counted "
-                                        f"DRM may add per unit on a {table.die} roll")
-        elif abs(drm.value) > limit:
-            self._fail(name, table, f"{what}: {drm.value:+d} is beyond ±{limit}, the most a DRM may add on a "
-                                    f"{table.die} roll")
-        if drm.min is not None and drm.max is not None and drm.min > drm.max:
-            self._fail(name, table, f"{what}: min {drm.min} is above max {drm.max}")
-        if drm.default is not None and ((drm.min is not None and drm.default < drm.min)
-                                        or (drm.max is not None and drm.default > drm.max)):
-            self._fail(name, table, f"{what}: default {drm.default} is outside min..max")
-
-    def final_bounds(self, table: Table) -> tuple[int | None, int | None]:
-        """The lowest and highest Final roll the table can see; None where a DRM is unbounded."""
-        die_low, die_high = dicemod.value_range(table.die)
-        if table.reads != "total":
-            _count, die_low, die_high = dicemod.FACES[table.die]
-        low: int | None = die_low
-        high: int | None = die_high
-        if table.on == "original":
-            return low, high
-        for drm in table.drm:
-            lo, hi = self._drm_bounds(drm)
-            low = None if low is None or lo is None else low + min(lo, 0)
-            high = None if high is None or hi is None else high + max(hi, 0)
-        return low, high
-
-    def _drm_bounds(self, drm: DRM) -> tuple[int | None, int | None]:
-        if drm.input == "flag" and drm.days_after is None:
-            return min(drm.value, 0), max(drm.value, 0)
-        if drm.days_after is not None:
-            days = [d.day - drm.days_after for d in self.calendar if d.day is not None]
-            most = max([0, *days]) * drm.value
-            return min(0, most), max(0, most)
-        if drm.min is None or drm.max is None:
-            return (None, None)
-        values = [self._declared_value(drm, n) for n in (drm.min, drm.max)]
-        return min(values), max(values)
-
     # ---- lookup ---------------------------------------------------------------------------
     def table(self, table_id: str) -> Table:
         try:
@@ -543,13 +301,6 @@ class Rules:
         )
 
     # ---- DRMs -----------------------------------------------------------------------------
-    def _declared_value(self, drm: DRM, n: int | None) -> int:
-        if drm.input == "flag":
-            return drm.value
-        if drm.input == "value":
-            return n  # type: ignore[return-value]
-        return drm.value * ((n - drm.offset) // drm.per)  # type: ignore[operator]
-
     def declared(self, table: Table, key: str, n: int | None, situation: Situation) -> Applied:
         drm = next((d for d in table.drm if d.key == key), None)
         if drm is None:
@@ -572,7 +323,7 @@ class Rules:
         contradiction = self._log_contradicts(drm, situation)
         if contradiction:
             raise BadInput(f"DRM '{key}' ({drm.text}) contradicts the record: {contradiction}", where)
-        return Applied(key, drm.text, self._declared_value(drm, n), "declared", n)
+        return Applied(key, drm.text, drm_value(drm, n), "declared", n)
 
     def _check_number(self, drm: DRM, n: int, situation: Situation, where: str) -> None:
         """The player's N for a declared DRM: the SAN the log knows (8.6122), within the DRM's bounds."""

@@ -134,3 +134,9 @@ def _neighbours(group: str, columns: tuple[int, int], rows: tuple[int, int], shi
     candidates = [(c, r - 1), (c, r + 1), (c - 1, side[0]), (c - 1, side[1]), (c + 1, side[0]), (c + 1, side[1])]
     return tuple(Hex(group, cc, rr) for cc, rr in candidates
                  if columns[0] <= cc <= columns[1] and rows[0] <= rr <= rows[1])
+
+
+def map_grid(geometry) -> "Grid":
+    """The grid a Map Group's map file gives (its columns, rows and which columns are shifted)."""
+    return grid(geometry.group, (column_index(geometry.columns[0]), column_index(geometry.columns[1])),
+                (geometry.rows[0], geometry.rows[1]), geometry.shifted)

@@ -535,3 +535,13 @@ def _record(collection: str, record: dict, index: int) -> str:
     if "id" in record:
         return f"{collection} {record['id']}"
     return f"{collection} #{index + 1}"
+
+
+def drm_value(drm: "DRM", n: int | None) -> int:
+    """What a declared DRM adds for the player's N: a flag its value, a value DRM N itself, a count DRM its value per
+    `per` units over `offset`."""
+    if drm.input == "flag":
+        return drm.value
+    if drm.input == "value":
+        return n  # type: ignore[return-value]
+    return drm.value * ((n - drm.offset) // drm.per)  # type: ignore[operator]
