@@ -12,6 +12,8 @@ from .runner import Runner
 
 
 class Watcher:
+    ROUNDS = 8  # duties carried out again while each run records something (a bound: never a busy loop)
+
     def __init__(self, runner: Runner, poll: float = 1.0):
         self.runner, self.poll = runner, poll
         self.version = 0  # bumped on every change seen: pages compare it
@@ -59,7 +61,7 @@ class Watcher:
         """The side's duties carried out until a run finds none, then the log is seen as it stood before that run: a
         record the other side makes meanwhile (its answer to this side's roll) is met on the next beat, never taken
         as seen."""
-        while True:
+        for _ in range(self.ROUNDS):
             before = self.position()
             if before < 0 or not self._duties():
                 break
