@@ -86,8 +86,14 @@ def _for_rg(status: dict, waiting: dict) -> str:
     """' for RG I3#1', ' for an RG bought in secret': the RG a waiting follow-up roll is for, as this player knows it."""
     if waiting.get("rg") is None:
         return ""
-    ref = str(status.get("rg_refs", {}).get(str(waiting["rg"]), ""))
-    return f" for RG {ref}" if ref and not ref.isdigit() else " for an RG bought in secret"
+    return f" for RG {rg_ref(status, waiting['rg'])}" if rg_ref(status, waiting["rg"]) else " for an RG bought in secret"
+
+
+def rg_ref(status: dict, rg: int | None) -> str:
+    """The RG of a purchase's event as this player names it (I3#1), '' where he does not know it (bought in secret by
+    the other side) or none is named."""
+    ref = str(status.get("rg_refs", {}).get(str(rg), "")) if rg is not None else ""
+    return "" if ref.isdigit() else ref
 
 
 def _books_lines(status: dict) -> list[str]:

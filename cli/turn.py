@@ -9,18 +9,19 @@ from pathlib import Path
 import click
 
 from .app import common, emit_json, json_option, main
+from .statustext import rg_ref
 
 
 def _dice(fact) -> str:
     return ",".join(map(str, fact.dice))
 
 
-def _result_line(fact, refs: dict) -> str:
+def _result_line(fact, status: dict) -> str:
     drms = "".join(f" {d.value:+d} {d.key}" + (f"={d.input}" if d.input is not None else "") for d in fact.drms)
     secret = "Secret " if fact.secret else ""
     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
-    ref = refs.get(str(fact.rg), "") if fact.rg is not None else ""
-    rg = f" for RG {ref}" if ref and not ref.isdigit() else ""
+    ref = rg_ref(status, fact.rg)
+    rg = f" for RG {ref}" if ref else ""
     return (f"your {secret}roll on {fact.table}{purpose}{rg}: {fact.die} {_dice(fact)}, Original "
             f"{fact.original}{drms}, Final {fact.final}: {fact.result}")
 
@@ -137,8 +138,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         for duty in duties:
             click.echo(f"  {duty['event']:>5}  {duty['text']}")
     for _version, fact in received.results:
-        click.echo(_result_line(fact, status.get("rg_refs", {})) + ("  (Secret: only you see this)" if fact.secret
-                                                                      else ""))
+        click.echo(_result_line(fact, status) + ("  (Secret: only you see this)" if fact.secret else ""))
     for line in due_lines(status):
         click.echo(line)
     from .statustext import render_status

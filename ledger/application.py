@@ -335,15 +335,12 @@ class CampaignLedger:
                 raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                                "--dice or --vasl", table.rule)
             return self.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
-        if if_result:
-            raise BadInput("a roll is declared for one result of its RG's strength roll only with fair dice, before "
-                           "that roll's dice come", table.rule)
         faces, source = self._faces(table, dice, report)
         command = rolls.RollCommand(
             table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
             secret=secret, purpose=purpose, rg=rg_version,
             vasl=report.line if report else "", player=report.player if report else "",
-            series=report.series if report else "", hexes=named)
+            series=report.series if report else "", hexes=named, if_result=if_result)  # refused: dice not fair
         sealed_cpp = self.books.sealed_cpp(view, rules, who) if view.sealed else 0
         fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
         if named:

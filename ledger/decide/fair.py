@@ -277,8 +277,7 @@ def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLaps
     if by != entry["side"] or not entry["secret"] or not entry["answered"]:
         raise BadInput(f"the fair roll of event {version} lapses only by its own side's ledger, once answered "
                        "(an open roll lapses with its answer)", RULE)
-    bought = state.rgs.get(str(entry["rg"])) or {}
-    if bought.get("strength") not in ("sealed",) and not lapses(state, rules, entry):
+    if not lapses(state, rules, entry) and (state.rgs.get(str(entry["rg"])) or {}).get("strength") != "sealed":
         raise BadInput(f"the fair roll of event {version} is made: its RG's strength roll gave "
                        f"'{entry['if_result']}'", entry["table"])
     return RollLapsed(action=state.next_action, declared=version, side=entry["side"])

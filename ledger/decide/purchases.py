@@ -19,7 +19,7 @@ _HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")
 
 def purchase_step(rules: Rules, kind: str) -> str:
     """The RePh step in which RG or Fortifications are bought (KGP 8.619 / 8.621, RR 2.518 / 2.520)."""
-    step = next((s.id for s in rules.system.steps if s.purchase == kind), None)
+    step = rules.purchase_step(kind)
     if step is None:
         raise BadInput(f"{rules.system.id.upper()} has no step for purchasing {kind}")
     return step
