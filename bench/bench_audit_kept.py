@@ -1,4 +1,4 @@
-"""The page's audit after one new event: carried on by the server (`audit --json --kept`, ledger/audit.py
+"""The page's audit after one new event: carried on by the server (`audit --json --kept`, ledger/audit/
 `Continued`) against the whole audit from the first event (`audit --json`), side by side in one process, as the
 page's Runner runs them. Targets: < 150 ms at 5,000 events, < 300 ms at
 20,000.

@@ -42,6 +42,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import PASSPHRASE, roll_batched  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
+from cgledger.ledger.verbs import keys as keyverbs  # noqa: E402
+from cgledger.ledger.verbs import acts  # noqa: E402
+from cgledger.ledger.domain.commands import ChooseDiceMode  # noqa: E402
 from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 from cgledger.ledger.trust.envelope import decode_envelope  # noqa: E402
 
@@ -197,11 +200,11 @@ def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
     copies = {0: folder / "sample.db"}  # the shipped sample alone (124 events): the start-up table's campaign
     shutil.copy(db, copies[0])
     ledger = open_ledger(str(db), dice=SeededDice(1))
-    ledger.step(None, None)  # 21 AM: a new CG Date, then on to step 8.614, whose rolls fill the log
-    ledger.step(None, "8.614")
-    ledger.dice_mode(None, "immediate")
+    acts.step(ledger, None, None)  # 21 AM: a new CG Date, then on to step 8.614, whose rolls fill the log
+    acts.step(ledger, None, "8.614")
+    ledger.execute(None, ChooseDiceMode(mode="immediate"))
     for side in ("german", "us"):
-        ledger.register_key(None, side, PASSPHRASE)
+        keyverbs.register_key(ledger, None, side, PASSPHRASE)
     ledger.key_material = PASSPHRASE
     for size in sorted(sizes):
         have = len(ledger.history(None))
@@ -295,7 +298,7 @@ def audit_in_process(db: Path, worker: str | None) -> tuple[float, float]:
     "process", best of 3: (wall seconds, CPU seconds of the calling thread: with a worker, what is left on the main
     thread; on a shared machine the wall time of two threads says little, this does)."""
     from cgledger.ledger.trust.chain import campaign_id
-    from cgledger.ledger.audit import audit
+    from cgledger.ledger.audit.replay import audit
     from cgledger.ledger.store.reading import collector_paused
 
     ledger = open_ledger(str(db))

@@ -27,6 +27,10 @@ import msgspec
 from eventsourcing.persistence import JSONTranscoder, Mapper
 
 from cgledger.ledger.application import CampaignLedger, open_ledger
+from cgledger.ledger.verbs import keys as keyverbs
+from cgledger.ledger.verbs import rolling
+from cgledger.ledger.verbs import acts
+from cgledger.ledger.domain.commands import ChooseDiceMode
 from cgledger.ledger.store.campaign import campaign_id
 from cgledger.ledger.rules.dice import SeededDice
 from cgledger.ledger.decide import rolls
@@ -71,19 +75,19 @@ def timed(fn):
 
 def to_8614(ledger: CampaignLedger) -> None:
     """The Initial Scenario, its end, each side's 8.6113 DR (needed before 8.611 is left), then on to 8.614 of 19 PM."""
-    ledger.step(None, "scenario")
-    ledger.step(None, "8.603")
-    ledger.scenario_end(None, ("german=0", "us=0"), "german")
+    acts.step(ledger, None, "scenario")
+    acts.step(ledger, None, "8.603")
+    acts.scenario_end(ledger, None, ("german=0", "us=0"), "german")
     for side in ("german", "us"):
-        ledger.roll(None, "8.6113", side)
-    ledger.step(None, "8.614")
+        rolling.roll(ledger, None, "8.6113", side)
+    acts.step(ledger, None, "8.614")
 
 
 def roll_commands(ledger: CampaignLedger, count: int, start: int) -> None:
     """`count` rolls exactly as a player makes them: one `roll` command = load, check, one save."""
     for i in range(start, start + count):
         table, side, drms = PLAN[i % len(PLAN)]
-        ledger.roll(None, table, side, drms, dice=None, purpose=f"item {i}")  # one due item per weapon/unit
+        rolling.roll(ledger, None, table, side, drms, dice=None, purpose=f"item {i}")  # one due item per weapon/unit
 
 
 def roll_batched(ledger: CampaignLedger, count: int, start: int, keys: dict[str, bytes] | None = None) -> None:
@@ -199,11 +203,11 @@ def main() -> None:
     rows: list[tuple[str, int, float]] = []  # (what, events, seconds)
     try:
         ledger = open_ledger(db, create=True, dice=SeededDice(1))
-        ledger.new_campaign("Bench", "kgp", "I")
+        acts.new_campaign(ledger, "Bench", "kgp", "I")
         to_8614(ledger)
-        ledger.dice_mode(None, "immediate")  # the ledger rolls at once (fair dice wait for the other side's answer)
+        ledger.execute(None, ChooseDiceMode(mode="immediate"))  # the ledger rolls at once (fair dice wait for the other side's answer)
         for side in ("german", "us"):  # every event from here on is signed by its side (Ed25519)
-            ledger.register_key(None, side, PASSPHRASE)
+            keyverbs.register_key(ledger, None, side, PASSPHRASE)
         ledger.key_material = PASSPHRASE
         setup_events = len(ledger.history(None))  # CampaignStarted, steps, CG-Scenario End, 8.6113 DRs, New CG Date
         cid = campaign_id("Bench")
@@ -232,7 +236,7 @@ def main() -> None:
         rows.append(("log_rows fold (over history)", events, t))
         del history
         t_verify, verified = best_of(lambda: verify_all(ledger))
-        t, report = best_of(lambda: ledger.audit(None))
+        t, report = best_of(lambda: ledger.verification.audit(None))
         rows.append(("audit (history + chain + every roll re-checked)", events, t))
         print(f"audit report: {report.events} events, {report.rolls} rolls, "
               f"{'CLEAN' if report.clean else f'{len(report.findings)} FINDINGS: {report.findings[:3]}'}")

@@ -34,6 +34,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import roll_batched, to_8614  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
+from cgledger.ledger.verbs import keys as keyverbs
+from cgledger.ledger.verbs import rolling  # noqa: E402
+from cgledger.ledger.verbs import acts  # noqa: E402
+from cgledger.ledger.domain.commands import ChooseDiceMode  # noqa: E402
+from cgledger.ledger.domain.commands import LoadRules  # noqa: E402
+from cgledger.ledger.rules import read_rules_file  # noqa: E402
 from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 from cgledger.ledger.errors import LedgerError  # noqa: E402
 
@@ -60,14 +66,14 @@ class Builder:
         self.made = 0  # rolls recorded
         self.dates = 1
         ledger = self.ledger
-        ledger.new_campaign("Bench", "kgp", CG)
+        acts.new_campaign(ledger, "Bench", "kgp", CG)
         for path in rules_files:  # e.g. a Map Group's grid, as the shipped sample loads it (bench_layouts.py)
-            ledger.load_rules(None, path)
+            ledger.execute(None, LoadRules(source=Path(path).name, text=read_rules_file(path)))
         to_8614(ledger)
-        ledger.dice_mode(None, "immediate")
+        ledger.execute(None, ChooseDiceMode(mode="immediate"))
         for side, material in KEYS.items():
             ledger.key_material = material
-            ledger.register_key(None, side, material)
+            keyverbs.register_key(ledger, None, side, material)
         campaign = ledger.campaign(None)
         rules = ledger.rules_for(campaign)
         cg = next(c for c in rules.system.cg if c.id == CG)
@@ -78,7 +84,7 @@ class Builder:
 
     def as_side(self, side: str, act, *args):
         self.ledger.key_material = KEYS[side]
-        return act(None, *args)
+        return act(self.ledger, None, *args)
 
     def rolls_at_8614(self, n: int) -> None:
         """`n` signed rolls, each side signing with its own key, saved BATCH at a time (as bench_ledger.py)."""
@@ -91,14 +97,14 @@ class Builder:
         which; the Ammunition Shortage DR of 8.618 made as 1,1: none)."""
         for _ in range(20):
             try:
-                self.as_side(side, self.ledger.step, target)
+                self.as_side(side, acts.step, target)
                 return
             except LedgerError as e:
                 needed = re.search(r"needs a roll on (\S+) --side (\w+)", str(e))
                 if needed is None:
                     raise
                 table, who = needed.groups()  # the roll walks its side to the table's step first
-                self.as_side(who, self.ledger.roll, table, who, (), "1,1" if table == "8.618" else None)
+                self.as_side(who, rolling.roll, table, who, (), "1,1" if table == "8.618" else None)
         raise SystemExit(f"the {side} side never reached {target}")
 
     def next_date(self) -> None:
@@ -106,12 +112,12 @@ class Builder:
         for side in KEYS:
             self.walk(side, "8.616")
             try:
-                self.as_side(side, self.ledger.roll, "8.616", side)
+                self.as_side(side, rolling.roll, "8.616", side)
             except LedgerError:  # 8.6161: no CPP Base # for this side on this CG Date
                 pass
         for side in KEYS:
             self.walk(side, "8.623")
-            self.as_side(side, self.ledger.initiative, {side: "idle"})
+            self.as_side(side, acts.initiative, {side: "idle"})
         for side in KEYS:
             self.walk(side, None)  # the new CG Date (8.612), then on to 8.614
             self.walk(side, "8.614")

@@ -42,6 +42,9 @@ from cgledger.cli.web.app import create_app  # noqa: E402
 from cgledger.cli.web.pages import VIEWS  # noqa: E402
 from cgledger.cli.web.runner import Runner  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
+from cgledger.ledger.verbs import keys as keyverbs
+from cgledger.ledger.verbs import acts, rolling  # noqa: E402
+from cgledger.ledger.domain.commands import ChooseDiceMode  # noqa: E402
 from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
@@ -72,27 +75,27 @@ def build(db: Path, events: int) -> None:
 
     def as_side(side: str, act, *args):
         ledger.key_material = KEYS[side]
-        act(None, *args)
+        act(ledger, None, *args)
 
-    ledger.dice_mode(None, "immediate")  # the ledger rolls at once (fair dice wait for the other side's answer)
+    ledger.execute(None, ChooseDiceMode(mode="immediate"))  # the ledger rolls at once (fair dice wait for the other side's answer)
     for side, material in KEYS.items():
         ledger.key_material = material
-        ledger.register_key(None, side, material)
+        keyverbs.register_key(ledger, None, side, material)
 
     def rolls_at_8614(n: int, start: int) -> None:  # each side signing with its own key
         for side in KEYS:
-            as_side(side, ledger.step, None)  # the new CG Date, then on to 8.614
-            as_side(side, ledger.step, "8.614")
+            as_side(side, acts.step, None)  # the new CG Date, then on to 8.614
+            as_side(side, acts.step, "8.614")
         roll_batched(ledger, n, start, KEYS)
 
     left = max(0, events - count(db) - 24)  # ~22 events of steps, CPP rolls and chits around them
     rolls_at_8614(left // 2, 0)
     for side in KEYS:  # the rest of 21 AM: CPP Replenishment, Ammunition Shortage, sealed Initiative chits (Idle)
-        as_side(side, ledger.step, "8.616")
-        as_side(side, ledger.roll, "8.616", side)
+        as_side(side, acts.step, "8.616")
+        as_side(side, rolling.roll, "8.616", side)
     for side in KEYS:
-        as_side(side, ledger.step, "8.623")
-        as_side(side, ledger.initiative, {side: "idle"})
+        as_side(side, acts.step, "8.623")
+        as_side(side, acts.initiative, {side: "idle"})
     rolls_at_8614(left - left // 2, left // 2)
     ledger.close()
 

@@ -24,7 +24,7 @@ def audit(obj, as_of: str | None, final: bool, fast: bool, kept: bool, as_json: 
         if final or as_of:
             raise click.UsageError("--fast checks the log as it is now: --final and --as-of need the whole audit")
         return _fast(obj, as_json)
-    report = obj.ledger().audit(obj.campaign, as_of, final, kept)
+    report = obj.ledger().verification.audit(obj.campaign, as_of, final, kept)
     if as_json:
         emit_json({
             "events": report.events,
@@ -55,7 +55,7 @@ def audit(obj, as_of: str | None, final: bool, fast: bool, kept: bool, as_json: 
 
 
 def _fast(obj, as_json: bool) -> None:
-    verified = obj.ledger().audit_fast(obj.campaign)
+    verified = obj.ledger().verification.fast(obj.campaign)
     checked = verified.events - verified.trusted
     if as_json:
         emit_json({

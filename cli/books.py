@@ -62,7 +62,7 @@ def final(obj, as_json: bool) -> None:
     """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: the result
     so far)."""
     def compute(ledger) -> dict:
-        result, rules = ledger.final_of(obj.campaign)
+        result, rules = ledger.kept.final(obj.campaign)
         return {"result": result, "sides": dict(rules.system.sides)}
 
     answer = obj.answer("final", (), compute)

@@ -5,6 +5,11 @@ import click
 from . import complete
 from .app import common, emit_json, json_option, main
 from .roll import follow_up_lines, follow_ups_json
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
+reads = lazy.module("cgledger.ledger.read.player")
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.command()
@@ -30,10 +35,10 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
     """Purchase an RG (KGP 8.619, RR 2.518) against the side's RG chart, CPP and limits."""
     ledger = obj.ledger()
     if follow_ups:
-        fact, sealed, rolled = ledger.buy_then_follow_ups(obj.campaign, rg_id, side, map_group, objective, given,
+        fact, sealed, rolled = acts.buy_then_follow_ups(ledger, obj.campaign, rg_id, side, map_group, objective, given,
                                                           on_map, pre_registered, secret, early)
     else:
-        (fact, sealed), rolled = ledger.buy(obj.campaign, rg_id, side, map_group, objective, given, on_map,
+        (fact, sealed), rolled = acts.buy(ledger, obj.campaign, rg_id, side, map_group, objective, given, on_map,
                                             pre_registered, secret, early), None
     if as_json:
         emit_json({"rg": fact.rg, "side": fact.side, "group_type": fact.group_type, "cpp": fact.cpp,
@@ -68,7 +73,8 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
 def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, squads, front_line: bool,
             isolated: bool, as_json: bool) -> None:
     """Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, roadblock, dummy, hip)."""
-    fact = obj.ledger().fortify(obj.campaign, item, side, setup_area, count, size, squads, front_line, isolated)
+    fact, = obj.ledger().execute(obj.campaign, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
+                                                          squads=squads, front_line=front_line, isolated=isolated))
     if as_json:
         emit_json({"item": fact.item, "name": fact.name, "size": fact.size or None, "count": fact.count,
                    "fpp": fact.fpp, "setup_area": fact.setup_area, "side": fact.side})
@@ -83,7 +89,7 @@ def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, s
 @common
 def rg_chart(obj, side: str, as_json: bool) -> None:
     """The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave (8.6191-8.6197)."""
-    chart = obj.ledger().rg_chart(obj.campaign, side)
+    chart = reads.rg_chart(obj.ledger(), obj.campaign, side)
     if as_json:
         emit_json(chart)
         return

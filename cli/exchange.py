@@ -9,6 +9,9 @@ import click
 from cgledger.ledger.domain.wording import counted
 
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+reads = lazy.module("cgledger.ledger.read.player")
 
 
 @main.command()
@@ -25,7 +28,7 @@ def export(obj, since: str, path: Path, as_json: bool) -> None:
 
     # the campaign loaded and checked as every command loads it, kept per log head as a read's answer (a log this
     # machine checked at this head loads nothing for it); the events themselves: every stored row decoded
-    name, system = obj.answer("export", (), lambda ledger: ledger.export_source(obj.campaign))
+    name, system = obj.answer("export", (), lambda ledger: reads.export_source(ledger, obj.campaign))
     entries = stored_entries(resolve_db(obj.db), name)
     bundle = export_bundle(obj.ledger().store.entries(name) if entries is None else entries, name, system, since, path)
     if as_json:
@@ -51,7 +54,7 @@ def import_command(obj, path: Path, as_json: bool) -> None:
         bundle = read_bundle(path)
         checked = (bundle, plan_import(bundle, []))
     campaign, count = mail.import_bundle(obj.ledger(create=True), path, checked)
-    head = obj.ledger().head(campaign)
+    head = obj.ledger().verification.head(campaign)
     if as_json:
         emit_json({"campaign": campaign, "imported": count, "head": head})
         return

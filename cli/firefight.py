@@ -14,6 +14,11 @@ from cgledger.projections.terrainsvg import terrain_svg
 
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
+reads = lazy.module("cgledger.ledger.read.player")
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.command(name="firefight-end")
@@ -28,8 +33,8 @@ from .app import as_of_option, common, emit_json, json_option, main
 @common
 def firefight_end(obj, map_id: str, fires, wrecks, in_sewer, redeployed, as_json: bool) -> None:
     """End the CGS Campaign Firefight: what it leaves on the map; the campaign moves to the next firefight."""
-    facts = obj.ledger().firefight_end(obj.campaign, map_id, tuple(fires), tuple(wrecks), tuple(in_sewer),
-                                       tuple(redeployed))
+    facts = obj.ledger().execute(obj.campaign, cmd.EndFirefight(map=map_id, fires=tuple(fires), burning_wrecks=tuple(wrecks),
+                                                                in_sewer=tuple(in_sewer), redeployed=tuple(redeployed)))
     fact = facts[0]
     gained = [f for f in facts if isinstance(f, CPPGained)]
     if as_json:
@@ -57,7 +62,7 @@ def firefight_end(obj, map_id: str, fires, wrecks, in_sewer, redeployed, as_json
 def terrain_command(obj, map_id: str, as_of: str | None, side: str | None, svg_file: Path | None,
                     as_json: bool) -> None:
     """The map as the Campaign Firefights left it (6.7.2, 6.8.2.1, 6.16.3, 7.1-7.6), as JSON or drawn."""
-    result, rules = obj.ledger().terrain(obj.campaign, map_id, as_of, side)
+    result, rules = reads.terrain(obj.ledger(), obj.campaign, map_id, as_of, side)
     if svg_file:
         svg_file.write_text(terrain_svg(result, f"{map_id} terrain" + (f" as of {as_of}" if as_of else "") + (
             f", as the {rules.system.sides[result['viewer']]} side sees it" if result["viewer"] else ""),
@@ -98,7 +103,7 @@ def terrain_command(obj, map_id: str, as_of: str | None, side: str | None, svg_f
 @common
 def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool) -> None:
     """Place a fortification bought as an RG (dug_in, trench, at_trench, mines, roadblock, wire) on the map."""
-    fact, version = obj.ledger().place(obj.campaign, item, hex_text, side, hidden)
+    fact, version = acts.place(obj.ledger(), obj.campaign, item, hex_text, side, hidden)
     if as_json:
         emit_json({"event": version, "item": fact.item, "hex": fact.hex, "side": fact.side, "hidden": fact.hidden,
                    "rg": fact.rg})
@@ -119,7 +124,7 @@ def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool)
 @common
 def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bool) -> None:
     """Remove a placed fortification by the rule that removes it."""
-    fact = obj.ledger().remove(obj.campaign, item, hex_text, by, side)
+    fact, = obj.ledger().execute(obj.campaign, cmd.Remove(item=item, hex=hex_text, by=by, side=side))
     if as_json:
         emit_json({"item": fact.item, "hex": fact.hex, "side": fact.side, "placed": fact.placed, "by": fact.by,
                    "rule": fact.rule})
@@ -135,7 +140,7 @@ def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bo
 @common
 def mousehole(obj, hexes, side: str, roll: int, as_json: bool) -> None:
     """Record a Mousehole a DC SW Team blew (7.3): an interior Factory wall or between Cellars (DTW-P5/P6)."""
-    fact = obj.ledger().mousehole(obj.campaign, tuple(hexes), side, roll)
+    fact, = obj.ledger().execute(obj.campaign, cmd.Mousehole(hexes=tuple(hexes), side=side, roll=roll))
     if as_json:
         emit_json({"hexes": list(fact.hexes), "side": fact.side, "rule": fact.rule, "roll": fact.roll or None})
         return

@@ -10,6 +10,10 @@ import click
 
 from . import complete, readtext
 from .app import as_of_option, common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.command()
@@ -23,7 +27,7 @@ from .app import as_of_option, common, emit_json, json_option, main
 def control(obj, location: str, side: str, strategic: str, as_json: bool) -> None:
     """Record that SIDE gained Control of LOCATION (a hex such as StJ19, or a level: StJ19/1)."""
     ledger = obj.ledger()
-    fact = ledger.control(obj.campaign, location, side, strategic)
+    fact = acts.control(ledger, obj.campaign, location, side, strategic)
     if as_json:
         emit_json({"location": fact.location, "side": fact.side, "strategic": fact.strategic or None,
                    "warnings": list(ledger.notices)})
@@ -39,7 +43,7 @@ def control(obj, location: str, side: str, strategic: str, as_json: bool) -> Non
 def vacated(obj, group: str, as_json: bool) -> None:
     """KGP 8.6131 EXC: every Retained on-map U.S. unit on Map Group GROUP (St, Ch, Lg) is Eliminated or has Escaped
     or Shifted to a Holding Box: the German gains Control of all its Strategic Locations. Recorded by the U.S. side."""
-    facts = obj.ledger().vacated(obj.campaign, group)
+    facts = obj.ledger().execute(obj.campaign, cmd.Vacate(map_group=group))
     if as_json:
         emit_json([{"location": f.location, "side": f.side, "strategic": f.strategic or None} for f in facts])
         return
@@ -54,7 +58,7 @@ def vacated(obj, group: str, as_json: bool) -> None:
 @common
 def hq(obj, location: str, side: str) -> None:
     """8.6052 EXC: record the 'HQ' Location the German traces Isolation to on Lg (instead of LgN25)."""
-    fact = obj.ledger().record_hq(obj.campaign, side, location)
+    fact, = obj.ledger().execute(obj.campaign, cmd.RecordHQ(side=side, location=location))
     click.echo(f"{obj.side_name(fact.side)} HQ is now {fact.location}")
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 import click
 
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
 
 
 def _systems() -> str:
@@ -22,10 +25,10 @@ def _systems() -> str:
 @common
 def new(obj, name: str, system: str, cg: str, start_cpp, random_weather: bool, as_json: bool) -> None:
     """Start a campaign NAME (8.5x): its CG and starting CG Date."""
-    from cgledger.ledger.application import decide_start
+    from cgledger.ledger.decide.steps import start
 
-    decide_start(name, system.lower(), cg, tuple(start_cpp), random_weather)  # a refused one creates no database
-    campaign = obj.ledger(create=True).new_campaign(name, system.lower(), cg, tuple(start_cpp), random_weather)
+    start(name, system.lower(), cg, tuple(start_cpp), random_weather)  # a refused one creates no database
+    campaign = acts.new_campaign(obj.ledger(create=True), name, system.lower(), cg, tuple(start_cpp), random_weather)
     if as_json:
         emit_json({"name": campaign.name, "system": campaign.system, "cg": campaign.cg, "cg_date": campaign.cg_date,
                    "step": campaign.step, "cpp": campaign.cpp})

@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
 
 
 @main.command(name="scenario-end")
@@ -16,7 +19,7 @@ from .app import common, emit_json, json_option, main
 def scenario_end(obj, lvp, winner: str | None, as_json: bool) -> None:
     """CG-Scenario End (8.6032-8.6033): Current-LVP of each side, the winner, new CG-LVP totals."""
     ledger = obj.ledger()
-    fact = ledger.scenario_end(obj.campaign, tuple(lvp), winner)
+    fact = acts.scenario_end(ledger, obj.campaign, tuple(lvp), winner)
     if as_json:
         emit_json({"scenario": fact.scenario, "lvp": fact.lvp, "winner": fact.winner, "declared": fact.declared})
         return
@@ -44,7 +47,7 @@ def initiative(obj, german: str | None, us: str | None, chits, us_has_no_units: 
         if not sep or chit.lower() not in ("attack", "idle"):
             raise click.BadParameter(f"'{item}': use SIDE=attack or SIDE=idle", param_hint="--chit")
         given[side] = chit
-    fact = obj.ledger().initiative(obj.campaign, given, us_has_no_units)
+    fact = acts.initiative(obj.ledger(), obj.campaign, given, us_has_no_units)
     if not hasattr(fact, "chits"):  # sealed: both sides hold keys
         if as_json:
             emit_json({"sealed": fact.side, "event": obj.ledger().campaign(obj.campaign).version})

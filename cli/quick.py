@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import os
 import sys
+from cgledger.ledger import lazy
+
+reads = lazy.module("cgledger.ledger.read.player")
 
 GLOBAL = ("--db", "--campaign", "--key-file", "--command-id")  # the group's options taken here (not --seed: hidden)
 LOCAL = ("--db", "--campaign", "--as-of")  # after every command name here (`common` and as_of_option)
@@ -77,7 +80,7 @@ def head_fingerprint(obj, as_of: str | None) -> str:
 
     db = resolve_db(obj.db)
     return ((sqlite_head(db, obj.campaign) or postgres_head(db, obj.campaign)) if as_of is None else None) \
-        or obj.ledger().head(obj.campaign, as_of)
+        or obj.ledger().verification.head(obj.campaign, as_of)
 
 
 def head_data(fingerprint: str) -> dict:
@@ -110,7 +113,7 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
             elif command == "status":
                 from .statustext import render_status
 
-                data = obj.answer("status", (), lambda ledger: ledger.status(obj.campaign, as_of), as_of)
+                data = obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign, as_of), as_of)
                 out = (dumps(data) if as_json else render_status(data)) + "\n"
             else:
                 from . import readtext

@@ -3,6 +3,10 @@
 JSON, and the files `map` and `report` write, without click. The click commands (cli/books.py, cli/stats.py,
 cli/mapcmd.py) and the console script's quick path (cli/quick.py) print these very strings."""
 
+from cgledger.ledger import lazy
+
+reads = lazy.module("cgledger.ledger.read.player")
+
 ROSTER = [("date", "Date"), ("start", "Start"), ("repl", "Repl"), ("total", "Total"), ("spent", "Spent"),
           ("left", "Left"), ("rg", "RG"), ("lvp", "LVP"), ("cg_lvp", "CG-LVP"), ("win", "Win"),
           ("weather", "Weather"), ("recon", "Recon")]
@@ -16,7 +20,7 @@ def roster(obj, side: str, as_of: str | None = None, as_json: bool = False, as_c
         from cgledger.ledger.decide import witness as witnessing
         from cgledger.projections.roster import public
 
-        books, rules, state = ledger.rosters_of(obj.campaign, as_of)
+        books, rules, state = ledger.kept.rosters(obj.campaign, as_of)
         return {"name": rules.system.sides[rules.side(side)], "rows": [public(r) for r in books[rules.side(side)]],
                 "sides": dict(rules.system.sides),
                 "unwitnessed": [c for c in witnessing.view(state, rules) if c["side"] == rules.side(side)]}
@@ -39,7 +43,7 @@ def roster(obj, side: str, as_of: str | None = None, as_json: bool = False, as_c
 def rg_record(obj, side: str, as_of: str | None = None, as_json: bool = False, as_csv: bool = False) -> str:
     """The side's RG Purchase Record (8.6198)."""
     def compute(ledger) -> dict:
-        records, rules, _state = ledger.rg_records_of(obj.campaign, as_of)
+        records, rules, _state = ledger.kept.rg_records(obj.campaign, as_of)
         return {"name": rules.system.sides[rules.side(side)], "rows": records[rules.side(side)]}
 
     answer = obj.answer("rg-record", (side,), compute, as_of)
@@ -51,7 +55,7 @@ def rg_record(obj, side: str, as_of: str | None = None, as_json: bool = False, a
 
 def history(obj, as_of: str | None = None, as_json: bool = False) -> str:
     """The campaign's story per CG Date."""
-    story = obj.answer("history", (), lambda ledger: ledger.history_of(obj.campaign, as_of)[0], as_of)
+    story = obj.answer("history", (), lambda ledger: ledger.kept.history(obj.campaign, as_of)[0], as_of)
     if as_json:
         return _json(story)
     from cgledger.ledger.domain.wording import weather_words
@@ -75,7 +79,7 @@ def dice_stats(obj, side: str | None = None, as_of: str | None = None, as_json: 
     """Each side's dice over the whole campaign, per source; undone rolls apart; VASL rolls per scenario, player
     and category."""
     def compute(ledger) -> dict:
-        stats, rules, _state = ledger.dice_stats_of(obj.campaign, side, as_of)
+        stats, rules, _state = ledger.kept.dice_stats(obj.campaign, side, as_of)
         return {"stats": stats, "sides": dict(rules.system.sides)}
 
     answer = obj.answer("dice-stats", (side,), compute, as_of)
@@ -105,7 +109,7 @@ def areas_answer(obj, group: str, as_of: str | None, command: str = "areas") -> 
             _state, rules = ledger.state_as_of(obj.campaign)
             if not any(step.control for step in rules.system.steps):  # CGS: its map is the terrain the firefights left
                 return {"terrain": True}
-        result, rules, _state = ledger.areas_of(obj.campaign, group, as_of)  # a kept view unless as_of
+        result, rules, _state = ledger.kept.areas(obj.campaign, group, as_of)  # a kept view unless as_of
         return {"areas": document(result, rules, group), "sides": dict(rules.system.sides),
                 "rule": [step.id for step in rules.system.steps if step.control][-1]}  # Setup Area Determination
 
@@ -142,7 +146,7 @@ def map_file(obj, group: str, svg_file, as_of: str | None = None) -> str:
     if answer.get("terrain"):
         from cgledger.projections.terrainsvg import terrain_svg
 
-        result, rules = obj.ledger().terrain(obj.campaign, group, as_of)
+        result, rules = reads.terrain(obj.ledger(), obj.campaign, group, as_of)
         svg_file.write_text(terrain_svg(result, f"{group} map{title}", rules.system.sides), encoding="utf-8")
     else:
         from cgledger.projections.mapsvg import map_svg
@@ -158,7 +162,7 @@ def report(obj, html_file, as_of: str | None = None) -> str:
     def compute(ledger) -> dict:
         from cgledger.projections.report import render_html
 
-        return {"html": render_html(ledger.history_of(obj.campaign, as_of)[0])}
+        return {"html": render_html(ledger.kept.history(obj.campaign, as_of)[0])}
 
     html_file = Path(html_file)
     html_file.write_text(obj.answer("report", (), compute, as_of)["html"], encoding="utf-8")  # kept per log head

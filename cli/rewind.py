@@ -6,6 +6,9 @@ from cgledger.ledger.domain.events import TakeBackProposed
 
 from .app import common, emit_json, json_option, main
 from .undo import show_take_back
+from cgledger.ledger import lazy
+
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.command()
@@ -16,7 +19,7 @@ from .undo import show_take_back
 def rewind(obj, date: str, reason: str, as_json: bool) -> None:
     """Resume play from the end of DATE's RePh: every later action is voided by one new event. Once sides have
     keys, voiding the other side's or shared actions is a proposal the other side accepts (`accept`)."""
-    fact = obj.ledger().rewind(obj.campaign, date, reason)
+    fact, = obj.ledger().execute(obj.campaign, cmd.Rewind(cg_date=date, reason=reason))
     if isinstance(fact, TakeBackProposed):
         show_take_back(fact, [], reason, as_json)
         return

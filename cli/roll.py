@@ -7,6 +7,9 @@ from cgledger.ledger.rules.dice import DIE_NAMES
 from . import complete
 from .app import common, emit_json, json_option, main
 from .log import describe
+from cgledger.ledger import lazy
+
+rolling = lazy.module("cgledger.ledger.verbs.rolling")
 
 
 def roll_json(rolled, title: str) -> dict:
@@ -73,7 +76,7 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
          hexes, if_result: str, as_json: bool) -> None:
     """Roll on TABLE and record it (in the step the table belongs to)."""
     ledger = obj.ledger()
-    rolled = ledger.roll(obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl, tuple(hexes),
+    rolled = rolling.roll(ledger, obj.campaign, table_id, side, tuple(drms), dice, secret, purpose, rg, vasl, tuple(hexes),
                          if_result)
     if not hasattr(rolled, "resolution"):
         declared_output(rolled, as_json)
@@ -114,7 +117,7 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
 def follow_ups(obj, side: str, rg: str | None, as_json: bool) -> None:
     """Every follow-up roll due now for the side's RGs (8.620, RR 2.519), in step order, in one command: each
     as `roll TABLE --rg REF` makes it (declared, with fair dice)."""
-    done = obj.ledger().follow_ups(obj.campaign, side, rg)
+    done = rolling.follow_ups(obj.ledger(), obj.campaign, side, rg)
     if as_json:
         emit_json(follow_ups_json(done))
         return

@@ -1,8 +1,14 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+from cgledger.ledger.rules import read_rules_file
+
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.group()
@@ -22,7 +28,8 @@ def load(obj, path: str, as_json: bool) -> None:
     the other side accepts it (`cgledger accept`)."""
     from cgledger.ledger.domain.events import RulesProposed
 
-    fact = obj.ledger().load_rules(obj.campaign, path)
+    text = read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
+    fact, = obj.ledger().execute(obj.campaign, cmd.LoadRules(source=Path(path).name, text=text))
     proposed = isinstance(fact, RulesProposed)
     if as_json:
         emit_json({"source": fact.source, "tables": list(fact.tables), "action": fact.action,

@@ -11,6 +11,11 @@ from cgledger.ledger.domain.events import HiddenFortificationRevealed, SecretRol
 
 from . import complete
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+rolling = lazy.module("cgledger.ledger.verbs.rolling")
+keyverbs = lazy.module("cgledger.ledger.verbs.keys")
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.group()
@@ -31,7 +36,7 @@ def keys_init(obj, side: str) -> None:
         if not click.get_text_stream("stdin").isatty():
             raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
         material = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
-    fact = obj.ledger().register_key(obj.campaign, side, material)
+    fact = keyverbs.register_key(obj.ledger(), obj.campaign, side, material)
     from cgledger.ledger.trust.chain import key_fingerprint
 
     click.echo(f"the {obj.side_name(fact.side)} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
@@ -44,7 +49,7 @@ def keys_init(obj, side: str) -> None:
 def keys_show(obj, as_json: bool) -> None:
     """Each side's signing key and its fingerprint. Read yours out to your opponent (phone, chat) and check theirs:
     a key the other player set up in your side's name shows here."""
-    rows = obj.ledger().keys(obj.campaign)
+    rows = keyverbs.keys(obj.ledger(), obj.campaign)
     if as_json:
         emit_json(rows)
         return
@@ -218,7 +223,7 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
     if entered and searched:
         raise click.UsageError("--entered or --searched, not both")
     cause = "entry" if entered else "search" if searched else ""
-    facts = obj.ledger().reveal(obj.campaign, side, roll, cause, searched)
+    facts = keyverbs.reveal(obj.ledger(), obj.campaign, side, roll, cause, searched)
     rolls = [f for f in facts if isinstance(f, SecretRollRevealed)]
     places = [f for f in facts if isinstance(f, HiddenFortificationRevealed)]
     if as_json:
@@ -245,7 +250,7 @@ def fair_dice() -> None:
 @common
 def fair_commit(obj, side: str) -> None:
     """Commit to SIDE's fair-dice chains (done by `keys init`; for a side whose key is older)."""
-    fact = obj.ledger().fair_commit(obj.campaign, side)
+    fact = keyverbs.fair_commit(obj.ledger(), obj.campaign, side)
     click.echo(f"the {obj.side_name(fact.side)} side committed to its fair-dice chains (roll {fact.roll_head[:16]}…, answer "
                f"{fact.answer_head[:16]}…, {fact.length} values each)")
 
@@ -256,7 +261,7 @@ def fair_commit(obj, side: str) -> None:
 def fair_mode(obj, mode: str) -> None:
     """Choose the campaign's dice before any key is set up: fair (the default once both sides hold keys) or
     immediate (the rolling side's ledger rolls at once)."""
-    fact = obj.ledger().dice_mode(obj.campaign, mode)
+    fact, = obj.ledger().execute(obj.campaign, cmd.ChooseDiceMode(mode=mode))
     click.echo(f"the campaign's dice are {fact.mode} from now on")
 
 
@@ -265,7 +270,7 @@ def fair_mode(obj, mode: str) -> None:
 @common
 def fair_reveal(obj, side: str) -> None:
     """(Logs of the first fair-dice protocol) publish SIDE's seed, so that `audit` proves its fair rolls."""
-    fact = obj.ledger().fair_reveal(obj.campaign, side)
+    fact = keyverbs.fair_reveal(obj.ledger(), obj.campaign, side)
     click.echo(f"the {obj.side_name(fact.side)} side's seed is revealed")
 
 

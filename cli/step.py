@@ -5,6 +5,10 @@ import click
 from . import complete
 from .app import as_of_option, common, emit_answer, emit_json, json_option, main
 from .statustext import render_status
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
+reads = lazy.module("cgledger.ledger.read.player")
 
 
 @main.command()
@@ -13,7 +17,7 @@ from .statustext import render_status
 @common
 def status(obj, as_of: str | None, as_json: bool) -> None:
     """CG, CG Date, the open RePh step and what it still needs."""
-    show_status(obj.answer("status", (), lambda ledger: ledger.status(obj.campaign, as_of), as_of), as_json)
+    show_status(obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign, as_of), as_of), as_json)
 
 
 def show_status(data: dict, as_json: bool) -> None:
@@ -32,11 +36,11 @@ def step(obj, target: str | None, as_json: bool) -> None:
 
     Steps go forward in order; a step may be skipped only if it needs nothing; going back is an undo."""
     if target is None:  # the open step: `status`'s answer
-        show_status(obj.answer("status", (), lambda ledger: ledger.status(obj.campaign)), as_json)
+        show_status(obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign)), as_json)
         return
     ledger = obj.ledger()
-    move = ledger.step(obj.campaign, None if target.lower() == "next" else target)
-    data = ledger.status(obj.campaign)
+    move = acts.step(ledger, obj.campaign, None if target.lower() == "next" else target)
+    data = reads.status(ledger, obj.campaign)
     if as_json:
         emit_json({"step": move.target, "skipped": list(move.skipped), "new_cg_date": move.new_date,
                    "passed": list(move.passed), "campaign_step": move.campaign_step, "ahead": bool(move.side),

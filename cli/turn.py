@@ -10,6 +10,9 @@ import click
 
 from .app import common, emit_json, json_option, main
 from .statustext import rg_ref
+from cgledger.ledger import lazy
+
+reads = lazy.module("cgledger.ledger.read.player")
 
 
 def _dice(fact) -> str:
@@ -44,7 +47,7 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
         outbox.mkdir(parents=True, exist_ok=True)
     bundle, me, written = mail.send_turn(ledger, obj.campaign, side, path, outbox)
     if bundle is None:
-        head = ledger.head(obj.campaign)
+        head = ledger.verification.head(obj.campaign)
         if as_json:
             emit_json({"file": None, "campaign": ledger.resolve_name(obj.campaign), "events": 0, "from": None,
                        "to": None, "head": head})
@@ -52,7 +55,7 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
         click.echo(f"nothing to send: your opponent has every event already (head {head})")
         return
     if not bundle.events:  # the turn mailed back: nothing new, only the head the other side's turn was read at
-        head = ledger.head(bundle.campaign)
+        head = ledger.verification.head(bundle.campaign)
         if as_json:
             emit_json({"file": str(written), "campaign": bundle.campaign, "events": 0, "from": None, "to": None,
                        "head": head})
@@ -63,7 +66,7 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
     first, last = bundle.since + 1, bundle.events[-1].version
     if as_json:
         emit_json({"file": str(written), "campaign": bundle.campaign, "events": len(bundle.events), "from": first,
-                   "to": last, "head": ledger.head(bundle.campaign)})
+                   "to": last, "head": ledger.verification.head(bundle.campaign)})
         return
     count = f"1 event ({first})" if first == last else f"{len(bundle.events)} events ({first}-{last})"
     click.echo(f"{count} of '{bundle.campaign}' written to {written}: mail it to your opponent")
@@ -105,7 +108,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         raise BadInput(f"no bundle in the inbox {inbox}", RULE)
     ledger = obj.ledger()
     ledger.made_now.clear()  # shown below with the other results
-    status = ledger.status(received.campaign)
+    status = reads.status(ledger, received.campaign)
     rows = {r["version"]: r for r in log_rows(ledger.history(received.campaign))}
     sides = sides_in(rows.values())
     acts = [{"event": e.version, "side": e.author or None, "text": describe(rows[e.version], sides)}

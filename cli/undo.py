@@ -6,6 +6,10 @@ from cgledger.ledger.domain.events import TablesOverridden, TakeBackProposed
 from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
+cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
 
 @main.command()
@@ -16,7 +20,9 @@ def undo(obj, reason: str, as_json: bool) -> None:
     """Void the last action in force a player took by appending an undo event; nothing is deleted. Once sides have
     keys, the other side's action or a shared one it has received is only proposed: the other side takes it back
     with `accept`."""
-    fact, concerned = obj.ledger().undo(obj.campaign, reason)
+    ledger = obj.ledger()
+    fact, = ledger.execute(obj.campaign, cmd.Undo(reason=reason))
+    concerned = acts.concerned(ledger, obj.campaign, fact)
     show_take_back(fact, concerned, reason, as_json, obj.side_names)
 
 
@@ -25,7 +31,9 @@ def undo(obj, reason: str, as_json: bool) -> None:
 @common
 def accept(obj, as_json: bool) -> None:
     """Accept the other side's open proposal (an undo, a rewind or a rules file): it is carried out, both signed."""
-    fact, concerned = obj.ledger().accept(obj.campaign)
+    ledger = obj.ledger()
+    fact, = ledger.execute(obj.campaign, cmd.Accept())
+    concerned = acts.concerned(ledger, obj.campaign, fact)
     show_take_back(fact, concerned, getattr(fact, "reason", ""), as_json, obj.side_names)
 
 
@@ -35,7 +43,7 @@ def accept(obj, as_json: bool) -> None:
 @common
 def decline(obj, reason: str, as_json: bool) -> None:
     """Decline the other side's open proposal (an undo, a rewind or a rules file): it is over, both sides told."""
-    fact = obj.ledger().decline(obj.campaign, reason)
+    fact = acts.decline(obj.ledger(), obj.campaign, reason)
     if as_json:
         emit_json({"declined": fact.proposal, "reason": fact.reason or None})
         return

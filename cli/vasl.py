@@ -6,9 +6,12 @@ import click
 
 from cgledger.ledger.rules.dice import DIE_NAMES
 from cgledger.ledger.errors import BadInput
-from cgledger.ledger.vaslimport import Attachment, read_map
+from cgledger.ledger.decide.vasl import Attachment, read_map
 
 from .app import common, emit_json, json_option, main
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
 
 FORMS = {"vlog": "VASSAL log", "vsav": "VASSAL save", "chat": "chat window text", "raw": "dice-bot lines"}
 
@@ -81,7 +84,7 @@ def vasl_import(obj, paths: tuple[Path, ...], attach, players, map_file: Path | 
     attachments = (list(mapping.attach) if mapping else []) + _attachments(tuple(attach))
     sides = {**(mapping.players if mapping else {}), **_players(tuple(players))}
     files = [(path.name, path.read_bytes()) for path in paths]
-    imported = obj.ledger().vasl_import(obj.campaign, files, attachments, sides, dry_run)
+    imported = acts.vasl_import(obj.ledger(), obj.campaign, files, attachments, sides, dry_run)
     if as_json:
         emit_json(_imported_json(imported, dry_run))
         return

@@ -9,6 +9,9 @@ from cgledger.projections.log import log_rows
 
 from .app import common, emit_json, json_option, main
 from .log import describe
+from cgledger.ledger import lazy
+
+acts = lazy.module("cgledger.ledger.verbs.acts")
 
 
 @main.command()
@@ -23,7 +26,7 @@ def witness(obj, events: tuple[int, ...], every: bool, dispute: str, as_json: bo
     hold keys; or dispute them with --dispute REASON. A witness is a statement on record: no undo takes it back."""
     if every and dispute:
         raise click.UsageError("dispute the rolls one by one (name their events): --all witnesses")
-    fact, rolls = obj.ledger().witness(obj.campaign, events, every, dispute)
+    fact, rolls = acts.witness(obj.ledger(), obj.campaign, events, every, dispute)
     rows = [r for r in log_rows(effective(rolls)) if "error" not in r]
     if as_json:
         emit_json({"side": fact.side, "rolls": list(fact.rolls), "disputed": fact.disputed or None})

@@ -237,7 +237,7 @@ def purpose(rules, step: str) -> str | None:
 def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[dict]:
     """Where nothing more is needed here: the first step ahead (up to the scenario) that needs something of this
     side (`side`; at one table, of anyone), with the command lines, which walk the side there themselves
-    (CampaignLedger._walk_to). Guidance only: each act is decided when it is made."""
+    (ledger/verbs/walking.py). Guidance only: each act is decided when it is made."""
     from cgledger.ledger.decide import walk as walkmod
 
     at = here

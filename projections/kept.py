@@ -40,10 +40,10 @@ from . import areas, dice_stats, history, rg_record, roster
 
 NAMES = ("roster", "rg", "dice", "story")
 MODULES = ("cgledger.projections.kept", "cgledger.projections.roster", "cgledger.projections.rg_record",
-           "cgledger.projections.dice_stats", "cgledger.projections.history", "cgledger.projections.areas",
-           "cgledger.projections.terrain", "cgledger.ledger.domain.terrain", "cgledger.ledger.read.views",
-           "cgledger.ledger.domain.timeline", "cgledger.ledger.domain.inforce", "cgledger.ledger.domain.mapping",
-           "cgledger.ledger.rules.hexmap")  # the code a view depends on (ledger/read/views.py)
+           "cgledger.projections.dice_stats", "cgledger.projections.dice_math", "cgledger.projections.history",
+           "cgledger.projections.areas", "cgledger.projections.terrain", "cgledger.ledger.domain.terrain",
+           "cgledger.ledger.read.views", "cgledger.ledger.domain.timeline", "cgledger.ledger.domain.inforce",
+           "cgledger.ledger.domain.mapping", "cgledger.ledger.rules.hexmap")  # the code a view depends on (ledger/read/views.py)
 
 # Events that only add to what the views show (each folded by `advance`): anything else is folded from the log.
 PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed, FortificationsPurchased, CPPGained,

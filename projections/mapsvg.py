@@ -7,124 +7,38 @@ Entry Areas' map-edge hexsides barred in the side colour, LVP Locations with the
 and a legend.
 
 A pure function of the JSON of `cgledger areas --json` plus a "map" and a "sides" key (see map_svg);
-stdlib only, no I/O, no network.
-
-Geometry (KGP1 / ASL): columns are lettered A..Z then AA..ZZ (index 26..51), rows numbered; hexes are
-flat-topped and stacked vertically within a column; the columns whose index parity is the map's
-"shifted" ("odd": B, D, F, ... counting A as 0) sit half a hex lower than the others."""
+stdlib only, no I/O, no network. The hex grid's geometry and the SVG pieces are in mapdraw.py, the legend in
+maplegend.py."""
 
 from __future__ import annotations
 
 import math
-import re
-import textwrap
-from functools import lru_cache
-from html import escape
 from typing import Any
 
 from cgledger.ledger.domain.wording import counted
 
+from .mapdraw import (
+    H, HEX_STROKE, NML_COLOR, R, TINT, _UNIT, _e, _f, _hex_path, _hex_points, _tint, column_index, column_label,
+    hex_center, is_shifted, neighbour, parse_hex, parse_location,
+)
+from .maplegend import KINDS, _legend, _legend_svg
+
+__all__ = ["SIDE_COLORS", "PALETTE", "NML_COLOR", "HEX_STROKE", "LABEL_COLOR", "TINT", "KINDS", "R", "H", "MARGIN",
+           "HEADER", "LEGEND_W", "column_index", "column_label", "parse_hex", "parse_location", "is_shifted",
+           "hex_center", "neighbour", "map_svg"]
+
 SIDE_COLORS = {"german": "#1f4e9c", "us": "#c0282d"}
 PALETTE = ["#2e7d32", "#6a1b9a", "#ef6c00", "#00838f"]
-NML_COLOR = "#ffe94d"
-HEX_STROKE = "#9a9a9a"
 LABEL_COLOR = "#8a8a8a"
-TINT = 0.24  # how much side colour goes into a Setup Area shade (the rest is white paper)
-KINDS = (("B", "Building Location"), ("E", "Entrenchment"), ("F", "Fortification"), ("G", "functioning Gun"),
-         ("V", "manned Immobile vehicle (MA \u2265 20mm)"))
-
-R = 24.0  # hex circumradius: a flat-topped hex is 2R wide and sqrt(3)R (~41.6) high
-H = math.sqrt(3) * R
 MARGIN = 34.0  # room around the map for the Entry Area labels
 HEADER = 44.0
 LEGEND_W = 270.0
 
-_HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d+)$")
-_UNIT = [(math.cos(math.radians(60 * i)), math.sin(math.radians(60 * i))) for i in range(6)]
-# hexside i joins vertex i and i+1 and faces 60i+30 degrees (y down): lower-right, below, lower-left,
-# upper-left, above, upper-right
-
-
-# ---------------------------------------------------------------- geometry
-
-def column_index(label: str) -> int:
-    """A..Z are 0..25; AA..ZZ (a doubled letter, as on ASL boards) are 26..51."""
-    if len(label) == 1 and "A" <= label <= "Z":
-        return ord(label) - ord("A")
-    if len(label) == 2 and label[0] == label[1] and "A" <= label[0] <= "Z":
-        return 26 + ord(label[0]) - ord("A")
-    raise ValueError(f"malformed hex column {label!r}: A-Z or a doubled letter AA-ZZ")
-
-
-def column_label(index: int) -> str:
-    letter = chr(ord("A") + index % 26)
-    return letter if index < 26 else letter * 2
-
-
-def parse_hex(name: str) -> tuple[str, int, int]:
-    """'StJ19' -> ('St', 9, 19): Map Group, column index, row."""
-    match = _HEX.match(name)
-    if not match:
-        raise ValueError(f"malformed hex {name!r}: Map Group, column, row, e.g. StJ19")
-    return match[1], column_index(match[2]), int(match[3])
-
-
-def parse_location(text: str) -> tuple[str, int]:
-    """'StJ19/2' -> ('StJ19', 2); ground level is 0."""
-    name, _, level = text.strip().partition("/")
-    parse_hex(name)
-    try:
-        return name, int(level or 0)
-    except ValueError:
-        raise ValueError(f"malformed Location {text!r}: a hex and an optional level, e.g. StJ19/1") from None
-
-
-def is_shifted(column: int, shifted: str) -> bool:
-    """Does this column sit half a hex lower?"""
-    return (column % 2 == 1) == (shifted == "odd")
-
-
-def hex_center(column: int, row: int, shifted: str) -> tuple[float, float]:
-    """The centre of a hex in map units, column A row 0 at the origin."""
-    return column * 1.5 * R, row * H + (H / 2 if is_shifted(column, shifted) else 0.0)
-
-
-def neighbour(column: int, row: int, side: int, shifted: str) -> tuple[int, int]:
-    """The hex across hexside `side` (0 lower-right, 1 below, 2 lower-left, 3 upper-left, 4 above,
-    5 upper-right)."""
-    low = is_shifted(column, shifted)
-    return [(column + 1, row + 1 if low else row), (column, row + 1), (column - 1, row + 1 if low else row),
-            (column - 1, row if low else row - 1), (column, row - 1), (column + 1, row if low else row - 1)][side]
-
 
 # ---------------------------------------------------------------- helpers
 
-def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
-
-
-@lru_cache(maxsize=8192)  # a map's coordinates repeat (a column's x, a row's y): each formatted once (~30% of a map)
-def _f(v: float) -> str:
-    return f"{v:.1f}".rstrip("0").rstrip(".") if v % 1 else str(int(v))
-
-
 def _color(side: str, sides: list[str]) -> str:
     return SIDE_COLORS.get(side) or PALETTE[sides.index(side) % len(PALETTE)] if side in sides else "#555555"
-
-
-def _tint(color: str, amount: float = TINT) -> str:
-    rgb = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(255 - amount * (255 - c)):02x}" for c in rgb)
-
-
-def _hex_points(cx: float, cy: float, scale: float = 1.0) -> str:
-    r = R * scale
-    return " ".join(f"{_f(cx + r * ux)},{_f(cy + r * uy)}" for ux, uy in _UNIT)
-
-
-def _hex_path(cx: float, cy: float, scale: float = 1.0) -> str:
-    r = R * scale
-    return "M" + "L".join(f"{_f(cx + r * ux)},{_f(cy + r * uy)}" for ux, uy in _UNIT) + "Z"
 
 
 def _lvp_text(lvp: Any, level: int) -> str:
@@ -476,129 +390,3 @@ def _entry_area(area, cell, center, occupied, shifted, name_of, color, bbox) -> 
                    f'text-anchor="middle" fill="{c}" transform="rotate({angle} {_f(x)} {_f(y)})">'
                    f'{_e(area.get("id", ""))} \u2013 {_e(who)} Entry Area</text>')
     return out
-
-
-def _legend(areas, geo, sides, name_of, color, isolated_locations) -> list[tuple[float, Any]]:
-    """The legend as (height, item) pairs; an item is (kind, payload...) rendered by _legend_svg."""
-    items: list[tuple[float, Any]] = [(18, ("head", "Legend (KGP 8.605 Marking the Map)"))]
-    items += _legend_areas(areas, sides, name_of, color)
-    items += _legend_strategic(sides, name_of, color)
-    items += _legend_isolated(areas, sides, name_of, color, isolated_locations)
-    items += _legend_entry(geo, name_of, color)
-    items += _legend_lvp(areas, geo, name_of)
-    items.append((8, ("gap",)))
-    items.append((14, ("text", "Hex label: column + row (grey)")))
-    return _wrapped(items)
-
-
-def _legend_areas(areas, sides, name_of, color) -> list[tuple[float, Any]]:
-    """Each side's Setup Areas, both sides', No Man's Land and Uncontrolled Territory."""
-    items: list[tuple[float, Any]] = []
-    for s in sides:
-        ids = sorted((areas.get("setup_areas") or {}).get(s, {}) or {})
-        text = f"{name_of[s]} Setup Area" + (f"s {', '.join(ids)}" if ids else " (none)")
-        items.append((17, ("swatch", _tint(color[s]), text, None)))
-    if len(sides) > 1:
-        items.append((17, ("swatch", "both", "In both sides' Setup Areas", None)))
-    items.append((17, ("swatch", NML_COLOR, "No Man's Land", None)))
-    items.append((17, ("swatch", "#ffffff", "Uncontrolled Territory", None)))
-    return items
-
-
-def _legend_strategic(sides, name_of, color) -> list[tuple[float, Any]]:
-    """How a Strategic Location is drawn: its controller's outline, its kind's letter, its level."""
-    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "Strategic Locations"))]
-    items += [(17, ("outline", color[s], f"Controlled by {name_of[s]}")) for s in sides]
-    items.append((14, ("text", "Letter in the square = kind; digit = level:")))
-    items += [(13, ("text", f"  {letter}  {meaning}")) for letter, meaning in KINDS]
-    items.append((14, ("text", "Dashed square = Isolated Location")))
-    return items
-
-
-def _legend_isolated(areas, sides, name_of, color, isolated_locations) -> list[tuple[float, Any]]:
-    """8.6052: each side's Isolated Locations, and a side left with no non-Isolated Strategic Location."""
-    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "Isolated (8.6052)"))]
-    for s in sides:
-        locs = isolated_locations.get(s) or []
-        count = f"{len(locs)} Location" + ("" if len(locs) == 1 else "s")
-        items.append((17, ("iso", sides.index(s), color[s], f"{name_of[s]}: {count}")))
-        items += [(13, ("text", "  " + line)) for line in textwrap.wrap(", ".join(locs), 42)]
-    for s in areas.get("no_strategic_location") or []:
-        items.append((14, ("text", f"{name_of.get(s, s)}: no non-Isolated Strategic Location")))
-    return items
-
-
-def _legend_entry(geo, name_of, color) -> list[tuple[float, Any]]:
-    """The map's Entry Areas and whose they are."""
-    entry = geo.get("entry_areas") or []
-    if not entry:
-        return []
-    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "Entry Areas"))]
-    for a in entry:
-        a_sides = [s for s in a.get("sides") or [] if s in color]
-        who = " / ".join(name_of[s] for s in a_sides) or "?"
-        items.append((16, ("bar", [color[s] for s in a_sides] or ["#555555"], f"{a.get('id', '')}: {who}")))
-    return items
-
-
-def _legend_lvp(areas, geo, name_of) -> list[tuple[float, Any]]:
-    """The map's LVP Locations and the LVP each side's Control gives now (8.6032)."""
-    lvp_locs = geo.get("lvp_locations") or []
-    lvp = areas.get("lvp") or {}
-    if not (lvp_locs or lvp):
-        return []
-    items: list[tuple[float, Any]] = [(8, ("gap",)), (16, ("head", "LVP"))]
-    items += [(13, ("text", line)) for line in
-              textwrap.wrap(", ".join(f"{p.get('location')} {p.get('lvp')}" for p in lvp_locs), 42)]
-    if lvp:
-        current = ", ".join(f"{name_of.get(s, s)} {v}" for s, v in lvp.items())
-        items.append((14, ("text", f"LVP by Control on this map: {current}")))
-        items.append((13, ("text", "(the Current-LVP that counts is the one recorded at CG-Scenario End, 8.6032)")))
-    return items
-
-
-def _wrapped(items: list[tuple[float, Any]]) -> list[tuple[float, Any]]:
-    """Long text lines wrapped (a continuation is indented)."""
-    wrapped: list[tuple[float, Any]] = []
-    for step, item in items:
-        if item[0] == "text" and len(item[1]) > 44:
-            lines = textwrap.wrap(item[1], 44, subsequent_indent="    ", drop_whitespace=False)
-            wrapped.extend((13, ("text", line)) for line in lines)
-        else:
-            wrapped.append((step, item))
-    return wrapped
-
-
-def _legend_svg(items, x0: float, y0: float) -> str:
-    out = [f'<g id="legend" transform="translate({_f(x0)} {_f(y0)})">']
-    y = 0.0
-    for step, item in items:
-        kind = item[0]
-        if kind == "head":
-            out.append(f'<text class="legh" x="0" y="{_f(y + 11)}">{_e(item[1])}</text>')
-        elif kind == "text":
-            out.append(f'<text class="leg" x="0" y="{_f(y + 10)}" xml:space="preserve">{_e(item[1])}</text>')
-        elif kind == "swatch":
-            fill = item[1]
-            path = _hex_path(10, y + 6.5, .34)
-            if fill == "both":
-                out.append(f'<path d="{path}" fill="url(#both-0)" stroke="{HEX_STROKE}" stroke-width=".6"/>')
-            else:
-                out.append(f'<path d="{path}" fill="{fill}" stroke="{HEX_STROKE}" stroke-width=".6"/>')
-            out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[2])}</text>')
-        elif kind == "outline":
-            out.append(f'<path d="{_hex_path(10, y + 6.5, .34)}" fill="#fff" stroke="{item[1]}" stroke-width="2"/>')
-            out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[2])}</text>')
-        elif kind == "iso":
-            out.append(f'<path d="{_hex_path(10, y + 6.5, .34)}" fill="url(#iso-{item[1]})" '
-                       f'stroke="{HEX_STROKE}" stroke-width=".6"/>')
-            out.append(f'<text class="iso" x="10" y="{_f(y + 10.5)}" fill="{item[2]}">I</text>')
-            out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[3])}</text>')
-        elif kind == "bar":
-            width = 18.0 / len(item[1])
-            for k, c in enumerate(item[1]):
-                out.append(f'<path d="M{_f(1 + k * width)},{_f(y + 6.5)}h{_f(width)}" stroke="{c}" stroke-width="5"/>')
-            out.append(f'<text class="leg" x="24" y="{_f(y + 10)}">{_e(item[2])}</text>')
-        y += step
-    out.append("</g>")
-    return "\n".join(out)

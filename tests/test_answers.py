@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from cgledger.cli import main
+from cgledger.ledger.read import player as reads
 from cgledger.cli.app import forget
 from cgledger.ledger.trust import machine
 
@@ -189,7 +190,7 @@ def test_a_snapshot_edited_after_the_answer_or_while_its_read_ran_misses(sample,
     fresh = Path(shutil.copytree(_TEMPLATE[0], tmp_path / "fresh")) / "s.db"  # the sample again: edited mid-read
 
     def status_then_edited(ledger):
-        data = ledger.status(None, None)  # the read loaded the snapshot as it was
+        data = reads.status(ledger, None, None)  # the read loaded the snapshot as it was
         edit_last_snapshot(fresh)
         return data
 

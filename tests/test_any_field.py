@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from conftest import Cli
 from cgledger.ledger.trust import chain
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.audit import audit
+from cgledger.ledger.audit.replay import audit
 from cgledger.ledger.store.campaign import campaign_id
 from cgledger.ledger.domain.events import AnyFact
 

@@ -13,7 +13,8 @@ import msgspec
 import pytest
 
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.audit import audit, sources_of
+from cgledger.ledger.audit.checks import sources_of
+from cgledger.ledger.audit.replay import audit
 from cgledger.ledger.trust.chain import campaign_id
 from cgledger.ledger.store.reading import collector_paused
 from conftest import Cli, sql

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cgledger.ledger.application import open_ledger
+from cgledger.ledger.domain.commands import Undo
+from cgledger.ledger.verbs import acts, rolling
 from cgledger.ledger.store.campaign import CampaignState
 from cgledger.ledger.store.campaign import fold as fold_log
 from cgledger.ledger.errors import LedgerError
@@ -76,11 +78,12 @@ def test_night_drm_is_automatic(at):
 def test_a_roll_is_one_action_and_undo_appends(at):
     cli = at("8.610")
     ledger = open_ledger(str(cli.db))
-    first = ledger.roll(None, "8.610", "german", dice="3", purpose="9-1").fact
-    second = ledger.roll(None, "8.610", "german", dice="4", purpose="8-0").fact
+    first = rolling.roll(ledger, None, "8.610", "german", dice="3", purpose="9-1").fact
+    second = rolling.roll(ledger, None, "8.610", "german", dice="4", purpose="8-0").fact
     assert second.action == first.action + 1
     before = len(ledger.history(None))
-    undone, voided = ledger.undo(None, "typo")
+    undone, = ledger.execute(None, Undo(reason="typo"))
+    voided = acts.concerned(ledger, None, undone)
     assert undone.undone == second.action and [e.fact for e in voided] == [second]
     history = ledger.history(None)
     assert isinstance(history[-1].fact, ActionUndone) and len(history) == before + 1  # nothing deleted
@@ -91,7 +94,7 @@ def test_seeded_dice_are_recorded_as_seeded(at):
 
     cli = at("8.606")
     ledger = open_ledger(str(cli.db), dice=SeededDice(5))
-    fact = ledger.roll(None, "8.606/infantry", "us").fact
+    fact = rolling.roll(ledger, None, "8.606/infantry", "us").fact
     assert fact.source == "seeded" and fact.dice == SeededDice(5).roll("DR")
 
 
@@ -101,7 +104,7 @@ def test_stale_writer_is_refused_and_nothing_stored(at):
     cli = at("8.610")
     ledger = open_ledger(str(cli.db))
     mine = ledger.campaign(None)
-    ledger.roll(None, "8.610", "german", dice="3")  # another player records first
+    rolling.roll(ledger, None, "8.610", "german", dice="3")  # another player records first
     before = len(ledger.store.recorder.select_events(campaign_id("CG I")))
     mine.record(shortage(mine.begin_action()))
     with pytest.raises(LedgerError, match="the campaign moved on"):
@@ -113,8 +116,8 @@ def test_snapshots_restore_the_same_state(at):
     cli = at("8.610")
     ledger = open_ledger(str(cli.db))
     for i in range(230):
-        ledger.roll(None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"leader {i}")
-    ledger.undo(None)
+        rolling.roll(ledger, None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"leader {i}")
+    ledger.execute(None, Undo())
     loaded = ledger.campaign(None)  # from the latest snapshot plus the events after it
     assert ledger.store.snapshots is not None and list(ledger.store.snapshots.get(loaded.id))
     replayed = fold_log(ledger.history(None))

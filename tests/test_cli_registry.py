@@ -85,7 +85,7 @@ def test_head_of_a_sqlite_file_is_read_without_the_event_sourcing_library(tmp_pa
     assert made.exit_code == 0, made.output
     from cgledger.ledger.application import open_ledger
 
-    expected = open_ledger(db).head(None)
+    expected = open_ledger(db).verification.head(None)
     code = ("import sys; from cgledger.cli import main\n"
             f"main(['--db', {db!r}, 'head'], standalone_mode=False)\n"
             "print('LOADED', sorted(m for m in sys.modules if m.startswith(('eventsourcing', 'cgledger.ledger.rules'))))")
@@ -101,7 +101,7 @@ def test_head_reads_one_row_without_the_event_sourcing_library_on_either_backend
     assert made.exit_code == 0, made.output
     from cgledger.ledger.application import open_ledger
 
-    expected = open_ledger(db).head(None)
+    expected = open_ledger(db).verification.head(None)
     code = ("import sys; from cgledger.cli import main\n"
             f"main(['--db', {db!r}, 'head'], standalone_mode=False)\n"
             f"main(['--db', {db!r}, '--campaign', 'Quick', 'head'], standalone_mode=False)\n"

@@ -127,7 +127,7 @@ def test_a_secret_sw_dr_lapsed_though_its_rg_was_depleted_is_named_once_revealed
     import msgspec
 
     from cgledger.ledger.application import open_ledger
-    from cgledger.ledger.audit import audit
+    from cgledger.ledger.audit.replay import audit
     from cgledger.ledger.domain.commands import LapseRoll
     from cgledger.ledger.domain.events import RollLapsed, SecretRollMade, SecretRollRevealed
     from cgledger.ledger.store.campaign import campaign_id

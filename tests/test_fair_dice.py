@@ -381,7 +381,8 @@ def test_a_key_without_chains_does_not_switch_fair_dice_off(kgp):
     keyring = Keyring(US.encode())
     salt, check, public = keyring.new_registration(())
     ledger.keyring = keyring  # the new key signs its own registration, as `keys init` does; no chains committed
-    ledger.act(campaign, rules, commands.RegisterKey(side="us", salt=salt, check=check, public=public))
+    request = commands.RegisterKey(side="us", salt=salt, check=check, public=public)
+    ledger.append(campaign, *commands.decide(campaign, rules, request), request=request)
     from cgledger.ledger.decide.rolls import check_source
     from cgledger.ledger.errors import LedgerError
 

@@ -1,12 +1,12 @@
 """The page's audit after every move: kept in the server's process and carried on from where it last audited the log
-whole (`audit --kept`, ledger/audit.py `Continued`), it reports exactly what the whole audit from the first event
+whole (`audit --kept`, ledger/audit/replay.py `Continued`), it reports exactly what the whole audit from the first event
 reports, after each command of a campaign played on, a forged event included; a log replaced under it (another
 head at the event it stopped at) is audited from the first event again."""
 
 from __future__ import annotations
 
 from cgledger.ledger.application import open_ledger
-from cgledger.ledger.audit import Continued
+from cgledger.ledger.audit.replay import Continued
 
 from test_audit import record
 from test_guidance import paste
@@ -14,7 +14,7 @@ from test_guidance import paste
 
 def _same(db) -> dict:
     ledger = open_ledger(str(db))
-    whole, kept = ledger.audit(None), ledger.audit(None, kept=True)
+    whole, kept = ledger.verification.audit(None), ledger.verification.audit(None, kept=True)
     assert kept == whole, (kept, whole)
     return {"events": whole.events, "clean": whole.clean}
 
@@ -59,4 +59,4 @@ def test_a_log_that_no_longer_holds_where_the_kept_audit_stopped_is_audited_from
     same = kept(lambda v: first.replay.kept.head[1])  # the log still holds it: carried on
     assert same is first and same.since == first.replay.kept.head[0]
     other = kept(lambda v: "another log's digest")  # rewritten or replaced: from the first event again
-    assert other is not first and other.since == 0 and other.report(False) == ledger.audit(None)
+    assert other is not first and other.since == 0 and other.report(False) == ledger.verification.audit(None)

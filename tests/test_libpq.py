@@ -39,7 +39,7 @@ def connect():
 
 def app_head(db: str, name: str | None = None) -> str:
     """What the application reads (the event-sourcing recorder, psycopg)."""
-    return open_ledger(db).head(name)
+    return open_ledger(db).verification.head(name)
 
 
 def rolled(kgp: Cli) -> Cli:

@@ -130,7 +130,7 @@ def test_the_new_cg_dates_own_roll_is_not_offered_where_the_walk_stops_at_its_do
 
     cli = conftest.Cli(make_db())
     cli.ok("import", str(Path(__file__).parent / "data" / "rr-both-at-2507.json"))
-    campaign, rules = open_ledger(str(cli.db))._load(None)
+    campaign, rules = open_ledger(str(cli.db)).load(None)
     assert (campaign.step, campaign.san.get("german"), walk.walking(campaign, rules)) == ("2.507", 6, True)
     acts = guidance.next_acts(rules, campaign, "2.507", "german", True)
     assert not [a for a in acts if a["step"] == "2.512"], acts
@@ -182,7 +182,7 @@ def test_the_san_dr_is_not_offered_below_the_san_its_table_takes(rr):
     from cgledger.ledger.application import open_ledger
     from cgledger.projections import guidance
 
-    state, rules = open_ledger(str(rr.db))._load(None)
+    state, rules = open_ledger(str(rr.db)).load(None)
     assert state.san.get("german") == 4
     offered = [o["command"] for o in guidance.options(rules, state, [], "2.512", only="german")]  # as a walking side
     assert not [c for c in offered if "2.5122" in c], offered

@@ -59,7 +59,7 @@ def test_a_snapshot_stored_before_the_rename_still_loads_without_a_warning(tmp_p
     campaign = ledger.campaign(None)
     assert campaign.version == len(ledger.history(None))
     assert ledger.notices == []  # read from the old snapshot, not from the log after a warning
-    assert ledger.audit(None).clean
+    assert ledger.verification.audit(None).clean
 
 
 def test_no_file_of_ours_keeps_merge_conflict_markers():

@@ -14,6 +14,7 @@ WORKER = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 from cgledger.ledger.application import open_ledger
+from cgledger.ledger.verbs import rolling
 from cgledger.ledger.errors import CampaignMovedOn
 db, worker, count, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 ledger = open_ledger(db)
@@ -23,7 +24,7 @@ retries, messages = 0, set()
 for i in range(count):
     while True:
         try:
-            ledger.roll(None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"{{worker}}-{{i}}")
+            rolling.roll(ledger, None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"{{worker}}-{{i}}")
             break
         except CampaignMovedOn as e:
             retries += 1

@@ -377,6 +377,7 @@ def big_bundle(folder: Path, rolls: int) -> Path:
     """A campaign of `rolls` rolls as a bundle, made the way bench/bench_ledger.py makes its log (each roll the
     ledger's own decision, seeded dice), but recorded in memory: only the first few events are stored."""
     from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.verbs import acts
     from cgledger.ledger.decide import rolls as decide
     from cgledger.ledger.rules.dice import SeededDice
     from cgledger.ledger.exchange.pbem import FORMAT, Bundle, BundleEvent
@@ -390,7 +391,7 @@ def big_bundle(folder: Path, rolls: int) -> Path:
         sys.path.remove(bench)
 
     ledger = open_ledger(str(folder / "big.db"), create=True, dice=SeededDice(1))
-    ledger.new_campaign("Big", "kgp", "I")
+    acts.new_campaign(ledger, "Big", "kgp", "I")
     to_8614(ledger)
     stored = ledger.history(None)
     campaign = ledger.campaign(None)

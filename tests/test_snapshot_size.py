@@ -103,7 +103,7 @@ def test_undo_and_rewind_across_cg_date_changes_and_the_audit_stays_clean(make_d
     assert rewound["cg_date"] == "19 PM" and cli.json("status")["cg_date"] == "19 PM"
     assert cli("audit").exit_code == 0
     ledger = open_ledger(str(cli.db))
-    assert ledger.audit(None).clean and ledger.campaign(None).consumed == {}
+    assert ledger.verification.audit(None).clean and ledger.campaign(None).consumed == {}
 
 
 def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db):
@@ -135,7 +135,7 @@ def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db
     ledger = open_ledger(str(cli.db))
     at_100 = ledger.store.loader.campaign(campaign_id(honest["campaign"]), 100)
     assert "consumed" in at_100.reverts[str(changes[-1])] and ledger.notices == []  # read from that snapshot
-    assert ledger.audit(None).clean
+    assert ledger.verification.audit(None).clean
     cli.ok("step", "next")  # 21 AM: a CG Date change takes the old items out
     campaign = open_ledger(str(cli.db)).campaign(None)
     assert not any("consumed" in r for r in campaign.reverts.values()) and campaign.acts_closed

@@ -24,7 +24,7 @@ ROOT = Path(__file__).parent.parent
 
 # loaded only by the commands that need them: the audit's re-decisions, the VASL parser, the cipher (a campaign
 # without keys opens none), the TOML parser (the rules come from the cache once it holds them)
-NOT_FOR_READS = ("cgledger.ledger.audit", "cgledger.ledger.decide.redecide", "cgledger.ledger.vasl.bot", "cryptography", "tomllib")
+NOT_FOR_READS = ("cgledger.ledger.audit.replay", "cgledger.ledger.decide.redecide", "cgledger.ledger.vasl.bot", "cryptography", "tomllib")
 
 OVERRIDE = ('[[table]]\nid = "KGP3"\nstep = "scenario"\nrule = "KGP3"\nper = "any"\nper_rule = "KGP3"\n'
             'title = "{title}"\ndie = "DR"\nrows = [ {{ max = 6, result = "no change" }}, '

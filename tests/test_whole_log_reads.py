@@ -124,7 +124,7 @@ def test_a_repeated_export_loads_nothing_of_the_domain_and_an_edit_is_named_as_b
     assert (code, out.replace("b.json", "a.json"), err) == (0, first.stdout, "")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert "cgledger.ledger.application" not in modules and "eventsourcing" not in modules and \
-        "cgledger.ledger.audit" not in modules
+        "cgledger.ledger.audit.replay" not in modules
     last = sample.events()
     edit(sample.db, last, lambda s: s.replace(b"Idle Day", b"Idle Dax"))  # the last event, other bytes in place
     (code, out, err), modules = apart(sample.db, "export", "--since", "0", str(tmp_path / "c.json"))

@@ -189,7 +189,7 @@ def test_the_claimants_own_file_is_no_evidence_of_his_dice(table, tmp_path):
     from cgledger.ledger.errors import LedgerError
 
     ledger = open_ledger(str(anyone.db))
-    campaign, rules = ledger._load(None)
+    campaign, rules = ledger.load(None)
     digest = hashlib.sha256(doctored.read_bytes()).hexdigest()
     with pytest.raises(LedgerError, match="imported itself: the claimant's own file is no evidence"):
         cmd.decide(campaign, rules, cmd.Witness(side="us", rolls=(event,), log_digest=digest),

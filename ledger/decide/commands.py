@@ -107,7 +107,7 @@ def _roll_revealing(state: CampaignState, rules, c: RollRevealing, x: Context) -
 
 
 def _import_vasl(state: CampaignState, rules, c: ImportVasl, x: Context) -> list:
-    from ..vaslimport import decide_file  # the VASL readers: loaded only when a file is imported
+    from .vasl import decide_file  # the VASL readers: loaded only when a file is imported
 
     return decide_file(state, rules, c, x.log)
 

@@ -295,7 +295,7 @@ class Attachment(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
 
 
 class ImportVasl(Command, frozen=True, kw_only=True):
-    """One VASL file imported (ledger/vaslimport.py): the file as read (its report lines with their places, its
+    """One VASL file imported (ledger/decide/vasl.py): the file as read (its report lines with their places, its
     SHA-256 and form), the reports attached to tables and the player names given sides; decided again from these."""
 
     file: str

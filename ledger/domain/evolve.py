@@ -411,7 +411,7 @@ class CampaignState:
         - Its used-up due items (`consumed`): every due item names its CG Date or an RG of it (ledger/decide/rolls.py),
           so none is due again on a later date. They are not kept for undo either: an undo of this CG Date change
           (or a rewind across it) opens the date again without them, so a roll already made there is not refused
-          again: the audit, which reads the whole log, names it (ledger/audit.py `UsedUp`). Kept, they were one entry
+          again: the audit, which reads the whole log, names it (ledger/audit/tally.py `UsedUp`). Kept, they were one entry
           per roll of every past CG Date in the state. What an undo needs to decide anything as before (`today`, which
           automatic DRMs and 'after' tables read, the RG follow-ups, the FPP, the chits) stays in its revert.
         - Who recorded each action before it (`acts`): packed, one character an action (`act` reads both).

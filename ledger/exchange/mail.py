@@ -78,7 +78,7 @@ def receive_turn(ledger, path: Path, checked: tuple | None = None, received: "tu
         state = ledger.store.campaign(name)
         opened = ledger.keyring.opened_rolls(state, ledger.rules_for(state), new, me)
         received.results += turn.own_results(new, opened, me)
-    received.head = ledger.head(name)
+    received.head = ledger.verification.head(name)
     received.files.append(str(path))
     return received
 

@@ -7,7 +7,7 @@ whole: nothing is imported. `import` runs the audit, which re-decides every even
 from eventsourcing.utils import get_topic
 
 from ..trust import chain
-from ..audit import DISPUTES, audit
+from ..audit.replay import DISPUTES, audit
 from .bundle import FORMAT, Bundle, BundleEvent, export_bundle, parse_fingerprint, read_bundle, write_bundle  # noqa: F401
 from ..store.campaign import Campaign, campaign_id
 from ..errors import BadInput

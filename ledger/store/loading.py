@@ -1,7 +1,7 @@
 """Loading a campaign without taking the store on trust: the latest snapshot is used only if its seal and the
 event it summarizes check out, and every event replayed after it has its chain, digest, author and signature
 checked. What does not check out is kept in `notices` (the CLI prints them) and worked around: the log is
-replayed instead of the snapshot. The audit (ledger/audit.py) checks every event and snapshot, and re-decides."""
+replayed instead of the snapshot. The audit (ledger/audit/) checks every event and snapshot, and re-decides."""
 
 from __future__ import annotations
 
@@ -153,12 +153,12 @@ class Loader:
 
     def rows(self, cid, page: int, after: int | None = None) -> "Rows":
         """Every stored event of the campaign in order (`after`: those after that version), a page of `page` rows
-        per SELECT, each as its stored bytes (`audit.Raw`, decoded by the audit as it reads it) or, if even those
+        per SELECT, each as its stored bytes (`stream.Raw`, decoded by the audit as it reads it) or, if even those
         cannot be read, as a damaged `Logged`. Iterated as a generator: what it has given is not held here."""
         return Rows(self, cid, page, after)
 
     def _rows(self, cid, page: int, after: int | None = None):
-        from ..audit import Raw
+        from .stream import Raw
 
         while True:
             rows = self.recorder.select_events(cid, gt=after, limit=page)

@@ -1,5 +1,5 @@
 """The envelope's author and signature, as every load checks each event it has not verified before
-(ledger/store/loading.py) and the audit checks every event (ledger/audit.py): a side's own act is authored by that side,
+(ledger/store/loading.py) and the audit checks every event (ledger/audit/): a side's own act is authored by that side,
 and from a side's key registration on its events carry its signature.
 
 The Ed25519 check itself is the audit's largest single cost (~100 µs an event), so `Verifier` can make the checks

@@ -12,26 +12,19 @@ from __future__ import annotations
 
 import hashlib  # noqa: F401 - loaded: every event's digest through OpenSSL (ledger/sha.py)
 import sys
-from collections import deque
 from dataclasses import dataclass
-from typing import NamedTuple
 from uuid import UUID
 
-from .trust import chain
-from . import rules as rulesmod
-from .errors import LedgerError
-from .trust.envelope import read_logged, with_command
-from .domain.events import (
-    CampaignStarted, CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed,
-    RollDeclared, RollLapsed, SecretRollMade, SecretRollRevealed,
-)
-from .trust.signatures import Signed, Verifier, author_check
-from .domain.events import TAGS
-from .domain.evolve import authorship, CampaignState, begin, snapshot
-from .domain.inforce import voided_by
-from .trust.logged import Logged
-from .domain.timeline import kind_words
-from .trust.secrets import fair_faces, seed_commitment, share
+from .. import rules as rulesmod
+from ..domain.events import TAGS, CampaignStarted, DiceRolled, SecretRollMade, SecretRollRevealed
+from ..domain.evolve import CampaignState, begin, snapshot
+from ..domain.inforce import voided_by
+from ..domain.timeline import kind_words
+from ..store.stream import Events
+from ..trust import chain
+from ..trust.signatures import Signed, Verifier, author_check
+from .checks import check_fair, check_snapshot, check_vasl, pending_of, roll_key, unwitnessed_of
+from .tally import Kept, UsedUp
 
 KINDS = ("pending", "unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
          "decision", "original", "drm", "automatic_drm", "final", "result", "reroll", "vasl", "secret", "fair",
@@ -91,7 +84,7 @@ def audit(campaign_id: UUID, logged, snapshots: dict | None = None, final: bool 
 def read_on(replay: "Replay", verifier: Verifier, size: int | None = None) -> None:
     """The replay reads the events it has not read yet, its signatures checked by `verifier` (closed after);
     `size`: how many, for the player to see the audit go (ledger/progress.py)."""
-    from .progress import counted
+    from ..progress import counted
 
     replay.verifier = verifier
     try:
@@ -153,6 +146,9 @@ class Continued:
         return self.replay.report(final)
 
 
+_SHARED: dict = {}  # the dice rolled, one tuple per distinct roll (a few dozen)
+
+
 class Replay:
     """The audit's one pass over the stored events. For each: its envelope (its place, digest and chain), its
     action's number, its author and signature, then its whole action decided again on the state before it (from
@@ -160,7 +156,7 @@ class Replay:
     state evolves by it. `report` adds what only the whole log shows."""
 
     def __init__(self, campaign_id: UUID, events: "Events", snapshots: dict | None, verifier: Verifier):
-        from .decide import redecide  # here, not at the top: a read never decides
+        from ..decide import redecide  # here, not at the top: a read never decides
 
         self.redecide = redecide
         self.campaign_id, self.events, self.snapshots, self.verifier = campaign_id, events, snapshots, verifier
@@ -402,348 +398,3 @@ class Replay:
         return Report(events=kept.count, rolls=self.roll_count, findings=tuple(findings), unrevealed=unrevealed,
                       pending=pending, sources=tuple(sorted(kept.sources(self.rolls_by_action).items())),
                       unwitnessed=unwitnessed, head=kept.head)
-
-
-class Conditions:
-    """Rolls declared for one result of their RG's strength roll (RR 2.5192, KGP 8.6204), as the log goes by: each
-    must lapse if the strength gave another result and be made if it gave that one. An open strength is decided with
-    them; a Secret one (its roller's ledger alone knew it) is checked here once revealed."""
-
-    def __init__(self):
-        self.declared: dict[tuple[str, int], tuple[int, int, int, str, str]] = {}  # (side, n) -> version, action ...
-        self.lapsed: list[tuple[int, int, int]] = []  # (version, action, declaration)
-        self.made: list[tuple[int, int, str, int]] = []  # (version, action, side, n)
-        self.strength: list[tuple[int, int, str]] = []  # (action, rg, code)
-
-    def add(self, version: int, fact) -> None:
-        if isinstance(fact, RollDeclared) and fact.if_result:
-            self.declared[(fact.side, fact.n)] = (version, fact.action, fact.rg, fact.if_result, fact.table)
-        elif isinstance(fact, RollLapsed):
-            self.lapsed.append((version, fact.action, fact.declared))
-        rolled = fact.fact if isinstance(fact, SecretRollRevealed) else fact
-        if isinstance(rolled, DiceRolled) and self.declared:
-            if rolled.effect == "rg_strength" and rolled.rg is not None:
-                self.strength.append((fact.action, rolled.rg, rolled.code))
-            if rolled.source == "fair" and (rolled.side, rolled.fair) in self.declared:
-                self.made.append((version, fact.action, rolled.side, rolled.fair))
-
-    def findings(self, voided: set[int]) -> list[tuple[int, str]]:
-        if not self.declared:
-            return []
-        strength = {rg: code for action, rg, code in self.strength if action not in voided}
-        by_version = {d[0]: (side, n, *d[1:]) for (side, n), d in self.declared.items() if d[1] not in voided}
-        out = []
-        for version, action, declared in self.lapsed:
-            side, _n, _a, rg, code, table = by_version.get(declared, ("", 0, 0, None, "", ""))
-            if action not in voided and rg in strength and strength[rg] == code:
-                out.append((version, f"the {side} side's roll on {table}, made only if its RG's strength roll gave "
-                                     f"'{code}', lapsed: that roll gave '{code}'"))
-        for version, action, side, n in self.made:
-            _v, _a, rg, code, table = self.declared[(side, n)]
-            if action not in voided and rg in strength and strength[rg] != code:
-                out.append((version, f"the {side} side's roll on {table}, made only if its RG's strength roll gave "
-                                     f"'{code}', was made: that roll gave '{strength[rg]}'"))
-        return out
-
-
-_SHARED: dict = {}  # the dice rolled, one tuple per distinct roll (a few dozen)
-
-
-class Kept:
-    """What the checks made after the replay read of the whole log, gathered as it goes by: the fair-dice events
-    (`check_fair` reads those alone), the Secret rolls revealed, the undos (for the rolls in force per source:
-    `sources`), whether a secret purchase or replenishment was revealed (then the log is decided again as its side
-    knew it: `redecide.revealed`), the snapshots' events met, how many events and the last one."""
-
-    def __init__(self):
-        self.count = 0
-        self.snapshots: set[int] = set()
-        self.head: tuple[int, str] = (0, "")
-        self.fair: list = []
-        self.revealed: set[int] = set()
-        self.revealing = False
-        self.reveals: list[tuple[int, str]] = []  # Secret rolls revealed: (the reveal's action, the roll's source)
-        self.voided: set[int] = set()
-        self.conditions = Conditions()
-
-    def add(self, event) -> None:
-        self.count += 1
-        self.head = (event.version, event.digest)
-        fact = event.fact
-        if fact is None:
-            return
-        if isinstance(fact, (FairDiceCommitted, FairSeedRevealed)) or (
-                isinstance(fact, SecretRollRevealed) and fact.fact.fair is not None):
-            self.fair.append(event)
-        if isinstance(fact, SecretRollRevealed):
-            self.revealed.add(fact.roll)
-            self.revealing = self.revealing or fact.fact.effect == "cpp_replenishment"
-            if isinstance(fact.fact, DiceRolled):
-                self.reveals.append((fact.action, fact.fact.source))
-        elif isinstance(fact, RGPurchaseRevealed):
-            self.revealing = True
-        self.voided.update(voided_by(fact) or ())
-        self.conditions.add(event.version, fact)
-
-    def unreplayed(self, fact) -> None:
-        """A fact before any CampaignStarted, not replayed: a roll still counts in `sources`."""
-        if isinstance(fact, DiceRolled):
-            self.reveals.append((fact.action, fact.source))
-
-    def sources(self, rolls_by_action: dict) -> dict[str, int]:
-        """Rolls in force per source, as `sources_of` counts them over the whole log: the rolls (`rolls_by_action`)
-        and Secret rolls revealed of the actions no undo or rewind voided."""
-        counts: dict[str, int] = {}
-        for action, rolls in rolls_by_action.items():
-            if action not in self.voided:
-                for roll in rolls:
-                    counts[roll[5]] = counts.get(roll[5], 0) + 1
-        for action, source in self.reveals:
-            if action not in self.voided:
-                counts[source] = counts.get(source, 0) + 1
-        return counts
-
-
-class UsedUp:
-    """The due items rolled and in force, as the state kept them before a closed CG Date's items
-    are kept with its change, and back if an undo or rewind takes that change back. The state no longer keeps them
-    (they grew with the log, in every snapshot): a roll made again on a CG Date opened again is not refused, and the
-    audit, which reads the whole log anyway, names it here."""
-
-    def __init__(self):
-        self.items: dict[str, tuple[int, int]] = {}  # item -> (event, action)
-        self.closed: dict[int, dict[str, tuple[int, int]]] = {}  # the date change's action -> the items before it
-
-    def record(self, fact, version: int) -> int | None:
-        """Keeps the fact's item; the event that used it up already, if it is in force (a fair roll's item is used up
-        by its declaration, which the roll resolves)."""
-        if isinstance(fact, CGDateChanged):
-            self.closed[fact.action] = self.items
-            self.items = {}
-        elif isinstance(fact, RollDeclared) and fact.item:
-            self.items.setdefault(fact.item, (version, fact.action))
-        elif isinstance(fact, (DiceRolled, SecretRollMade)) and fact.item and fact.fair is None:
-            if fact.item in self.items:
-                return self.items[fact.item][0]
-            self.items[fact.item] = (version, fact.action)
-        return None
-
-    def void(self, actions) -> None:
-        for action in sorted(actions, reverse=True):
-            self.items = {k: v for k, v in self.items.items() if v[1] != action}
-            if action in self.closed:
-                self.items = self.closed.pop(action)
-
-
-def unwitnessed_of(state: CampaignState) -> list[tuple[int, str]]:
-    """The claims the other side never witnessed (ledger/decide/witness.py), in words."""
-    from .decide import witness
-
-    try:
-        rules = rulesmod.load(state.system, state.override_sources())
-    except LedgerError:
-        return [(int(v), f"the dice of event {v} were not witnessed") for v, _c in witness.open_claims(state)]
-    sides = dict(rules.system.sides)
-    return [(c["event"], f"not witnessed: {witness.describe(c, sides)}") for c in witness.view(state, rules)]
-
-
-def pending_of(state: CampaignState) -> list[tuple[int, str]]:
-    """What the fair-dice and sealed-chit protocols still owe (the unrevealed Secret rolls are listed apart)."""
-    out = []
-    for entry in sorted(state.declared.values(), key=lambda e: e["version"]):
-        what = f"the {entry['side']} side's {'Secret ' if entry['secret'] else ''}fair roll on {entry['table']}"
-        if not entry["answered"]:
-            out.append((entry["version"], f"{what} was never answered by the other side"))
-        elif not entry["made"]:
-            out.append((entry["answered"], f"{what} was answered but never made by its side"))
-    for version, entry in sorted(state.secret_rgs.items(), key=lambda item: int(item[0])):
-        out.append((int(version), f"the {entry['side']} side's RG bought in secret on {entry['cg_date']} was never "
-                                  "revealed"))
-    for version, entry in sorted(state.hidden.items(), key=lambda item: int(item[0])):
-        if entry["sealed"]:  # CGS 7.4.4: set up hidden under its side's key
-            out.append((int(version), f"the {entry['side']} side's hidden {entry['item']} was never revealed"))
-    for side, chit in sorted(state.sealed_chits.items()):
-        if not chit["chit"]:
-            out.append((chit["version"], f"the {side} side's sealed Initiative chit was never revealed"))
-    return out
-
-
-def sources_of(logged) -> dict[str, int]:
-    """Rolls in force per source: fair dice apart from dice entered, from VASL or rolled by one side's ledger. The
-    definition over a whole log; the audit counts the same as it goes (`Kept.sources`)."""
-    from .domain.inforce import live
-
-    counts: dict[str, int] = {}
-    for event in live(logged):
-        fact = event.fact.fact if isinstance(event.fact, SecretRollRevealed) else event.fact
-        if isinstance(fact, DiceRolled):
-            counts[fact.source] = counts.get(fact.source, 0) + 1
-    return counts
-
-
-def check_snapshot(state: CampaignState, version: int, stored: dict | None, problem: str | None) -> list[str]:
-    """A stored snapshot must be the replay's state at its event, attribute by attribute: reads start from it."""
-    if problem:
-        return [problem]
-    if stored is None:  # an older snapshot: its seal and event were checked, the latest is compared whole
-        return []
-    replayed = comparable({k: v for k, v in vars(state).items() if not k.startswith("_")})
-    stored = comparable(stored)
-    differing = []
-    for key in sorted(set(replayed) | {k for k in stored if not k.startswith("_")}):
-        mine = _json(replayed[key] if key in replayed else getattr(CampaignState, key, None))
-        theirs = _json(stored[key] if key in stored else getattr(CampaignState, key, None))
-        if mine != theirs:
-            differing.append(key)
-    if differing:
-        return [f"the snapshot at event {version} does not match the log's replay ({', '.join(differing)} "
-                "differ): it was edited, and reads that start from it would show numbers the log does not hold"]
-    return []
-
-
-def comparable(attributes: dict) -> dict:
-    """A state's attributes as a snapshot and the replay are compared: who recorded each action as its runs however
-    it is kept (ranges, or packed once its CG Date closed), and the undo record without the used-up due items of
-    past CG Dates, which an older snapshot kept there (ledger/domain/evolve.py `_close_date`)."""
-    found = dict(attributes)
-    found["acts"] = authorship(found.pop("acts_closed", CampaignState.acts_closed),
-                               found.pop("acts_sides", CampaignState.acts_sides), found.get("acts", CampaignState.acts))
-    reverts = found.get("reverts") or {}
-    if any("consumed" in entry for entry in reverts.values()):
-        found["reverts"] = {k: {n: v for n, v in e.items() if n != "consumed"} for k, e in reverts.items()}
-    return found
-
-
-def _json(value):
-    import msgspec
-
-    return msgspec.json.decode(msgspec.json.encode(value))
-
-
-class Events:
-    """The events the audit reads, in order, decoded one at a time (`Raw` rows: `Loader.rows`), with a look ahead
-    (`ahead`: the facts one decision writes together) and what came before (`past`)."""
-
-    def __init__(self, logged):
-        self._source = iter(logged)
-        self._ahead: deque = deque()  # (as given, decoded)
-        self.past = Past()
-
-    def more(self, logged) -> None:
-        """Events stored after the last one read: iterated next (`Continued`)."""
-        self._source = iter(logged)
-
-    def __iter__(self):
-        while True:
-            if self._ahead:
-                given, event = self._ahead.popleft()
-            else:
-                given = next(self._source, None)
-                if given is None:
-                    return
-                event = _decoded(given)
-            yield event
-            self.past.append(given)  # after its own checks: the decisions read the events before it
-
-    def ahead(self):
-        """The events after the current one, as far as the caller reads."""
-        for given, event in self._ahead:
-            yield event
-        while True:
-            given = next(self._source, None)
-            if given is None:
-                return
-            event = _decoded(given)
-            self._ahead.append((given, event))
-            yield event
-
-
-def _decoded(given) -> Logged:
-    """`given` read with its request decoded: a stored one that is not a command makes the row damaged."""
-    if isinstance(given, Raw):
-        return read_logged(given.version, given.topic, given.data, typed=True)
-    return with_command(given)
-
-
-class Raw(NamedTuple):
-    """A stored event not decoded yet: its version, stored topic and bytes (as the mapper gives them back)."""
-    version: int
-    topic: str
-    data: bytes
-
-
-class Past:
-    """The events before the one audited, read only by the decisions that need them (placing and revealing read the
-    map, a purchase revealed its sealed record): a list of what was given, a `Raw` row decoded again each time it is
-    read, so the audit of a long log does not hold every decoded event (~2 KB each against ~1 KB of stored bytes).
-    Decoding again costs ~7 µs an event per read: after DECODE_AFTER reads (a log with many map decisions) the past
-    is kept decoded, as before the audit streamed, so the audit never costs more than DECODE_AFTER extra decodes
-    of the log. Either way the decisions read the same events."""
-
-    DECODE_AFTER = 4
-
-    def __init__(self):
-        self._given: list = []
-        self._reads = 0
-
-    def append(self, given) -> None:
-        if self._reads >= self.DECODE_AFTER:
-            given = _decoded(given)
-        self._given.append(given)
-
-    def __iter__(self):
-        self._reads += 1
-        if self._reads == self.DECODE_AFTER:
-            self._given = [_decoded(g) for g in self._given]
-        return map(_decoded, self._given)
-
-    def __len__(self) -> int:
-        return len(self._given)
-
-
-def roll_key(state: CampaignState, fact: DiceRolled) -> str:
-    """The item a roll was for, the same key the decision uses (a unit 'x' and 'x ' are one unit)."""
-    from .decide.rolls import reroll_key, unit_name
-
-    try:
-        table = rulesmod.load(state.system, state.override_sources()).table(fact.table)
-    except LedgerError:
-        return f"{fact.table}|{fact.side}|{state.cg_date}|{unit_name(fact.purpose)}"
-    return reroll_key(table, fact.side, state.cg_date, fact.purpose, fact.item)
-
-
-def check_fair(campaign_id, logged, name: str) -> list[tuple[int, str]]:
-    """Fair dice, once both seeds are revealed: each seed matches its commitment, each published share
-    comes from its seed, and every revealed fair roll's dice are the ones the two seeds give."""
-    committed = {e.fact.side: (e.version, e.fact) for e in logged if isinstance(e.fact, FairDiceCommitted)}
-    seeds = {e.fact.side: (e.version, bytes.fromhex(e.fact.seed)) for e in logged if isinstance(e.fact, FairSeedRevealed)}
-    problems = []
-    for side, (version, seed) in seeds.items():
-        if side not in committed or seed_commitment(seed) != committed[side][1].commitment:
-            problems.append((version, f"the {side} seed revealed does not match its commitment"))
-    if len(seeds) < 2 or problems or len(committed) < 2:
-        return problems
-    for side, (version, fact) in committed.items():
-        other = next(s for s in committed if s != side)
-        seed = seeds[side][1]
-        if any(share(seed, name, other, n) != value for n, value in enumerate(fact.shares, 1)):
-            problems.append((version, f"the {side} side's published shares do not come from its seed"))
-    for event in logged:
-        fact = event.fact
-        if isinstance(fact, SecretRollRevealed) and fact.fact.fair is not None:
-            rolled = fact.fact
-            other = next(s for s in committed if s != rolled.side)
-            expected = fair_faces(seeds[rolled.side][1], committed[other][1].shares[rolled.fair - 1], name,
-                                  rolled.side, rolled.fair, rolled.die)
-            if tuple(expected) != tuple(rolled.dice):
-                problems.append((event.version, f"fair roll {rolled.fair} of the {rolled.side} side shows "
-                                                f"{list(rolled.dice)}; the seeds give {list(expected)}"))
-    return problems
-
-
-def check_vasl(fact, seen: dict, version: int) -> list[str]:
-    """A VASL roll's dice must be the report's (colored die first there), and a report is used once. An import
-    (VaslLogImported) keeps all its reports: each is read again from its line and compared (ledger/vasl/bot.py)."""
-    from .vasl.bot import audit_fact
-
-    return audit_fact(fact, seen, version)

@@ -1,4 +1,4 @@
-"""What the stored log proves, read from the store alone: `audit` (every event decided again, ledger/audit.py),
+"""What the stored log proves, read from the store alone: `audit` (every event decided again, ledger/audit/),
 `audit --fast` (digest, chain, author and signature past this machine's mark of what it verified,
 ledger/trust/mark.py) and `head` (the log's fingerprint). A clean whole audit advances the mark."""
 
@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Callable
 
 from ..domain.outcomes import Verified
 from ..store.reading import collector_paused
-from . import chain, mark, seen
-from .chain import campaign_id
+from ..trust import chain, mark, seen
+from ..trust.chain import campaign_id
 
 if TYPE_CHECKING:
-    from ..audit import Report
+    from .replay import Report
     from ..store.campaigns import CampaignStore
 
 # what the whole audit finds wrong with an event's envelope: after a clean one, this machine marks the log verified
@@ -29,7 +29,7 @@ class Verification:
         """Reads the stored events only (never the aggregate or its snapshots), so a damaged log is reported, not
         fatal. `final`: what is still pending is a problem. `kept`: carry on the audit this process kept of the log
         (`audit.Continued`: a long-lived process, the page's server), re-deciding only the events stored since."""
-        from ..audit import Continued, Finding, audit  # here: the audit's re-decisions are loaded by the audit alone
+        from .replay import Continued, Finding, audit  # here: the audit's re-decisions are loaded by the audit alone
 
         store = self.store
         name = store.resolve_name(name)
@@ -66,7 +66,7 @@ class Verification:
         """`audit --fast`: trusts this machine's mark of what it verified. Checks that the log still extends the
         mark (else every event is checked again), then the digest, chain, author and signature of each event past
         it, and that no event this machine saw is gone; decisions are not re-run (`audit` does)."""
-        from ..audit import Finding
+        from .replay import Finding
 
         store = self.store
         cid = campaign_id(store.resolve_name(name))

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field, replace
 
 import msgspec
 
-from .errors import BadInput
-from .domain.commands import Attachment
-from .domain.events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
-from .domain.inforce import live
-from .rules import parse_declared
-from .vasl.bot import Report, entry_key, parse, read
-from .vasl.report import same_report, squash
-from .vasl.vassal import is_saved_game, is_zip, read_game, read_saved_game
+from ..errors import BadInput
+from ..domain.commands import Attachment
+from ..domain.events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
+from ..domain.inforce import live
+from ..rules import parse_declared
+from ..vasl.bot import Report, entry_key, parse, read
+from ..vasl.report import same_report, squash
+from ..vasl.vassal import is_saved_game, is_zip, read_game, read_saved_game
 
 WINDOW = 8  # reports in a row that make the same stretch of a game (false match: about 36**-8 per stretch)
 
@@ -240,7 +240,7 @@ def decide_import(campaign, rules, history, sources: list[Source], attach: list[
     """Every file in order, each one action: its new reports in one VaslLogImported, the attached ones rolled on
     their tables (each decided like any roll, on the state the ones before it leave). Reports already in the log
     are listed, not recorded; unreadable lines are listed and kept in the import event."""
-    from .domain.evolve import snapshot
+    from ..domain.evolve import snapshot
 
     sides = {player: rules.side(side) for player, side in players.items()}
     attached = _attachments(sources, attach)
@@ -263,7 +263,7 @@ def commands_of(sources: list[Source], attach: list[Attachment], players: dict[s
                 results: list[FileImport]):
     """One command per file that records something: the file as read (its report lines, digest and form), its
     attachments and the player names given, so that the import is decided again from what it was given."""
-    from .domain.commands import ImportVasl
+    from ..domain.commands import ImportVasl
 
     attached = _attachments(sources, attach)
     return [ImportVasl(file=source.name, form=source.form, digest=source.digest, lines=source.lines,
@@ -275,7 +275,7 @@ def commands_of(sources: list[Source], attach: list[Attachment], players: dict[s
 
 def decide_file(state, rules, command, log) -> list:
     """The whole action of one file imported (its command, `commands_of`): decided on a copy of the state."""
-    from .domain.evolve import snapshot
+    from ..domain.evolve import snapshot
 
     found, form, _kept = read_lines(command.lines, command.form, tuple(command.players))
     source = Source(command.file, form, command.digest, tuple(found), command.module, command.module_version,
@@ -307,7 +307,7 @@ def _decide_file(state, rules, source: Source, known: Known, sides: dict[str, st
                  attached: dict[int, Attachment]) -> tuple[FileImport, list, int]:
     """This file's facts, evolved into `state` (the import event first, then each roll: a roll is decided on the
     state the ones before it leave); returns the log's version after them."""
-    from .decide import rolls
+    from . import rolls
 
     result = FileImport(source)
     reports = [f for f in source.found if f.report]

@@ -1,0 +1,168 @@
+"""The roll verbs: a roll admitted before any dice are made, then declared (fair dice) or made with the dice given
+(typed, a VASL report) or the ledger's own, and sealed where it is Secret and its side holds a key; an RG's follow-up
+rolls; the protocol's answers. Each records through the service (ledger/application.py)."""
+
+from __future__ import annotations
+
+from .. import lazy
+from . import retried
+from ..decide import rolls, steps, walk
+from ..domain.outcomes import Rolled
+from ..errors import AlreadyRecorded, BadInput
+from ..rules import parse_declared
+from ..rules.dice import parse_entered
+from ..trust.secrets import commitment
+from .walking import walk_to
+
+cmd = lazy.module("cgledger.ledger.decide.commands")
+fortify = lazy.module("cgledger.ledger.decide.fortify")
+purchases = lazy.module("cgledger.ledger.decide.purchases")
+hiddenmod = lazy.module("cgledger.ledger.player.hidden")
+
+
+def follow_ups(ledger, name: str | None, side: str, rg: str | None = None) -> list:
+    """Every follow-up roll due now for the side's RGs (or one RG), in step order, each the act `roll --rg`
+    makes (declared with fair dice): an RG's strength first, then what its result does not decide (a leader
+    roll whose DRM reads the strength comes right after the strength's declaration, and is made after it).
+    The rolls a strength's result adds are due once it is known. A retry with the command id given skips what
+    was recorded (each roll takes the id and its place: ID#1, ID#2, ...)."""
+    base, rolled, tried = ledger.command_id, [], set()
+    rules_of = ledger.rules_for(ledger.store.campaign(name))
+    step = steps.steps_of(rules_of, "rg_followups")
+    if not step:
+        raise BadInput(f"{rules_of.system.id.upper()} has no RG follow-up rolls")
+    try:
+        for index in range(1, 200):
+            campaign = ledger.store.campaign(name)
+            rules = ledger.rules_for(campaign)
+            who = rules.side(side)
+            view = ledger.books.own_view(campaign, rules, who)
+            only = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
+            due = [n for n in walk.owed(rules, view, who, step[0]) if n["effect"] == "rg_followups"
+                   and n["side"] == who and (only is None or n["rg"] == only)]
+            if not due or (due[0]["table"], due[0]["rg"], len(due)) in tried:
+                break
+            ledger.command_id = f"{base}#{index}" if base else ""
+            try:
+                rolled.append(roll(ledger, name, due[0]["table"], who, rg=str(due[0]["rg"])))
+            except AlreadyRecorded:
+                continue  # recorded by the try this one repeats
+            tried.add((due[0]["table"], due[0]["rg"], len(due)))
+        for index, (table, rg_version, code) in enumerate(if_results(ledger, name, side, rg), start=index + 1):
+            ledger.command_id = f"{base}#{index}" if base else ""
+            try:
+                rolled.append(roll(ledger, name, table, side, rg=str(rg_version), if_result=code))
+            except AlreadyRecorded:
+                continue
+    finally:
+        ledger.command_id = base
+    if not rolled:
+        raise BadInput(f"no follow-up roll is due now for the {rules_of.system.sides[rules_of.side(side)]} side's "
+                       "RGs" + (f" ({rg})" if rg else "") + ": `cgledger status` says what is", step[0])
+    return rolled
+
+
+def if_results(ledger, name: str | None, side: str, rg: str | None) -> list[tuple[str, int, str]]:
+    """The rolls a strength result would make due for the side's RGs whose strength roll waits for its dice (a
+    Depleted RG's SW drs): declared now, each for its result, so that their dice come with the strength's and
+    the one the strength calls for is made without another exchange (the others lapse)."""
+    campaign = ledger.store.campaign(name)
+    rules = ledger.rules_for(campaign)
+    if not (campaign.dice_mode == "fair" and all(s in campaign.keys for s in rules.system.sides)):
+        return []
+    who = rules.side(side)
+    view = ledger.books.own_view(campaign, rules, who)
+    only = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
+    return rolls.if_result_rolls(view, rules, who, only)
+
+
+@retried
+def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
+         secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
+         hexes: tuple[str, ...] = (), if_result: str = "") -> Rolled:
+    """One roll: admitted before any dice are made; declared (fair dice), or made with the dice given (typed, a
+    VASL report) or the ledger's own; sealed where it is Secret and its side holds a key. `if_result`: declared
+    for that result of its RG's strength roll, made only if it gives it."""
+    campaign, rules = ledger.load(name)
+    report = vasl_report(ledger, campaign, dice, vasl)
+    table = rules.table(table_id)
+    who = rules.side(side)
+    walk_to(ledger, campaign, rules, who, tuple(t for t in (table.step, *table.steps) if t))
+    view = ledger.books.own_view(campaign, rules, who)
+    rg_version = purchases.rg_reference(view, rules, rg, who) if rg is not None else None
+    if rg_version is not None and str(rg_version) in campaign.secret_rgs:
+        secret = True  # an RG bought in secret: its follow-ups are Secret too (8.619)
+    rolls.admit(view, rules, table_id, who, rg_version, purpose, if_result=if_result)  # before any dice are made
+    named = fortify.roll_hexes(rules, table, hexes, purpose)
+    if report is None and dice is None and campaign.dice_mode == "fair" \
+            and all(s in campaign.keys for s in rules.system.sides):
+        if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
+            raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
+                           "--dice or --vasl", table.rule)
+        return ledger.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
+    faces, source = dice_of(ledger, table, dice, report)
+    command = rolls.RollCommand(
+        table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
+        secret=secret, purpose=purpose, rg=rg_version,
+        vasl=report.line if report else "", player=report.player if report else "",
+        series=report.series if report else "", hexes=named, if_result=if_result)  # refused: dice not fair
+    sealed_cpp = ledger.books.sealed_cpp(view, rules, who) if view.sealed else 0
+    fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
+    if named:
+        return roll_on_map(ledger, campaign, rules, command, fact, resolution, table)
+    if fact.secret and fact.side in campaign.keys and report is None:  # both sides see that it was made, not what
+        salt, text = ledger.keyring.seal(campaign, rules, fact)
+        ledger.record(campaign, rules, cmd.SealRoll(table=fact.table, side=fact.side, purpose=fact.purpose,
+                                                  rg=fact.rg, commitment=commitment(fact, salt), sealed=text))
+        return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], True)
+    ledger.append(campaign, fact, request=command)
+    return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], False)
+
+
+def vasl_report(ledger, campaign, dice: str | None, vasl: str | None):
+    """The VASL report a roll's dice are given as (`--vasl`), checked against the reports this log holds."""
+    if vasl is None:
+        return None
+    if dice is not None:
+        raise BadInput("give the dice once: --dice or --vasl")
+    from ..vasl.bot import parse as parse_vasl  # here: only a roll given as a VASL report reads one
+    from ..decide.vasl import check_new_reports
+
+    report = parse_vasl(vasl)
+    check_new_reports(ledger.store.history(campaign.name), [report])
+    return report
+
+
+def dice_of(ledger, table, dice: str | None, report) -> tuple[tuple[int, ...], str]:
+    """The dice of a roll made now: the VASL report's, the ones typed, or the ledger's own; with their source."""
+    if report is not None:
+        if report.die != table.die:
+            raise BadInput(f"table {table.id} takes a {table.die}; the VASL report is a {report.die}", table.rule)
+        return tuple(report.faces), "vasl"
+    if dice is not None:
+        return tuple(parse_entered(table.die, dice)), "entered"
+    return tuple(ledger.dice.roll(table.die)), ledger.dice.name
+
+
+def roll_on_map(ledger, campaign, rules, command, fact, resolution, table) -> Rolled:
+    """CGS: what the result does to the hexes named, the hidden ones there revealed first (7.4.4)."""
+    before = ledger.store.history(campaign.name)
+    acts = reveal_on_entry(ledger, campaign, rules, command.side, table, command.hexes, before)
+    revealing = cmd.RollRevealing(reveals=acts, roll=command)
+    reveals, log = cmd.revealed_first(campaign, rules, revealing, cmd.Context(log=before))
+    version = campaign.version + len(reveals) + 1
+    effects = fortify.roll_effects(campaign, rules, fact, log)
+    ledger.append(campaign, *reveals, fact, *effects, request=revealing if acts else command)
+    return Rolled(fact, resolution, campaign.cg_date, version, rules.system.sides[command.side], False,
+                  (*reveals, *effects))
+
+
+
+
+def reveal_on_entry(ledger, campaign, rules, side: str, table, named: tuple[str, ...], log) -> list:
+    if table.map is None or not table.map.holds:
+        return []
+    found = hiddenmod.on_entry(ledger.keyring, campaign, rules, log, side, table.map.holds, named)
+    return tuple(cmd.RevealPlacement(placed=version, fact=opened, salt=salt, cause="entry")
+                 for version, _made, opened, salt in found)
+

@@ -1,0 +1,53 @@
+"""The walk a command makes first: a roll, purchase or chit of a step ahead of its side's walks the side there,
+recorded in the command's own action (8.6: steps in order)."""
+
+from __future__ import annotations
+
+from .. import lazy
+from ..decide import steps, walk
+from ..decide.steps import next_step, title
+from ..domain.evolve import SCENARIO
+from ..errors import BadInput, LedgerError
+from cgledger.projections import guidance
+
+cmd = lazy.module("cgledger.ledger.decide.commands")
+
+
+def walk_to(ledger, campaign, rules, side: str, targets: tuple[str, ...]) -> None:
+    """A roll, purchase or chit of a step ahead of the one its side stands in walks the side there first, as
+    `step STEP` would (8.6: steps in order; only past steps that need nothing more of it, and never into the
+    scenario, which both sides enter together). If the walk is refused and the act cannot be recorded where the
+    side stands, the refusal names the step the act belongs to and why the side cannot walk on to it (what its
+    step still needs, the dice it waits for); else the act's own refusal says what is wrong."""
+    order = [s.id for s in rules.system.steps]
+    by = ledger.recording_side(campaign, rules)
+    walking = walk.walking(campaign, rules)
+    if walking and by != side:
+        return  # each side walks itself: a roll recorded for the other side (VASL) moves nobody
+    here = walk.position(campaign, side) if walking else campaign.step
+    if here in targets or (here not in order and here != SCENARIO) or steps.campaign_over(rules, campaign):
+        return
+    ahead, at = [], here
+    for _ in range(len(order) + 1):  # the steps that follow in order (an Idle Day repeats from 8.612, 8.6232)
+        at = next_step(rules, campaign, at)
+        if at == SCENARIO:
+            break
+        if at in targets:
+            ahead = [at]
+            break
+    if not ahead:
+        return
+    try:
+        facts = ledger.record(campaign, rules, cmd.Step(target=ahead[0]), save=False)
+    except LedgerError as e:
+        if campaign.step in targets or steps.acting_step(rules, campaign, side if walking else None) in targets:
+            return  # may be recorded where it stands or in the open step (a side at a door): the act decides
+        who = f"the {rules.system.sides.get(side, side)} side" if walking else "the campaign"
+        raise BadInput(f"this is recorded in step {title(rules, ahead[0])}, and {who} cannot walk on to it yet: "
+                       f"{e.message}", e.rule or ahead[0]) from None
+    # saved with the act itself (`save=False`): a refused act writes nothing
+    move = steps.moved(rules, campaign, facts, guidance.passed)
+    ids = [p["step"] for p in move.passed]
+    passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
+    into = f"; the campaign is now on CG Date {move.new_date}" if move.new_date else ""
+    ledger.said.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}")
