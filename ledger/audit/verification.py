@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from .. import caching
 from ..domain.outcomes import Verified
 from ..store.reading import collector_paused
 from ..trust import chain, mark, seen
@@ -35,7 +36,7 @@ class Verification:
         name = store.resolve_name(name)
         cid = campaign_id(name)
         with collector_paused():  # the stored rows a page at a time, decoded as the audit reads them (memory)
-            if kept and as_of is None and store.where:
+            if kept and as_of is None and store.where and caching.on():
                 report = Continued.of((store.where, str(cid)), cid,
                                       lambda after: store.loader.rows(cid, store.READ_PAGE, after),
                                       store.snapshots_of(name), lambda v: self._digest_at(cid, v)).report(final)

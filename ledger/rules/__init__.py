@@ -14,6 +14,7 @@ import stat
 from functools import cache, lru_cache
 from pathlib import Path
 
+from .. import caching
 from ..errors import BadInput
 from .engine import Applied, Resolution, Rules, Situation, parse_declared
 from .schema import SystemFile, TablesFile, decode_toml
@@ -136,7 +137,7 @@ def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
         sources = _sources(system) if system in systems() else None  # an unknown system: refused by the parse
     except OSError:
         sources = None
-    key = disk.key(system, list(sources), overrides) if sources else None
+    key = disk.key(system, list(sources), overrides) if sources and caching.on() else None
     parsed = disk.read(key) if key else None
     if parsed is not None:
         rules = Rules(parsed.system, list(parsed.files), checked=True)  # stored only once they went through

@@ -9,6 +9,7 @@ import sys
 
 import msgspec
 
+from .. import caching
 from ..trust import chain
 from . import folded
 from ..errors import CampaignNotFound
@@ -62,7 +63,7 @@ class Loader:
     def _load(self, cid, version: int | None, mark: tuple[int, str] | None) -> Folded:
         start = None
         upto = version if mark is None else mark[0] if version is None else min(version, mark[0])
-        snapshots = self.store.snapshot_recorder
+        snapshots = self.store.snapshot_recorder if caching.on() else None  # off: every event folded and checked
         rows = snapshots.select_events(cid, desc=True, limit=1, lte=upto) \
             if snapshots is not None and (mark is None or upto > 0) else []
         if rows:

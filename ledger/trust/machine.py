@@ -12,6 +12,7 @@ import os
 from functools import cache
 from pathlib import Path
 
+from .. import caching
 from ..sha import hmac_sha256, same
 
 SIZE = 32
@@ -47,7 +48,10 @@ def _secret_at(path: str) -> bytes | None:
 
 
 def secret() -> bytes | None:
-    """This machine's secret (made on first use), or None where it cannot be kept."""
+    """This machine's secret (made on first use), or None where it cannot be kept or every cache is switched off
+    (ledger/caching.py: then nothing is sealed, so nothing kept is trusted)."""
+    if not caching.on():
+        return None
     return _secret_at(str(state_dir() / "machine.key"))
 
 
