@@ -115,6 +115,8 @@ def buying(cli):
     [
         (("buy", "I9", "--side", "german", "--map-group", "St"), "no RG 'I9' on the German RG chart"),
         (("buy", "I2", "--side", "german", "--map-group", "Xx", "--objective", "StJ19"), "unknown Map Group 'Xx'"),
+        (("buy", "I2", "--side", "german", "--objective", "StJ19"),
+         "an RG is bought for a Map Group of CG I: give --map-group St|Ch|Lg (8.6195)"),
         (("buy", "I2", "--side", "german", "--map-group", "St"), "needs its Objective Hex"),
         (("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "J19"), "malformed hex 'J19'"),
         (("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--given"), "only an Initial-Scenario OB"),

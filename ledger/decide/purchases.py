@@ -96,6 +96,9 @@ def _check_where(campaign: CampaignState, rules: Rules, rg, map_group: str, obje
             raise BadInput(f"{rules.system.id.upper()} RG are not bought for a Map Group: leave out --map-group")
         return
     cg_groups = next(c.map_groups for c in rules.system.cg if c.id == campaign.cg) or list(groups)
+    if not map_group:
+        raise BadInput(f"an RG is bought for a Map Group of CG {campaign.cg}: give --map-group {'|'.join(cg_groups)}",
+                       rules.cite("map_group"))
     if map_group not in cg_groups:
         raise BadInput(f"unknown Map Group '{map_group}' for CG {campaign.cg}: use --map-group "
                        f"{'|'.join(cg_groups)}", rules.cite("map_group"))
