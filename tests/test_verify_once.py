@@ -166,3 +166,30 @@ def test_a_received_log_is_checked_once_then_trusted(table, make_db, tmp_path, p
     fresh.ok("import", str(bundle))
     report = fresh.json("audit", "--fast")
     assert report["clean"] and report["trusted"] == count_events(fresh.db) and report["checked"] == 0
+
+
+def test_a_long_first_read_verifies_on_another_cpu_and_names_what_the_audit_names(table, monkeypatch, tmp_path):
+    """The first read on a new machine checks every event; past a few hundred signatures it hands the Ed25519 checks
+    to a child process (ledger/store/loading.py `_Signatures`, as the audit does). Two signatures forged, one early
+    and one late: the read names both, in the log's order, as the audit does, and still answers."""
+    from cgledger.ledger.verbs import rolling
+
+    german, us, anyone = table
+    ledger = open_ledger(str(german.db))
+    ledger.key_material = GERMAN.encode()
+    for i in range(320):
+        rolling.roll(ledger, None, "8.610", "german", dice=str(i % 6 + 1), purpose=f"leader {i}")
+    ledger.close()
+    signed = [v for v, state in sql(german.db, "SELECT originator_version, state FROM {events}")
+              if json.loads(bytes(state))["signature"]]
+    early, late = signed[2], signed[-3]
+    a_forged_signature(german.db, late)
+    a_forged_signature(german.db, early)
+    audited = json.loads(anyone("audit", "--json").stdout)["findings"]
+    assert [(f["version"], f["kind"]) for f in audited] == [(early, "signature"), (late, "signature")]
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "a-new-machine"))
+    result = anyone("status")
+    assert result.exit_code == 0
+    named = [line for line in result.stderr.splitlines() if "signature" in line]
+    assert [f"event {early}:" in named[0], f"event {late}:" in named[1]] == [True, True], result.stderr
+    assert len(named) == 2

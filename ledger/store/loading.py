@@ -85,28 +85,44 @@ class Loader:
 
     def _replay(self, cid, start, version: int | None, trusted: int = 0, mark: tuple[int, str] | None = None
                 ) -> Folded:
-        """`trusted`: events up to it are not checked again (the snapshot's, or the machine's mark)."""
+        """`trusted`: events up to it are not checked again (the snapshot's, or the machine's mark). The signatures
+        of a long stretch to check (the first read on a new machine, a big bundle received) are verified by a child
+        process on another CPU while this one folds (`signatures.Verifier`, as the audit's); what is found is the
+        same, named in the events' order."""
         from ..progress import counted
 
         campaign = start
         decode, read = self.mapper.decode_state, folded.event
         rows = self.recorder.select_events(cid, gt=start.version if start else None, lte=version)
-        for stored in counted(rows, "reading the campaign"):
-            event = read(stored, decode)
-            number = event.originator_version
-            at_mark = mark is not None and number == mark[0]
-            if at_mark and event.digest != mark[1]:
-                raise _MarkBroken
-            if campaign is not None and (number > trusted or at_mark):
-                # the marked event is checked again too (one event): an edit of its content that leaves its stored
-                # digest in place is named, as it was while it lay after the latest snapshot. Its chain and digest
-                # only: the digest is the one this machine verified the signature of (the mark holds it), and the
-                # signature covers that digest, so nothing it shows can differ (and a read needs no cryptography)
-                problem = envelope_problem(cid, campaign, event, signature=not at_mark)
-                if problem:
-                    self.problems.append((number, *problem))
-                    self.notices.append(f"event {number}: {problem[1]} (run `cgledger audit`)")
-            campaign = event.mutate(campaign)
+        checking = sum(1 for r in rows if r.originator_version > trusted) if isinstance(rows, list) else None
+        verifier = _Signatures(checking) if checking is None or checking >= _Signatures.FROM else None
+        found: list[tuple[int, str, str]] = []
+        try:
+            for stored in counted(rows, "reading the campaign"):
+                event = read(stored, decode)
+                number = event.originator_version
+                at_mark = mark is not None and number == mark[0]
+                if at_mark and event.digest != mark[1]:
+                    raise _MarkBroken
+                if campaign is not None and (number > trusted or at_mark):
+                    # the marked event is checked again too (one event): an edit of its content that leaves its
+                    # stored digest in place is named, as it was while it lay after the latest snapshot. Its chain
+                    # and digest only: the digest is the one this machine verified the signature of (the mark holds
+                    # it), and the signature covers that digest, so nothing it shows can differ
+                    problem = envelope_problem(cid, campaign, event, signature=not at_mark and verifier is None)
+                    if problem is None and not at_mark and verifier is not None:
+                        problem = signature_problem(campaign, event, verifier)
+                    if problem:
+                        found.append((number, *problem))
+                campaign = event.mutate(campaign)
+            if verifier is not None:
+                found += [(number, *signed.finding()) for number, signed in verifier.failed()]
+        finally:
+            if verifier is not None:
+                verifier.close()
+        for number, kind, message in sorted(found, key=lambda f: f[0]):
+            self.problems.append((number, kind, message))
+            self.notices.append(f"event {number}: {message} (run `cgledger audit`)")
         if campaign is None:
             raise CampaignNotFound("the campaign has no events")
         if mark is not None and version is None and campaign.version < mark[0]:
@@ -182,6 +198,46 @@ class Loader:
         except Exception as e:  # noqa: BLE001
             return Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
         return read_logged(stored.originator_version, stored.topic, state)
+
+
+class _Signatures:
+    """The Ed25519 checks of a long stretch of events, handed to a `signatures.Verifier` made at the first signature
+    (a campaign without keys loads no cryptography and starts no child). FROM: the stretch worth a child, as the
+    audit's (`Verifier.CHILD_FROM`, measured there)."""
+
+    FROM = 300
+
+    def __init__(self, size: int | None):
+        self.size, self.verifier = size, None
+
+    def add(self, number: int, signed) -> None:
+        if self.verifier is None:
+            from ..trust.signatures import Verifier
+
+            self.verifier = Verifier("auto", self.size)
+        self.verifier.add(signed.public, signed.digest, signed.signature, (number, signed))
+
+    def failed(self) -> list:
+        return self.verifier.failed() if self.verifier is not None else []
+
+    def close(self) -> None:
+        if self.verifier is not None:
+            self.verifier.close()
+
+
+def signature_problem(state: CampaignState, event, signatures: _Signatures) -> tuple[str, str] | None:
+    """`envelope_problem`'s author and signature, the Ed25519 check handed to `signatures` (its failures named by
+    `signatures.failed()`, tagged (event, the signature))."""
+    from ..trust.signatures import Signed, author_check
+
+    logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
+                    event.fact, "", event.author, event.signature, event.command, event.form,
+                    getattr(event, "request", None))
+    found = author_check(state, event.fact, logged)
+    if isinstance(found, Signed):
+        signatures.add(event.originator_version, found)
+        return None
+    return found[0] if found else None
 
 
 def envelope_problem(cid, state: CampaignState, event, signature: bool = True) -> tuple[str, str] | None:
