@@ -42,8 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import PASSPHRASE, roll_batched  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.verbs import keys as keyverbs  # noqa: E402
-from cgledger.ledger.verbs import acts  # noqa: E402
+from cgledger.ledger.verbs import acts, keys as keyverbs  # noqa: E402
 from cgledger.ledger.domain.commands import ChooseDiceMode  # noqa: E402
 from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 from cgledger.ledger.trust.envelope import decode_envelope  # noqa: E402

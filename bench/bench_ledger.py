@@ -27,9 +27,7 @@ import msgspec
 from eventsourcing.persistence import JSONTranscoder, Mapper
 
 from cgledger.ledger.application import CampaignLedger, open_ledger
-from cgledger.ledger.verbs import keys as keyverbs
-from cgledger.ledger.verbs import rolling
-from cgledger.ledger.verbs import acts
+from cgledger.ledger.verbs import acts, keys as keyverbs, rolling
 from cgledger.ledger.domain.commands import ChooseDiceMode
 from cgledger.ledger.store.campaign import campaign_id
 from cgledger.ledger.rules.dice import SeededDice

@@ -34,9 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ledger import roll_batched, to_8614  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.verbs import keys as keyverbs
-from cgledger.ledger.verbs import rolling  # noqa: E402
-from cgledger.ledger.verbs import acts  # noqa: E402
+from cgledger.ledger.verbs import acts, keys as keyverbs, rolling  # noqa: E402
 from cgledger.ledger.domain.commands import ChooseDiceMode  # noqa: E402
 from cgledger.ledger.domain.commands import LoadRules  # noqa: E402
 from cgledger.ledger.rules import read_rules_file  # noqa: E402

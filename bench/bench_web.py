@@ -42,8 +42,7 @@ from cgledger.cli.web.app import create_app  # noqa: E402
 from cgledger.cli.web.pages import VIEWS  # noqa: E402
 from cgledger.cli.web.runner import Runner  # noqa: E402
 from cgledger.ledger.application import open_ledger  # noqa: E402
-from cgledger.ledger.verbs import keys as keyverbs
-from cgledger.ledger.verbs import acts, rolling  # noqa: E402
+from cgledger.ledger.verbs import acts, keys as keyverbs, rolling  # noqa: E402
 from cgledger.ledger.domain.commands import ChooseDiceMode  # noqa: E402
 from cgledger.ledger.rules.dice import SeededDice  # noqa: E402
 

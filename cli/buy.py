@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import click
 
+from cgledger.ledger import lazy
+
 from . import complete
 from .app import common, emit_json, json_option, main
 from .roll import follow_up_lines, follow_ups_json
-from cgledger.ledger import lazy
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 reads = lazy.module("cgledger.ledger.read.player")

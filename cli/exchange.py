@@ -8,8 +8,9 @@ import click
 
 from cgledger.ledger.domain.wording import counted
 
-from .app import common, emit_json, json_option, main
 from cgledger.ledger import lazy
+
+from .app import common, emit_json, json_option, main
 
 reads = lazy.module("cgledger.ledger.read.player")
 

@@ -12,9 +12,10 @@ from cgledger.ledger.domain.wording import counted
 from cgledger.projections.terrain import changed, public
 from cgledger.projections.terrainsvg import terrain_svg
 
+from cgledger.ledger import lazy
+
 from . import complete
 from .app import as_of_option, common, emit_json, json_option, main
-from cgledger.ledger import lazy
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 reads = lazy.module("cgledger.ledger.read.player")

@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 
+from cgledger.ledger import lazy
+
 from . import complete, readtext
 from .app import as_of_option, common, emit_json, json_option, main
-from cgledger.ledger import lazy
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import click
 
-from .app import common, emit_json, json_option, main
 from cgledger.ledger import lazy
+
+from .app import common, emit_json, json_option, main
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 

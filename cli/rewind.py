@@ -4,9 +4,10 @@ import click
 
 from cgledger.ledger.domain.events import TakeBackProposed
 
+from cgledger.ledger import lazy
+
 from .app import common, emit_json, json_option, main
 from .undo import show_take_back
-from cgledger.ledger import lazy
 
 cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 

@@ -4,10 +4,11 @@ import click
 
 from cgledger.ledger.rules.dice import DIE_NAMES
 
+from cgledger.ledger import lazy
+
 from . import complete
 from .app import common, emit_json, json_option, main
 from .log import describe
-from cgledger.ledger import lazy
 
 rolling = lazy.module("cgledger.ledger.verbs.rolling")
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import click
 
-from .app import common, emit_json, json_option, main
 from cgledger.ledger import lazy
-from cgledger.ledger.rules import read_rules_file
+
+from .app import common, emit_json, json_option, main
 
 cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole
 
@@ -27,6 +27,7 @@ def load(obj, path: str, as_json: bool) -> None:
     so every player and `audit` use the same tables. Once sides have keys the file is proposed, and
     the other side accepts it (`cgledger accept`)."""
     from cgledger.ledger.domain.events import RulesProposed
+    from cgledger.ledger.rules import read_rules_file
 
     text = read_rules_file(path)  # a regular file, size-limited UTF-8 text without NUL
     fact, = obj.ledger().execute(obj.campaign, cmd.LoadRules(source=Path(path).name, text=text))

@@ -9,9 +9,10 @@ import click
 from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.domain.events import HiddenFortificationRevealed, SecretRollRevealed
 
+from cgledger.ledger import lazy
+
 from . import complete
 from .app import common, emit_json, json_option, main
-from cgledger.ledger import lazy
 
 rolling = lazy.module("cgledger.ledger.verbs.rolling")
 keyverbs = lazy.module("cgledger.ledger.verbs.keys")

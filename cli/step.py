@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import click
 
+from cgledger.ledger import lazy
+
 from . import complete
 from .app import as_of_option, common, emit_answer, emit_json, json_option, main
 from .statustext import render_status
-from cgledger.ledger import lazy
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 reads = lazy.module("cgledger.ledger.read.player")

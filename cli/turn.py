@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
+from cgledger.ledger import lazy
+
 from .app import common, emit_json, json_option, main
 from .statustext import rg_ref
-from cgledger.ledger import lazy
 
 reads = lazy.module("cgledger.ledger.read.player")
 

@@ -5,8 +5,9 @@ import click
 from cgledger.ledger.domain.events import TablesOverridden, TakeBackProposed
 from cgledger.projections.log import log_rows
 
-from .app import common, emit_json, json_option, main
 from cgledger.ledger import lazy
+
+from .app import common, emit_json, json_option, main
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's words give whole

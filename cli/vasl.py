@@ -8,8 +8,9 @@ from cgledger.ledger.rules.dice import DIE_NAMES
 from cgledger.ledger.errors import BadInput
 from cgledger.ledger.decide.vasl import Attachment, read_map
 
-from .app import common, emit_json, json_option, main
 from cgledger.ledger import lazy
+
+from .app import common, emit_json, json_option, main
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 

@@ -7,9 +7,10 @@ import click
 from cgledger.ledger.domain.timeline import effective
 from cgledger.projections.log import log_rows
 
+from cgledger.ledger import lazy
+
 from .app import common, emit_json, json_option, main
 from .log import describe
-from cgledger.ledger import lazy
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 
