@@ -105,13 +105,7 @@ class Loader:
                 if at_mark and event.digest != mark[1]:
                     raise _MarkBroken
                 if campaign is not None and (number > trusted or at_mark):
-                    # the marked event is checked again too (one event): an edit of its content that leaves its
-                    # stored digest in place is named, as it was while it lay after the latest snapshot. Its chain
-                    # and digest only: the digest is the one this machine verified the signature of (the mark holds
-                    # it), and the signature covers that digest, so nothing it shows can differ
-                    problem = envelope_problem(cid, campaign, event, signature=not at_mark and verifier is None)
-                    if problem is None and not at_mark and verifier is not None:
-                        problem = signature_problem(campaign, event, verifier)
+                    problem = _checked(cid, campaign, event, at_mark, verifier)
                     if problem:
                         found.append((number, *problem))
                 campaign = event.mutate(campaign)
@@ -198,6 +192,17 @@ class Loader:
         except Exception as e:  # noqa: BLE001
             return Logged(stored.originator_version, None, "", "", stored.topic, None, str(e))
         return read_logged(stored.originator_version, stored.topic, state)
+
+
+def _checked(cid, campaign: CampaignState, event, at_mark: bool, signatures) -> tuple[str, str] | None:
+    """An event past what this machine checked: its envelope, its signature in line or handed to `signatures`.
+    The marked event is checked again too (one event): an edit of its content that leaves its stored digest in place
+    is named, as it was while it lay after the latest snapshot. Its chain and digest only: the digest is the one this
+    machine verified the signature of (the mark holds it), and the signature covers that digest."""
+    problem = envelope_problem(cid, campaign, event, signature=not at_mark and signatures is None)
+    if problem is None and not at_mark and signatures is not None:
+        return signature_problem(campaign, event, signatures)
+    return problem
 
 
 class _Signatures:
