@@ -90,7 +90,7 @@ def roll_commands(ledger: CampaignLedger, count: int, start: int) -> None:
 
 def roll_batched(ledger: CampaignLedger, count: int, start: int, keys: dict[str, bytes] | None = None) -> None:
     """`count` rolls recorded into one loaded aggregate, saved once per BATCH facts. Each fact is
-    decided as CampaignLedger.roll decides it (the same decision), so the audit stays clean. `keys`: each side's
+    decided as `rolling.roll` decides it (the same decision), so the audit stays clean. `keys`: each side's
     own key material (else the one the ledger holds signs for every side)."""
     campaign = ledger.campaign(None)
     rules = ledger.rules_for(campaign)

@@ -238,7 +238,7 @@ def light_rows(db: str) -> SqliteRows | PostgresRows | None:
 
 
 def sqlite_head(db: str, name: str | None) -> str | None:
-    """The campaign's fingerprint (as CampaignLedger.head gives it, its last event's digest recomputed), or None
+    """The campaign's fingerprint (as `verification.head` gives it, its last event's digest recomputed), or None
     when the database is not a plain SQLite file: then the application reads it."""
     if is_postgres(db) or not _plain_store():
         return None
