@@ -1,6 +1,7 @@
 """The roll verbs: a roll admitted before any dice are made, then declared (fair dice) or made with the dice given
 (typed, a VASL report) or the ledger's own, and sealed where it is Secret and its side holds a key; an RG's follow-up
-rolls; the protocol's answers. Each records through the service (ledger/application.py)."""
+rolls, those a strength result may call for declared with it. Each records through the service
+(ledger/application.py), which also carries out the protocol's answers (`answer`)."""
 
 from __future__ import annotations
 
