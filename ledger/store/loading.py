@@ -94,8 +94,8 @@ class Loader:
         campaign = start
         decode, read = self.mapper.decode_state, folded.event
         rows = self.recorder.select_events(cid, gt=start.version if start else None, lte=version)
-        checking = sum(1 for r in rows if r.originator_version > trusted) if isinstance(rows, list) else None
-        verifier = _Signatures(checking) if checking is None or checking >= _Signatures.FROM else None
+        verifier = _Signatures(sum(1 for r in rows if r.originator_version > trusted)
+                               if isinstance(rows, list) else 0)  # not counted: in line
         found: list[tuple[int, str, str]] = []
         try:
             for stored in counted(rows, "reading the campaign"):
@@ -109,11 +109,9 @@ class Loader:
                     if problem:
                         found.append((number, *problem))
                 campaign = event.mutate(campaign)
-            if verifier is not None:
-                found += [(number, *signed.finding()) for number, signed in verifier.failed()]
+            found += [(number, *signed.finding()) for number, signed in verifier.failed()]
         finally:
-            if verifier is not None:
-                verifier.close()
+            verifier.close()
         for number, kind, message in sorted(found, key=lambda f: f[0]):
             self.problems.append((number, kind, message))
             self.notices.append(f"event {number}: {message} (run `cgledger audit`)")
@@ -194,25 +192,36 @@ class Loader:
         return read_logged(stored.originator_version, stored.topic, state)
 
 
-def _checked(cid, campaign: CampaignState, event, at_mark: bool, signatures) -> tuple[str, str] | None:
-    """An event past what this machine checked: its envelope, its signature in line or handed to `signatures`.
-    The marked event is checked again too (one event): an edit of its content that leaves its stored digest in place
-    is named, as it was while it lay after the latest snapshot. Its chain and digest only: the digest is the one this
-    machine verified the signature of (the mark holds it), and the signature covers that digest."""
-    problem = envelope_problem(cid, campaign, event, signature=not at_mark and signatures is None)
-    if problem is None and not at_mark and signatures is not None:
-        return signature_problem(campaign, event, signatures)
-    return problem
+def _checked(cid, campaign: CampaignState, event, at_mark: bool, signatures: "_Signatures") -> tuple[str, str] | None:
+    """An event past what this machine checked: it follows the one before, its digest covers its content, its author
+    is right, and its signature is handed to `signatures` (named by `signatures.failed()`). The marked event is checked
+    again too (one event): an edit of its content that leaves its stored digest in place is named, as it was while it
+    lay after the latest snapshot. Its chain and digest only: the digest is the one this machine verified the
+    signature of (the mark holds it), and the signature covers that digest. (kind, message) as the audit names it."""
+    logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
+                    event.fact, "", event.author, event.signature, event.command, event.form,
+                    getattr(event, "request", None))
+    if event.prev != campaign.head:
+        return "chain", "it does not follow the event before it: the log was rewritten"
+    if chain.event_digest(cid, logged) != event.digest:
+        return "tampered", "it was altered after it was recorded"
+    if at_mark:
+        return None
+    from ..trust.signatures import Signed, author_check
+
+    found = author_check(campaign, event.fact, logged)
+    if isinstance(found, Signed):
+        signatures.add(event.originator_version, found)
+        return None
+    return found[0] if found else None
 
 
 class _Signatures:
-    """The Ed25519 checks of a long stretch of events, handed to a `signatures.Verifier` made at the first signature
-    (a campaign without keys loads no cryptography and starts no child). FROM: the stretch worth a child, as the
-    audit's (`Verifier.CHILD_FROM`, measured there)."""
+    """The Ed25519 checks of the events a read checks, handed to the audit's `signatures.Verifier`, made at the first
+    signature (a campaign without keys loads no cryptography): in line for a short stretch, shared with a child
+    process on another CPU for a long one (the first read on a new machine, a big bundle received), as the audit's."""
 
-    FROM = 300
-
-    def __init__(self, size: int | None):
+    def __init__(self, size: int):
         self.size, self.verifier = size, None
 
     def add(self, number: int, signed) -> None:
@@ -228,40 +237,6 @@ class _Signatures:
     def close(self) -> None:
         if self.verifier is not None:
             self.verifier.close()
-
-
-def signature_problem(state: CampaignState, event, signatures: _Signatures) -> tuple[str, str] | None:
-    """`envelope_problem`'s author and signature, the Ed25519 check handed to `signatures` (its failures named by
-    `signatures.failed()`, tagged (event, the signature))."""
-    from ..trust.signatures import Signed, author_check
-
-    logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                    event.fact, "", event.author, event.signature, event.command, event.form,
-                    getattr(event, "request", None))
-    found = author_check(state, event.fact, logged)
-    if isinstance(found, Signed):
-        signatures.add(event.originator_version, found)
-        return None
-    return found[0] if found else None
-
-
-def envelope_problem(cid, state: CampaignState, event, signature: bool = True) -> tuple[str, str] | None:
-    """What every load checks of each event it replays past what this machine checked before: it follows the one
-    before, its digest covers its content, its author and signature are right (`signature` False: the first two
-    only). (kind, message) as the audit names it, or None."""
-    logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
-                    event.fact, "", event.author, event.signature, event.command, event.form,
-                    getattr(event, "request", None))
-    if event.prev != state.head:
-        return "chain", "it does not follow the event before it: the log was rewritten"
-    if chain.event_digest(cid, logged) != event.digest:
-        return "tampered", "it was altered after it was recorded"
-    if not signature:
-        return None
-    from ..trust.signatures import check_author
-
-    found = check_author(state, event.fact, logged)
-    return found[0] if found else None
 
 
 class Rows:
