@@ -160,7 +160,7 @@ class CampaignLedger:
     def log_now(self, campaign: Campaign) -> list[Logged]:
         """The stored log and what this command has recorded but not saved yet (an answer, a Secret roll made)."""
         pending = getattr(campaign, "_pending_events", ())
-        return self.store.history(campaign.name) + [
+        return self.store.log_at(campaign) + [
             Logged(e.originator_version, None, "", "", type(e.fact).__name__, e.fact) for e in pending]
 
     def answer(self, name: str | None) -> list:

@@ -31,7 +31,7 @@ class SecretBooks:
         from .keyring import PURCHASES
 
         self.keyring.key(campaign, rules, side, PURCHASES)  # its own secrets need its key
-        log = self.app.history(campaign.name)
+        log = self.app.store.log_at(campaign)
         view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
         pending = list(getattr(campaign, "_pending_events", ()))  # recorded by this command, not saved yet (a walk
         made = dict(self.app.made_now)  # its own Secret rolls made by this command: opened, as its key opens them
@@ -112,7 +112,7 @@ class SecretBooks:
 
     def placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
                            search: int) -> list:
-        log = self.app.history(campaign.name)
+        log = self.app.store.log_at(campaign)
         side = rules.side(side) if side else campaign.hidden[str(placed)]["side"]
         mine = hiddenmod.hidden_placements(campaign, log, side)
         if placed is not None:

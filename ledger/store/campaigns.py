@@ -335,6 +335,13 @@ class CampaignStore:
         shown = ", ".join(theirs[:3]) + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "")
         return f"the other side recorded {shown or 'first'} (event {base + len(theirs)})"
 
+    def log_at(self, campaign: Campaign) -> list[Logged]:
+        """The stored events a campaign loaded for a command was folded from: never one another writer (the other
+        side's ledger, this side's server) stored since, which the command's own decision has not seen."""
+        loaded = campaign.version - len(getattr(campaign, "_pending_events", ()))
+        logged = self.history(campaign.name)
+        return logged if len(logged) <= loaded else logged[:loaded]
+
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
         from ..trust.envelope import read_logged

@@ -195,7 +195,7 @@ def vasl_import(ledger, name: str | None, files: list[tuple[str, bytes]], attach
 
     campaign, rules = ledger.load(name)
     sources = [read_source(data, file, tuple(players)) for file, data in files]
-    history = ledger.store.history(campaign.name)
+    history = ledger.store.log_at(campaign)
     imported, facts = decide_import(campaign, rules, history, sources, attach, players)
     if facts and not dry_run:  # each file one action, kept with its command and decided from it
         for request in commands_of(sources, attach, players, imported):
@@ -206,7 +206,7 @@ def vasl_import(ledger, name: str | None, files: list[tuple[str, bytes]], attach
         from ..decide.vasl import witnessed_in
 
         claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
-        log, named = ledger.store.history(campaign.name), {n: rules.side(s) for n, s in players.items()}
+        log, named = ledger.store.log_at(campaign), {n: rules.side(s) for n, s in players.items()}
         for digest, rolls in witnessed_in(log, imported, claims, named):
             ledger.record(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest))
             ledger.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "

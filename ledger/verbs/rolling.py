@@ -130,7 +130,7 @@ def vasl_report(ledger, campaign, dice: str | None, vasl: str | None):
     from ..decide.vasl import check_new_reports
 
     report = parse_vasl(vasl)
-    check_new_reports(ledger.store.history(campaign.name), [report])
+    check_new_reports(ledger.store.log_at(campaign), [report])
     return report
 
 
@@ -147,7 +147,7 @@ def dice_of(ledger, table, dice: str | None, report) -> tuple[tuple[int, ...], s
 
 def roll_on_map(ledger, campaign, rules, command, fact, resolution, table) -> Rolled:
     """CGS: what the result does to the hexes named, the hidden ones there revealed first (7.4.4)."""
-    before = ledger.store.history(campaign.name)
+    before = ledger.store.log_at(campaign)
     acts = reveal_on_entry(ledger, campaign, rules, command.side, table, command.hexes, before)
     revealing = cmd.RollRevealing(reveals=acts, roll=command)
     reveals, log = cmd.revealed_first(campaign, rules, revealing, cmd.Context(log=before))
