@@ -14,7 +14,7 @@ from .decide.fair import RULE as FAIR_RULE
 from .domain.evolve import CampaignState, fold
 from .domain import timeline
 from .errors import BadInput, DatabaseError, LedgerError
-from .player.fairplay import FairPlay
+from .player import fairplay
 from .player.keyring import Keyring
 from .player.secretbooks import SecretBooks
 from .player.signing import recording_side, refuse_retry, signed
@@ -47,12 +47,9 @@ class CampaignLedger:
     def __init__(self, env=None, dice: DiceSource | None = None, rows: SqliteRows | PostgresRows | None = None):
         self.store = CampaignStore(self, env, rows)  # the campaigns of this database: loads, saves, reads
         self.dice: DiceSource = dice or SystemDice()
-        self.keyring = Keyring()
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
-        self.made_now: list = []  # (event, DiceRolled) of this player's Secret rolls its ledger made in this command
         self.said: list[str] = []  # what this command did besides its act, said to the player (a walk on, a witness)
-        self.books = SecretBooks(self)  # a side's own books and the secrets it publishes
-        self.fair = FairPlay(self)  # the fair-dice and sealed-chit protocols
+        self.books = SecretBooks(self.store, Keyring())  # the key given: a side's own books, the secrets it publishes
         self.kept = KeptReads(self)  # the read views kept current
         self.verification = Verification(self.store, self.read)  # audit, audit --fast and head: what the log proves
         self.store.saved = self.kept.advance
@@ -79,6 +76,19 @@ class CampaignLedger:
         self.store.close()
 
     @property
+    def keyring(self) -> Keyring:
+        return self.books.keyring
+
+    @keyring.setter
+    def keyring(self, keyring: Keyring) -> None:
+        self.books.keyring = keyring
+
+    @property
+    def made_now(self) -> list:
+        """(event, DiceRolled) of this player's Secret rolls its ledger made in this command."""
+        return self.books.made_now
+
+    @property
     def key_material(self) -> bytes | None:
         return self.keyring.material
 
@@ -101,7 +111,7 @@ class CampaignLedger:
         if mailed is not None:  # strict turn-taking by email (ledger/exchange/turn.py)
             raise BadInput(turn.waiting_text(mailed), turn.RULE)
         rules = self.rules_for(campaign)
-        self.fair.settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
+        self.settle(campaign, rules)  # saved with the command's own events (a refused command writes nothing)
         return campaign, rules
 
     @retried
@@ -154,6 +164,14 @@ class CampaignLedger:
         for index, (fact, author, sign) in enumerate(records):
             campaign.record(fact, author, sign, command, request if index == 0 else None)
 
+    def settle(self, campaign: Campaign, rules) -> list:
+        """Records what the fair-dice and sealed-chit protocols owe the side whose key is given (not saved here)."""
+        facts: list = []
+        for request, made in fairplay.owed(campaign, rules, self.books, self.notices):
+            self.put(campaign, *made, request=request)
+            facts += made
+        return facts
+
     def recording_side(self, campaign: Campaign, rules) -> str:
         return recording_side(self.keyring, campaign, rules)
 
@@ -169,7 +187,7 @@ class CampaignLedger:
         if self.keyring.material is None:
             raise BadInput("answering needs your side's passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file)",
                            FAIR_RULE)
-        facts = self.fair.settle(campaign, self.rules_for(campaign))
+        facts = self.settle(campaign, self.rules_for(campaign))
         if facts:
             self.store.save_campaign(campaign)
         return facts

@@ -172,16 +172,16 @@ def test_each_sides_ledger_commits_its_next_chain_on_its_next_command(at):
                                  purpose="A", item="8.610|german|19 PM|a"), "german",
                     german_key.signer(campaign, rules, "german"))
     ledger.key_material = US.encode()  # the U.S. player's next command: its ledger renews, then answers
-    facts = ledger.fair.settle(campaign, rules)
+    facts = ledger.settle(campaign, rules)
     assert [type(f) for f in facts] == [DiceChainRenewed, RollAnswered, DiceRolled]
     renewed = facts[0]
     assert (renewed.side, renewed.chain, renewed.first, renewed.length) == ("us", "answer", N + 1, N)
     seed = unseal_bytes(derive_key(US.encode(), campaign.keys["us"]["salt"]), renewed.sealed)
     assert fairdice.head(seed, "answer") == renewed.head  # a new seed, sealed with the U.S. key
     assert seed != unseal_bytes(derive_key(US.encode(), campaign.keys["us"]["salt"]), campaign.chains["us"]["sealed"])
-    assert ledger.fair.settle(campaign, rules) == []  # done once
+    assert ledger.settle(campaign, rules) == []  # done once
     ledger.key_material = GERMAN.encode()  # the German player's next command renews its roll chain
-    renewed, = ledger.fair.settle(campaign, rules)
+    renewed, = ledger.settle(campaign, rules)
     assert (renewed.side, renewed.chain, renewed.first) == ("german", "roll", N + 1)
     assert [e.author for e in campaign.collect_events()[-4:]] == ["us", "us", "us", "german"]
     # the roll after the end takes value 1 of the new chain

@@ -67,7 +67,7 @@ def test_a_command_loaded_before_its_own_server_made_the_roll_meets_a_moved_camp
         assert made, "the server made the U.S. follow-up roll"
         assert len(mine.store.log_at(campaign)) == campaign.version  # the events the campaign was folded from
         assert len(mine.store.history(None)) > campaign.version
-        facts = mine.fair.settle(campaign, rules)  # decided on what it loaded: the roll made once more ...
+        facts = mine.settle(campaign, rules)  # decided on what it loaded: the roll made once more ...
         assert facts
         before = len(mine.store.history(None))
         with pytest.raises(CampaignMovedOn) as moved:  # ... and refused at the save, nothing written

@@ -1,4 +1,4 @@
-"""What the application service gives back for a roll and for `audit --fast`. msgspec Structs (a frozen dataclass costs
+"""What the application service gives back for a roll (made or declared) and for `audit --fast`. msgspec Structs (a frozen dataclass costs
 ~0.5 ms to define in every process), in a module whose annotations stay real (tests/test_start.py)."""
 
 import msgspec
@@ -15,6 +15,18 @@ class Rolled(msgspec.Struct, frozen=True):
     side_name: str
     sealed: bool = False  # recorded as a SecretRollMade: only its side can read it
     effects: tuple = ()  # CGS: what it did on the hexes it names (and the hidden ones it revealed there first)
+
+
+class Declared(msgspec.Struct, frozen=True):
+    """A fair roll declared: its dice come once the other side's ledger answers."""
+
+    fact: object  # RollDeclared
+    table: object
+    cg_date: str
+    version: int
+    side_name: str
+    answerer: str
+    rg_name: str = ""  # the RG a follow-up roll is for, as its side knows it ('I3')
 
 
 class Verified(msgspec.Struct, frozen=True):

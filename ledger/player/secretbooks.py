@@ -1,7 +1,7 @@
 """A side's own books and the secrets it publishes (8.619 purchases, Secret rolls, CGS 7.4.4 hidden
 fortifications): the campaign as that side's ledger knows it, its secrets opened with its key, and the reveal of
-what it sealed. Composed into the application service (`CampaignLedger.books`), whose store it reads and whose
-aggregate it records into; the decisions are in ledger/decide/, the cryptography in ledger/trust/secrets.py."""
+what it sealed. Composed into the application service (`CampaignLedger.books`): it reads the store and gives commands
+for the service to record; the decisions are in ledger/decide/, the cryptography in ledger/trust/secrets.py."""
 
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ cmds = lazy.module("cgledger.ledger.decide.commands")  # the write verbs' decisi
 
 
 class SecretBooks:
-    def __init__(self, app):
-        self.app = app
+    """The key given (`keyring`: replaced whenever the key material given changes), the campaigns' store it opens
+    secrets from, and the Secret rolls its ledger made in this command (`made_now`: (event, DiceRolled), shown to
+    its roller once saved)."""
 
-    @property
-    def keyring(self):
-        return self.app.keyring  # replaced whenever the key material given changes
+    def __init__(self, store, keyring):
+        self.store = store
+        self.keyring = keyring
+        self.made_now: list = []
 
     def own_view(self, campaign: CampaignState, rules, side: str):
         """The campaign as the side's own ledger knows it (8.619): its secret RG purchases and Secret rolls opened
@@ -31,10 +33,10 @@ class SecretBooks:
         from .keyring import PURCHASES
 
         self.keyring.key(campaign, rules, side, PURCHASES)  # its own secrets need its key
-        log = self.app.store.log_at(campaign)
+        log = self.store.log_at(campaign)
         view = fold(effective(log, self.keyring.opened(campaign, rules, log, side)))
         pending = list(getattr(campaign, "_pending_events", ()))  # recorded by this command, not saved yet (a walk
-        made = dict(self.app.made_now)  # its own Secret rolls made by this command: opened, as its key opens them
+        made = dict(self.made_now)  # its own Secret rolls made by this command: opened, as its key opens them
         for event in pending:  # on before an act, the answers the ledger owes)
             fact = made.get(event.originator_version, event.fact)  # a strength gives the later follow-ups' DRMs
             view.evolve(fact, event.digest, event.originator_version, event.author, event.command, event.form)
@@ -43,7 +45,7 @@ class SecretBooks:
         return view
 
     def sealed_cpp(self, campaign: CampaignState, rules, side: str) -> int:
-        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.app.store.stored_facts(campaign, versions))
+        return self.keyring.sealed_cpp(campaign, rules, side, lambda versions: self.store.stored_facts(campaign, versions))
 
     def publish(self, campaign, rules, side: str | None, roll: int | None = None, cause: str = "",
                 search: int = 0):
@@ -87,7 +89,7 @@ class SecretBooks:
         """A side's Secret rolls to publish, each opened with its key (a fair one with its roll value)."""
         self.keyring.key(campaign, rules, side)
         acts = []
-        for version, made in zip(mine, self.app.store.stored_facts(campaign, mine)):
+        for version, made in zip(mine, self.store.stored_facts(campaign, mine)):
             opened = self.keyring.unseal(campaign, rules, made)
             rolled = opened.fact
             value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) \
@@ -105,14 +107,14 @@ class SecretBooks:
                                purchases.secret_step(rules))
             mine = [version]
         acts = []
-        for v, made in zip(mine, self.app.store.stored_facts(campaign, mine)):
+        for v, made in zip(mine, self.store.stored_facts(campaign, mine)):
             opened = self.keyring.unseal_purchase(campaign, rules, made)
             acts.append(cmds.RevealPurchase(purchase=v, fact=opened.fact, salt=opened.salt))
         return acts
 
     def placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
                            search: int) -> list:
-        log = self.app.store.log_at(campaign)
+        log = self.store.log_at(campaign)
         side = rules.side(side) if side else campaign.hidden[str(placed)]["side"]
         mine = hiddenmod.hidden_placements(campaign, log, side)
         if placed is not None:

@@ -20,7 +20,7 @@ def status(ledger, name: str | None, as_of: str | None = None) -> dict:
     if as_of is not None:
         return status(state, rules, Reader(as_of=as_of, by=lambda: ledger.recording_side(state, rules)))
     key_given = ledger.keyring.material is not None
-    if key_given and ledger.fair.settle(state, rules):
+    if key_given and ledger.settle(state, rules):
         ledger.store.save_campaign(state)
     own = ledger.keyring.opens(state) if state.sealed or state.secret_rgs else None
     view = ledger.books.own_view(state, rules, own) if own is not None else None

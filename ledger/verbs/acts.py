@@ -13,6 +13,7 @@ from . import retried
 from ..decide import chits, steps
 from ..decide import witness as witnessing
 from ..errors import AlreadyRecorded, BadInput, LedgerError
+from ..player import fairplay
 from ..trust.logged import Logged
 from ..trust.secrets import commitment
 from .rolling import follow_ups
@@ -93,7 +94,10 @@ def initiative(ledger, name: str | None, given: dict[str, str], us_has_no_units:
         text = ledger.keyring.seal_text(campaign, rules, side, msgspec.json.encode([chit.lower(), salt]).decode())
         request = cmd.SealChit(side=side, commitment=chits.commitment(side, chit.lower(), salt), sealed=text)
         fact, = ledger.record(campaign, rules, request, save=False)
-        ledger.fair.settle_chits(campaign, rules, side)  # the second chit sealed is revealed at once
+        revealed = fairplay.chit_revealed(campaign, rules, ledger.keyring, side)  # the second chit sealed: at once
+        if revealed is not None:
+            request, facts = revealed
+            ledger.put(campaign, *facts, request=request)
         ledger.store.save_campaign(campaign)
         return fact
     fact, = ledger.record(campaign, rules, cmd.Initiative(chits=given, us_has_no_units=us_has_no_units))

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from .. import lazy
 from . import retried
-from ..decide import rolls, steps, walk
-from ..domain.outcomes import Rolled
+from ..decide import fair, rolls, steps, walk
+from ..domain.outcomes import Declared, Rolled
 from ..errors import AlreadyRecorded, BadInput
 from ..rules import parse_declared
 from ..rules.dice import parse_entered
@@ -100,7 +100,7 @@ def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ..
         if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
             raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                            "--dice or --vasl", table.rule)
-        return ledger.fair.declare(campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
+        return declare(ledger, campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
     faces, source = dice_of(ledger, table, dice, report)
     command = rolls.RollCommand(
         table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
@@ -118,6 +118,28 @@ def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ..
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], True)
     ledger.append(campaign, fact, request=command)
     return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], False)
+
+
+def declare(ledger, campaign, rules, table, who: str, drms, secret: bool, purpose: str, rg: int | None, view,
+            if_result: str = "") -> Declared:
+    """A fair roll: declared now (its roll value published unless Secret), its dice once the other side's ledger
+    answers."""
+    command = rolls.RollCommand(table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=(),
+                                source="fair", secret=secret, purpose=purpose, rg=rg, if_result=if_result)
+    secret = secret or table.secret or bool(if_result and (rolls.strength_waiting(campaign, rules, rg) or {}).get(
+        "secret"))  # as Secret as the strength it waits for (fair.declare)
+    n = campaign.fair_n.get(who, 0) + 1
+    if all(s in campaign.chains for s in rules.system.sides) and not secret \
+            and fair.chain_for(campaign, who, "roll", n) is not None:
+        value = ledger.keyring.chain_value(campaign, rules, who, "roll", n)
+    else:
+        value = ""  # refused by the decision when a commitment is missing
+    sealed_cpp = ledger.books.sealed_cpp(view, rules, who) if view.sealed else 0
+    fact = fair.declare(view, rules, command, value, sealed_cpp)
+    ledger.append(campaign, fact, request=cmd.DeclareRoll(roll=command, value=value))
+    bought = view.rgs.get(str(rg)) if rg is not None else None
+    return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
+                    rules.system.sides[fair.other(rules, who)], (bought or {}).get("rg", ""))
 
 
 def vasl_report(ledger, campaign, dice: str | None, vasl: str | None):
