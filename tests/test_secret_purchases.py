@@ -224,15 +224,30 @@ def test_a_reveal_that_changes_the_purchase_is_refused(table, make_db, tmp_path)
     named_and_refused(german, Cli(make_db()), tmp_path, "secret", "does not match its commitment")
 
 
-def test_a_step_past_a_secret_rgs_unrolled_follow_ups_is_named_on_reveal(table):
+def test_no_side_takes_the_buyer_of_a_secret_rg_past_its_follow_ups(table):
+    """8.619, 8.620: what a secret RG owes in the follow-up step only its buyer's books say, so the other side walks
+    on alone and the campaign waits there for the buyer, who leaves once its books owe nothing (no finding at
+    reveal: nobody was taken past a roll it owed)."""
     german, us, anyone = table
     buy_i2(german)
     german.ok("step", "8.620")  # the German walks on, done buying (the U.S. may still buy: the campaign waits)
-    us.ok("step", "8.621")  # the U.S. cannot know the German RG still owes its 8.6201
+    before = anyone.events()
+    walked = us.ok("step", "8.621")  # the U.S. cannot know the German RG still owes its 8.6201
+    status = anyone.json("status")
+    assert status["step"] == "8.620", walked.stdout  # the U.S. walked on alone, the campaign stays for the German
+    assert "bought in secret" in status["progress"]["german"]["may"]
+    assert anyone.events() > before
+    before = anyone.events()
+    refused = german("step", "8.621")
+    assert refused.exit_code != 0 and "8.6201" in refused.output  # its own books owe the roll
+    assert anyone.events() == before  # nothing written
+    german.ok("follow-ups", "--side", "german")
+    us.ok("answer")
+    german.ok("step", "8.621")  # its Secret rolls made first, then it leaves: the campaign with it
+    assert anyone.json("status")["step"] == "8.621"
     assert audit(anyone)["clean"]
     german.ok("reveal", "--all", "--side", "german")
-    findings = audit(anyone)["findings"]
-    assert [f["kind"] for f in findings] == ["step"] and "8.6201" in findings[0]["message"]
+    assert audit(anyone)["clean"]
 
 
 def test_rr_purchases_are_secret_too(rr, tmp_path):

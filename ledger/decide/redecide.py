@@ -334,6 +334,8 @@ def revealed(logged) -> list[tuple[int, str, str]]:
         return []
     findings: list[tuple[int, str, str]] = []
     state: CampaignState | None = None
+    sealed = {v: {"side": f.side, "cg_date": f.cg_date} for v, f in made.items()}
+    opened_at = {e.fact.purchase: e.version for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
     events = effective(logged)
     for index, event in enumerate(events):
         fact = event.fact
@@ -348,17 +350,30 @@ def revealed(logged) -> list[tuple[int, str, str]]:
             findings += [(event.version, kind, f"once revealed: {message}")
                          for kind, message in _as_known(state, fact)]
         elif isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)) and bought:  # a step left, follow-ups unrolled
+            then = {str(v): e for v, e in sealed.items() if v < event.version < opened_at.get(v, event.version + 1)}
             findings += [(event.version, "step", f"once revealed: {message}")
                          for message in _step_as_known(state, fact, events[index + 1:index + 3], event.author,
-                                                       event.form)]
+                                                       event.form, then)]
         state.evolve(fact, event.digest, event.version, event.author, event.command, event.form)
     return findings
 
 
-def _step_as_known(state: CampaignState, fact, after: list, author: str = "", form: int = 3) -> list[str]:
-    """A step (or a new CG Date and its step) the ledger refuses once the secret purchases are known."""
+def _step_as_known(state: CampaignState, fact, after: list, author: str = "", form: int = 3,
+                   sealed_then: dict | None = None) -> list[str]:
+    """A step (or a new CG Date and its step) the ledger refuses once the secret purchases are known. The purchases
+    still sealed when it was made (`sealed_then`) count as sealed: no side takes their buyer past the step of their
+    follow-ups (walk.secret_followups), however few it owed there."""
     if isinstance(fact, (StepOpened, SideAdvanced)) and state.next_action > fact.action:
         return []  # decided with the fact before it in its action
+    saved = state.secret_rgs
+    state.secret_rgs = {**saved, **(sealed_then or {})}
+    try:
+        return _step_decided_as_known(state, fact, after, author, form)
+    finally:
+        state.secret_rgs = saved
+
+
+def _step_decided_as_known(state: CampaignState, fact, after: list, author: str, form: int) -> list[str]:
     group = [fact] + [e.fact for e in after if getattr(e.fact, "action", None) == fact.action
                       and isinstance(e.fact, (StepOpened, SideAdvanced))]
     moved = [f for f in group if isinstance(f, (StepOpened, SideAdvanced))]

@@ -142,6 +142,9 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
     owes = owed(rules, state, side, step_id, date)
     if owes:
         return owes[0]["text"].split(": cgledger", 1)[0]  # 'a roll on 8.616 --side us', 'the CG-Scenario End'
+    if secret_followups(rules, state, side, step_id, date):
+        return "roll the follow-ups of the RG(s) it bought in secret"
+
 
     data = rules.steps[step_id]
     if data.purchase == "rg":
@@ -223,6 +226,14 @@ def _may_leave(state: CampaignState, rules: Rules, by: str, own: str, form: int)
         raise BadInput(f"the {rules.system.sides[by]} side waits in {title(rules, own)} for the dice of its roll(s) "
                        f"declared at event(s) {', '.join(map(str, dice))}: their result decides what the step needs "
                        "(the other side's ledger answers on its next command)", own)
+
+
+def secret_followups(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None) -> bool:
+    """Whether `side` bought an RG in secret on this CG Date and `step_id` is where its follow-up rolls are made
+    (8.619, RR 2.518): which it owes there only its own books say, so the other side never takes it past that
+    step; it leaves it itself, once its books owe nothing there."""
+    return step_id in steps.steps_of(rules, "rg_followups") and any(
+        e["side"] == side and e["cg_date"] == (date or state.cg_date) for e in state.secret_rgs.values())
 
 
 def _with_the_campaign(state: CampaignState, rules: Rules, by: str, path: list[str]) -> int:
