@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from . import rules as rulesmod
 from . import lazy
 from .decide.fair import RULE as FAIR_RULE
-from .domain.evolve import CampaignState, fold
-from .domain import timeline
-from .errors import BadInput, DatabaseError, LedgerError
+from .domain.evolve import CampaignState
+from .errors import BadInput, LedgerError
 from .player import fairplay
 from .player.keyring import Keyring
 from .player.secretbooks import SecretBooks
 from .player.signing import recording_side, refuse_retry, signed
+from .read import keptreads
 from .read.keptreads import KeptReads
 from .rules.dice import DiceSource, SystemDice
 from .store import database as store
@@ -50,7 +50,7 @@ class CampaignLedger:
         self.command_id = ""  # chosen by the caller before its first attempt: a retry acts once
         self.said: list[str] = []  # what this command did besides its act, said to the player (a walk on, a witness)
         self.books = SecretBooks(self.store, Keyring())  # the key given: a side's own books, the secrets it publishes
-        self.kept = KeptReads(self)  # the read views kept current
+        self.kept = KeptReads(self.store, self.books)  # the read views kept current
         self.verification = Verification(self.store, self.read)  # audit, audit --fast and head: what the log proves
         self.store.saved = self.kept.advance
 
@@ -98,7 +98,7 @@ class CampaignLedger:
             self.keyring = Keyring(material)
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
-        return rulesmod.load(state.system, state.override_sources())
+        return keptreads.rules_of(state)
 
     # ---- load, decide, append ---------------------------------------------------------------------
     def load(self, name: str | None) -> tuple[Campaign, rulesmod.Rules]:
@@ -197,24 +197,8 @@ class CampaignLedger:
         return turn.mailed(self.store.where, self.store.seen_key(campaign.id)) if self.store.where else None
 
     def read(self, name: str | None, as_of: str | None = None, raw: bool = False):
-        """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given. The events are those
-        the projections read (revealed Secret rolls, and this player's own, stand as rolls) unless `raw`."""
-        logged = self.store.history(name)
-        try:  # its latest snapshot and the events after it: no replay of the whole log (the audit compares both)
-            state = self.store.campaign(name) if as_of is None else fold(logged)
-        except LedgerError:  # a damaged log: what can be read of it
-            state = fold(logged)
-        if state is None:
-            raise DatabaseError("the campaign log has no readable CampaignStarted event: run `cgledger audit`")
-        rules = self.rules_for(state)
-        if as_of is not None:
-            logged = timeline.as_of(logged, as_of, rules.calendar)
-            state = fold(logged)
-            rules = self.rules_for(state)
-        if not raw:
-            logged = timeline.effective(logged, self.keyring.opened(state, rules, logged)
-                                        if state.sealed or state.secret_rgs else None)
-        return logged, rules, state
+        """(events, rules, state) of the campaign from the whole log, as of the end of a CG Date's RePh if given."""
+        return keptreads.read(self.store, self.keyring, name, as_of, raw)
 
     def state_as_of(self, name: str | None, as_of: str | None = None):
         """The campaign state now (from the aggregate and its snapshot) or as of a CG Date's RePh end."""

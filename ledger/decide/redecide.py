@@ -334,8 +334,7 @@ def revealed(logged) -> list[tuple[int, str, str]]:
         return []
     findings: list[tuple[int, str, str]] = []
     state: CampaignState | None = None
-    sealed = {v: {"side": f.side, "cg_date": f.cg_date} for v, f in made.items()}
-    opened_at = {e.fact.purchase: e.version for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
+    sealed_then = _sealed_then(made, logged)
     events = effective(logged)
     for index, event in enumerate(events):
         fact = event.fact
@@ -350,12 +349,21 @@ def revealed(logged) -> list[tuple[int, str, str]]:
             findings += [(event.version, kind, f"once revealed: {message}")
                          for kind, message in _as_known(state, fact)]
         elif isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)) and bought:  # a step left, follow-ups unrolled
-            then = {str(v): e for v, e in sealed.items() if v < event.version < opened_at.get(v, event.version + 1)}
             findings += [(event.version, "step", f"once revealed: {message}")
                          for message in _step_as_known(state, fact, events[index + 1:index + 3], event.author,
-                                                       event.form, then)]
+                                                       event.form, sealed_then(event.version))]
         state.evolve(fact, event.digest, event.version, event.author, event.command, event.form)
     return findings
+
+
+def _sealed_then(made: dict, logged):
+    """event version -> the secret RG purchases still sealed then ({purchase: {side, cg_date}})."""
+    opened_at = {e.fact.purchase: e.version for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
+
+    def then(version: int) -> dict:
+        return {str(v): {"side": f.side, "cg_date": f.cg_date} for v, f in made.items()
+                if v < version < opened_at.get(v, version + 1)}
+    return then
 
 
 def _step_as_known(state: CampaignState, fact, after: list, author: str = "", form: int = 3,

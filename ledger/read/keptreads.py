@@ -2,19 +2,53 @@
 Map Group's Setup Areas read
 from views this machine keeps (ledger/read/views.py stores and seals them, projections/kept.py folds them), caught up
 with the events recorded since; writes and imports advance the views that were current. Composed into the
-application service; `--as-of` reads, and a machine that can keep no views, read the whole log as before."""
+application service; `--as-of` reads, and a machine that can keep no views, read the whole log (`read`)."""
 
 from __future__ import annotations
 
-from ..errors import LedgerError
+from .. import rules as rulesmod
+from ..errors import DatabaseError, LedgerError
 from ..store.reading import collector_paused
 from ..decide import steps
+from ..domain import timeline
+from ..domain.evolve import fold
 from ..domain.timeline import effective
 
 
+def rules_of(state) -> rulesmod.Rules:
+    return rulesmod.load(state.system, state.override_sources())
+
+
+def read(store, keyring, name: str | None, as_of: str | None = None, raw: bool = False):
+    """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given, read from the whole log.
+    The events are those the projections read (revealed Secret rolls, and those the key given opens, stand as
+    rolls) unless `raw`."""
+    logged = store.history(name)
+    try:  # its latest snapshot and the events after it: no replay of the whole log (the audit compares both)
+        state = store.campaign(name) if as_of is None else fold(logged)
+    except LedgerError:  # a damaged log: what can be read of it
+        state = fold(logged)
+    if state is None:
+        raise DatabaseError("the campaign log has no readable CampaignStarted event: run `cgledger audit`")
+    rules = rules_of(state)
+    if as_of is not None:
+        logged = timeline.as_of(logged, as_of, rules.calendar)
+        state = fold(logged)
+        rules = rules_of(state)
+    if not raw:
+        logged = effective(logged, keyring.opened(state, rules, logged) if state.sealed or state.secret_rgs else None)
+    return logged, rules, state
+
+
 class KeptReads:
-    def __init__(self, app):
-        self.app = app  # the application service: its loads, reads, keyring and this database's name
+    """The kept reads of one database's campaigns (`store`) as the key given (`books.keyring`) opens them."""
+
+    def __init__(self, store, books):
+        self.store = store
+        self.books = books
+
+    def read(self, name: str | None, as_of: str | None = None):
+        return read(self.store, self.books.keyring, name, as_of)
 
     def rosters(self, name: str | None, as_of: str | None = None):
         """(each side's CG Roster rows, rules, state), from the kept view unless `as_of`."""
@@ -48,7 +82,7 @@ class KeptReads:
         can be kept)."""
         found = self._kept(name, (view,)) if as_of is None else None
         if found is None:
-            logged, rules, state = self.app.read(name, as_of)
+            logged, rules, state = self.read(name, as_of)
             return whole(logged, rules), rules, state
         views, rules, state = found
         return finish(views[view], rules), rules, state
@@ -59,7 +93,7 @@ class KeptReads:
 
         found = self._kept(name, ("dice",)) if as_of is None else None
         if found is None:
-            logged, rules, state = self.app.read(name, as_of)
+            logged, rules, state = self.read(name, as_of)
             view = dice_stats.fold(logged)
         else:
             views, rules, state = found
@@ -74,7 +108,7 @@ class KeptReads:
 
         found = self._kept(name, ("roster", "rg", "dice", "story")) if as_of is None else None
         if found is None:
-            logged, rules, state = self.app.read(name, as_of)
+            logged, rules, state = self.read(name, as_of)
             return history.history(logged, rules, state), rules, state
         views, rules, state = found
         return history.compose(kept.finish_roster(views["roster"], rules), kept.finish_rg(views["rg"], rules),
@@ -93,33 +127,33 @@ class KeptReads:
         keys this process has already stretched (a write must not pay scrypt for its views)."""
         from ..trust.secrets import key_check
 
-        if not (campaign.sealed or campaign.secret_rgs) or self.app.keyring.material is None or not campaign.keys:
+        if not (campaign.sealed or campaign.secret_rgs) or self.books.keyring.material is None or not campaign.keys:
             return "", None
         if derive:
-            side = self.app.keyring.opens(campaign)
+            side = self.books.keyring.opens(campaign)
         else:
-            known = self.app.keyring.stretched()
+            known = self.books.keyring.stretched()
             side = next((s for s, k in campaign.keys.items()
                          if k["salt"] in known and key_check(known[k["salt"]]) == k["check"]), None)
-        return (side, self.app.keyring.key(campaign, rules, side)) if side else ("", None)
+        return (side, self.books.keyring.key(campaign, rules, side)) if side else ("", None)
 
     def _view_parts(self, campaign, reader: str) -> tuple:
         from cgledger.projections import kept
 
         from . import views
 
-        return (self.app.where, self.app.store.seen_key(campaign.id), reader,
+        return (self.store.where, self.store.seen_key(campaign.id), reader,
                 views.rules_key(campaign.system, campaign.override_sources(), views.code_digest(*kept.MODULES)))
 
     def _effective(self, campaign, rules, logged) -> list:
         """The events as the projections read them (as `read` gives them)."""
-        return effective(logged, self.app.keyring.opened(campaign, rules, logged)
+        return effective(logged, self.books.keyring.opened(campaign, rules, logged)
                          if campaign.sealed or campaign.secret_rgs else None)
 
     def _view_tail(self, cid, version: int, digest: str) -> list | None:
         """The stored events after `version` if event `version` is still the one of that digest, else None."""
         with collector_paused():
-            rows = [self.app.store.loader.logged(stored) for stored in self.app.store.recorder.select_events(cid, gt=version - 1)]
+            rows = [self.store.loader.logged(stored) for stored in self.store.recorder.select_events(cid, gt=version - 1)]
         if not rows or rows[0].version != version or rows[0].digest != digest:
             return None
         return rows[1:]
@@ -134,13 +168,13 @@ class KeptReads:
 
         from . import views
 
-        if not self.app.where or not views.available():
+        if not self.store.where or not views.available():
             return None
         try:
-            campaign = self.app.campaign(name)
+            campaign = self.store.campaign(name)
         except LedgerError:
             return None
-        rules = self.app.rules_for(campaign)
+        rules = rules_of(campaign)
         reader, key = self._reader(campaign, rules)
         base = self._view_parts(campaign, reader)
         out: dict = {}
@@ -165,7 +199,7 @@ class KeptReads:
                 state, at = self._from_checkpoint(campaign, rules, parts, key, tails)
             if state is None:
                 if whole is None:
-                    raw = self.app.history(campaign.name)
+                    raw = self.store.history(campaign.name)
                     whole = kept.Whole(self._effective(campaign, rules, raw), rules), (raw[-1].version, raw[-1].digest)
                 logged = whole[0].logged
                 keep = len(logged) - views.CHECKPOINT_EVERY if len(logged) > 2 * views.CHECKPOINT_EVERY else 0
@@ -243,15 +277,15 @@ class KeptReads:
         from . import views
 
         try:
-            if not self.app.where or not views.folder().is_dir() or not views.available():
+            if not self.store.where or not views.folder().is_dir() or not views.available():
                 return
             if campaign is None:  # an import: its events as stored, and the campaign after them
                 with collector_paused():
-                    new = [self.app.store.loader.logged(s) for s in self.app.store.recorder.select_events(cid, gt=first - 1)]
-                campaign = self.app.store.rebuild(cid)
+                    new = [self.store.loader.logged(s) for s in self.store.recorder.select_events(cid, gt=first - 1)]
+                campaign = self.store.rebuild(cid)
             if not new:
                 return
-            rules = self.app.rules_for(campaign)
+            rules = rules_of(campaign)
             side, key = self._reader(campaign, rules, derive=False)
             readers = [("", None)] + ([(side, key)] if side else [])
             for reader, key in readers:
