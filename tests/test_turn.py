@@ -57,6 +57,24 @@ def test_send_knows_what_the_opponent_holds_and_receive_of_the_same_file_adds_no
     g.refused("step", "next", contains="you mailed your turn (up to event 5)")  # the German waits for it
 
 
+def test_a_player_who_took_back_his_key_names_his_side_to_send(tmp_path):
+    """His passphrase opens no key of the campaign now, and the ledger does not guess whose turn he mails: it says
+    so, names the side without a key, and writes nothing; with --side his turn goes."""
+    g, u = german_keyed(tmp_path)
+    g.ok("send", str(tmp_path / "1.json"))
+    u.ok("receive", str(tmp_path / "1.json"))
+    u.ok("keys", "init", "--side", "us")
+    u.ok("undo")  # his key registration, taken back before the German has it
+    u.ok("step", "next")
+    refused = u.refused("send", str(tmp_path / "2.json"), contains="the key given opens no side's key in this "
+                        "campaign: give --side SIDE (us: a side without a key)")
+    assert not (tmp_path / "2.json").exists() and "keys init" in refused.stderr
+    sent = json.loads(u.ok("send", str(tmp_path / "2.json"), "--side", "us", "--json").stdout)
+    assert sent["events"] > 0
+    g.ok("receive", str(tmp_path / "2.json"))
+    assert g.ok("head").stdout == u.ok("head").stdout
+
+
 def test_an_older_bundle_read_again_does_not_give_the_turn_back(desks, tmp_path):
     g, u = desks
     g.ok("step", "next")

@@ -254,7 +254,7 @@ class Post:
             return {"file": None, "events": 0}
         self.count += 1
         path = self.folder / f"{self.count:04d}-{desk.side}.json"
-        sent = desk.json("send", str(path))
+        sent = desk.json("send", str(path), "--side", desk.side)  # his side named: a key he took back names none
         if sent["file"]:
             self.other(desk).inbox.append(path)
         return sent

@@ -16,6 +16,11 @@ from . import turn
 def whose(ledger, campaign, rules, side: str | None = None) -> str:
     """The side at the keyboard: the one whose key is given, else `side`."""
     mine = ledger.keyring.opens(campaign) if ledger.keyring.material is not None and campaign.keys else None
+    if mine is None and side is None and ledger.keyring.material is not None:
+        keyless = [s for s in rules.system.sides if s not in campaign.keys]
+        raise BadInput("the key given opens no side's key in this campaign: give --side SIDE"
+                       + (f" ({' or '.join(keyless)}: a side without a key), or set up your key first (`cgledger keys "
+                          "init --side SIDE`)" if keyless else ""), turn.RULE)
     if mine is None and side is None:
         raise BadInput("which side are you? give your passphrase (CGLEDGER_PASSPHRASE) or key file (--key-file), "
                        "or --side SIDE", turn.RULE)
