@@ -370,3 +370,22 @@ def test_a_sealed_chit_is_chosen_again_by_an_undo_and_does_not_lapse_a_proposal(
     assert us.json("undo")["proposed"] == "undo"  # the move into 8.623 again
     german.ok("accept")
     assert cli2.json("status")["step"] == "8.622" and clean(cli2)
+
+
+def test_the_other_side_proposes_to_take_back_a_chit_just_sealed_and_its_acceptance_does(at):
+    """A chit sealed is the last action in force: the other side's `undo` names it, and the acceptance takes that
+    very chit back (the chit was sealed before the proposal: nothing completes the act it names after it)."""
+    cli = at("8.622", "19 PM")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    us.ok("step", "next")
+    german.ok("step", "next")  # into 8.623 with the campaign
+    german.ok("initiative", "--chit", "german=attack")
+    chit = rows(cli)[-1]
+    assert chit["type"] == "ChitSealed"
+    proposed = us.json("undo", "--reason", "a slip")
+    assert proposed["proposed"] == "undo" and proposed["actions"] == [chit["action"]]
+    assert german.json("accept")["undone"] == chit["action"]
+    assert not next(r for r in rows(cli) if r["version"] == chit["version"])["in_force"] and clean(cli)
+    german.ok("initiative", "--chit", "german=idle")  # chosen again

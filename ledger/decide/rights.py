@@ -121,7 +121,7 @@ def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewoun
         return TablesOverridden(action=done.action, source=done.source, text=done.text, tables=done.tables,
                                 proposal=proposal["version"])
     if proposal["kind"] == "undo":
-        done = steps.undo(state, proposal["reason"], proposed=True)
+        done = steps.undo(state, proposal["reason"], proposed_at=proposal["version"])
         if [done.undone] != proposal["voided"]:
             raise BadInput(f"the proposal to undo action {proposal['voided'][0]} has lapsed: it is no longer the "
                            "last action in force", RULE)

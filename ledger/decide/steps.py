@@ -516,10 +516,11 @@ def initiative(state: CampaignState, rules: Rules, chits: dict[str, str], us_has
                             us_has_no_units=us_has_no_units)
 
 
-def undo(state: CampaignState, reason: str = "", proposed: bool = False) -> ActionUndone:
+def undo(state: CampaignState, reason: str = "", proposed_at: int = 0) -> ActionUndone:
     """The last action in force a player took; the ledger's own records after it (a fair roll's answer, a Secret roll
-    made, a reveal, a chit sealed) stay in force (`CampaignState.undo_target`; `proposed`: an acceptance)."""
-    target, why = state.undo_target(proposed)
+    made, a reveal, a chit sealed) stay in force (`CampaignState.undo_target`; `proposed_at`: the event of the
+    proposal an acceptance carries out)."""
+    target, why = state.undo_target(proposed_at)
     if target is None:
         raise BadInput(why)
     return ActionUndone(action=state.next_action, undone=target, reason=reason)

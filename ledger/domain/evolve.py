@@ -217,7 +217,8 @@ class CampaignState:
         elif self.proposal:
             if player:
                 self._lapse(version, "act")
-            elif self.proposal["kind"] == "undo" and self.undo_target(True)[0] != self.proposal["voided"][0]:
+            elif self.proposal["kind"] == "undo" and \
+                    self.undo_target(self.proposal["version"])[0] != self.proposal["voided"][0]:
                 self._lapse(version, "completes")
 
     # ---- take-backs by email: which records are the ledger's own, and undo past them ---------------------
@@ -268,13 +269,14 @@ class CampaignState:
             frame = {"action": a, "first": first, "last": version, "after": [], **({"step": True} if moves else {})}
             self.frames = (frames + [frame])[-self.FRAMES:]
 
-    def undo_target(self, proposed: bool = False) -> tuple[int | None, str]:
+    def undo_target(self, proposed_at: int = 0) -> tuple[int | None, str]:
         """(the action an undo takes back, why none): the last action in force a player took. The ledger's own
         records after it stay in force (an undo never takes back a fair roll's answer), unless one of them
         completes that act (its roll's answer, its Secret roll made or revealed, its purchase or chit revealed):
         then there is none. A sealed Initiative chit that is the last action in force is taken back itself (its
-        side may choose again until it is revealed), and so is a key or fair-dice commitment (`SETUP`), except by an
-        acceptance (`proposed`): a proposal made before it stays open. Without frames (an older snapshot), the last
+        side may choose again until it is revealed), and so is a key or fair-dice commitment (`SETUP`); for the
+        acceptance of a proposal made at event `proposed_at`, only where it was recorded before the proposal (a
+        proposal made before it stays open, for the act it named). Without frames (an older snapshot), the last
         action in force."""
         last = self.last_live_action()
         if last is None:
@@ -282,7 +284,8 @@ class CampaignState:
         top = self.frames[-1] if self.frames else None
         if top is None or top["action"] == last:
             return last, ""
-        if not proposed and all(e[3]["type"] in OWN_UNDO for e in top["after"] if e[0] == last):
+        if all(e[3]["type"] in OWN_UNDO and (not proposed_at or e[1] < proposed_at)
+               for e in top["after"] if e[0] == last):
             return last, ""
         if self.live_actions_after(top["action"]) != sorted({e[0] for e in top["after"]}):
             return last, ""  # not what the frames say (a take-back the audit names): the last action in force
