@@ -98,7 +98,7 @@ class CampaignLedger:
             self.keyring = Keyring(material)
 
     def rules_for(self, state: CampaignState) -> rulesmod.Rules:
-        return keptreads.rules_of(state)
+        return rulesmod.for_campaign(state)
 
     # ---- load, decide, append ---------------------------------------------------------------------
     def load(self, name: str | None) -> tuple[Campaign, rulesmod.Rules]:

@@ -145,7 +145,6 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
     if secret_followups(rules, state, side, step_id, date):
         return "roll the follow-ups of the RG(s) it bought in secret"
 
-
     data = rules.steps[step_id]
     if data.purchase == "rg":
         return "buy Reinforcement Groups"

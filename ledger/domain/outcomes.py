@@ -1,5 +1,6 @@
-"""What the application service gives back for a roll (made or declared) and for `audit --fast`. msgspec Structs (a frozen dataclass costs
-~0.5 ms to define in every process), in a module whose annotations stay real (tests/test_start.py)."""
+"""What the application service gives back for a roll (made or declared) and for `audit --fast`. msgspec Structs (a
+frozen dataclass costs ~0.5 ms to define in every process), in a module whose annotations stay real
+(tests/test_start.py)."""
 
 import msgspec
 

@@ -106,6 +106,7 @@ def renewals(campaign: CampaignState, rules, keyring, me: str) -> Iterator[tuple
         yield (cmds.RenewChain(side=me, chain=chain, head=head, length=length, sealed=sealed),
                [fair.renew(campaign, rules, me, chain, head, length, sealed)])
 
+
 def chit_revealed(campaign: CampaignState, rules, keyring, me: str) -> tuple[object, list] | None:
     """Once both chits are sealed, this side's is revealed; once both are revealed, the matrix resolves (8.6232)
     in the same action."""

@@ -15,10 +15,6 @@ from ..domain.evolve import fold
 from ..domain.timeline import effective
 
 
-def rules_of(state) -> rulesmod.Rules:
-    return rulesmod.load(state.system, state.override_sources())
-
-
 def read(store, keyring, name: str | None, as_of: str | None = None, raw: bool = False):
     """(events, rules, state) of the campaign, as of the end of a CG Date's RePh if given, read from the whole log.
     The events are those the projections read (revealed Secret rolls, and those the key given opens, stand as
@@ -30,11 +26,11 @@ def read(store, keyring, name: str | None, as_of: str | None = None, raw: bool =
         state = fold(logged)
     if state is None:
         raise DatabaseError("the campaign log has no readable CampaignStarted event: run `cgledger audit`")
-    rules = rules_of(state)
+    rules = rulesmod.for_campaign(state)
     if as_of is not None:
         logged = timeline.as_of(logged, as_of, rules.calendar)
         state = fold(logged)
-        rules = rules_of(state)
+        rules = rulesmod.for_campaign(state)
     if not raw:
         logged = effective(logged, keyring.opened(state, rules, logged) if state.sealed or state.secret_rgs else None)
     return logged, rules, state
@@ -174,7 +170,7 @@ class KeptReads:
             campaign = self.store.campaign(name)
         except LedgerError:
             return None
-        rules = rules_of(campaign)
+        rules = rulesmod.for_campaign(campaign)
         reader, key = self._reader(campaign, rules)
         base = self._view_parts(campaign, reader)
         out: dict = {}
@@ -285,7 +281,7 @@ class KeptReads:
                 campaign = self.store.rebuild(cid)
             if not new:
                 return
-            rules = rules_of(campaign)
+            rules = rulesmod.for_campaign(campaign)
             side, key = self._reader(campaign, rules, derive=False)
             readers = [("", None)] + ([(side, key)] if side else [])
             for reader, key in readers:

@@ -126,6 +126,11 @@ def _shipped(system: str) -> tuple[SystemFile, tuple[tuple[str, TablesFile], ...
     return system_file, tuple((name, decode_tables(data, name, system)) for name, data in tables)
 
 
+def for_campaign(state) -> Rules:
+    """The tables in force in a campaign: its system's, with the rules files both sides accepted."""
+    return load(state.system, state.override_sources())
+
+
 @lru_cache(maxsize=32)
 def load(system: str, overrides: tuple[tuple[str, str], ...] = ()) -> Rules:
     """The shipped tables of `system`, then each (name, TOML text) override in order.

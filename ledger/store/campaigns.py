@@ -339,8 +339,7 @@ class CampaignStore:
         """The stored events a campaign loaded for a command was folded from: never one another writer (the other
         side's ledger, this side's server) stored since, which the command's own decision has not seen."""
         loaded = campaign.version - len(getattr(campaign, "_pending_events", ()))
-        logged = self.history(campaign.name)
-        return logged if len(logged) <= loaded else logged[:loaded]
+        return self.history(campaign.name)[:loaded]
 
     def history(self, name: str | None) -> list[Logged]:
         """Every stored event of the campaign, read raw (so a corrupt one is reported, not fatal)."""
