@@ -16,7 +16,7 @@ def unwitnessed_of(state: CampaignState) -> list[tuple[int, str]]:
     from ..decide import witness
 
     try:
-        rules = rulesmod.load(state.system, state.override_sources())
+        rules = rulesmod.for_campaign(state)
     except LedgerError:
         return [(int(v), f"the dice of event {v} were not witnessed") for v, _c in witness.open_claims(state)]
     sides = dict(rules.system.sides)
@@ -101,7 +101,7 @@ def roll_key(state: CampaignState, fact: DiceRolled) -> str:
     from ..decide.rolls import reroll_key, unit_name
 
     try:
-        table = rulesmod.load(state.system, state.override_sources()).table(fact.table)
+        table = rulesmod.for_campaign(state).table(fact.table)
     except LedgerError:
         return f"{fact.table}|{fact.side}|{state.cg_date}|{unit_name(fact.purpose)}"
     return reroll_key(table, fact.side, state.cg_date, fact.purpose, fact.item)

@@ -358,7 +358,7 @@ class Replay:
         findings += [Finding(version, "fair", message)
                      for version, message in check_fair(self.campaign_id, self.kept.fair, state.name)]
         if state.dice_mode == "fair":  # a key without chains would switch fair dice off for both sides
-            names = rulesmod.load(state.system, state.override_sources()).system.sides if state.keys else {}
+            names = rulesmod.for_campaign(state).system.sides if state.keys else {}
             findings += [Finding(self.expected_version - 1, "fair",
                                  f"the {names.get(side, side)} side holds a key but never committed its fair-dice "
                                  "chains: its ledger's keys init commits them with the key; fair dice cannot be made "

@@ -53,7 +53,7 @@ def redecide(state: CampaignState, facts: list, log_before: list, made_states: d
         return [("decision", f"a second CampaignStarted ('{fact.name}') inside campaign '{state.name}': a log holds "
                              "one campaign")]
     try:
-        rules = rulesmod.load(state.system, state.override_sources())
+        rules = rulesmod.for_campaign(state)
     except LedgerError as e:
         return [("table", f"the rules in force cannot be read: {e.line()}")]
     try:
@@ -73,7 +73,7 @@ def redecide_request(state: CampaignState, request, facts: list, log_before: lis
     on the state before the action, must give every fact the action holds, whole (its action number included)."""
     fact = facts[0]
     try:
-        rules = rulesmod.load(state.system, state.override_sources())
+        rules = rulesmod.for_campaign(state)
     except LedgerError as e:
         return [("table", f"the rules in force cannot be read: {e.line()}")]
     if isinstance(request, commands.RollRevealing):  # its own hidden fortifications revealed first, then the roll
@@ -298,7 +298,7 @@ def _placement_as_made(fact: HiddenFortificationRevealed, log_before) -> list[tu
     then = [e for e in before if e.version < fact.placed]
     state_then = fold(then)
     try:
-        rules_then = rulesmod.load(state_then.system, state_then.override_sources())
+        rules_then = rulesmod.for_campaign(state_then)
         expected = fortify.place(state_then, rules_then, fact.fact.item, fact.fact.hex, fact.fact.side, True, then)
     except LedgerError as e:
         return [("decision", f"the hidden placement of event {fact.placed}, revealed: the ledger refuses it: "
@@ -310,7 +310,7 @@ def _roll_as_made(fact: SecretRollRevealed, made_states: dict) -> list[tuple[str
     _made, state_then = made_states.get(fact.roll, (None, None))
     if state_then is None or str(fact.fact.rg) in state_then.secret_rgs:
         return []  # a follow-up of an RG bought in secret: decided again once the purchase is revealed (`revealed`)
-    then_rules = rulesmod.load(state_then.system, state_then.override_sources())
+    then_rules = rulesmod.for_campaign(state_then)
     return _roll(state_then, then_rules, fact.fact, check_fair=False)
 
 
@@ -387,7 +387,7 @@ def _step_decided_as_known(state: CampaignState, fact, after: list, author: str,
     moved = [f for f in group if isinstance(f, (StepOpened, SideAdvanced))]
     target = moved[-1].step if moved else None
     try:
-        rules = rulesmod.load(state.system, state.override_sources())
+        rules = rulesmod.for_campaign(state)
         decided = walk.step(state, rules, target, author, form)
         if decided and [type(f) for f in decided] != [type(f) for f in group] or _compare(decided, group):
             opened = next((f.step for f in decided if isinstance(f, StepOpened)), state.step)
@@ -402,7 +402,7 @@ def _step_decided_as_known(state: CampaignState, fact, after: list, author: str,
 
 def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
     try:
-        rules = rulesmod.load(state.system, state.override_sources())
+        rules = rulesmod.for_campaign(state)
         if isinstance(fact, DiceRolled):
             return _roll(state, rules, fact, check_fair=False)
         if isinstance(fact, RGPurchased):
