@@ -21,7 +21,7 @@ cmd = lazy.module("cgledger.ledger.domain.commands")  # the commands a player's 
 @click.option("--given", is_flag=True, help="Given in the Initial-Scenario OB: no CPP, not counted (8.6196).")
 @click.option("--on-map", is_flag=True, help="Standard on-map setup (RR 2.5184: at the chart's extra cost).")
 @click.option("--pre-registered", default=0, type=int, metavar="N", help="Pre-Registered hexes bought with it (RR p).")
-@click.option("--early", is_flag=True, help="U.S. Early Entry (KGP 8.6194b): a 'T', 'V' or 'G' RG enters one CG Date "
+@click.option("--early", is_flag=True, help="U.S. Early Entry (KGP 8.6194b): an 'I', 'V' or 'G' RG enters one CG Date "
                                             "before its Entry Area's arrow, at its CPP cost +50% (FRD).")
 @click.option("--secret/--open", "secret", default=None,
               help="Seal the purchase with the side's key (8.619: the default once the side has a key; the other "

@@ -348,18 +348,27 @@ group_type = "Pz IV Sect"
 cost = 4
 date_max = 1
 cg_max = { I = 4 }
+
+[[rg]]
+side = "us"
+id = "HW1"
+group_type = "Hvy Wpns Pltn"
+cost = 5
+date_max = 1
+cg_max = { I = 4 }
 """
 
 
 def test_us_early_entry_costs_half_again_rounded_down(buying, tmp_path):
-    """KGP 8.6194b: 'By increasing the listed CPP cost of a U.S. RG whose ID begins with "T", "V" or "G" by 50% (FRD),
-    that RG may enter ... one CG Date prior to the CG Date printed in that Entry Area's arrow.'"""
+    """KGP 8.6194b: 'By increasing the listed CPP cost of a U.S. RG whose ID begins with 'T', "V" or "G" by 50% (FRD),
+    that RG may enter ... one CG Date prior to the CG Date printed in that Entry Area's arrow.' The 'T' read as "I":
+    8.6197 gives the Entry Code color to 'each "I", "V" and "G" RG type'."""
     chart = tmp_path / "early.toml"
     chart.write_text(EARLY_CHART, encoding="utf-8")
     buying.ok("rules", "load", str(chart))
     before, events = buying.json("status")["cpp"]["us"], buying.events()
     for args, contains in (
-            (("I1", "--side", "us"), "Early Entry is for a U.S. RG whose ID begins with 'T', 'V', 'G'; I1 is not one"),
+            (("HW1", "--side", "us"), "Early Entry is for a U.S. RG whose ID begins with 'I', 'V', 'G'; HW1 is not one"),
             (("V1", "--side", "german"), "V1 is not one"),
             (("V3", "--side", "us", "--given"), "only an Initial-Scenario OB")):
         refused = buying.refused("buy", *args, "--map-group", "St", "--objective", "StJ19", "--early", contains=contains)
@@ -370,4 +379,6 @@ def test_us_early_entry_costs_half_again_rounded_down(buying, tmp_path):
     assert buying.json("status")["cpp"]["us"] == before - 10
     assert buying.json("rg-record", "--side", "us")[-1]["early"] is True
     assert "U.S. RG V3 Med Tank Pltn I for St (10 CPP, Early Entry)" in buying.ok("log").stdout
+    infantry = buying.json("buy", "I1", "--side", "us", "--map-group", "St", "--objective", "StJ19", "--early")
+    assert (infantry["cpp"], infantry["early"]) == (9, True)  # an "I" RG: 6 + 3
     assert buying.ok("audit").exit_code == 0
