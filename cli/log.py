@@ -136,6 +136,9 @@ def _cpp_gained(row: dict, who) -> str:
 
 
 def _secret_roll_made(row: dict, who) -> str:
+    if not row["table"]:  # a follow-up of an RG bought in secret (8.619): its table sealed too
+        return (f"secret roll by {who(row['side'])}{_rg(row)}, its table sealed with the RG (sealed; commitment "
+                f"{row['commitment'][:12]})")
     return f"secret roll on {row['table']} by {who(row['side'])}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
         _rg(row) + f" (sealed; commitment {row['commitment'][:12]})"
 
@@ -186,11 +189,21 @@ def _fortifications_purchased(row: dict, who) -> str:
 
 
 def _roll_declared(row: dict, who) -> str:
+    if not row["table"]:  # veiled: a follow-up of an RG bought in secret (8.619)
+        return (f"{who(row['side'])} declares Secret fair roll {row['n']}{_rg(row)}, its table and what it is for "
+                "sealed with the RG: its dice come with the answer")
     what = "Secret fair roll" if row["secret"] else "fair roll"
     purpose = f" for '{row['purpose']}'" if row["purpose"] else ""
     when = f", made only if its RG's strength roll gives '{row['if_result']}'" if row.get("if_result") else ""
     return (f"{who(row['side'])} declares {what} {row['n']} on {row['table']}{purpose}{_rg(row)}{when}: its dice come "
             "with the answer")
+
+
+def _declaration_revealed(row: dict, who) -> str:
+    opened = row["fact"]
+    when = f", made only if its RG's strength roll gives '{opened['if_result']}'" if opened.get("if_result") else ""
+    return f"revealed the sealed declaration of event {row['declared']}: fair roll {opened['n']} on {opened['table']}" + (
+        f" for '{opened['purpose']}'" if opened["purpose"] else "") + when
 
 
 def _rg(row: dict) -> str:
@@ -290,6 +303,7 @@ _DESCRIBED = {
     "VaslLogImported": _vasl_log_imported,
     "FortificationsPurchased": _fortifications_purchased,
     "RollDeclared": _roll_declared,
+    "RollDeclarationRevealed": _declaration_revealed,
     "RollAnswered": _roll_answered,
     "RollLapsed": _roll_lapsed,
     "RollValuePublished": _roll_value_published,

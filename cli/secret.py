@@ -305,7 +305,8 @@ def answer(obj, as_json: bool) -> None:
             click.echo(f"the {obj.side_name(row['side'])} side's fair roll of event {row['lapsed']} lapses: its RG's "
                        "strength roll gave another result")
         elif "made" in row:
-            click.echo(f"made the {obj.side_name(row['side'])} side's Secret fair roll {row['n']} on {row['made']} (sealed)")
+            on = f"on {row['made']}" if row["made"] else "for its RG bought in secret"
+            click.echo(f"made the {obj.side_name(row['side'])} side's Secret fair roll {row['n']} {on} (sealed)")
         elif "table" in row:
             click.echo(f"answered event {row['answered']}: {row['table']} {obj.side_name(row['side'])} "
                        f"{','.join(map(str, row['dice']))} Final {row['final']}: {row['result']}")

@@ -75,8 +75,9 @@ def _waits_lines(status: dict) -> list[str]:
         elif where["step"] == status["step"] and where["may"]:
             whom = "you, who may" if side == status.get("you") else f"the {name} side, which may"
             lines.append(f"  the campaign waits here for {whom} still act: {where['may']}")
-    lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll on {w['table']}"
-              f"{_for_rg(status, w)} waits for {w['waiting_for']}"
+    lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll"
+              + (f" on {w['table']}" if w["table"] else "")
+              + f"{_for_rg(status, w)} waits for {w['waiting_for']}"
               + (f"; made only if its RG's strength roll gives '{w['if_result']}'" if w.get("if_result") else "")
               for w in status.get("waiting", [])]
     return lines

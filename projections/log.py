@@ -89,11 +89,13 @@ class _Named:
             row["rg_named"] = self.rgs[rg]
         if kind == "RollDeclared":
             self.rolls[row["version"]] = (fact.side, fact.table, row.get("rg_named", ""))
+        elif kind == "RollDeclarationRevealed" and fact.declared in self.rolls:
+            self.rolls[fact.declared] = (*self.rolls[fact.declared][:1], fact.fact.table, self.rolls[fact.declared][2])
         declared = row.get("declared") if kind in ("RollAnswered", "RollLapsed") else None
         if declared in self.rolls:
             side, table, named = self.rolls[declared]
-            row["roll_named"] = f"the {self._sides().get(side, side)} side's fair roll on {table}" + (
-                f" for {named}" if named else "")
+            row["roll_named"] = f"the {self._sides().get(side, side)} side's " + (
+                f"fair roll on {table}" if table else "Secret fair roll") + (f" for {named}" if named else "")
 
     def _sides(self) -> dict[str, str]:
         if self.sides is None:

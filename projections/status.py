@@ -190,7 +190,7 @@ def waiting(state, rules) -> list[dict]:
         roller, answerer = entry["side"], fair.other(rules, entry["side"])
         waits = (f"the {rules.system.sides[roller]} side's ledger to make the Secret roll" if entry["answered"]
                  else f"the {rules.system.sides[answerer]} side's answer (its next command, or `cgledger answer`)")
-        rows.append({"event": entry["version"], "table": entry["table"], "side": roller, "n": entry["n"],
+        rows.append({"event": entry["version"], "table": entry["table"] or None, "side": roller, "n": entry["n"],
                      "secret": entry["secret"], "purpose": entry["purpose"] or None, "waiting_for": waits,
                      "if_result": entry.get("if_result") or None, "rg": entry["rg"]})
     return rows

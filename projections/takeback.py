@@ -11,7 +11,7 @@ from cgledger.ledger.domain.events import (
     DiceModeChosen, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, ProposalDeclined, Rewound, RGPurchased,
-    RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclared, RollLapsed, RollValuePublished, RubblePlaced,
+    RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished, RubblePlaced,
     ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
@@ -70,8 +70,12 @@ def _dice_rolled(fact, side: _Side) -> str:
     return f"{side(fact.side)}'s roll on {fact.table} ({fact.die} {','.join(map(str, fact.dice))}: {fact.result})"
 
 
+def _on(fact) -> str:
+    return f"on {fact.table}" if fact.table else "for its RG bought in secret"  # veiled (8.619)
+
+
 def _roll_declared(fact, side: _Side) -> str:
-    return f"{side(fact.side)}'s {'Secret ' if fact.secret else ''}fair roll on {fact.table}"
+    return f"{side(fact.side)}'s {'Secret ' if fact.secret else ''}fair roll {_on(fact)}"
 
 
 def _roll_answered(fact, side: _Side) -> str:
@@ -83,7 +87,7 @@ def _roll_lapsed(fact, side: _Side) -> str:
 
 
 def _secret_roll_made(fact, side: _Side) -> str:
-    return f"{side(fact.side)}'s Secret roll on {fact.table}"
+    return f"{side(fact.side)}'s Secret roll {_on(fact)}"
 
 
 def _secret_roll_revealed(fact, side: _Side) -> str:
@@ -104,6 +108,10 @@ def _rg_purchase_sealed(fact, side: _Side) -> str:
 
 def _rg_purchase_revealed(fact, side: _Side) -> str:
     return f"the reveal of the secret RG purchase of event {fact.purchase}"
+
+
+def _declaration_revealed(fact, side: _Side) -> str:
+    return f"the reveal of the sealed roll declaration of event {fact.declared}"
 
 
 def _fortifications_purchased(fact, side: _Side) -> str:
@@ -201,6 +209,7 @@ _WORDS: dict = {
     RGPurchased: _rg_purchased,
     RGPurchaseSealed: _rg_purchase_sealed,
     RGPurchaseRevealed: _rg_purchase_revealed,
+    RollDeclarationRevealed: _declaration_revealed,
     FortificationsPurchased: _fortifications_purchased,
     FortificationPlaced: _fortification_placed,
     HiddenFortificationPlaced: _fortification_placed,

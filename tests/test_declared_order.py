@@ -129,7 +129,7 @@ def test_a_secret_sw_dr_lapsed_though_its_rg_was_depleted_is_named_once_revealed
     from cgledger.ledger.application import open_ledger
     from cgledger.ledger.audit.replay import audit
     from cgledger.ledger.domain.commands import LapseRoll
-    from cgledger.ledger.domain.events import RollLapsed, SecretRollMade, SecretRollRevealed
+    from cgledger.ledger.domain.events import RollDeclarationRevealed, RollLapsed, SecretRollMade, SecretRollRevealed
     from cgledger.ledger.store.campaign import campaign_id
     from cgledger.ledger.trust import chain
     from two_players import PASSPHRASES
@@ -148,9 +148,11 @@ def test_a_secret_sw_dr_lapsed_though_its_rg_was_depleted_is_named_once_revealed
     finally:
         ledger.close()
     assert not audit(campaign_id(logged[0].fact.name), logged).findings
-    target = next(e for e in logged if isinstance(e.fact, SecretRollMade) and e.fact.table == "2.5192")
-    declared = next(e.version for e in logged if getattr(e.fact, "if_result", "")
-                    and (e.fact.side, e.fact.n) == ("german", target.fact.fair))
+    # its follow-ups were veiled (8.619): which roll was the SW dr, and what it was declared for, their reveals say
+    shown = next(e.fact.roll for e in logged if isinstance(e.fact, SecretRollRevealed) and e.fact.fact.table == "2.5192")
+    target = next(e for e in logged if e.version == shown and isinstance(e.fact, SecretRollMade))
+    declared = next(e.fact.declared for e in logged if isinstance(e.fact, RollDeclarationRevealed)
+                    and e.fact.fact.if_result and (e.fact.fact.side, e.fact.fact.n) == ("german", target.fact.fair))
     lapse = RollLapsed(action=target.fact.action, declared=declared, side="german")
     cid = campaign_id(logged[0].fact.name)
     signers = {side: sign(logged, phrase, side) for side, phrase in zip(("german", "canadian"), PASSPHRASES)}

@@ -8,7 +8,6 @@ import copy
 import json
 import math
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -254,12 +253,8 @@ def synthetic(n: int, group: str = "Lg") -> dict:
             "sides": {"german": "German", "us": "U.S."}}
 
 
-def test_a_60_by_60_grid_is_quick():
-    data = synthetic(60)
-    started = time.perf_counter()
-    svg = map_svg(data, title="Lg")
-    elapsed = time.perf_counter() - started
-    assert elapsed < 0.5, elapsed
+def test_a_60_by_60_grid_draws_every_hex_and_its_labels():  # its speed is measured in bench/, never asserted
+    svg = map_svg(synthetic(60), title="Lg")
     root = ET.fromstring(svg)
     assert len(list(root.iter(NS + "polygon"))) == 3600
     assert {text_of(t) for t in by_class(root, "text", "lbl")} >= {"A1", "Z60", "AA1", "HH60"}

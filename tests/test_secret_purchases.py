@@ -6,6 +6,7 @@ as its buyer knew the campaign, and `import` refuses one that the ledger would h
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -167,20 +168,13 @@ def test_undo_takes_back_a_secret_purchase(table):
 def forge_secret(db, passphrase: str, purchase) -> int:
     """Writes what a buyer with a doctored ledger could: a secret purchase the ledger would refuse, sealed and
     signed with the buyer's own key. Returns its event."""
-    ledger = open_ledger(str(db))
-    campaign = ledger.campaign(None)
-    rules = ledger.rules_for(campaign)
-    keyring = Keyring(passphrase.encode())
-    side = keyring.opens(campaign)
-    fact = purchase(campaign)
-    salt = new_salt()
-    sealed = seal_purchase(keyring.key(campaign, rules, side), fact, salt)
-    made = RGPurchaseSealed(action=campaign.next_action, side=side, cg_date=campaign.cg_date,
-                            commitment=commitment(fact, salt), sealed=sealed)
-    request = SealPurchase(side=side, commitment=made.commitment, sealed=sealed)  # as its ledger keeps it
-    campaign.record(made, side, keyring.signer(campaign, rules, side), "", request)
-    ledger.store.save(campaign)
-    return campaign.version
+    def make(campaign, rules, keyring):
+        fact, salt = purchase(campaign), new_salt()
+        sealed = seal_purchase(keyring.key(campaign, rules, fact.side), fact, salt)
+        made = RGPurchaseSealed(action=campaign.next_action, side=fact.side, cg_date=campaign.cg_date,
+                                commitment=commitment(fact, salt), sealed=sealed)
+        return made, SealPurchase(side=fact.side, commitment=made.commitment, sealed=sealed)  # as its ledger keeps it
+    return forge(db, passphrase, make)
 
 
 def i2(campaign, objective: str = "StJ19", cpp: int = 2) -> RGPurchased:
@@ -291,3 +285,143 @@ def test_an_honest_secret_purchase_travels_by_email_and_stays_secret(table, make
     theirs.ok("import", str(bundle))
     assert theirs.json("rg-record", "--side", "german")[0]["group_type"] == "(bought in secret)"
     assert audit(theirs)["clean"]
+
+
+# ---- the follow-ups of an RG bought in secret, veiled until it is revealed (8.619) ------------------------------------
+def stored_after(db, version: int) -> str:
+    """Every stored byte of the events after `version`: what travels to the other side (facts and commands)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT originator_version, state FROM stored_events").fetchall()
+    return "".join(bytes(state).decode("utf-8", "replace") for v, state in rows if v > version)
+
+
+def test_the_follow_ups_of_a_secret_rg_do_not_name_it_until_it_is_revealed(table):
+    """8.619: "the RG(s) purchased may all be kept secret". Its follow-up rolls (8.620) would name it: 8.6201 is a
+    German RG's strength, 8.6204 the SW dr's of a Depleted infantry platoon. Declared, answered and made with their
+    tables, DRMs and conditions sealed, they show the other side only that the German rolled for that RG; revealed
+    with the RG, they are decided again, whole."""
+    german, us, anyone = table
+    buy_i2(german)
+    bought = anyone.json("log")[-1]["version"]
+    us.ok("step", "8.620")
+    german.ok("step", "8.620")
+    german.ok("follow-ups", "--side", "german")  # the strength, and the SW dr's a 'D' would call for
+    us.ok("answer")
+    german.ok("status")  # its ledger makes its answered rolls (the SW dr's made or lapsed by the strength)
+    travels = stored_after(german.db, bought)
+    for named in ("8.6201", "8.6204", "SS Inf Pltn", "StJ19"):
+        assert named not in travels, named
+    rows = [json.dumps(row) for row in us.json("log") if row["version"] > bought]
+    seen = rows + (us.ok("log").stdout + us.ok("status").stdout + us.ok("history").stdout).splitlines()
+    for line in seen + [json.dumps(us.json("status"))]:
+        assert not re.search(r"8\.620[14](?![-0-9])", line), line  # (8.6201-.6206: the step's own words)
+    assert german.json("rg-record", "--side", "german")[0]["str"] in ("F", "D")  # its own books open them
+    assert us.json("rg-record", "--side", "german")[0]["str"] in (None, "")
+    assert audit(anyone)["clean"]
+    made = next(r["version"] for r in anyone.json("log") if r["type"] == "SecretRollMade" and r["rg"] == bought)
+    german.refused("reveal", str(made), contains="revealed with that RG")  # not alone: with the RG, every one
+    german.ok("step", "8.621")
+    german.ok("reveal", "--all", "--side", "german")
+    shown = us.ok("log").stdout
+    assert "8.6201" in shown and us.json("rg-record", "--side", "german")[0]["str"] in ("F", "D")
+    report = audit(anyone, "--final")
+    assert report["clean"] and report["pending"] == [], report
+
+
+def forge(db, passphrase: str, make) -> int:
+    """What a buyer's doctored ledger could write: `make(campaign, rules, keyring)` gives the fact and its command,
+    recorded under the buyer's own key. Returns its event."""
+    ledger = open_ledger(str(db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(passphrase.encode())
+    side = keyring.opens(campaign)
+    fact, request = make(campaign, rules, keyring)
+    campaign.record(fact, side, keyring.signer(campaign, rules, side), "", request)
+    ledger.store.save(campaign)
+    return campaign.version
+
+
+def veiled_declaration(opened):
+    """A veiled declaration of `opened(campaign)` (its RollDeclared as the buyer's ledger would seal it)."""
+    from cgledger.ledger.decide import veiled
+    from cgledger.ledger.domain.commands import DeclareSealed
+
+    def make(campaign, rules, keyring):
+        fact = opened(campaign)
+        salt, text = keyring.seal_declaration(campaign, rules, fact)
+        sealed_with = commitment(fact, salt)
+        return (veiled.declare(campaign, rules, fact.side, fact.rg, sealed_with, text),
+                DeclareSealed(side=fact.side, rg=fact.rg, commitment=sealed_with, sealed=text))
+    return make
+
+
+def test_a_veiled_follow_up_its_rg_does_not_owe_is_named_once_revealed(table, make_db, tmp_path):
+    """A doctored ledger declares, under the veil, a roll the RG bought does not call for (an armor leader for an
+    infantry platoon): nobody can tell while it is sealed; revealed with the RG, it is decided again and named, and a
+    fresh ledger refuses the log."""
+    from cgledger.ledger.domain.events import RollDeclared
+
+    german, us, anyone = table
+    buy_i2(german)
+    bought = anyone.json("log")[-1]["version"]
+    us.ok("step", "8.620")
+    german.ok("step", "8.620")
+    forge(german.db, GERMAN, veiled_declaration(lambda c: RollDeclared(
+        action=c.next_action, table="8.6206/armor", side="german", n=c.fair_n.get("german", 0) + 1, rg=bought,
+        item=f"8.6206/armor|rg{bought}|1", secret=True)))
+    assert audit(anyone)["clean"]  # sealed: its side's own key alone opens it
+    german.ok("reveal", "--all", "--side", "german")
+    named_and_refused(german, Cli(make_db()), tmp_path, "decision", "8.6206/armor is not due for RG I2")
+
+
+def test_a_veiled_roll_lapsed_though_declared_without_condition_is_named_once_revealed(table):
+    """A buyer who sees its own dice before making its Secret roll (its roll value and the answer give them) cannot
+    drop a roll it dislikes under the veil: lapsing is for a roll declared for a strength result its RG's roll did
+    not give, and the reveal shows what each was declared for."""
+    from cgledger.ledger.domain.commands import LapseRoll
+    from cgledger.ledger.domain.events import RollLapsed
+
+    german, us, anyone = table
+    buy_i2(german)
+    us.ok("step", "8.620")
+    german.ok("step", "8.620")
+    german.json("roll", "8.6201", "--side", "german", "--rg", "I2#1")  # the strength: declared without condition
+    declared = anyone.json("log")[-1]["version"]
+    assert anyone.json("log")[-1]["table"] == ""  # veiled
+    us.ok("answer")
+    forge(german.db, GERMAN, lambda c, r, k: (RollLapsed(action=c.next_action, declared=declared, side="german"),
+                                             LapseRoll(declared=declared)))
+    assert audit(anyone)["clean"]  # what it was declared for is sealed
+    german.ok("reveal", "--all", "--side", "german")
+    findings = audit(anyone)["findings"]
+    assert any("declared for its RG bought in secret without condition, lapsed" in f["message"] for f in findings), \
+        findings
+
+
+def test_a_reveal_must_publish_every_veiled_follow_up_with_its_rg_and_as_made(table):
+    german, us, anyone = table
+    buy_i2(german)
+    bought = anyone.json("log")[-1]["version"]
+    us.ok("step", "8.620")
+    german.ok("step", "8.620")
+    german.json("roll", "8.6201", "--side", "german", "--rg", "I2#1")
+    declared = anyone.json("log")[-1]["version"]
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    ledger.keyring = Keyring(GERMAN.encode())
+    acts = ledger.books.publish(campaign, rules, "german", bought).acts
+    assert [type(a).__name__ for a in acts] == ["RevealPurchase", "RevealDeclaration"]
+    from cgledger.ledger.domain.commands import Reveal
+    from msgspec.structs import replace
+
+    events = anyone.events()
+    with pytest.raises(BadInput, match=f"revealed with every roll made for it, event {declared} too"):
+        ledger.record(campaign, rules, Reveal(acts=acts[:1]))  # the RG without its follow-up
+    changed = replace(acts[1], fact=replace(acts[1].fact, table="8.6206/armor"))
+    with pytest.raises(BadInput, match="does not match its commitment"):
+        ledger.record(campaign, rules, Reveal(acts=(acts[0], changed)))
+    assert anyone.events() == events  # nothing written

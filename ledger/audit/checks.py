@@ -27,7 +27,8 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
     """What the fair-dice and sealed-chit protocols still owe (the unrevealed Secret rolls are listed apart)."""
     out = []
     for entry in sorted(state.declared.values(), key=lambda e: e["version"]):
-        what = f"the {entry['side']} side's {'Secret ' if entry['secret'] else ''}fair roll on {entry['table']}"
+        what = f"the {entry['side']} side's {'Secret ' if entry['secret'] else ''}fair roll " + (
+            f"on {entry['table']}" if entry["table"] else "for its RG bought in secret")
         if not entry["answered"]:
             out.append((entry["version"], f"{what} was never answered by the other side"))
         elif not entry["made"]:

@@ -5,7 +5,8 @@ items rolled and in force (`UsedUp`)."""
 from __future__ import annotations
 
 from ..domain.events import (
-    CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed, RollDeclared, RollLapsed,
+    CGDateChanged, DiceRolled, FairDiceCommitted, FairSeedRevealed, RGPurchaseRevealed, RollDeclarationRevealed,
+    RollDeclared, RollLapsed,
     SecretRollMade, SecretRollRevealed,
 )
 from ..domain.inforce import voided_by
@@ -25,6 +26,10 @@ class Conditions:
     def add(self, version: int, fact) -> None:
         if isinstance(fact, RollDeclared) and fact.if_result:
             self.declared[(fact.side, fact.n)] = (version, fact.action, fact.rg, fact.if_result, fact.table)
+        elif isinstance(fact, RollDeclarationRevealed):  # veiled (8.619): its condition, if any, known now
+            opened = fact.fact
+            self.declared[(opened.side, opened.n)] = (fact.declared, opened.action, opened.rg, opened.if_result,
+                                                      opened.table)
         elif isinstance(fact, RollLapsed):
             self.lapsed.append((version, fact.action, fact.declared))
         rolled = fact.fact if isinstance(fact, SecretRollRevealed) else fact
@@ -42,12 +47,15 @@ class Conditions:
         out = []
         for version, action, declared in self.lapsed:
             side, _n, _a, rg, code, table = by_version.get(declared, ("", 0, 0, None, "", ""))
-            if action not in voided and rg in strength and strength[rg] == code:
+            if action not in voided and side and not code:  # a veiled one, opened: declared without condition
+                out.append((version, f"the {side} side's roll on {table}, declared for its RG bought in secret "
+                                     "without condition, lapsed: it is made, never lapsed"))
+            elif action not in voided and rg in strength and strength[rg] == code:
                 out.append((version, f"the {side} side's roll on {table}, made only if its RG's strength roll gave "
                                      f"'{code}', lapsed: that roll gave '{code}'"))
         for version, action, side, n in self.made:
             _v, _a, rg, code, table = self.declared[(side, n)]
-            if action not in voided and rg in strength and strength[rg] != code:
+            if action not in voided and code and rg in strength and strength[rg] != code:
                 out.append((version, f"the {side} side's roll on {table}, made only if its RG's strength roll gave "
                                      f"'{code}', was made: that roll gave '{strength[rg]}'"))
         return out

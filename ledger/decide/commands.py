@@ -6,7 +6,8 @@ and compares what `decide` gives with what was stored, every field (redecide.py)
 A decision is looked up in a table by the command's type, and a command by the fact's type: no chain of `if`s."""
 
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any, Callable
 
@@ -17,7 +18,7 @@ from ..domain.events import (
     RGPurchased, RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
     TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined,
     HiddenFortificationPlaced, HiddenFortificationRevealed, RGPurchaseRevealed, RGPurchaseSealed, SecretRollMade,
-    SecretRollRevealed,
+    SecretRollRevealed, RollDeclarationRevealed,
 )
 from ..domain.commands import *  # noqa: F401,F403 - the verbs, decided here
 from ..domain.commands import (
@@ -25,10 +26,10 @@ from ..domain.commands import (
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
     HidePlacement, ImportVasl, LapseRoll, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase,
-    SealRoll, Vacate,
+    SealRoll, Vacate, DeclareSealed, RevealDeclaration,
 )
 from ..domain.evolve import CampaignState
-from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, walk, witness
+from . import chits, fair, fortify, purchases, rights, rolls, secrets, steps, veiled, walk, witness
 from . import map as mapd
 
 
@@ -42,7 +43,7 @@ class Context:
     log: Any = ()
     sealed_cpp: int = 0
     sealed_fpp: float = 0
-    extra: dict = field(default_factory=dict)
+    extra: dict = dataclasses.field(default_factory=dict)  # dataclasses: the verbs imported with * bring msgspec's field
     form: int = 3  # the envelope form the action was written in: a log written before keeps its own reading
 
 
@@ -87,8 +88,14 @@ def made_at(log, version: int):
 
 
 def _reveal(state: CampaignState, rules, c: Reveal, x: Context) -> list:
-    """Each act of a side's reveal, in order, decided on the campaign before the action (one action number)."""
-    return [fact for act in c.acts for fact in decide(state, rules, act, x)]
+    """Each act of a side's reveal, in order, decided on the campaign before the action (one action number); the
+    veiled follow-ups of an RG bought in secret with it, their declarations before their rolls (veiled.py)."""
+    veiled.together(state, rules, c.acts, x.log)
+    facts: list = []
+    for act in c.acts:
+        opened = {f.declared: f.fact for f in facts if isinstance(f, RollDeclarationRevealed)}
+        facts += decide(state, rules, act, dataclasses.replace(x, extra={**x.extra, "declarations": opened}) if opened else x)
+    return facts
 
 
 def revealed_first(state: CampaignState, rules, c: RollRevealing, x: Context) -> tuple[list, list]:
@@ -152,7 +159,11 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
                                                                  c.commitment, c.sealed)),
     SealPurchase: lambda s, r, c, x: _list(purchases.admit_sealed(s, r, c.side, c.commitment, c.sealed)),
     HidePlacement: lambda s, r, c, x: _list(fortify.admit_hidden(s, r, c.side, c.item, c.commitment, c.sealed, x.log)),
-    RevealRoll: lambda s, r, c, x: secrets.reveal_roll(s, r, c.roll, made_at(x.log, c.roll), c.fact, c.salt, c.value),
+    RevealRoll: lambda s, r, c, x: secrets.reveal_roll(s, r, c.roll, made_at(x.log, c.roll), c.fact, c.salt, c.value,
+                                                       x.extra.get("declarations")),
+    DeclareSealed: lambda s, r, c, x: _list(veiled.declare(s, r, c.side, c.rg, c.commitment, c.sealed)),
+    RevealDeclaration: lambda s, r, c, x: _list(veiled.reveal(s, r, c.declared, made_at(x.log, c.declared), c.fact,
+                                                              c.salt)),
     RevealPurchase: lambda s, r, c, x: _list(purchases.reveal(s, r, c.purchase, made_at(x.log, c.purchase), c.fact,
                                                               c.salt)),
     RevealPlacement: lambda s, r, c, x: _list(fortify.reveal(s, r, c.placed, made_at(x.log, c.placed), c.fact, c.salt,
@@ -211,7 +222,9 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
                                         length=f.length, sealed=f.sealed),
     DiceChainRenewed: lambda f: RenewChain(side=f.side, chain=f.chain, head=f.head, length=f.length,
                                            sealed=f.sealed),
-    RollDeclared: lambda f: DeclareRoll(roll=rolls.RollCommand(
+    RollDeclarationRevealed: lambda f: RevealDeclaration(declared=f.declared, fact=f.fact, salt=f.salt),
+    RollDeclared: lambda f: DeclareSealed(side=f.side, rg=f.rg, commitment=f.commitment, sealed=f.sealed)
+    if f.commitment else DeclareRoll(roll=rolls.RollCommand(
         table=f.table, side=f.side, drms=tuple(tuple(d) for d in f.drms), faces=(), source="fair", secret=f.secret,
         purpose=f.purpose, rg=f.rg, if_result=f.if_result), value=f.value),
     RollAnswered: lambda f: AnswerRoll(declared=f.declared, value=f.value),

@@ -134,7 +134,7 @@ def _fresh(state: CampaignState, rules: Rules, head: str) -> None:
                                f"{rules.system.sides[side]} side's {chain} chain: its values are not new", RULE)
 
 
-def _ready(state: CampaignState, rules: Rules) -> None:
+def check_ready(state: CampaignState, rules: Rules) -> None:
     """Nothing derived from a chain is published before both commitments are on record."""
     missing = [s for s in rules.system.sides if s not in state.chains]
     if missing:
@@ -159,7 +159,7 @@ def check_value(state: CampaignState, rules: Rules, side: str, chain: str, k: in
                        f"{where}: it is not the value committed to", RULE)
 
 
-def _covered(state: CampaignState, rules: Rules, side: str, n: int) -> None:
+def check_covered(state: CampaignState, rules: Rules, side: str, n: int) -> None:
     """Fair roll n of `side` is declared only once both chains that hold its values are on record (the other side's
     answer chain before the roll value it answers is published, or it could choose its answer)."""
     answerer = other(rules, side)
@@ -175,7 +175,7 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
             sealed_cpp: int = 0) -> RollDeclared:
     """A fair roll asked for: the command is checked as fully as it can be without dice (table, step, due, each
     declared DRM, the CPP it costs), its item consumed, and its roll value published unless it is Secret."""
-    _ready(state, rules)
+    check_ready(state, rules)
     side = rules.side(cmd.side)
     n = state.fair_n.get(side, 0) + 1
     table = rules.table(cmd.table)
@@ -187,7 +187,7 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
                                    sealed_cpp)
     if secret and value:
         raise BadInput("a Secret fair roll publishes its roll value only when it is revealed", RULE)
-    _covered(state, rules, side, n)
+    check_covered(state, rules, side, n)
     if not secret:
         check_value(state, rules, side, "roll", n, value)
     return RollDeclared(action=state.next_action, table=fact.table, side=side, n=n, value=value,
@@ -210,7 +210,7 @@ def waiting(state: CampaignState, version: int) -> dict:
 
 def answer(state: CampaignState, rules: Rules, by: str, version: int, value: str) -> RollAnswered:
     """The other side answers a declared roll with its answer-chain value n."""
-    _ready(state, rules)
+    check_ready(state, rules)
     entry = waiting(state, version)
     if entry["answered"]:
         raise BadInput(f"the fair roll of event {version} was answered already (event {entry['answered']})", RULE)
@@ -271,6 +271,11 @@ def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLaps
     """A Secret roll declared for one result of its RG's strength lapses, by its roller's ledger once answered: its
     strength gave another result (what the roller's own books say; the other side's state has it sealed)."""
     entry = waiting(state, version)
+    if entry.get("commitment"):  # veiled (an RG bought in secret): its condition is decided once revealed
+        if by != entry["side"] or not entry["answered"]:
+            raise BadInput(f"the fair roll of event {version} lapses only by its own side's ledger, once answered",
+                           RULE)
+        return RollLapsed(action=state.next_action, declared=version, side=entry["side"])
     if not entry.get("if_result"):
         raise BadInput(f"the fair roll of event {version} was declared without condition: it is made, never lapsed",
                        RULE)
@@ -310,11 +315,13 @@ def publish(state: CampaignState, rules: Rules, side: str, n: int, value: str) -
     return RollValuePublished(action=state.next_action, side=side, n=n, value=value)
 
 
-def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled, value: str = "") -> None:
+def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled, value: str = "",
+                 entry: dict | None = None) -> None:
     """A stored fair roll (DiceRolled, or the roll a SecretRollRevealed shows) resolves an answered declaration
-    with the dice its two values give (`value`: its roll value, published in the same action)."""
+    with the dice its two values give (`value`: its roll value, published in the same action; `entry`: the
+    declaration as opened, for a veiled one)."""
     key = f"{fact.side}:{fact.fair}"
-    entry = state.declared.get(key)
+    entry = entry or state.declared.get(key)
     if entry is None or not entry["answered"]:
         raise BadInput(f"fair roll {fact.fair} of the {fact.side} side resolves no answered declaration", RULE)
     value = value or entry["value"]

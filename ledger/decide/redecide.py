@@ -11,7 +11,8 @@ from ..domain.events import (
     ActionUndone, CampaignStarted, CGDateChanged, CPPGained, DiceRolled, FirefightEnded,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     MouseholeMade, Rewound, RGPurchased, RGPurchaseRevealed, RGPurchaseSealed, RubblePlaced,
-    RollValuePublished, SecretRollRevealed, StepOpened, SideAdvanced, TablesOverridden, TakeBackProposed,
+    RollDeclarationRevealed, RollDeclared, RollValuePublished, SecretRollRevealed, StepOpened, SideAdvanced,
+    TablesOverridden, TakeBackProposed,
 )
 from ..domain.evolve import CampaignState, fold
 from ..domain.timeline import kind_words
@@ -115,7 +116,8 @@ def _cap(text: str) -> str:
 def _kind(fact) -> str:
     if isinstance(fact, (ActionUndone, Rewound, TakeBackProposed)):
         return "rights"
-    if isinstance(fact, (SecretRollRevealed, RGPurchaseRevealed, HiddenFortificationRevealed, RollValuePublished)):
+    if isinstance(fact, (SecretRollRevealed, RGPurchaseRevealed, HiddenFortificationRevealed, RollValuePublished,
+                         RollDeclarationRevealed)):
         return "secret"
     return "step" if isinstance(fact, (StepOpened, CGDateChanged, SideAdvanced)) else "decision"
 
@@ -328,6 +330,7 @@ def revealed(logged) -> list[tuple[int, str, str]]:
     logged = [e for e in logged if not isinstance(e.fact, RGPurchaseRevealed) or (  # a false reveal: named apart
         e.fact.purchase in made and commitment(e.fact.fact, e.fact.salt) == made[e.fact.purchase].commitment)]
     bought = {e.fact.purchase for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
+    unveiled = {e.fact.declared for e in logged if isinstance(e.fact, RollDeclarationRevealed)}
     replenished = any(isinstance(e.fact, SecretRollRevealed) and e.fact.fact.effect == "cpp_replenishment"
                       for e in logged)
     if not bought and not replenished:
@@ -344,8 +347,7 @@ def revealed(logged) -> list[tuple[int, str, str]]:
             if isinstance(fact, CampaignStarted):
                 state = begin(fact, event.digest, event.command)
             continue
-        if isinstance(fact, (RGPurchased, FortificationsPurchased)) or (
-                isinstance(fact, DiceRolled) and (fact.cpp or fact.rg in bought)):
+        if _kept_secret(fact, event.version, bought, unveiled):
             findings += [(event.version, kind, f"once revealed: {message}")
                          for kind, message in _as_known(state, fact)]
         elif isinstance(fact, (CGDateChanged, StepOpened, SideAdvanced)) and bought:  # a step left, follow-ups unrolled
@@ -354,6 +356,13 @@ def revealed(logged) -> list[tuple[int, str, str]]:
                                                        event.form, sealed_then(event.version))]
         state.evolve(fact, event.digest, event.version, event.author, event.command, event.form)
     return findings
+
+
+def _kept_secret(fact, version: int, bought: set[int], unveiled: set[int]) -> bool:
+    """What a secret decided once revealed: a purchase, a Fortification purchase, a roll that cost CPP or followed up
+    an RG bought in secret, a veiled declaration opened."""
+    return isinstance(fact, (RGPurchased, FortificationsPurchased)) or (
+        isinstance(fact, DiceRolled) and bool(fact.cpp or fact.rg in bought)) or version in unveiled
 
 
 def _sealed_then(made: dict, logged):
@@ -405,7 +414,9 @@ def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
         rules = rulesmod.for_campaign(state)
         if isinstance(fact, DiceRolled):
             return _roll(state, rules, fact, check_fair=False)
-        if isinstance(fact, RGPurchased):
+        if isinstance(fact, RollDeclared):  # a veiled declaration, opened: as its side's ledger declared it
+            expected = fair.declare(state, rules, commands.command_of(fact).roll, "", sealed_cpp(state, fact.side))
+        elif isinstance(fact, RGPurchased):
             expected = purchases.buy(state, rules, fact.rg, fact.side, fact.map_group, fact.objective, fact.given,
                                      fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side), fact.early)
         else:

@@ -13,7 +13,7 @@ from ..domain.events import (
 from ..domain.evolve import CampaignState
 from ..rules import Rules
 from ..trust.secrets import commitment
-from . import fair, rolls
+from . import fair, rolls, veiled
 
 
 def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str,
@@ -60,6 +60,14 @@ def admit_sealed_roll(state: CampaignState, rules: Rules, table_id: str, side: s
         if entry is None or not entry["answered"] or entry["made"] or not entry["secret"]:
             raise BadInput(f"Secret fair roll {n} of the {rules.system.sides[side]} side: its declaration is not an "
                            "answered Secret roll waiting to be made", fair.RULE)
+    if not table_id or veiled.veiled(entry):  # a follow-up of an RG bought in secret: its table sealed too (8.619)
+        if table_id:
+            raise BadInput(f"Secret fair roll {n} of the {rules.system.sides[side]} side was declared veiled: it is "
+                           "made veiled", fair.RULE)
+        veiled.admit_roll(state, rules, side, rg, purpose, n, sealed_with)
+        return SecretRollMade(action=state.next_action, table="", rule="", side=side, die="", rg=rg, fair=n,
+                              commitment=sealed_with, sealed=sealed)
+    if n is not None:
         if (table_id, purpose, rg) != (entry["table"], entry["purpose"], entry["rg"]):
             raise BadInput(f"Secret fair roll {n} of the {rules.system.sides[side]} side is not the roll declared",
                            fair.RULE)
@@ -78,24 +86,32 @@ def reveal(state: CampaignState, made: SecretRollMade | None, version: int, open
     if commitment(opened, salt) != made.commitment:
         raise BadInput(f"the roll revealed for the Secret roll of event {version} ({made.table}) does not match its "
                        "commitment: the dice or the result were changed")
-    if (opened.table, opened.side, opened.purpose, opened.action, opened.rg, opened.item) != (
-            made.table, made.side, made.purpose, made.action, made.rg, made.item):
+    shown = (opened.side, opened.action, opened.rg, opened.fair) if not made.table else (  # veiled: its side, RG
+        opened.table, opened.side, opened.purpose, opened.action, opened.rg, opened.item)
+    if shown != ((made.side, made.action, made.rg, made.fair) if not made.table else (
+            made.table, made.side, made.purpose, made.action, made.rg, made.item)):
         raise BadInput(f"the roll revealed for event {version} is not the one announced there")
     return SecretRollRevealed(action=state.next_action, roll=version, fact=opened, salt=salt)
 
 
 def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None, opened: DiceRolled,
-                salt: str, value: str = "") -> list:
+                salt: str, value: str = "", declarations: dict | None = None) -> list:
     """A Secret roll published; a fair one with its roll value first, unless published already, and its dice the
-    ones its declaration's two chain values give."""
+    ones its declaration's two chain values give (a veiled declaration: as `declarations`, revealed in the same
+    action, opens it)."""
     facts: list = []
     entry = state.declared.get(f"{opened.side}:{opened.fair}") if opened.source == "fair" else None
+    if veiled.veiled(entry):
+        if entry["version"] not in (declarations or {}):
+            raise BadInput(f"the Secret roll of event {version} was declared veiled at event {entry['version']}: both "
+                           "are revealed with the RG bought in secret", veiled.rule(rules))
+        entry = veiled.opened_entry(entry, declarations[entry["version"]])
     if value:
         facts.append(fair.publish(state, rules, opened.side, opened.fair, value))
     elif entry is not None and not entry["value"]:
         raise BadInput(f"the Secret fair roll of event {version} is revealed with its roll value", fair.RULE)
     if entry is not None:
-        fair.check_rolled(state, rules, opened, value)
+        fair.check_rolled(state, rules, opened, value, entry)
     return facts + [reveal(state, made, version, opened, salt)]
 
 

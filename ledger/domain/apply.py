@@ -10,7 +10,7 @@ from .events import (
     CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled,
     Fact, FairDiceCommitted, FirefightEnded, FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced,
     HiddenFortificationRevealed, InitiativeChosen, LocationControlled, RGPurchased, RGPurchaseRevealed,
-    RGPurchaseSealed, RollAnswered, RollDeclared, RollLapsed, RollValuePublished, ScenarioEnded, SecretRollMade,
+    RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished, ScenarioEnded, SecretRollMade,
     SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
@@ -48,7 +48,8 @@ def _dice_rolled(s: CampaignState, a: int, fact: DiceRolled, version: int) -> No
 
 
 def _secret_roll_made(s: CampaignState, a: int, fact: SecretRollMade, version: int) -> None:
-    s._set(a, "sealed", {**s.sealed, str(version): {"side": fact.side, "effect": fact.effect}})
+    veiled = {} if fact.table else {"veiled": 1}  # a follow-up of an RG bought in secret: its table sealed too
+    s._set(a, "sealed", {**s.sealed, str(version): {"side": fact.side, "effect": fact.effect, **veiled}})
     key = f"{fact.side}:{fact.fair}"
     if key in s.declared:
         s._set(a, "declared", {**s.declared, key: {**s.declared[key], "made": version}})
@@ -58,6 +59,8 @@ def _secret_roll_made(s: CampaignState, a: int, fact: SecretRollMade, version: i
 
 
 def _secret_roll_revealed(s: CampaignState, a: int, fact: SecretRollRevealed, version: int) -> None:
+    if s.sealed.get(str(fact.roll), {}).get("veiled"):
+        unveiled(s, a, fact.fact)
     s._set(a, "sealed", {k: v for k, v in s.sealed.items() if k != str(fact.roll)})
     outcome(s, a, fact.fact)
     if fact.fact.source in CLAIMED and s.both_keyed():  # typed dice, sealed until now: its side's claim
@@ -208,12 +211,40 @@ def _roll_declared(s: CampaignState, a: int, fact: RollDeclared, version: int) -
         "version": version, "action": a, "table": fact.table, "side": fact.side, "n": fact.n,
         "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
         "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
-        "step": s.ahead.get(fact.side, s.step), "cg_date": s.cg_date, "if_result": fact.if_result}})
+        "step": s.ahead.get(fact.side, s.step), "cg_date": s.cg_date, "if_result": fact.if_result,
+        **({"commitment": fact.commitment} if fact.commitment else {})}})  # veiled: opened with its RG
     if fact.item:
         s._add_key(a, "consumed", fact.item, [version, a])
     s.fair_n = {**s.fair_n, fact.side: max(s.fair_n.get(fact.side, 0), fact.n)}
     if fact.value:
         published(s, f"{fact.side}:roll", fact.n, fact.value)
+
+
+def _declaration_revealed(s: CampaignState, a: int, fact: RollDeclarationRevealed, version: int) -> None:
+    """A veiled declaration opened (published with its RG): what it is for, its due item used up."""
+    entry = next((e for e in s.declared.values() if e["version"] == fact.declared), None)
+    opened = fact.fact
+    if entry is not None:
+        s._set(a, "declared", {**s.declared, f"{entry['side']}:{entry['n']}": {
+            **{k: v for k, v in entry.items() if k != "commitment"}, "table": opened.table,
+            "drms": [list(d) for d in opened.drms], "purpose": opened.purpose, "item": opened.item,
+            "if_result": opened.if_result}})
+    if opened.item and opened.item not in s.consumed:
+        s._add_key(a, "consumed", opened.item, [fact.declared, a])
+
+
+def unveiled(s: CampaignState, a: int, rolled: DiceRolled) -> None:
+    """A veiled roll revealed: counted for its RG under its table from now on, its due item used up."""
+    rg = s.rgs.get(str(rolled.rg))
+    if rg is not None and rg["rolled"].get(""):
+        counts = {**rg["rolled"], "": rg["rolled"][""] - 1, rolled.table: rg["rolled"].get(rolled.table, 0) + 1}
+        pending = list(rg["pending"])
+        if rolled.table in pending:
+            pending.remove(rolled.table)
+        s._set(a, "rgs", {**s.rgs, str(rolled.rg): {**rg, "pending": pending,
+                                                    "rolled": {k: n for k, n in counts.items() if n}}})
+    if rolled.item and rolled.item not in s.consumed:
+        s._add_key(a, "consumed", rolled.item, [rolled.action, a])
 
 
 def _roll_answered(s: CampaignState, a: int, fact: RollAnswered, version: int) -> None:
@@ -299,7 +330,7 @@ def rolled(s: CampaignState, a: int, fact: DiceRolled | SecretRollMade, version:
         else:  # met by a side ahead (or in a step the campaign has left)
             s._set(a, "ahead_done", s.ahead_done + [f"{where}|{fact.effect}:{fact.side}"])
     rg = s.rgs.get(str(fact.rg))
-    if rg is not None and isinstance(fact, SecretRollMade) and fact.effect == "rg_strength":
+    if rg is not None and isinstance(fact, SecretRollMade) and (fact.effect == "rg_strength" or not fact.table):
         rg = {**rg, "strength": "sealed"}  # its follow-ups are known to its side only, until revealed
         s._set(a, "rgs", {**s.rgs, str(fact.rg): rg})
     if rg is not None and (fact.table in rg["pending"] or rg["strength"] == "sealed"):
@@ -361,6 +392,6 @@ APPLIED: dict[type, Callable] = {
     TablesOverridden: _tables_overridden, FairDiceCommitted: _fair_dice_committed,
     DiceModeChosen: _dice_mode_chosen, DiceCommitted: _dice_committed, DiceChainRenewed: _chain_renewed,
     RollDeclared: _roll_declared, RollAnswered: _roll_answered, RollValuePublished: _roll_value_published,
-    RollLapsed: _roll_lapsed,
+    RollLapsed: _roll_lapsed, RollDeclarationRevealed: _declaration_revealed,
     ChitSealed: _chit_sealed, ChitRevealed: _chit_revealed,
 }

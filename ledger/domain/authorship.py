@@ -12,7 +12,7 @@ from .events import (
 )
 from .events import (
     ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, ProposalDeclined, RollAnswered,
-    RollDeclared, RollLapsed, RollValuePublished,
+    RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished,
 )
 
 # the facts that are one side's own act: the side named in the fact is its only possible author (a removal by a
@@ -43,7 +43,7 @@ def owner(fact: Fact) -> str | None:
     shared: either player may import the report, which is its evidence. So is a fair roll: the answering side's
     ledger records it, and its content is fixed by the declaration and the two chain values (the audit checks).
     (RollAnswered, the answer itself, is the answering side's own act.)"""
-    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed, RGPurchaseRevealed)):
+    if isinstance(fact, (SecretRollRevealed, HiddenFortificationRevealed, RGPurchaseRevealed, RollDeclarationRevealed)):
         return fact.fact.side
     if isinstance(fact, DiceRolled) and fact.source in ("vasl", "fair"):
         return None

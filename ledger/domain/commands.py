@@ -6,7 +6,7 @@ from typing import Union
 
 from msgspec import Struct, field
 
-from .events import DiceRolled, FortificationPlaced, RGPurchased
+from .events import DiceRolled, FortificationPlaced, RGPurchased, RollDeclared
 
 
 class Command(Struct, frozen=True, kw_only=True, tag=True, tag_field="verb", omit_defaults=True):
@@ -191,6 +191,16 @@ class DeclareRoll(Command, frozen=True, kw_only=True):
     value: str = ""  # the roll chain's value, published now unless the roll is Secret
 
 
+class DeclareSealed(Command, frozen=True, kw_only=True):
+    """A fair roll declared for an RG bought in secret (8.619): its side and RG; the declaration itself (its table,
+    DRMs, purpose, due item, condition) sealed with the side's key under `commitment`, opened with the RG."""
+
+    side: str
+    rg: int  # the RGPurchaseSealed event
+    commitment: str
+    sealed: str
+
+
 class AnswerRoll(Command, frozen=True, kw_only=True):
     declared: int
     value: str
@@ -217,8 +227,9 @@ class Witness(Command, frozen=True, kw_only=True):
 
 
 class SealRoll(Command, frozen=True, kw_only=True):
-    """A Secret roll made: what both sides see of it (its table, side and purpose); the roll itself is sealed with
-    the rolling side's key under `commitment` (8.6202; fair dice: its answered declaration, `fair`)."""
+    """A Secret roll made: what both sides see of it (its table, side and purpose; a follow-up of an RG bought in
+    secret: its side and RG alone, the table '' too); the roll itself is sealed with the rolling side's key under
+    `commitment` (8.6202; fair dice: its answered declaration, `fair`)."""
 
     table: str
     side: str
@@ -261,6 +272,14 @@ class RevealPurchase(Command, frozen=True, kw_only=True):
     salt: str
 
 
+class RevealDeclaration(Command, frozen=True, kw_only=True):
+    """A veiled declaration published with its RG: the declaration as made and the salt of its commitment."""
+
+    declared: int  # the veiled RollDeclared event
+    fact: RollDeclared
+    salt: str
+
+
 class RevealPlacement(Command, frozen=True, kw_only=True):
     placed: int  # the event that placed it
     fact: FortificationPlaced
@@ -272,7 +291,7 @@ class RevealPlacement(Command, frozen=True, kw_only=True):
 class Reveal(Command, frozen=True, kw_only=True):
     """What a side publishes at once, as one action: each act decided on the campaign before it."""
 
-    acts: tuple[Union[RevealRoll, RevealPurchase, RevealPlacement], ...]
+    acts: tuple[Union[RevealRoll, RevealPurchase, RevealDeclaration, RevealPlacement], ...]
 
 
 class RollRevealing(Command, frozen=True, kw_only=True):

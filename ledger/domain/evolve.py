@@ -11,7 +11,8 @@ import copy
 import msgspec
 
 from .events import (
-    CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, RGPurchaseRevealed, SecretRollMade,
+    CampaignStarted, CGDateChanged, DiceRolled, Fact, FairDiceCommitted, RGPurchaseRevealed, RollDeclarationRevealed,
+    SecretRollMade,
     SecretRollRevealed, SideKeyRegistered, StepOpened, RulesProposed, TablesOverridden, TakeBackProposed,
     DiceWitnessed, ProposalDeclined, ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, RollAnswered, RollLapsed,
     RollValuePublished,
@@ -241,6 +242,8 @@ class CampaignState:
             return True, fact.roll
         if isinstance(fact, RGPurchaseRevealed):
             return True, fact.purchase
+        if isinstance(fact, RollDeclarationRevealed):
+            return True, fact.declared
         if isinstance(fact, ChitRevealed):
             return True, self.sealed_chits.get(fact.side, {}).get("version", 0)
         if isinstance(fact, ChitSealed):  # sealed in the step the last act opened: it completes that move

@@ -73,6 +73,9 @@ def summary(fact, sides: dict[str, str]) -> str:
         return f"undo of action {fact.undone}"
     if type(fact).__name__ == "VaslLogImported":
         return f"VASL import of {fact.file}"
+    if type(fact).__name__ in ("SecretRollMade", "RollDeclared") and not fact.table:  # veiled (8.619)
+        return f"{side or 'a side'} Secret roll for an RG bought in secret" + (
+            " declared" if type(fact).__name__ == "RollDeclared" else "")
     named = _WORDS.get(type(fact).__name__)
     if named is not None:
         return named.format(side=side or "a side", fact=fact)
@@ -94,6 +97,7 @@ _WORDS = {  # what players call each record (player-facing text never shows an e
     "RGPurchaseSealed": "{side} RG bought in secret",
     "RGPurchaseRevealed": "reveal of a secret RG purchase",
     "SecretRollMade": "{side} Secret roll on {fact.table}",
+    "RollDeclarationRevealed": "reveal of a veiled roll declaration",
     "SecretRollRevealed": "reveal of a Secret roll",
     "RollDeclared": "{side} fair roll on {fact.table} declared",
     "RollAnswered": "{side} answer to a fair roll",
@@ -117,12 +121,12 @@ _WORDS = {  # what players call each record (player-facing text never shows an e
 
 
 def effective(logged, opened: dict | None = None) -> list:
-    """The log as the projections read it: a Secret roll or a secret RG purchase that was revealed (or that this
-    player's own key opens) stands as the roll or purchase it was, at its own place; the reveal events themselves
-    drop out."""
+    """The log as the projections read it: a Secret roll, a secret RG purchase or a veiled roll declaration that was
+    revealed (or that this player's own key opens) stands as the roll, purchase or declaration it was, at its own
+    place; the reveal events themselves drop out."""
     from msgspec.structs import replace
 
-    from .events import TAGS, RGPurchaseRevealed, SecretRollRevealed
+    from .events import TAGS, RGPurchaseRevealed, RollDeclarationRevealed, SecretRollRevealed
 
     known = dict(opened or {})
     reveals = False
@@ -134,11 +138,14 @@ def effective(logged, opened: dict | None = None) -> list:
         elif kind is RGPurchaseRevealed:
             known[event.fact.purchase] = event.fact.fact
             reveals = True
+        elif kind is RollDeclarationRevealed:
+            known[event.fact.declared] = event.fact.fact
+            reveals = True
     if not known and not reveals:
         return list(logged)  # nothing sealed opens and no reveal drops out: the log as it is
     out = []
     for event in logged:
-        if isinstance(event.fact, (SecretRollRevealed, RGPurchaseRevealed)):
+        if isinstance(event.fact, (SecretRollRevealed, RGPurchaseRevealed, RollDeclarationRevealed)):
             continue
         fact = known.get(event.version)
         out.append(replace(event, fact=fact, topic=TAGS[type(fact)]) if fact is not None else event)

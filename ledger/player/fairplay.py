@@ -64,7 +64,8 @@ def owed(campaign: CampaignState, rules, books, notices: list) -> Iterator[tuple
                    fair.answered(campaign, rules, me, entry["version"], value, sealed_cpp(campaign, entry["side"])))
         elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
             view = books.own_view(campaign, rules, me)
-            if entry.get("if_result") and strength(campaign, rules, books, view, entry) != entry["if_result"]:
+            mine = view.declared.get(key, entry)  # a veiled one (an RG bought in secret) as its key opens it
+            if mine.get("if_result") and strength(campaign, rules, books, view, mine) != mine["if_result"]:
                 request = cmds.LapseRoll(declared=entry["version"])  # its RG's strength gave another result
                 yield request, decisions.decide(view, rules, request, decisions.Context(by=me))
                 continue
@@ -72,8 +73,10 @@ def owed(campaign: CampaignState, rules, books, notices: list) -> Iterator[tuple
             own = books.sealed_cpp(view, rules, me) if view.sealed else 0
             rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own), action=campaign.next_action)
             salt, text = keyring.seal(campaign, rules, rolled)
-            request = cmds.SealRoll(table=rolled.table, side=me, purpose=rolled.purpose, rg=rolled.rg,
-                                    fair=rolled.fair, commitment=commitment(rolled, salt), sealed=text)
+            shown = not entry.get("commitment")  # veiled: its table sealed too (8.619)
+            request = cmds.SealRoll(table=rolled.table if shown else "", side=me,
+                                    purpose=rolled.purpose if shown else "", rg=rolled.rg, fair=rolled.fair,
+                                    commitment=commitment(rolled, salt), sealed=text)
             yield request, decisions.decide(campaign, rules, request)
             books.made_now.append((campaign.version, rolled))  # shown to its roller once saved
     revealed = chit_revealed(campaign, rules, keyring, me)

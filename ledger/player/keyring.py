@@ -5,11 +5,11 @@ decisions about keys are in ledger/decide/secrets.py, the cryptography in ledger
 from __future__ import annotations
 
 from ..errors import BadInput
-from ..domain.events import RGPurchaseSealed, SecretRollMade
+from ..domain.events import RGPurchaseSealed, RollDeclared, SecretRollMade
 from ..domain.inforce import live
 from ..trust.secrets import (
-    check_strength, derive_key, fair_seed, key_check, new_salt, public_hex, seal, seal_purchase, sign, signing_key,
-    unseal, unseal_purchase,
+    check_strength, derive_key, fair_seed, key_check, new_salt, public_hex, seal, seal_declaration, seal_purchase, sign,
+    signing_key, unseal, unseal_declaration, unseal_purchase,
 )
 
 PURCHASES = "keeps its RG purchases secret"
@@ -193,17 +193,22 @@ class Keyring:
         return opened
 
     def opened_purchases(self, state, rules, logged, side: str | None = None) -> dict[int, object]:
-        """Secret RG purchases this player can read (own key given), by version: {version: RGPurchased}."""
+        """Secret RG purchases this player can read (own key given), by version: {version: RGPurchased}; and the
+        veiled declarations of their follow-up rolls: {version: RollDeclared}."""
         opened: dict[int, object] = {}
         if self.material is None:
             return opened
         for event in live(logged):
             fact = event.fact
-            if isinstance(fact, RGPurchaseSealed) and str(event.version) in state.secret_rgs \
-                    and (side is None or fact.side == side) and fact.side in state.keys:
+            if isinstance(fact, RGPurchaseSealed) and str(event.version) in state.secret_rgs:
+                unsealing = unseal_purchase
+            elif isinstance(fact, RollDeclared) and fact.commitment and str(fact.rg) in state.secret_rgs:
+                unsealing = unseal_declaration
+            else:
+                continue
+            if (side is None or fact.side == side) and fact.side in state.keys:
                 try:
-                    opened[event.version] = unseal_purchase(self.key(state, rules, fact.side, PURCHASES),
-                                                            fact.sealed).fact
+                    opened[event.version] = unsealing(self.key(state, rules, fact.side, PURCHASES), fact.sealed).fact
                 except BadInput:
                     continue  # the other side's purchase: stays sealed
         return opened
@@ -219,6 +224,14 @@ class Keyring:
         """(salt, sealed text) of a secret RG purchase, sealed with its side's key."""
         salt = new_salt()
         return salt, seal_purchase(self.key(state, rules, fact.side, PURCHASES), fact, salt)
+
+    def seal_declaration(self, state, rules, fact) -> tuple[str, str]:
+        """(salt, sealed text) of a veiled roll declaration (a follow-up of an RG bought in secret), its side's key."""
+        salt = new_salt()
+        return salt, seal_declaration(self.key(state, rules, fact.side, PURCHASES), fact, salt)
+
+    def unseal_declaration(self, state, rules, made):
+        return unseal_declaration(self.key(state, rules, made.side, PURCHASES), made.sealed)
 
     def unseal_purchase(self, state, rules, made: RGPurchaseSealed):
         return unseal_purchase(self.key(state, rules, made.side, PURCHASES), made.sealed)

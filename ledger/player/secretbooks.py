@@ -52,15 +52,11 @@ class SecretBooks:
         """The command that publishes a Secret roll, a secret RG purchase or a hidden fortification (CGS 7.4.4: on
         entry or search), or all of a side's: each opened with its key (a fair roll with its roll value). The side
         defaults to the event's, or to the side whose key the passphrase given opens."""
-        if roll is not None and str(roll) in campaign.hidden:
-            return cmds.Reveal(acts=tuple(self.placements(campaign, rules, side, roll, cause, search)))
-        if cause or search:
-            raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
-                           rules.cite("hidden"))
-        if roll is not None and str(roll) in campaign.secret_rgs:
-            return cmds.Reveal(acts=tuple(self.purchases(campaign, rules, side, roll)))
+        kept = self._kept_apart(campaign, rules, side, roll, cause, search)
+        if kept is not None:
+            return kept
         side = self._whose(campaign, rules, side, roll)
-        mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side)
+        mine = sorted(int(v) for v, s in campaign.sealed.items() if s["side"] == side and not s.get("veiled"))
         places = [] if roll is not None else sorted(int(v) for v, h in campaign.hidden.items() if h["side"] == side)
         if roll is not None:
             if roll not in mine:
@@ -74,6 +70,21 @@ class SecretBooks:
         if places:  # --all: its hidden fortifications too
             acts += self.placements(campaign, rules, side, None, "", 0)
         return cmds.Reveal(acts=tuple(acts))
+
+    def _kept_apart(self, campaign, rules, side: str | None, roll: int | None, cause: str, search: int):
+        """The reveal of one event that is no Secret roll: a hidden fortification (with its cause), a secret purchase
+        (with its RG's veiled follow-ups); None for a Secret roll, or all of a side's secrets."""
+        if roll is not None and str(roll) in campaign.hidden:
+            return cmds.Reveal(acts=tuple(self.placements(campaign, rules, side, roll, cause, search)))
+        if cause or search:
+            raise BadInput(f"--entered and --searched reveal a hidden fortification; event {roll} is none still hidden",
+                           rules.cite("hidden"))
+        if roll is not None and str(roll) in campaign.secret_rgs:
+            return cmds.Reveal(acts=tuple(self.purchases(campaign, rules, side, roll)))
+        if roll is not None and campaign.sealed.get(str(roll), {}).get("veiled"):
+            raise BadInput(f"event {roll} is a Secret roll for an RG bought in secret: it is revealed with that RG "
+                           "(`cgledger reveal` naming the RG's purchase, or `--all`)", purchases.secret_step(rules))
+        return None
 
     def _whose(self, campaign, rules, side: str | None, roll: int | None) -> str:
         """The side whose secrets are published: the one named, the event's, or the one whose key is given."""
@@ -110,7 +121,24 @@ class SecretBooks:
         for v, made in zip(mine, self.store.stored_facts(campaign, mine)):
             opened = self.keyring.unseal_purchase(campaign, rules, made)
             acts.append(cmds.RevealPurchase(purchase=v, fact=opened.fact, salt=opened.salt))
-        return acts
+        return acts + self.followups(campaign, rules, side, set(mine))
+
+    def followups(self, campaign, rules, side: str, bought: set[int]) -> list:
+        """The veiled follow-ups of the side's RGs bought in secret (`bought`), published with them: each
+        declaration opened with its key, then each roll (8.619)."""
+        from ..domain.events import RollDeclared, SecretRollMade
+        from ..domain.inforce import live
+
+        declared, made = [], []
+        for event in live(self.store.log_at(campaign)):
+            fact = event.fact
+            if isinstance(fact, RollDeclared) and fact.commitment and fact.rg in bought:
+                opened = self.keyring.unseal_declaration(campaign, rules, fact)
+                declared.append(cmds.RevealDeclaration(declared=event.version, fact=opened.fact, salt=opened.salt))
+            elif isinstance(fact, SecretRollMade) and not fact.table and fact.rg in bought \
+                    and str(event.version) in campaign.sealed:
+                made.append(event.version)
+        return declared + (self.rolls(campaign, rules, side, made) if made else [])
 
     def placements(self, campaign, rules, side: str | None, placed: int | None, cause: str,
                            search: int) -> list:

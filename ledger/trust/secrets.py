@@ -12,7 +12,7 @@ from base64 import urlsafe_b64decode, urlsafe_b64encode
 import msgspec
 
 from ..errors import BadInput
-from ..domain.events import DiceRolled, FortificationPlaced, RGPurchased
+from ..domain.events import DiceRolled, FortificationPlaced, RGPurchased, RollDeclared
 from ..sha import hmac_sha256, sha256
 
 _CHECK = b"cgledger side key check"
@@ -130,7 +130,7 @@ def key_check(key: bytes) -> str:
     return hmac_sha256(key, _CHECK).hex()
 
 
-def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased, salt: str) -> str:
+def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased | RollDeclared, salt: str) -> str:
     """What both sides see now and check later: the hash of the whole roll (or placement) and a salt."""
     return sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
 
@@ -195,6 +195,21 @@ def seal_purchase(key: bytes, fact: RGPurchased, salt: str) -> str:
 
 def unseal_purchase(key: bytes, token: str) -> SealedPurchase:
     return _decrypt(key, token, SealedPurchase, "secret RG purchase")
+
+
+class SealedDeclaration(msgspec.Struct, frozen=True):
+    """A fair roll declared for an RG bought in secret (its table, DRMs, condition: 8.619) and its salt."""
+
+    fact: RollDeclared
+    salt: str
+
+
+def seal_declaration(key: bytes, fact: RollDeclared, salt: str) -> str:
+    return _encrypt(key, SealedDeclaration(fact, salt))
+
+
+def unseal_declaration(key: bytes, token: str) -> SealedDeclaration:
+    return _decrypt(key, token, SealedDeclaration, "veiled roll declaration")
 
 
 # ---- fair dice ------------------------------------------------------------------------------------

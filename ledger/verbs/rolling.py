@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import lazy
 from . import retried
-from ..decide import fair, rolls, steps, walk
+from ..decide import fair, rolls, steps, veiled, walk
 from ..domain.outcomes import Declared, Rolled
 from ..errors import AlreadyRecorded, BadInput
 from ..rules import parse_declared
@@ -113,8 +113,10 @@ def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ..
         return roll_on_map(ledger, campaign, rules, command, fact, resolution, table)
     if fact.secret and fact.side in campaign.keys and report is None:  # both sides see that it was made, not what
         salt, text = ledger.keyring.seal(campaign, rules, fact)
-        ledger.record(campaign, rules, cmd.SealRoll(table=fact.table, side=fact.side, purpose=fact.purpose,
-                                                  rg=fact.rg, commitment=commitment(fact, salt), sealed=text))
+        shown = not veiled.followed_secretly(campaign, fact.rg)  # an RG bought in secret: its table sealed too
+        ledger.record(campaign, rules, cmd.SealRoll(table=fact.table if shown else "", side=fact.side,
+                                                  purpose=fact.purpose if shown else "", rg=fact.rg,
+                                                  commitment=commitment(fact, salt), sealed=text))
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], True)
     ledger.append(campaign, fact, request=command)
     return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], False)
@@ -136,7 +138,12 @@ def declare(ledger, campaign, rules, table, who: str, drms, secret: bool, purpos
         value = ""  # refused by the decision when a commitment is missing
     sealed_cpp = ledger.books.sealed_cpp(view, rules, who) if view.sealed else 0
     fact = fair.declare(view, rules, command, value, sealed_cpp)
-    ledger.append(campaign, fact, request=cmd.DeclareRoll(roll=command, value=value))
+    if veiled.followed_secretly(campaign, rg):  # an RG bought in secret: what the roll is for sealed too (8.619)
+        salt, text = ledger.keyring.seal_declaration(campaign, rules, fact)
+        ledger.record(campaign, rules, cmd.DeclareSealed(side=who, rg=rg, commitment=commitment(fact, salt),
+                                                         sealed=text))
+    else:
+        ledger.append(campaign, fact, request=cmd.DeclareRoll(roll=command, value=value))
     bought = view.rgs.get(str(rg)) if rg is not None else None
     return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
                     rules.system.sides[fair.other(rules, who)], (bought or {}).get("rg", ""))
