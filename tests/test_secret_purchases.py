@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Cli, Player, named_and_refused
+from conftest import Cli, Player, named_and_refused, sql
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.errors import BadInput
 from cgledger.ledger.domain.commands import SealPurchase
@@ -290,11 +290,8 @@ def test_an_honest_secret_purchase_travels_by_email_and_stays_secret(table, make
 # ---- the follow-ups of an RG bought in secret, veiled until it is revealed (8.619) ------------------------------------
 def stored_after(db, version: int) -> str:
     """Every stored byte of the events after `version`: what travels to the other side (facts and commands)."""
-    import sqlite3
-
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT originator_version, state FROM stored_events").fetchall()
-    return "".join(bytes(state).decode("utf-8", "replace") for v, state in rows if v > version)
+    rows = sql(db, "SELECT originator_version, state FROM {events} WHERE originator_version > ?", (version,))
+    return "".join(bytes(state).decode("utf-8", "replace") for _v, state in rows)
 
 
 def test_the_follow_ups_of_a_secret_rg_do_not_name_it_until_it_is_revealed(table):
