@@ -71,3 +71,18 @@ def test_8_619_a_veiled_declaration_opens_only_as_committed_and_only_while_its_r
         "8.619", "does not match its commitment")
     campaign.when(RevealDeclaration(declared=10, fact=opened, salt=salt)).refused(
         "8.619", "event 10 is no veiled roll declaration still sealed")
+
+
+def test_a_veiled_roll_lapses_only_by_its_side_once_answered_and_never_once_made():
+    from cgledger.ledger.domain.commands import LapseRoll
+    from cgledger.ledger.domain.events import RollAnswered, RollLapsed, SecretRollMade
+
+    veiled = RollDeclared(action=7, table="", side="german", n=1, rg=9, secret=True, commitment="ef" * 32, sealed="y")
+    declared = bought_in_secret().and_then(veiled)
+    declared.when(LapseRoll(declared=11), by="german").refused("cgledger fair dice", "once answered")
+    answered = declared.and_then(RollAnswered(action=8, declared=11, side="us", n=1, value="00" * 32))
+    answered.when(LapseRoll(declared=11), by="us").refused("cgledger fair dice", "by its own side's ledger")
+    answered.when(LapseRoll(declared=11), by="german").then(RollLapsed(action=9, declared=11, side="german"))
+    made = answered.and_then(SecretRollMade(action=9, table="", rule="", side="german", die="", rg=9, fair=1,
+                                            commitment="12" * 32, sealed="z"))
+    made.when(LapseRoll(declared=11), by="german").refused("cgledger fair dice", "a roll made never lapses")

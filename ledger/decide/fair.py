@@ -271,6 +271,9 @@ def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLaps
     """A Secret roll declared for one result of its RG's strength lapses, by its roller's ledger once answered: its
     strength gave another result (what the roller's own books say; the other side's state has it sealed)."""
     entry = waiting(state, version)
+    if entry["made"]:
+        raise BadInput(f"the fair roll of event {version} was made (event {entry['made']}): a roll made never lapses",
+                       RULE)
     if entry.get("commitment"):  # veiled (an RG bought in secret): its condition is decided once revealed
         if by != entry["side"] or not entry["answered"]:
             raise BadInput(f"the fair roll of event {version} lapses only by its own side's ledger, once answered",
