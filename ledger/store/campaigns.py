@@ -198,12 +198,11 @@ class CampaignStore:
         # recorded by this command, not saved yet (a view of the campaign holds none: it is rebuilt from the store)
         found = {e.originator_version: e.fact for e in getattr(campaign, "_pending_events", ())}
         found.update(getattr(campaign, "pending_facts", {}))
-        wanted = set(versions) - set(found)
-        if wanted:
-            cid = campaign_id(campaign.name)
+        wanted = sorted(set(versions) - set(found))
+        cid = campaign_id(campaign.name) if wanted else None
+        for first, last in _runs(wanted):  # each run of versions on its own: never the log between them
             found.update((stored.originator_version, decode_envelope(self.mapper.decode_state(stored)).fact)
-                         for stored in self.recorder.select_events(cid, gt=min(wanted) - 1, lte=max(wanted))
-                         if stored.originator_version in wanted)
+                         for stored in self.recorder.select_events(cid, gt=first - 1, lte=last))
         return [found[v] for v in versions]
 
     def campaign_names(self) -> list[str]:
@@ -416,3 +415,14 @@ class CampaignStore:
 
 def _on_postgres(recorder) -> bool:
     return type(recorder).__module__ in (store.PG_LIBRARY, store.PG_READER)  # ledger/store/pgstore.py, or the library's
+
+
+def _runs(versions: list[int]) -> list[tuple[int, int]]:
+    """Sorted versions as (first, last) runs of consecutive ones: [3, 4, 9] -> [(3, 4), (9, 9)]."""
+    runs: list[tuple[int, int]] = []
+    for v in versions:
+        if runs and runs[-1][1] == v - 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
+    return runs
