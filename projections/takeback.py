@@ -11,8 +11,8 @@ from cgledger.ledger.domain.events import (
     DiceModeChosen, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
     HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, ProposalDeclined, Rewound, RGPurchased,
-    RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished, RubblePlaced,
-    ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
+    RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed,
+    RollValuePublished, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
 ACCEPT = "cgledger accept"

@@ -5,11 +5,15 @@ the RG, that each opened declaration is the one its commitment binds."""
 
 from __future__ import annotations
 
+import pytest
+
+from cgledger.ledger.decide.veiled import reveal
 from cgledger.ledger.domain.commands import DeclareSealed, RevealDeclaration
 from cgledger.ledger.domain.events import (
     CampaignStarted, CGDateChanged, DiceCommitted, RGPurchaseSealed, RollDeclarationRevealed, RollDeclared,
     SideKeyRegistered, StepOpened,
 )
+from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.trust import fairdice
 from cgledger.ledger.trust.secrets import commitment
 
@@ -64,13 +68,17 @@ def test_8_619_a_veiled_declaration_opens_only_as_committed_and_only_while_its_r
     veiled = RollDeclared(action=7, table="", side="german", n=1, rg=9, secret=True,
                           commitment=commitment(opened, salt), sealed="y")
     campaign = bought_in_secret().and_then(veiled)
-    campaign.when(RevealDeclaration(declared=11, fact=opened, salt=salt)).then(
-        RollDeclarationRevealed(action=8, declared=11, fact=opened, salt=salt))
+    state, rules = campaign.state, campaign.rules
+    assert reveal(state, rules, 11, veiled, opened, salt) == RollDeclarationRevealed(action=8, declared=11,
+                                                                                   fact=opened, salt=salt)
     other = RollDeclared(action=7, table="8.6206/armor", side="german", n=1, rg=9, secret=True)
-    campaign.when(RevealDeclaration(declared=11, fact=other, salt=salt)).refused(
-        "8.619", "does not match its commitment")
-    campaign.when(RevealDeclaration(declared=10, fact=opened, salt=salt)).refused(
-        "8.619", "event 10 is no veiled roll declaration still sealed")
+    with pytest.raises(LedgerError, match=r"does not match its commitment"):
+        reveal(state, rules, 11, veiled, other, salt)
+    with pytest.raises(LedgerError, match=r"event 10 is no veiled roll declaration still sealed"):
+        reveal(state, rules, 10, campaign.log[9].fact, opened, salt)
+    # recorded alone, without its RG's reveal in the same action: refused (the RG and its follow-ups go together)
+    campaign.when(RevealDeclaration(declared=11, fact=opened, salt=salt)).refused(
+        "8.619", "follows up the RG bought in secret at event 9: it is revealed with that RG")
 
 
 def test_a_veiled_roll_lapses_only_by_its_side_once_answered_and_never_once_made():

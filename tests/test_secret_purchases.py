@@ -398,7 +398,9 @@ def test_a_veiled_roll_lapsed_though_declared_without_condition_is_named_once_re
         findings
 
 
-def test_a_reveal_must_publish_every_veiled_follow_up_with_its_rg_and_as_made(table):
+def strength_declared(table):
+    """An I2 bought in secret, its strength roll declared veiled: (the purchase's event, the declaration's event, the
+    German's ledger with its key, the campaign, its rules, the German's reveal of the RG)."""
     german, us, anyone = table
     buy_i2(german)
     bought = anyone.json("log")[-1]["version"]
@@ -410,7 +412,12 @@ def test_a_reveal_must_publish_every_veiled_follow_up_with_its_rg_and_as_made(ta
     campaign = ledger.campaign(None)
     rules = ledger.rules_for(campaign)
     ledger.keyring = Keyring(GERMAN.encode())
-    acts = ledger.books.publish(campaign, rules, "german", bought).acts
+    return bought, declared, ledger, campaign, rules, ledger.books.publish(campaign, rules, "german", bought).acts
+
+
+def test_a_reveal_must_publish_every_veiled_follow_up_with_its_rg_and_as_made(table):
+    anyone = table[2]
+    bought, declared, ledger, campaign, rules, acts = strength_declared(table)
     assert [type(a).__name__ for a in acts] == ["RevealPurchase", "RevealDeclaration"]
     from cgledger.ledger.domain.commands import Reveal
     from msgspec.structs import replace
@@ -422,3 +429,21 @@ def test_a_reveal_must_publish_every_veiled_follow_up_with_its_rg_and_as_made(ta
     with pytest.raises(BadInput, match="does not match its commitment"):
         ledger.record(campaign, rules, Reveal(acts=(acts[0], changed)))
     assert anyone.events() == events  # nothing written
+
+
+def test_a_reveal_recorded_alone_publishes_no_rg_without_its_veiled_follow_ups(table):
+    """A doctored ledger that records the RG's reveal as a command of its own (the form of logs written before one
+    reveal held every act) cannot leave its veiled follow-ups sealed: the decision the audit and `import` run refuses
+    it as the command path does."""
+    from cgledger.ledger.decide import commands
+
+    anyone = table[2]
+    _bought, _declared, ledger, campaign, rules, (purchase, declaration) = strength_declared(table)
+    log = ledger.history(None)
+    events = anyone.events()
+    for alone in (purchase, declaration):
+        with pytest.raises(BadInput, match="revealed with"):
+            commands.decide(campaign, rules, alone, commands.Context(by="german", log=log))
+        with pytest.raises(BadInput, match="revealed with"):
+            ledger.record(campaign, rules, alone)
+    assert anyone.events() == events

@@ -43,7 +43,7 @@ class Context:
     log: Any = ()
     sealed_cpp: int = 0
     sealed_fpp: float = 0
-    extra: dict = dataclasses.field(default_factory=dict)  # dataclasses: the verbs imported with * bring msgspec's field
+    extra: dict = dataclasses.field(default_factory=dict)  # (the verbs' `import *` brings msgspec's `field`)
     form: int = 3  # the envelope form the action was written in: a log written before keeps its own reading
 
 
@@ -94,8 +94,19 @@ def _reveal(state: CampaignState, rules, c: Reveal, x: Context) -> list:
     facts: list = []
     for act in c.acts:
         opened = {f.declared: f.fact for f in facts if isinstance(f, RollDeclarationRevealed)}
-        facts += decide(state, rules, act, dataclasses.replace(x, extra={**x.extra, "declarations": opened}) if opened else x)
+        facts += decide(state, rules, act, dataclasses.replace(x, extra={**x.extra, "revealing": True,
+                                                                       "declarations": opened}))
     return facts
+
+
+def _alone(decision):
+    """A reveal recorded as a command of its own (logs written before `Reveal`): the same rule holds, an RG bought in
+    secret is published with its veiled follow-ups, never one without the other (veiled.py `together`)."""
+    def decided(s, r, c, x: Context) -> list:
+        if not x.extra.get("revealing"):
+            veiled.together(s, r, (c,), x.log)
+        return decision(s, r, c, x)
+    return decided
 
 
 def revealed_first(state: CampaignState, rules, c: RollRevealing, x: Context) -> tuple[list, list]:
@@ -159,13 +170,13 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
                                                                  c.commitment, c.sealed)),
     SealPurchase: lambda s, r, c, x: _list(purchases.admit_sealed(s, r, c.side, c.commitment, c.sealed)),
     HidePlacement: lambda s, r, c, x: _list(fortify.admit_hidden(s, r, c.side, c.item, c.commitment, c.sealed, x.log)),
-    RevealRoll: lambda s, r, c, x: secrets.reveal_roll(s, r, c.roll, made_at(x.log, c.roll), c.fact, c.salt, c.value,
-                                                       x.extra.get("declarations")),
+    RevealRoll: _alone(lambda s, r, c, x: secrets.reveal_roll(s, r, c.roll, made_at(x.log, c.roll), c.fact, c.salt,
+                                                              c.value, x.extra.get("declarations"))),
     DeclareSealed: lambda s, r, c, x: _list(veiled.declare(s, r, c.side, c.rg, c.commitment, c.sealed)),
-    RevealDeclaration: lambda s, r, c, x: _list(veiled.reveal(s, r, c.declared, made_at(x.log, c.declared), c.fact,
-                                                              c.salt)),
-    RevealPurchase: lambda s, r, c, x: _list(purchases.reveal(s, r, c.purchase, made_at(x.log, c.purchase), c.fact,
-                                                              c.salt)),
+    RevealDeclaration: _alone(lambda s, r, c, x: _list(veiled.reveal(s, r, c.declared, made_at(x.log, c.declared),
+                                                                     c.fact, c.salt))),
+    RevealPurchase: _alone(lambda s, r, c, x: _list(purchases.reveal(s, r, c.purchase, made_at(x.log, c.purchase),
+                                                                     c.fact, c.salt))),
     RevealPlacement: lambda s, r, c, x: _list(fortify.reveal(s, r, c.placed, made_at(x.log, c.placed), c.fact, c.salt,
                                                              c.cause, c.search, x.log)),
     Reveal: _reveal,

@@ -15,6 +15,7 @@ from ..trust.secrets import commitment
 from . import fair
 from .steps import acting_step, steps_of, title
 
+
 def rule(rules: Rules) -> str | None:
     """The rule that keeps an RG purchase secret in the campaign's own system (KGP 8.619, RR 2.518)."""
     return next((s.id for s in rules.system.steps if s.purchase == "rg" and s.secret), None)
@@ -115,8 +116,8 @@ def together(state: CampaignState, rules: Rules, acts, log) -> None:
     bought = {a.purchase for a in acts if isinstance(a, RevealPurchase)}
     named = {a.declared for a in acts if isinstance(a, RevealDeclaration)} | {
         a.roll for a in acts if isinstance(a, RevealRoll)}
-    if not bought and not named:
-        return
+    if not state.secret_rgs or (not bought and not named):
+        return  # no RG still sealed: nothing veiled to publish with it
     for event in live(log):
         fact = event.fact
         hidden = (isinstance(fact, RollDeclared) and fact.commitment) or (

@@ -10,8 +10,8 @@ from .events import (
     CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled,
     Fact, FairDiceCommitted, FirefightEnded, FortificationPlaced, FortificationsPurchased, HiddenFortificationPlaced,
     HiddenFortificationRevealed, InitiativeChosen, LocationControlled, RGPurchased, RGPurchaseRevealed,
-    RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished, ScenarioEnded, SecretRollMade,
-    SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
+    RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished,
+    ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
 
 # the CampaignState (ledger/domain/evolve.py), which calls `apply` from its fold: named loosely here, so that the import
