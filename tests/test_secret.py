@@ -160,3 +160,49 @@ def test_the_honest_reveal_is_stored_with_its_command(players):
     assert isinstance(event.request, commands.Reveal) and event.form == 3
     assert [a.roll for a in event.request.acts] == [rolled["id"]] and event.fact.fact == event.request.acts[0].fact
     assert anyone.json("audit")["clean"]
+
+
+# ---- a sealed text's length tells nothing of what it holds ---------------------------------------------------------
+def strength_roll(result: str, code: str, adds: tuple[str, ...] = (), value: int | None = None):
+    from cgledger.ledger.domain.events import DiceRolled
+
+    return DiceRolled(action=40, table="8.6201", rule="8.6201", side="german", die="DR", dice=(3, 4), source="fair",
+                      original=7, final=7, result=result, code=code, adds=adds, value=value, secret=True,
+                      effect="rg_strength", rg=31, fair=5, item="8.6201:31")
+
+
+def test_sealed_texts_of_one_kind_are_one_length_whatever_they_hold():
+    """Fernet keeps a plaintext's length to 16 bytes: unpadded, a Depleted strength roll (its SW dr's added, 8.6204)
+    sealed 44 bytes longer than a Full one, and a CPP roll's number showed in its digits. Padded, they look alike."""
+    from cgledger.ledger.domain.events import RGPurchased
+    from cgledger.ledger.trust.secrets import (
+        SEALED_SIZE, new_salt, padded, seal, seal_bytes, seal_purchase, unseal_bytes, unseal_purchase)
+
+    key = derive_key(b"Peiper's own words", "00" * 16)
+    full, depleted = strength_roll("Full strength", "F"), strength_roll("Depleted", "D", ("8.6204",) * 3)
+    few, many = strength_roll("2 CPP", "", value=2), strength_roll("12 CPP", "", value=12)
+    rolls = [seal(key, fact, new_salt()) for fact in (full, depleted, few, many)]
+    assert len({len(text) for text in rolls}) == 1
+    assert unseal(key, rolls[1]).fact == depleted  # the padding is JSON whitespace: it reads back whole
+    bought = [RGPurchased(action=30, side="german", rg=rg, group_type=kind, cpp=cpp, map_group="St", objective=hexes,
+                          rolls=rolls) for rg, kind, cpp, hexes, rolls in (
+        ("I2", "SS Inf Pltn", 2, "StJ19", ("8.6201", "8.6205")), ("V10", "Kingtiger Pltn", 14, "", ()))]
+    assert len({len(seal_purchase(key, fact, new_salt())) for fact in bought}) == 1
+    assert unseal_purchase(key, seal_purchase(key, bought[1], "ab")).fact == bought[1]
+    chits = [seal_bytes(key, padded(msgspec.json.encode([chit, new_salt()]))) for chit in ("attack", "idle")]
+    assert len({len(text) for text in chits}) == 1
+    assert msgspec.json.decode(unseal_bytes(key, chits[1]))[0] == "idle"
+    long = strength_roll("Full strength", "F")
+    long = msgspec.structs.replace(long, purpose="x" * SEALED_SIZE)  # a record longer than the size: the next one
+    assert len(padded(msgspec.json.encode(long))) == 2 * SEALED_SIZE and unseal(key, seal(key, long, "ab")).fact == long
+
+
+def test_a_roll_sealed_before_the_padding_still_opens():
+    from cryptography.fernet import Fernet
+
+    from cgledger.ledger.trust.secrets import Sealed
+
+    key = derive_key(b"Peiper's own words", "00" * 16)
+    fact = strength_roll("Depleted", "D", ("8.6204",) * 3)
+    older = Fernet(key).encrypt(msgspec.json.encode(Sealed(fact, "ab"))).decode()  # as logs before it hold them
+    assert unseal(key, older) == Sealed(fact, "ab")

@@ -310,6 +310,10 @@ def test_the_follow_ups_of_a_secret_rg_do_not_name_it_until_it_is_revealed(table
     travels = stored_after(german.db, bought)
     for named in ("8.6201", "8.6204", "SS Inf Pltn", "StJ19"):
         assert named not in travels, named
+    rows = sql(german.db, "SELECT topic, state FROM {events} WHERE originator_version >= ?", (bought,))
+    sealed = [text for topic, state in rows if topic in ("RGPurchaseSealed", "RollDeclared", "SecretRollMade")
+              for text in re.findall(r'"sealed":"([^"]+)"', bytes(state).decode())]
+    assert len(sealed) >= 4 and len({len(text) for text in sealed}) == 1  # no length tells Full from Depleted
     rows = [json.dumps(row) for row in us.json("log") if row["version"] > bought]
     seen = rows + (us.ok("log").stdout + us.ok("status").stdout + us.ok("history").stdout).splitlines()
     for line in seen + [json.dumps(us.json("status"))]:

@@ -168,9 +168,10 @@ class Keyring:
         return fairdice.value(cache[committed["sealed"]], chain, k - committed["first"] + 1, committed["length"])
 
     def seal_text(self, state, rules, side: str, text: str) -> str:
-        from ..trust.secrets import seal_bytes
+        """A JSON text (an Initiative chit and its salt) sealed, padded to the size of every sealed record."""
+        from ..trust.secrets import padded, seal_bytes
 
-        return seal_bytes(self.key(state, rules, side), text.encode())
+        return seal_bytes(self.key(state, rules, side), padded(text.encode()))
 
     def unseal_text(self, state, rules, side: str, token: str, what: str) -> str:
         from ..trust.secrets import unseal_bytes

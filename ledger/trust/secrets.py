@@ -135,10 +135,25 @@ def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased | RollDeclar
     return sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
 
 
+# A sealed text's length would tell what it holds (Fernet keeps the plaintext's length to 16 bytes): a strength
+# roll's Depleted result adds its SW drs, a CPP roll's number its digits. Every sealed record is padded with JSON
+# whitespace to one size (a larger record to the next power of two), so that sealed texts of a kind look alike.
+SEALED_SIZE = 1024
+
+
+def padded(text: bytes) -> bytes:
+    """JSON text padded with spaces to SEALED_SIZE bytes, or to the next power of two above it (the JSON reads the
+    same: whitespace after a value is no part of it)."""
+    size = SEALED_SIZE
+    while size < len(text):
+        size *= 2
+    return text + b" " * (size - len(text))
+
+
 def _encrypt(key: bytes, record: msgspec.Struct) -> str:
     from cryptography.fernet import Fernet
 
-    return Fernet(key).encrypt(msgspec.json.encode(record)).decode()
+    return Fernet(key).encrypt(padded(msgspec.json.encode(record))).decode()
 
 
 def _decrypt(key: bytes, token: str, kind: type, what: str):
@@ -155,7 +170,8 @@ def seal(key: bytes, fact: DiceRolled, salt: str) -> str:
 
 
 def seal_bytes(key: bytes, data: bytes) -> str:
-    """Anything only its side may read (a fair-dice seed, an Initiative chit), sealed with the side's key."""
+    """Anything only its side may read (a fair-dice seed, a kept answer), sealed with the side's key as it is (a JSON
+    text goes through `padded` first: `seal_text`)."""
     from cryptography.fernet import Fernet
 
     return Fernet(key).encrypt(data).decode()
