@@ -36,12 +36,42 @@ def pytest_configure(config):
         raise pytest.UsageError("--backend postgres needs --pg-url (or CGLEDGER_TEST_PG); `bash .ci/postgres` prints one")
 
 
+# the longest tests (a minute or more each: random two-player play, the browser, the benches' smoke runs), started
+# first so that the workers of `pytest -n` (pytest-xdist) finish together instead of one waiting for the last
+LONGEST = ("test_random_play.py", "test_bench_runs.py", "test_web_browser.py", "test_view_checkpoints.py",
+           "test_any_field.py", "test_audit_worker.py", "test_live_date.py", "test_kept_views.py")
+
+
+# A test is on the backend under test when it takes a database from a fixture that makes one for that backend (in its
+# fixtures' closure), or when its module picks the backend itself (names it: `conftest.BACKEND`, `pg_create`).
+BACKEND_FIXTURES = {"make_db", "at"}
+_PICKS_BACKEND = ("BACKEND", "pg_create", "pg_url")
+
+
+def on_backend(item) -> bool:
+    if BACKEND_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    source = _SOURCES.get(item.path)
+    if source is None:
+        source = _SOURCES[item.path] = item.path.read_text(encoding="utf-8")
+    return any(name in source for name in _PICKS_BACKEND)
+
+
+_SOURCES: dict = {}
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.path.name not in LONGEST)  # stable: the order within each group is kept
     if config.getoption("--backend") == "postgres":
-        skip = pytest.mark.skip(reason="about SQLite files; the PostgreSQL run has its own")
+        # the PostgreSQL run runs what touches the event store under test; the rest (rules, parsers, SQLite files,
+        # two players' own SQLite ledgers by email) ran on the SQLite run already, the same
+        about_files = pytest.mark.skip(reason="about SQLite files; the PostgreSQL run has its own")
+        store_free = pytest.mark.skip(reason="touches no PostgreSQL database: run on SQLite only")
         for item in items:
             if "sqlite_only" in item.keywords:
-                item.add_marker(skip)
+                item.add_marker(about_files)
+            elif not on_backend(item):
+                item.add_marker(store_free)
 
 
 BACKEND, PG_ADMIN = "sqlite", ""

@@ -102,8 +102,9 @@ def test_a_missing_table_is_the_same_error(make_db, monkeypatch):
     sql(db, "INSERT INTO cgledger_meta VALUES ('format', '1')")  # marked, but no events table
     errors = []
     for libpq in (True, False):
+        ledger = opened(db, monkeypatch, libpq)  # held: a collected application closes its pool (eventsourcing)
         with pytest.raises(ProgrammingError) as refused:
-            opened(db, monkeypatch, libpq).store.app.recorder.select_events(uuid.uuid4())
+            ledger.store.app.recorder.select_events(uuid.uuid4())
         errors.append((type(refused.value), str(refused.value).splitlines()[0]))
     assert errors[0] == errors[1] == (ProgrammingError, 'relation "public.cgledger_events" does not exist')
 

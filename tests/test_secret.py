@@ -4,7 +4,6 @@ audit."""
 from __future__ import annotations
 
 import json
-import os
 
 import msgspec
 import pytest
