@@ -234,7 +234,7 @@ def test_a_roll_for_a_strength_result_is_refused_where_the_rules_do_not_call_for
                      contains="due at most 4 time(s) for RG I1 if its strength roll gives 'D'; 4 declared already")
 
 
-@pytest.mark.parametrize("seed, strength", [("open-i2", "Full Strength"), ("d16", "Depleted")])
+@pytest.mark.parametrize("seed, strength", [("open-i2", "Full Strength"), ("d32", "Depleted")])  # seeds that give each
 def test_a_kgp_open_rgs_sw_drs_are_as_secret_as_its_strength(tmp_path, make_db, seed, strength):
     """KGP 8.6201 is a Secret DR even for an RG bought in the open: the 8.6204 SW drs declared for its 'D' are Secret
     too, made or lapsed by the buyer's ledger, which alone knows the strength; both audits are clean, and so is the

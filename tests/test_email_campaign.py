@@ -247,7 +247,7 @@ def test_rr_by_email_within_the_targets(tmp_path):
     SW are known before the scenario without another exchange; at most 2 emails and 15 commands a side per CG Date."""
     t = Table(tmp_path, other="canadian")
     g, c = t.german, t.canadian
-    g.fair_seed = c.fair_seed = "g"  # the German's I3 comes back Depleted (DR 11), his V1 Full
+    g.fair_seed = c.fair_seed = "l"  # the German's I3 comes back Depleted, his V1 Full
     t.keyed("RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=40", "--start-cpp", "canadian=30")
 
     # ---- 19 AM, the Initial Scenario: both buy in secret; every follow-up declared with the last purchase --------

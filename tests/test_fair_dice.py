@@ -7,12 +7,16 @@ every step. Each test fails if the check it names is removed."""
 from __future__ import annotations
 
 import json
+from hashlib import sha256
+
 import msgspec
 import pytest
 
 from conftest import Cli, Player, count_events, named_and_refused
 from cgledger.ledger.trust import fairdice
 from cgledger.ledger.application import open_ledger
+from cgledger.ledger.decide import fair
+from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.domain.events import ActionUndone, DiceRolled, RollAnswered, RollDeclared
 from cgledger.ledger.player.keyring import Keyring
 from cgledger.ledger.trust.secrets import derive_key, unseal_bytes
@@ -210,7 +214,8 @@ def test_a_secret_fair_roll_is_answered_made_sealed_and_proven_on_reveal(at):
     us.refused("reveal", "--all", "--side", "german", contains="not the German side's")
     german.ok("reveal", "--all")
     assert [r["type"] for r in rows(anyone)[-2:]] == ["RollValuePublished", "SecretRollRevealed"]
-    assert audit(anyone, "--final")["clean"]
+    report = audit(anyone, "--final")
+    assert report["clean"], report["findings"]
     assert anyone.json("roster", "--side", "german")[-1]["repl"] == repl
 
 
@@ -310,7 +315,8 @@ def test_each_side_seals_its_chit_and_the_matrix_resolves_once_both_are_revealed
     german.ok("status")  # the German ledger reveals its chit; the matrix resolves in the same action
     chosen = rows(anyone, "InitiativeChosen")
     assert [(r["chits"], r["scenario"]) for r in chosen] == [({"german": "attack", "us": "idle"}, "German Assault")]
-    assert audit(anyone, "--final")["clean"]
+    report = audit(anyone, "--final")
+    assert report["clean"], report["findings"]
 
 
 def test_a_chit_cannot_be_changed_after_the_other_is_revealed(chits, tmp_path, make_db):
@@ -394,3 +400,46 @@ def test_a_key_without_chains_does_not_switch_fair_dice_off(kgp):
     report = audit(kgp)
     assert [f["kind"] for f in report["findings"]] == ["fair"], report["findings"]
     assert "U.S. side holds a key but never committed its fair-dice chains" in report["findings"][0]["message"]
+
+
+def test_a_secret_fair_roll_stays_secret_after_its_side_publishes_later_values(at):
+    """The roll chain is reversed: a later value hashed once is the one before it. A Secret roll publishes its roll
+    value only when revealed, but its side's next open roll publishes the value after it, and the other side holds
+    its own answer: those two alone gave the Secret roll's dice away (here the German's CPP Replenishment, 8.616).
+    Its dice also take a blinding value now: committed to by its declaration (SHA-256), published at its reveal."""
+    german, us, anyone = keyed(at("8.616", "20 AM"))
+    german.ok("roll", "8.616", "--side", "german")
+    us.ok("roll", "8.616", "--side", "us")
+    german.ok("status")  # answers the U.S. roll, makes its own
+    us.ok("status")
+    german.ok("status")
+    german.ok("roll", "8.618", "--side", "german")  # open: publishes the German's roll value 2
+    declared = {(r["side"], r["n"]): r for r in rows(anyone, "RollDeclared")}
+    secret, later = declared[("german", 1)], declared[("german", 2)]
+    assert secret["value"] == "" and len(secret["blinded"]) == 64 and later["value"] and not later["blinded"]
+    answer = next(r["value"] for r in rows(anyone, "RollAnswered") if r["declared"] == secret["version"])
+    derived = sha256(bytes.fromhex(later["value"])).hexdigest()  # the Secret roll's own roll value, from public data
+    before = json.dumps(rows(anyone))
+    german.ok("reveal", "--all")
+    published = next(r for r in rows(anyone, "RollValuePublished") if r["side"] == "german" and r["n"] == 1)
+    assert published["value"] == derived and published["blind"] not in before  # known value, unknown blind
+    assert fairdice.blinded(published["blind"]) == secret["blinded"]
+    revealed = next(r["fact"] for r in rows(anyone, "SecretRollRevealed") if r["fact"]["side"] == "german")
+    assert tuple(revealed["dice"]) == fairdice.faces(derived, answer, "CG I", "german", 1, "DR", published["blind"])
+    report = audit(anyone)
+    assert report["clean"], report["findings"]
+
+
+def test_a_wrong_blinding_value_is_refused_at_reveal(at):
+    german, us, anyone = keyed(at("8.616", "19 PM"))
+    german.ok("roll", "8.616", "--side", "german")
+    us.ok("status")
+    german.ok("status")
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    entry = campaign.declared["german:1"]
+    value = Keyring(GERMAN.encode()).chain_value(campaign, rules, "german", "roll", 1)
+    with pytest.raises(LedgerError, match="blinding value"):
+        fair.publish(campaign, rules, "german", 1, value, "00" * 32)
+    assert entry["blinded"] and not entry.get("blind")

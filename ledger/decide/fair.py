@@ -172,9 +172,10 @@ def check_covered(state: CampaignState, rules: Rules, side: str, n: int) -> None
 
 
 def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: str,
-            sealed_cpp: int = 0) -> RollDeclared:
+            sealed_cpp: int = 0, blinded: str = "") -> RollDeclared:
     """A fair roll asked for: the command is checked as fully as it can be without dice (table, step, due, each
-    declared DRM, the CPP it costs), its item consumed, and its roll value published unless it is Secret."""
+    declared DRM, the CPP it costs), its item consumed, and its roll value published unless it is Secret (a Secret
+    one commits to its blinding value instead: `blinded`)."""
     check_ready(state, rules)
     side = rules.side(cmd.side)
     n = state.fair_n.get(side, 0) + 1
@@ -187,12 +188,21 @@ def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: s
                                    sealed_cpp)
     if secret and value:
         raise BadInput("a Secret fair roll publishes its roll value only when it is revealed", RULE)
+    check_blinded(blinded, secret)
     check_covered(state, rules, side, n)
     if not secret:
         check_value(state, rules, side, "roll", n, value)
     return RollDeclared(action=state.next_action, table=fact.table, side=side, n=n, value=value,
                         drms=tuple(cmd.drms), purpose=cmd.purpose, rg=cmd.rg, item=fact.item, secret=secret,
-                        if_result=cmd.if_result)
+                        if_result=cmd.if_result, blinded=blinded)
+
+
+def check_blinded(blinded: str, secret: bool) -> None:
+    """A blinding value is committed to by a Secret fair roll only, as 64 hex digits (its SHA-256)."""
+    if blinded and not secret:
+        raise BadInput("only a Secret fair roll is blinded: an open roll's dice are known once answered", RULE)
+    if blinded and (len(blinded) != 64 or any(c not in "0123456789abcdef" for c in blinded)):
+        raise BadInput("a Secret fair roll commits to its blinding value with 64 hex digits (its SHA-256)", RULE)
 
 
 def placeholder(die: str) -> tuple[int, ...]:
@@ -229,12 +239,18 @@ def command(entry: dict, faces: tuple[int, ...]) -> rolls.RollCommand:
                              rg=entry["rg"], fair=entry["n"], declared=entry["version"])
 
 
-def dice(state: CampaignState, entry: dict, roll_value: str, die: str) -> tuple[int, ...]:
+def dice(state: CampaignState, entry: dict, roll_value: str, die: str, blind: str = "") -> tuple[int, ...]:
+    """The dice of a declared roll from its two chain values, and a Secret one's blinding value where its
+    declaration committed to one (`blind`, or the one published with its roll value)."""
+    blind = blind or entry.get("blind", "")
     try:
-        return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die)
+        if entry.get("blinded") and fairdice.blinded(blind) != entry["blinded"]:
+            raise ValueError
+        return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die,
+                              blind if entry.get("blinded") else "")
     except ValueError:  # a value no chain holds (the audit names the event that published it)
-        raise BadInput(f"fair roll {entry['n']} of the {entry['side']} side: its roll or answer value is not a chain "
-                       "value (not hex)", RULE) from None
+        raise BadInput(f"fair roll {entry['n']} of the {entry['side']} side: its roll, answer or blinding value is not "
+                       "the one committed to", RULE) from None
 
 
 def answered(state: CampaignState, rules: Rules, by: str, version: int, value: str, sealed_cpp: int = 0) -> list:
@@ -291,7 +307,8 @@ def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLaps
     return RollLapsed(action=state.next_action, declared=version, side=entry["side"])
 
 
-def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0) -> DiceRolled:
+def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0,
+            blind: str = "") -> DiceRolled:
     """The roll an answered declaration makes: the declared command with the dice its two values give."""
     entry = state.declared.get(key)
     if entry is None or not entry["answered"]:
@@ -302,24 +319,33 @@ def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, seale
     if roll_value != entry["value"] and entry["value"]:
         raise BadInput(f"fair roll {key}: roll value differs from the one declared", RULE)
     table = rules.table(entry["table"])
-    faces = dice(state, entry, roll_value, table.die)
+    faces = dice(state, entry, roll_value, table.die, blind)
     fact, _resolution = rolls.roll(state, rules, command(entry, faces), sealed_cpp)
     return fact
 
 
-def publish(state: CampaignState, rules: Rules, side: str, n: int, value: str) -> RollValuePublished:
-    """A Secret fair roll's roll value, published when it is revealed."""
+def publish(state: CampaignState, rules: Rules, side: str, n: int, value: str, blind: str = "") -> RollValuePublished:
+    """A Secret fair roll's roll value, published when it is revealed (with its blinding value, where its declaration
+    committed to one)."""
     key = f"{side}:{n}"
     entry = state.declared.get(key)
     if entry is None or not entry["secret"] or not entry["made"]:
         raise BadInput(f"the {rules.system.sides.get(side, side)} side has no made Secret fair roll {n} to reveal",
                        RULE)
     check_value(state, rules, side, "roll", n, value)
-    return RollValuePublished(action=state.next_action, side=side, n=n, value=value)
+    if entry.get("blinded") or blind:
+        try:
+            well = fairdice.blinded(blind) == entry.get("blinded")
+        except ValueError:
+            well = False
+        if not well:
+            raise BadInput(f"the blinding value published for the {rules.system.sides.get(side, side)} side's Secret "
+                           f"fair roll {n} is not the one its declaration committed to", RULE)
+    return RollValuePublished(action=state.next_action, side=side, n=n, value=value, blind=blind)
 
 
 def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled, value: str = "",
-                 entry: dict | None = None) -> None:
+                 entry: dict | None = None, blind: str = "") -> None:
     """A stored fair roll (DiceRolled, or the roll a SecretRollRevealed shows) resolves an answered declaration
     with the dice its two values give (`value`: its roll value, published in the same action; `entry`: the
     declaration as opened, for a veiled one)."""
@@ -330,7 +356,7 @@ def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled, value: st
     value = value or entry["value"]
     if not value:
         raise BadInput(f"fair roll {fact.fair} of the {fact.side} side: its roll value is not published", RULE)
-    expected = dice(state, entry, value, fact.die)
+    expected = dice(state, entry, value, fact.die, blind)
     if tuple(expected) != tuple(fact.dice):
         raise BadInput(f"fair roll {fact.fair} of the {fact.side} side shows {list(fact.dice)}; the two chain values "
                        f"give {list(expected)}", RULE)

@@ -415,7 +415,8 @@ def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
         if isinstance(fact, DiceRolled):
             return _roll(state, rules, fact, check_fair=False)
         if isinstance(fact, RollDeclared):  # a veiled declaration, opened: as its side's ledger declared it
-            expected = fair.declare(state, rules, commands.command_of(fact).roll, "", sealed_cpp(state, fact.side))
+            expected = fair.declare(state, rules, commands.command_of(fact).roll, "", sealed_cpp(state, fact.side),
+                                    fact.blinded)
         elif isinstance(fact, RGPurchased):
             expected = purchases.buy(state, rules, fact.rg, fact.side, fact.map_group, fact.objective, fact.given,
                                      fact.on_map, fact.pre_registered, sealed_cpp(state, fact.side), fact.early)

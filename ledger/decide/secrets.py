@@ -95,7 +95,7 @@ def reveal(state: CampaignState, made: SecretRollMade | None, version: int, open
 
 
 def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None, opened: DiceRolled,
-                salt: str, value: str = "", declarations: dict | None = None) -> list:
+                salt: str, value: str = "", declarations: dict | None = None, blind: str = "") -> list:
     """A Secret roll published; a fair one with its roll value first, unless published already, and its dice the
     ones its declaration's two chain values give (a veiled declaration: as `declarations`, revealed in the same
     action, opens it)."""
@@ -107,11 +107,11 @@ def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRo
                            "are revealed with the RG bought in secret", veiled.rule(rules))
         entry = veiled.opened_entry(entry, declarations[entry["version"]])
     if value:
-        facts.append(fair.publish(state, rules, opened.side, opened.fair, value))
+        facts.append(fair.publish(state, rules, opened.side, opened.fair, value, blind))
     elif entry is not None and not entry["value"]:
         raise BadInput(f"the Secret fair roll of event {version} is revealed with its roll value", fair.RULE)
     if entry is not None:
-        fair.check_rolled(state, rules, opened, value, entry)
+        fair.check_rolled(state, rules, opened, value, entry, blind)
     return facts + [reveal(state, made, version, opened, salt)]
 
 

@@ -52,7 +52,8 @@ def _well_sealed(sealed_with: str, sealed: str) -> None:
         raise BadInput("a veiled roll names its commitment (64 hex digits) and its sealed text", fair.RULE)
 
 
-def declare(state: CampaignState, rules: Rules, side: str, rg: int, sealed_with: str, sealed: str) -> RollDeclared:
+def declare(state: CampaignState, rules: Rules, side: str, rg: int, sealed_with: str, sealed: str,
+            blinded: str = "") -> RollDeclared:
     """A fair roll for an RG bought in secret, as both sides decide it before the RG is revealed: the side's own RG
     of this CG Date, the side in the step of its follow-ups, both chains on record for its n. What it is for is
     decided when it is revealed (redecide.py `revealed`), as the buyer's ledger decided it on its own books."""
@@ -62,8 +63,9 @@ def declare(state: CampaignState, rules: Rules, side: str, rg: int, sealed_with:
     _well_sealed(sealed_with, sealed)
     n = state.fair_n.get(side, 0) + 1
     fair.check_covered(state, rules, side, n)
+    fair.check_blinded(blinded, True)
     return RollDeclared(action=state.next_action, table="", side=side, n=n, rg=rg, secret=True,
-                        commitment=sealed_with, sealed=sealed)
+                        commitment=sealed_with, sealed=sealed, blinded=blinded)
 
 
 def admit_roll(state: CampaignState, rules: Rules, side: str, rg: int | None, purpose: str, n: int | None,
@@ -101,7 +103,7 @@ def reveal(state: CampaignState, rules: Rules, version: int, made: RollDeclared 
         raise BadInput(f"the declaration revealed for event {version} does not match its commitment: its table, DRMs "
                        "or condition were changed", rule(rules))
     if (opened.side, opened.n, opened.rg, opened.action, opened.value, opened.secret, opened.commitment,
-            opened.sealed) != (made.side, made.n, made.rg, made.action, "", True, "", ""):
+            opened.sealed, opened.blinded) != (made.side, made.n, made.rg, made.action, "", True, "", "", made.blinded):
         raise BadInput(f"the declaration revealed for event {version} is not the one made there", rule(rules))
     return RollDeclarationRevealed(action=state.next_action, declared=version, fact=opened, salt=salt)
 

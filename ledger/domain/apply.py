@@ -212,7 +212,8 @@ def _roll_declared(s: CampaignState, a: int, fact: RollDeclared, version: int) -
         "secret": fact.secret, "value": fact.value, "answer": "", "answered": 0, "made": 0,
         "drms": [list(d) for d in fact.drms], "purpose": fact.purpose, "rg": fact.rg, "item": fact.item,
         "step": s.ahead.get(fact.side, s.step), "cg_date": s.cg_date, "if_result": fact.if_result,
-        **({"commitment": fact.commitment} if fact.commitment else {})}})  # veiled: opened with its RG
+        **({"commitment": fact.commitment} if fact.commitment else {}),  # veiled: opened with its RG
+        **({"blinded": fact.blinded} if fact.blinded else {})}})
     if fact.item:
         s._add_key(a, "consumed", fact.item, [version, a])
     s.fair_n = {**s.fair_n, fact.side: max(s.fair_n.get(fact.side, 0), fact.n)}
@@ -264,7 +265,8 @@ def _roll_lapsed(s: CampaignState, a: int, fact: RollLapsed, version: int) -> No
 def _roll_value_published(s: CampaignState, a: int, fact: RollValuePublished, version: int) -> None:
     key = f"{fact.side}:{fact.n}"
     if key in s.declared:
-        s._set(a, "declared", {**s.declared, key: {**s.declared[key], "value": fact.value}})
+        s._set(a, "declared", {**s.declared, key: {**s.declared[key], "value": fact.value,
+                                                   **({"blind": fact.blind} if fact.blind else {})}})
     published(s, f"{fact.side}:roll", fact.n, fact.value)
 
 

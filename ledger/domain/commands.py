@@ -189,6 +189,7 @@ class RenewChain(Command, frozen=True, kw_only=True):  # a side's ledger, as a c
 class DeclareRoll(Command, frozen=True, kw_only=True):
     roll: RollCommand
     value: str = ""  # the roll chain's value, published now unless the roll is Secret
+    blinded: str = ""  # a Secret roll: the SHA-256 of its blinding value (ledger/trust/fairdice.py `blind`)
 
 
 class DeclareSealed(Command, frozen=True, kw_only=True):
@@ -199,6 +200,7 @@ class DeclareSealed(Command, frozen=True, kw_only=True):
     rg: int  # the RGPurchaseSealed event
     commitment: str
     sealed: str
+    blinded: str = ""
 
 
 class AnswerRoll(Command, frozen=True, kw_only=True):
@@ -217,6 +219,7 @@ class PublishValue(Command, frozen=True, kw_only=True):
     side: str
     n: int
     value: str
+    blind: str = ""
 
 
 class Witness(Command, frozen=True, kw_only=True):
@@ -264,6 +267,7 @@ class RevealRoll(Command, frozen=True, kw_only=True):
     fact: DiceRolled
     salt: str
     value: str = ""
+    blind: str = ""  # a blinded fair roll's blinding value, published with its roll value
 
 
 class RevealPurchase(Command, frozen=True, kw_only=True):

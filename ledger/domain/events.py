@@ -76,9 +76,8 @@ class DiceReported(Fact, tag="DiceReported", frozen=True, kw_only=True):
 
 
 class VaslReport(Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One VASL dice report as read from a file, every field it shows (ledger/vasl/bot.py reads them; the audit
-    reads `line` again and compares). Declared with omit_defaults: a field added later with a default leaves
-    the digests of stored events unchanged."""
+    """One VASL dice report as read from a file, every field it shows (ledger/vasl/bot.py reads them; the audit reads
+    `line` again). Declared with omit_defaults: a field added later with a default keeps stored digests unchanged."""
 
     position: int  # its line in a text file, its chat message number in a .vlog/.vsav
     step: int = 0  # in a .vlog: the log step (VASSAL's 'Step forward' count)
@@ -385,8 +384,7 @@ class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True
 
 
 class SecretRollMade(Fact, tag="SecretRollMade", frozen=True, kw_only=True):
-    """A Secret roll: what both sides see (table, side, purpose, time, commitment); the roll itself is
-    `sealed` with the rolling side's key."""
+    """A Secret roll: what both sides see (table, side, purpose, time, commitment); the roll `sealed` with its key."""
 
     action: int
     table: str
@@ -504,6 +502,7 @@ class RollDeclared(Fact, tag="RollDeclared", frozen=True, kw_only=True):
     # veiled (8.619: a follow-up of an RG bought in secret): all but side, n and RG sealed with its side's key
     commitment: str = ""
     sealed: str = ""
+    blinded: str = ""  # a Secret roll: SHA-256 of the blinding value its dice also take (published when revealed)
 
 
 class RollDeclarationRevealed(Fact, tag="RollDeclarationRevealed", frozen=True, kw_only=True):
@@ -543,6 +542,7 @@ class RollValuePublished(Fact, tag="RollValuePublished", frozen=True, kw_only=Tr
     side: str
     n: int
     value: str
+    blind: str = ""  # its blinding value, where its declaration committed to one
 
 
 class ChitSealed(Fact, tag="ChitSealed", frozen=True, kw_only=True):

@@ -70,8 +70,10 @@ def owed(campaign: CampaignState, rules, books, notices: list) -> Iterator[tuple
                 yield request, decisions.decide(view, rules, request, decisions.Context(by=me))
                 continue
             value = keyring.chain_value(campaign, rules, me, "roll", entry["n"])
+            blind = keyring.blind(campaign, rules, me, entry["n"]) if entry.get("blinded") else ""
             own = books.sealed_cpp(view, rules, me) if view.sealed else 0
-            rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own), action=campaign.next_action)
+            rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own, blind),
+                                             action=campaign.next_action)
             salt, text = keyring.seal(campaign, rules, rolled)
             shown = not entry.get("commitment")  # veiled: its table sealed too (8.619)
             request = cmds.SealRoll(table=rolled.table if shown else "", side=me,

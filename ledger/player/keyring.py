@@ -155,6 +155,17 @@ class Keyring:
     def chain_value(self, state, rules, side: str, chain: str, k: int) -> str:
         """The value of fair roll k from the side's chain that holds it, from its sealed seed (its key needed)."""
         from ..trust import fairdice
+
+        seed, committed = self._seed(state, rules, side, chain, k)
+        return fairdice.value(seed, chain, k - committed["first"] + 1, committed["length"])
+
+    def blind(self, state, rules, side: str, n: int) -> str:
+        """The blinding value of the side's Secret fair roll n (from the seed of the roll chain holding it)."""
+        from ..trust import fairdice
+
+        return fairdice.blind(self._seed(state, rules, side, "roll", n)[0], n)
+
+    def _seed(self, state, rules, side: str, chain: str, k: int) -> tuple[bytes, dict]:
         from ..decide.fair import chain_for
         from ..trust.secrets import unseal_bytes
 
@@ -165,7 +176,7 @@ class Keyring:
         cache = self.__dict__.setdefault("_seeds", {})
         if committed["sealed"] not in cache:
             cache[committed["sealed"]] = unseal_bytes(key, committed["sealed"], "sealed fair-dice seed")
-        return fairdice.value(cache[committed["sealed"]], chain, k - committed["first"] + 1, committed["length"])
+        return cache[committed["sealed"]], committed
 
     def seal_text(self, state, rules, side: str, text: str) -> str:
         """A JSON text (an Initiative chit and its salt) sealed, padded to the size of every sealed record."""

@@ -103,9 +103,10 @@ class SecretBooks:
         for version, made in zip(mine, self.store.stored_facts(campaign, mine)):
             opened = self.keyring.unseal(campaign, rules, made)
             rolled = opened.fact
-            value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) \
-                if rolled.fair is not None and f"{side}:{rolled.fair}" in campaign.declared else ""
-            acts.append(cmds.RevealRoll(roll=version, fact=rolled, salt=opened.salt, value=value))
+            entry = campaign.declared.get(f"{side}:{rolled.fair}") if rolled.fair is not None else None
+            value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) if entry else ""
+            blind = self.keyring.blind(campaign, rules, side, rolled.fair) if entry and entry.get("blinded") else ""
+            acts.append(cmds.RevealRoll(roll=version, fact=rolled, salt=opened.salt, value=value, blind=blind))
         return acts
 
     def purchases(self, campaign, rules, side: str | None, version: int | None) -> list:

@@ -60,6 +60,17 @@ def consistent(k: int, text: str, j: int, known: str) -> bool:
     return _hash(theirs, j - k) == mine
 
 
+def blind(seed: bytes, n: int) -> str:
+    """The blinding value of the side's n-th fair roll, should it be Secret: from the seed of the roll chain holding
+    it, so that a copied database blinds the same; its SHA-256 is published with the declaration."""
+    return hmac_sha256(seed, f"cgledger secret roll blind:{n}".encode()).hex()
+
+
+def blinded(value: str) -> str:
+    """The commitment to a blinding value (hex), as a declaration publishes it."""
+    return sha256(bytes.fromhex(value)).hexdigest()
+
+
 def reaches(text: str, target: str, times: int) -> bool:
     """Whether `target` is `text` hashed 0 to `times` times: one of the values of text's chain from it to its head."""
     try:
@@ -73,9 +84,11 @@ def reaches(text: str, target: str, times: int) -> bool:
     return False
 
 
-def faces(roll_value: str, answer_value: str, campaign: str, side: str, n: int, die: str) -> tuple[int, ...]:
-    """The dice of `side`'s n-th fair roll: HMAC keyed with both values."""
-    key = bytes.fromhex(roll_value) + bytes.fromhex(answer_value)
+def faces(roll_value: str, answer_value: str, campaign: str, side: str, n: int, die: str,
+          blind: str = "") -> tuple[int, ...]:
+    """The dice of `side`'s n-th fair roll: HMAC keyed with both values, and a Secret roll's blinding value (its
+    roll value alone would not keep it secret: a later value of its chain, published by an open roll, hashes to it)."""
+    key = bytes.fromhex(roll_value) + bytes.fromhex(answer_value) + bytes.fromhex(blind)
     return sample(key, f"cgledger fair roll:{campaign}:{side}:{n}", die)
 
 

@@ -12,6 +12,7 @@ from ..domain.outcomes import Declared, Rolled
 from ..errors import AlreadyRecorded, BadInput
 from ..rules import parse_declared
 from ..rules.dice import parse_entered
+from ..trust import fairdice
 from ..trust.secrets import commitment
 from .walking import walk_to
 
@@ -136,14 +137,18 @@ def declare(ledger, campaign, rules, table, who: str, drms, secret: bool, purpos
         value = ledger.keyring.chain_value(campaign, rules, who, "roll", n)
     else:
         value = ""  # refused by the decision when a commitment is missing
+    # a Secret roll's dice also take a blinding value: its roll value alone would be known once a later one is
+    # published (the chain is reversed: each value hashes to the one before it)
+    blinded = fairdice.blinded(ledger.keyring.blind(campaign, rules, who, n)) \
+        if secret and fair.chain_for(campaign, who, "roll", n) is not None else ""
     sealed_cpp = ledger.books.sealed_cpp(view, rules, who) if view.sealed else 0
-    fact = fair.declare(view, rules, command, value, sealed_cpp)
+    fact = fair.declare(view, rules, command, value, sealed_cpp, blinded)
     if veiled.followed_secretly(campaign, rg):  # an RG bought in secret: what the roll is for sealed too (8.619)
         salt, text = ledger.keyring.seal_declaration(campaign, rules, fact)
         ledger.record(campaign, rules, cmd.DeclareSealed(side=who, rg=rg, commitment=commitment(fact, salt),
-                                                         sealed=text))
+                                                         sealed=text, blinded=blinded))
     else:
-        ledger.append(campaign, fact, request=cmd.DeclareRoll(roll=command, value=value))
+        ledger.append(campaign, fact, request=cmd.DeclareRoll(roll=command, value=value, blinded=blinded))
     bought = view.rgs.get(str(rg)) if rg is not None else None
     return Declared(fact, table, campaign.cg_date, campaign.version, rules.system.sides[who],
                     rules.system.sides[fair.other(rules, who)], (bought or {}).get("rg", ""))
