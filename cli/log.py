@@ -227,7 +227,8 @@ def _roll_lapsed(row: dict, who) -> str:
 
 
 def _roll_value_published(row: dict, who) -> str:
-    return f"the {who(row['side'])} side publishes the value of its Secret fair roll {row['n']}"
+    blinded = " and the blinding value" if row.get("blind") else ""  # a Secret roll's, committed to when declared
+    return f"the {who(row['side'])} side publishes the value{blinded} of its Secret fair roll {row['n']}"
 
 
 def _dice_committed(row: dict, who) -> str:

@@ -424,6 +424,7 @@ def test_a_secret_fair_roll_stays_secret_after_its_side_publishes_later_values(a
     published = next(r for r in rows(anyone, "RollValuePublished") if r["side"] == "german" and r["n"] == 1)
     assert published["value"] == derived and published["blind"] not in before  # known value, unknown blind
     assert fairdice.blinded(published["blind"]) == secret["blinded"]
+    assert "the German side publishes the value and the blinding value of its Secret fair roll 1" in us.ok("log").stdout
     revealed = next(r["fact"] for r in rows(anyone, "SecretRollRevealed") if r["fact"]["side"] == "german")
     assert tuple(revealed["dice"]) == fairdice.faces(derived, answer, "CG I", "german", 1, "DR", published["blind"])
     report = audit(anyone)
