@@ -5,7 +5,6 @@ files one action each; the campaign's dice per scenario, player and category."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -38,10 +37,7 @@ def test_a_vlog_of_every_format_imports_every_die_player_and_category(at, tmp_pa
     cli = at("scenario")
     vlog = write_vlog(tmp_path / "stoumont.vlog", [c for c, _r in game])
     before = cli.events()
-    started = time.perf_counter()
     result = cli.json("vasl-import", str(vlog), *PLAYERS)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 20, elapsed  # measured: about 1 s for 400 reports
     file = result["files"][0]
     assert (file["form"], file["module"], file["module_version"], file["vassal_version"]) == (
         "vlog", "VASL", "6.6.7", "3.7.5")
