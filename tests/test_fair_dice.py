@@ -17,7 +17,7 @@ from cgledger.ledger.trust import fairdice
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.decide import fair
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.domain.events import ActionUndone, DiceRolled, RollAnswered, RollDeclared
+from cgledger.ledger.domain.events import ActionUndone, RollAnswered, RollDeclared
 from cgledger.ledger.player.keyring import Keyring
 from cgledger.ledger.trust.secrets import derive_key, unseal_bytes
 

@@ -125,7 +125,7 @@ def _fresh(state: CampaignState, rules: Rules, head: str) -> None:
         for chain in fairdice.CHAINS:
             committed = chains_of(state, side, chain)
             if any(c["head"] == head for c in committed):
-                raise BadInput(f"a new fair-dice chain's head is the head of a chain on record: its values are not "
+                raise BadInput("a new fair-dice chain's head is the head of a chain on record: its values are not "
                                "new", RULE)
             j, known = state.published.get(f"{side}:{chain}", [0, ""])
             holding = chain_for(state, side, chain, j) if j else None
