@@ -17,7 +17,7 @@ from cgledger.ledger.trust import fairdice
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.decide import fair
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.domain.events import ActionUndone, RollAnswered, RollDeclared
+from cgledger.ledger.domain.events import ActionUndone, RollAnswered, RollDeclared, RollValuePublished
 from cgledger.ledger.player.keyring import Keyring
 from cgledger.ledger.trust.secrets import derive_key, unseal_bytes
 
@@ -444,3 +444,18 @@ def test_a_wrong_blinding_value_is_refused_at_reveal(at):
     with pytest.raises(LedgerError, match="blinding value"):
         fair.publish(campaign, rules, "german", 1, value, "00" * 32)
     assert entry["blinded"] and not entry.get("blind")
+
+
+def test_a_secret_roll_revealed_with_another_blinding_value_is_named_and_refused(at, make_db, tmp_path):
+    """A doctored reveal publishing a blinding value other than the one the declaration committed to (dice of its
+    choosing): the audit names it, and `import` refuses the whole bundle."""
+    german, us, anyone = keyed(at("8.616", "19 PM"))
+    german.ok("roll", "8.616", "--side", "german")
+    us.ok("status")
+    german.ok("status")  # made, sealed
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    value = Keyring(GERMAN.encode()).chain_value(campaign, ledger.rules_for(campaign), "german", "roll", 1)
+    forge(anyone.db, lambda c: RollValuePublished(action=c.next_action, side="german", n=1, value=value,
+                                                  blind="00" * 32), GERMAN)
+    named_and_refused(anyone, Cli(make_db()), tmp_path, "secret", "is not the one its declaration committed to")
