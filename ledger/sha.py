@@ -57,3 +57,8 @@ def uuid5(namespace: UUID, name: str) -> UUID:
     except ImportError:
         from hashlib import sha1
     return UUID(bytes=sha1(namespace.bytes + name.encode("utf-8")).digest()[:16], version=5)
+
+
+def is_digest(text: str) -> bool:
+    """Whether `text` is 64 lowercase hex digits, as the log writes a SHA-256 or an Ed25519 public key."""
+    return len(text) == 64 and all(c in "0123456789abcdef" for c in text)

@@ -11,6 +11,7 @@ import msgspec
 from ..trust import fairdice
 from ..rules.dice import FACES
 from ..errors import BadInput
+from ..sha import is_digest
 from ..domain.events import (
     DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceRolled, RollAnswered, RollDeclared, RollLapsed, RollValuePublished,
 )
@@ -58,7 +59,7 @@ def commit(state: CampaignState, rules: Rules, side: str, roll_head: str, answer
 
 
 def _well_formed(head: str, length: int, sealed: str) -> None:
-    if len(head) != 64 or any(c not in "0123456789abcdef" for c in head):
+    if not is_digest(head):
         raise BadInput("a fair-dice commitment names its chain heads (64 hex digits each)", RULE)
     if length != fairdice.LENGTH:  # a short chain would leave its owner unable to answer: every roll would wait
         raise BadInput(f"a fair-dice commitment is to chains of {fairdice.LENGTH} values, not {length}", RULE)
@@ -201,7 +202,7 @@ def check_blinded(blinded: str, secret: bool) -> None:
     """A blinding value is committed to by a Secret fair roll only, as 64 hex digits (its SHA-256)."""
     if blinded and not secret:
         raise BadInput("only a Secret fair roll is blinded: an open roll's dice are known once answered", RULE)
-    if blinded and (len(blinded) != 64 or any(c not in "0123456789abcdef" for c in blinded)):
+    if blinded and not is_digest(blinded):
         raise BadInput("a Secret fair roll commits to its blinding value with 64 hex digits (its SHA-256)", RULE)
 
 
@@ -244,10 +245,9 @@ def dice(state: CampaignState, entry: dict, roll_value: str, die: str, blind: st
     declaration committed to one (`blind`, or the one published with its roll value)."""
     blind = blind or entry.get("blind", "")
     try:
-        if entry.get("blinded") and fairdice.blinded(blind) != entry["blinded"]:
+        if not blind_kept(entry, blind):
             raise ValueError
-        return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die,
-                              blind if entry.get("blinded") else "")
+        return fairdice.faces(roll_value, entry["answer"], state.name, entry["side"], entry["n"], die, blind)
     except ValueError:  # a value no chain holds (the audit names the event that published it)
         raise BadInput(f"fair roll {entry['n']} of the {entry['side']} side: its roll, answer or blinding value is not "
                        "the one committed to", RULE) from None
@@ -333,15 +333,20 @@ def publish(state: CampaignState, rules: Rules, side: str, n: int, value: str, b
         raise BadInput(f"the {rules.system.sides.get(side, side)} side has no made Secret fair roll {n} to reveal",
                        RULE)
     check_value(state, rules, side, "roll", n, value)
-    if entry.get("blinded") or blind:
-        try:
-            well = fairdice.blinded(blind) == entry.get("blinded")
-        except ValueError:
-            well = False
-        if not well:
-            raise BadInput(f"the blinding value published for the {rules.system.sides.get(side, side)} side's Secret "
-                           f"fair roll {n} is not the one its declaration committed to", RULE)
+    if not blind_kept(entry, blind):
+        raise BadInput(f"the blinding value published for the {rules.system.sides.get(side, side)} side's Secret "
+                       f"fair roll {n} is not the one its declaration committed to", RULE)
     return RollValuePublished(action=state.next_action, side=side, n=n, value=value, blind=blind)
+
+
+def blind_kept(entry: dict, blind: str) -> bool:
+    """Whether `blind` is the blinding value a declaration committed to (none given where it committed to none)."""
+    if not entry.get("blinded"):
+        return not blind
+    try:
+        return fairdice.blinded(blind) == entry["blinded"]
+    except ValueError:  # not hex
+        return False
 
 
 def check_rolled(state: CampaignState, rules: Rules, fact: DiceRolled, value: str = "",

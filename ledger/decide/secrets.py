@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import rules as rulesmod
 from ..errors import BadInput
+from ..sha import is_digest
 from ..domain.events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
     TablesOverridden,
@@ -23,7 +24,7 @@ def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check
         raise BadInput(f"the {rules.system.sides[side]} side has set up its key already (once per side)")
     if len(salt) < 16 or len(check) < 16:
         raise BadInput("a key registration needs its salt and check value")
-    if public and (len(public) != 64 or any(c not in "0123456789abcdef" for c in public)):
+    if public and not is_digest(public):
         raise BadInput("a signing key registration needs an Ed25519 public key (64 hex digits)")
     return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check, public=public)
 

@@ -8,6 +8,7 @@ books decide them in full); all are published with the RG, in one action, and de
 from __future__ import annotations
 
 from ..errors import BadInput
+from ..sha import is_digest
 from ..domain.events import RollDeclarationRevealed, RollDeclared
 from ..domain.evolve import CampaignState
 from ..rules import Rules
@@ -48,7 +49,7 @@ def _secret_rg(state: CampaignState, rules: Rules, side: str, rg: int | None) ->
 
 
 def _well_sealed(sealed_with: str, sealed: str) -> None:
-    if len(sealed_with) != 64 or any(c not in "0123456789abcdef" for c in sealed_with) or not sealed:
+    if not is_digest(sealed_with) or not sealed:
         raise BadInput("a veiled roll names its commitment (64 hex digits) and its sealed text", fair.RULE)
 
 
