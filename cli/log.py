@@ -145,6 +145,9 @@ def _secret_roll_made(row: dict, who) -> str:
 
 def _secret_roll_revealed(row: dict, who) -> str:
     rolled = row["fact"]
+    if "dice" not in rolled:  # made void (8.6201: sealed, so the strength it depended on stayed Secret)
+        return (f"revealed the secret roll of event {row['roll']}: made void, as its RG's strength roll gave another "
+                "result")
     return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
             f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
 

@@ -225,17 +225,22 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
         raise click.UsageError("--entered or --searched, not both")
     cause = "entry" if entered else "search" if searched else ""
     facts = keyverbs.reveal(obj.ledger(), obj.campaign, side, roll, cause, searched)
-    rolls = [f for f in facts if isinstance(f, SecretRollRevealed)]
+    rolls = [f for f in facts if isinstance(f, SecretRollRevealed) and hasattr(f.fact, "dice")]
+    void = [f.roll for f in facts if isinstance(f, SecretRollRevealed) and not hasattr(f.fact, "dice")]
     places = [f for f in facts if isinstance(f, HiddenFortificationRevealed)]
     if as_json:
         emit_json([{"roll": f.roll, "table": f.fact.table, "dice": list(f.fact.dice), "final": f.fact.final,
                     "result": f.fact.result} for f in rolls]
+                  + [{"roll": roll, "table": None, "dice": [], "final": None, "result": "void", "void": True}
+                     for roll in void]
                   + [{"placed": f.placed, "item": f.fact.item, "side": f.fact.side, "hex": f.fact.hex,
                       "cause": f.cause or None} for f in places])
         return
     for f in rolls:
         click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
                    f"Final {f.fact.final}: {f.fact.result}")
+    for roll in void:
+        click.echo(f"event {roll}: made void: its RG's strength roll gave another result, so the rules call for none")
     for f in places:
         why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {f.search}"}
         click.echo(f"event {f.placed}: {f.fact.side} {f.fact.item} in {f.fact.hex}{why.get(f.cause, '')}")

@@ -266,7 +266,7 @@ def make_db(tmp_path: Path):
         return tmp_path / f"campaign{next(count) or ''}.db"
 
     yield make
-    pg_drop(made)
+    pg_drop([m for m in made if BACKEND == "postgres"])
 
 
 @pytest.fixture
@@ -311,12 +311,13 @@ def at(tmp_path: Path, tmp_path_factory):
         if BACKEND == "postgres":
             made.append(pg_create(template=pg_name(_TEMPLATES[key])))
             return Cli(made[-1])
-        folder = tmp_path / f"at-{step}-{date}-{cg}".replace(" ", "_")
+        folder = tmp_path / f"at-{step}-{date}-{cg}-{len(made)}".replace(" ", "_")  # a second copy: its own folder
+        made.append(str(folder))
         shutil.copytree(_TEMPLATES[key].parent, folder)
         return Cli(folder / "campaign.db")
 
     yield make
-    pg_drop(made)
+    pg_drop([m for m in made if BACKEND == "postgres"])
 
 
 @pytest.fixture

@@ -237,8 +237,8 @@ def test_a_roll_for_a_strength_result_is_refused_where_the_rules_do_not_call_for
 @pytest.mark.parametrize("seed, strength", [("open-i2", "Full Strength"), ("d32", "Depleted")])  # seeds that give each
 def test_a_kgp_open_rgs_sw_drs_are_as_secret_as_its_strength(tmp_path, make_db, seed, strength):
     """KGP 8.6201 is a Secret DR even for an RG bought in the open: the 8.6204 SW drs declared for its 'D' are Secret
-    too, made or lapsed by the buyer's ledger, which alone knows the strength; both audits are clean, and so is the
-    final one once everything is revealed."""
+    too, made or made void by the buyer's ledger, which alone knows the strength, and sealed alike; both audits are
+    clean, and so is the final one once everything is revealed."""
     from two_players import start
 
     desks, post = start("kgp", [make_db(), make_db()], tmp_path, fair_seed=seed)
@@ -256,9 +256,12 @@ def test_a_kgp_open_rgs_sw_drs_are_as_secret_as_its_strength(tmp_path, make_db, 
     made = post.receive(g)[0]["results"]
     assert next(r["result"] for r in made if r["table"] == "8.6201") == strength
     sw = [r for r in made if r["table"] == "8.6204"]
-    lapsed = [r for r in g.json("log") if r["type"] == "RollLapsed"]
-    assert (len(sw), len(lapsed)) == ((3, 0) if strength == "Depleted" else (0, 3)), (strength, sw, lapsed)
+    assert len(sw) == (3 if strength == "Depleted" else 0), (strength, sw)  # what the roller is shown
+    sealed = [r["table"] for r in g.json("log") if r["type"] in ("SecretRollMade", "RollLapsed")]
+    assert sealed == ["8.6201", *["8.6204"] * 3], sealed  # a Full RG's SW drs made void, sealed alike
     g.ok("reveal", "--all", "--side", "german")
+    void = [r for r in g.json("log") if r["type"] == "SecretRollRevealed" and "dice" not in r["fact"]]
+    assert len(void) == (0 if strength == "Depleted" else 3), void
     post.send(g)
     post.receive(u)
     for desk in (g, u):

@@ -126,7 +126,7 @@ def check_fair(campaign_id, logged, name: str) -> list[tuple[int, str]]:
             problems.append((version, f"the {side} side's published shares do not come from its seed"))
     for event in logged:
         fact = event.fact
-        if isinstance(fact, SecretRollRevealed) and fact.fact.fair is not None:
+        if isinstance(fact, SecretRollRevealed) and getattr(fact.fact, "fair", None) is not None:
             rolled = fact.fact
             other = next(s for s in committed if s != rolled.side)
             expected = fair_faces(seeds[rolled.side][1], committed[other][1].shares[rolled.fair - 1], name,

@@ -85,11 +85,11 @@ class Kept:
         if fact is None:
             return
         if isinstance(fact, (FairDiceCommitted, FairSeedRevealed)) or (
-                isinstance(fact, SecretRollRevealed) and fact.fact.fair is not None):
+                isinstance(fact, SecretRollRevealed) and getattr(fact.fact, "fair", None) is not None):
             self.fair.append(event)
         if isinstance(fact, SecretRollRevealed):
             self.revealed.add(fact.roll)
-            self.revealing = self.revealing or fact.fact.effect == "cpp_replenishment"
+            self.revealing = self.revealing or getattr(fact.fact, "effect", "") == "cpp_replenishment"
             if isinstance(fact.fact, DiceRolled):
                 self.reveals.append((fact.action, fact.fact.source))
         elif isinstance(fact, RGPurchaseRevealed):

@@ -94,8 +94,9 @@ def _reveal(state: CampaignState, rules, c: Reveal, x: Context) -> list:
     facts: list = []
     for act in c.acts:
         opened = {f.declared: f.fact for f in facts if isinstance(f, RollDeclarationRevealed)}
+        rolled = [f.fact for f in facts if isinstance(f, SecretRollRevealed)]  # a void roll reads its RG's strength
         facts += decide(state, rules, act, dataclasses.replace(x, extra={**x.extra, "revealing": True,
-                                                                       "declarations": opened}))
+                                                                       "declarations": opened, "rolled": rolled}))
     return facts
 
 
@@ -171,7 +172,8 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     SealPurchase: lambda s, r, c, x: _list(purchases.admit_sealed(s, r, c.side, c.commitment, c.sealed)),
     HidePlacement: lambda s, r, c, x: _list(fortify.admit_hidden(s, r, c.side, c.item, c.commitment, c.sealed, x.log)),
     RevealRoll: _alone(lambda s, r, c, x: secrets.reveal_roll(s, r, c.roll, made_at(x.log, c.roll), c.fact, c.salt,
-                                                              c.value, x.extra.get("declarations"), c.blind)),
+                                                              c.value, x.extra.get("declarations"), c.blind,
+                                                              x.extra.get("rolled", ()))),
     DeclareSealed: lambda s, r, c, x: _list(veiled.declare(s, r, c.side, c.rg, c.commitment, c.sealed, c.blinded)),
     RevealDeclaration: _alone(lambda s, r, c, x: _list(veiled.reveal(s, r, c.declared, made_at(x.log, c.declared),
                                                                      c.fact, c.salt))),

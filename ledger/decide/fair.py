@@ -285,7 +285,9 @@ def lapses(state: CampaignState, rules: Rules, entry: dict) -> bool:
 
 def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLapsed:
     """A Secret roll declared for one result of its RG's strength lapses, by its roller's ledger once answered: its
-    strength gave another result (what the roller's own books say; the other side's state has it sealed)."""
+    strength gave another result (what the roller's own books say; the other side's state has it sealed). Its
+    ledger seals the lapse as a roll made is (made void: the strength is Secret, 8.6201), decided again at its
+    reveal (`check_void`); older logs hold it in the open."""
     entry = waiting(state, version)
     if entry["made"]:
         raise BadInput(f"the fair roll of event {version} was made (event {entry['made']}): a roll made never lapses",
@@ -305,6 +307,25 @@ def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLaps
         raise BadInput(f"the fair roll of event {version} is made: its RG's strength roll gave "
                        f"'{entry['if_result']}'", entry["table"])
     return RollLapsed(action=state.next_action, declared=version, side=entry["side"])
+
+
+def check_void(state: CampaignState, rules: Rules, entry: dict, revealed=()) -> None:
+    """A Secret roll made void, once revealed: declared for one result of its RG's strength roll, which gave another
+    (the strength as the campaign knows it, or as revealed before it in the same action: `revealed`)."""
+    who, table = rules.system.sides[entry["side"]], entry["table"]
+    if not entry.get("if_result"):
+        raise BadInput(f"the {who} side's roll on {table} was declared without condition, yet made void: it is made, "
+                       "never void", RULE)
+    strength = (state.rgs.get(str(entry["rg"])) or {}).get("strength", "")
+    if strength in ("", "sealed"):
+        strength = next((r.code for r in revealed if isinstance(r, DiceRolled) and r.rg == entry["rg"]
+                         and r.effect == "rg_strength"), "")
+    if not strength:
+        raise BadInput(f"the {who} side's roll on {table} made void is revealed with its RG's strength roll, or after "
+                       "it", RULE)
+    if strength == entry["if_result"]:
+        raise BadInput(f"the {who} side's roll on {table} was made void, though its RG's strength roll gave "
+                       f"'{strength}'", table)
 
 
 def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0,

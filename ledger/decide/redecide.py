@@ -310,6 +310,8 @@ def _placement_as_made(fact: HiddenFortificationRevealed, log_before) -> list[tu
 
 def _roll_as_made(fact: SecretRollRevealed, made_states: dict) -> list[tuple[str, str]]:
     _made, state_then = made_states.get(fact.roll, (None, None))
+    if not isinstance(fact.fact, DiceRolled):
+        return []  # made void: decided at its reveal (fair.check_void)
     if state_then is None or str(fact.fact.rg) in state_then.secret_rgs:
         return []  # a follow-up of an RG bought in secret: decided again once the purchase is revealed (`revealed`)
     then_rules = rulesmod.for_campaign(state_then)
@@ -331,8 +333,8 @@ def revealed(logged) -> list[tuple[int, str, str]]:
         e.fact.purchase in made and commitment(e.fact.fact, e.fact.salt) == made[e.fact.purchase].commitment)]
     bought = {e.fact.purchase for e in logged if isinstance(e.fact, RGPurchaseRevealed)}
     unveiled = {e.fact.declared for e in logged if isinstance(e.fact, RollDeclarationRevealed)}
-    replenished = any(isinstance(e.fact, SecretRollRevealed) and e.fact.fact.effect == "cpp_replenishment"
-                      for e in logged)
+    replenished = any(isinstance(e.fact, SecretRollRevealed)
+                      and getattr(e.fact.fact, "effect", "") == "cpp_replenishment" for e in logged)
     if not bought and not replenished:
         return []
     findings: list[tuple[int, str, str]] = []

@@ -8,8 +8,8 @@ from .. import rules as rulesmod
 from ..errors import BadInput
 from ..sha import is_digest
 from ..domain.events import (
-    DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollMade, SecretRollRevealed, SideKeyRegistered,
-    TablesOverridden,
+    DiceRolled, FairDiceCommitted, FairSeedRevealed, RollLapsed, SecretRollMade, SecretRollRevealed,
+    SideKeyRegistered, TablesOverridden,
 )
 from ..domain.evolve import CampaignState
 from ..rules import Rules
@@ -95,18 +95,18 @@ def reveal(state: CampaignState, made: SecretRollMade | None, version: int, open
     return SecretRollRevealed(action=state.next_action, roll=version, fact=opened, salt=salt)
 
 
-def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None, opened: DiceRolled,
-                salt: str, value: str = "", declarations: dict | None = None, blind: str = "") -> list:
+def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None,
+                opened: DiceRolled | RollLapsed, salt: str, value: str = "", declarations: dict | None = None,
+                blind: str = "", rolled=()) -> list:
     """A Secret roll published; a fair one with its roll value first, unless published already, and its dice the
     ones its declaration's two chain values give (a veiled declaration: as `declarations`, revealed in the same
-    action, opens it)."""
+    action, opens it). A roll made void: as `reveal_void` decides it (`rolled`: the rolls revealed before it in
+    the same action)."""
+    if isinstance(opened, RollLapsed):
+        return [reveal_void(state, rules, version, made, opened, salt, value, declarations, rolled)]
     facts: list = []
-    entry = state.declared.get(f"{opened.side}:{opened.fair}") if opened.source == "fair" else None
-    if veiled.veiled(entry):
-        if entry["version"] not in (declarations or {}):
-            raise BadInput(f"the Secret roll of event {version} was declared veiled at event {entry['version']}: both "
-                           "are revealed with the RG bought in secret", veiled.rule(rules))
-        entry = veiled.opened_entry(entry, declarations[entry["version"]])
+    entry = _opened(state, rules, version, state.declared.get(f"{opened.side}:{opened.fair}")
+                    if opened.source == "fair" else None, declarations)
     if value:
         facts.append(fair.publish(state, rules, opened.side, opened.fair, value, blind))
     elif entry is not None and not entry["value"]:
@@ -114,6 +114,36 @@ def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRo
     if entry is not None:
         fair.check_rolled(state, rules, opened, value, entry, blind)
     return facts + [reveal(state, made, version, opened, salt)]
+
+
+def _opened(state: CampaignState, rules: Rules, version: int, entry: dict | None, declarations: dict | None):
+    """A fair roll's declaration as its reveal reads it: a veiled one as `declarations`, revealed in the same
+    action, opens it."""
+    if not veiled.veiled(entry):
+        return entry
+    if entry["version"] not in (declarations or {}):
+        raise BadInput(f"the Secret roll of event {version} was declared veiled at event {entry['version']}: both "
+                       "are revealed with the RG bought in secret", veiled.rule(rules))
+    return veiled.opened_entry(entry, declarations[entry["version"]])
+
+
+def reveal_void(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None, opened: RollLapsed,
+                salt: str, value: str = "", declarations: dict | None = None, rolled=()) -> SecretRollRevealed:
+    """A Secret roll made void published (8.6201: its RG's strength, a Secret DR, gave another result than the one
+    it was declared for; void in the open, it would have told the strength): the void its commitment binds, for the
+    fair roll declared there, its condition decided now that the strength is known."""
+    if made is None or str(version) not in state.sealed:
+        raise BadInput(f"event {version} is no unrevealed Secret roll")
+    if commitment(opened, salt) != made.commitment:
+        raise BadInput(f"the roll revealed for the Secret roll of event {version} does not match its commitment: "
+                       "it was made, not made void")
+    entry = state.declared.get(f"{made.side}:{made.fair}") if made.fair is not None else None
+    if entry is None or (opened.side, opened.action, opened.declared) != (made.side, made.action, entry["version"]):
+        raise BadInput(f"the roll revealed for event {version} is not the one announced there")
+    if value:
+        raise BadInput(f"the Secret roll of event {version} was made void: it publishes no roll value", fair.RULE)
+    fair.check_void(state, rules, _opened(state, rules, version, entry, declarations), rolled)
+    return SecretRollRevealed(action=state.next_action, roll=version, fact=opened, salt=salt)
 
 
 def load_rules(state: CampaignState, source: str, text: str) -> TablesOverridden:

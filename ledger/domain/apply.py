@@ -59,6 +59,9 @@ def _secret_roll_made(s: CampaignState, a: int, fact: SecretRollMade, version: i
 
 
 def _secret_roll_revealed(s: CampaignState, a: int, fact: SecretRollRevealed, version: int) -> None:
+    if isinstance(fact.fact, RollLapsed):
+        void_revealed(s, a, fact)
+        return
     if s.sealed.get(str(fact.roll), {}).get("veiled"):
         unveiled(s, a, fact.fact)
     s._set(a, "sealed", {k: v for k, v in s.sealed.items() if k != str(fact.roll)})
@@ -246,6 +249,20 @@ def unveiled(s: CampaignState, a: int, rolled: DiceRolled) -> None:
                                                     "rolled": {k: n for k, n in counts.items() if n}}})
     if rolled.item and rolled.item not in s.consumed:
         s._add_key(a, "consumed", rolled.item, [rolled.action, a])
+
+
+def void_revealed(s: CampaignState, a: int, fact: SecretRollRevealed) -> None:
+    """A Secret roll made void, revealed: no longer counted as a roll of its RG; its declaration settled."""
+    veiled = s.sealed.get(str(fact.roll), {}).get("veiled")
+    s._set(a, "sealed", {k: v for k, v in s.sealed.items() if k != str(fact.roll)})
+    key, entry = next(((k, e) for k, e in s.declared.items() if e["version"] == fact.fact.declared), (None, None))
+    if entry is None:
+        return
+    rg, table = s.rgs.get(str(entry["rg"])), "" if veiled else entry["table"]
+    if rg is not None and rg["rolled"].get(table):
+        counts = {**rg["rolled"], table: rg["rolled"][table] - 1}
+        s._set(a, "rgs", {**s.rgs, str(entry["rg"]): {**rg, "rolled": {k: n for k, n in counts.items() if n}}})
+    settled(s, a, key)
 
 
 def _roll_answered(s: CampaignState, a: int, fact: RollAnswered, version: int) -> None:

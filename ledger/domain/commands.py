@@ -6,7 +6,7 @@ from typing import Union
 
 from msgspec import Struct, field
 
-from .events import DiceRolled, FortificationPlaced, RGPurchased, RollDeclared
+from .events import DiceRolled, FortificationPlaced, RGPurchased, RollDeclared, RollLapsed
 
 
 class Command(Struct, frozen=True, kw_only=True, tag=True, tag_field="verb", omit_defaults=True):
@@ -264,7 +264,7 @@ class RevealRoll(Command, frozen=True, kw_only=True):
     """A Secret roll published: the roll as made and the salt of its commitment; a fair one with its roll value."""
 
     roll: int  # the event that made it
-    fact: DiceRolled
+    fact: DiceRolled | RollLapsed  # RollLapsed: made void
     salt: str
     value: str = ""
     blind: str = ""  # a blinded fair roll's blinding value, published with its roll value

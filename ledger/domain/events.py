@@ -423,7 +423,7 @@ class SecretRollRevealed(Fact, tag="SecretRollRevealed", frozen=True, kw_only=Tr
 
     action: int
     roll: int  # the SecretRollMade event
-    fact: DiceRolled
+    fact: "DiceRolled | RollLapsed"  # RollLapsed: made void (a roll its RG's strength did not call for)
     salt: str
 
 
@@ -516,8 +516,8 @@ class RollDeclarationRevealed(Fact, tag="RollDeclarationRevealed", frozen=True, 
 
 class RollLapsed(Fact, tag="RollLapsed", frozen=True, kw_only=True):
     """A declared roll made only if its RG's strength roll gave `if_result` (RR 2.5192, KGP 8.6204: a Depleted RG's
-    SW drs) lapses: the strength gave another result, so the rules call for no such roll. Recorded by the ledger that
-    would have made it (the answering side's for an open roll, the roller's for a Secret one)."""
+    SW drs) lapses: the strength gave another result, so no such roll. Recorded by the answering side's ledger for an
+    open roll; a Secret one's roller seals it in a SecretRollMade (made void), and older logs hold it in the open."""
 
     action: int
     declared: int  # the RollDeclared event

@@ -70,7 +70,8 @@ def own_results(events: list, opened: dict, me: str) -> list:
         fact = event.fact
         if isinstance(fact, DiceRolled) and fact.side == me:
             out.append((event.version, fact))
-        elif isinstance(fact, SecretRollMade) and fact.side == me and event.version in opened:
+        elif isinstance(fact, SecretRollMade) and fact.side == me \
+                and isinstance(opened.get(event.version), DiceRolled):  # not one made void: no dice to show
             out.append((event.version, opened[event.version]))
     return out
 

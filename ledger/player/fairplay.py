@@ -11,6 +11,7 @@ import msgspec
 
 from ..domain import commands as cmds
 from ..domain.evolve import CampaignState
+from ..domain.events import DiceRolled
 from ..decide import fair, rolls, steps
 from .. import lazy
 from ..trust.secrets import commitment
@@ -66,21 +67,23 @@ def owed(campaign: CampaignState, rules, books, notices: list) -> Iterator[tuple
             view = books.own_view(campaign, rules, me)
             mine = view.declared.get(key, entry)  # a veiled one (an RG bought in secret) as its key opens it
             if mine.get("if_result") and strength(campaign, rules, books, view, mine) != mine["if_result"]:
-                request = cmds.LapseRoll(declared=entry["version"])  # its RG's strength gave another result
-                yield request, decisions.decide(view, rules, request, decisions.Context(by=me))
-                continue
-            value = keyring.chain_value(campaign, rules, me, "roll", entry["n"])
-            blind = keyring.blind(campaign, rules, me, entry["n"]) if entry.get("blinded") else ""
-            own = books.sealed_cpp(view, rules, me) if view.sealed else 0
-            rolled = msgspec.structs.replace(fair.resolve(view, rules, key, value, own, blind),
-                                             action=campaign.next_action)
-            salt, text = keyring.seal(campaign, rules, rolled)
+                # its RG's strength gave another result: made void, sealed as a roll made is (8.6201: the strength
+                # is Secret, and a lapse in the open would tell it)
+                made = msgspec.structs.replace(fair.lapse(view, rules, me, entry["version"]),
+                                               action=campaign.next_action)
+            else:
+                value = keyring.chain_value(campaign, rules, me, "roll", entry["n"])
+                blind = keyring.blind(campaign, rules, me, entry["n"]) if entry.get("blinded") else ""
+                own = books.sealed_cpp(view, rules, me) if view.sealed else 0
+                made = msgspec.structs.replace(fair.resolve(view, rules, key, value, own, blind),
+                                               action=campaign.next_action)
+            salt, text = keyring.seal(campaign, rules, made)
             shown = not entry.get("commitment")  # veiled: its table sealed too (8.619)
-            request = cmds.SealRoll(table=rolled.table if shown else "", side=me,
-                                    purpose=rolled.purpose if shown else "", rg=rolled.rg, fair=rolled.fair,
-                                    commitment=commitment(rolled, salt), sealed=text)
+            request = cmds.SealRoll(table=entry["table"] if shown else "", side=me,
+                                    purpose=entry["purpose"] if shown else "", rg=entry["rg"], fair=entry["n"],
+                                    commitment=commitment(made, salt), sealed=text)
             yield request, decisions.decide(campaign, rules, request)
-            books.made_now.append((campaign.version, rolled))  # shown to its roller once saved
+            books.made_now.append((campaign.version, made))  # shown to its roller once saved
     revealed = chit_revealed(campaign, rules, keyring, me)
     if revealed is not None:
         yield revealed
@@ -93,7 +96,8 @@ def strength(campaign: CampaignState, rules, books, view, entry: dict) -> str:
     if code != "sealed":
         return code
     for _version, rolled in reversed(books.made_now):
-        if rolled.rg == entry["rg"] and rules.tables[rolled.table].effect == "rg_strength":
+        if isinstance(rolled, DiceRolled) and rolled.rg == entry["rg"] \
+                and rules.tables[rolled.table].effect == "rg_strength":
             return rolled.code
     versions = [int(v) for v, s in campaign.sealed.items() if s["effect"] == "rg_strength"
                 and s["side"] == entry["side"]]

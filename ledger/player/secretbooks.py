@@ -102,10 +102,11 @@ class SecretBooks:
         acts = []
         for version, made in zip(mine, self.store.stored_facts(campaign, mine)):
             opened = self.keyring.unseal(campaign, rules, made)
-            rolled = opened.fact
-            entry = campaign.declared.get(f"{side}:{rolled.fair}") if rolled.fair is not None else None
-            value = self.keyring.chain_value(campaign, rules, side, "roll", rolled.fair) if entry else ""
-            blind = self.keyring.blind(campaign, rules, side, rolled.fair) if entry and entry.get("blinded") else ""
+            rolled = opened.fact  # or a RollLapsed: made void, no dice to show (no roll value published)
+            n = getattr(rolled, "fair", None)
+            entry = campaign.declared.get(f"{side}:{n}") if n is not None else None
+            value = self.keyring.chain_value(campaign, rules, side, "roll", n) if entry else ""
+            blind = self.keyring.blind(campaign, rules, side, n) if entry and entry.get("blinded") else ""
             acts.append(cmds.RevealRoll(roll=version, fact=rolled, salt=opened.salt, value=value, blind=blind))
         return acts
 

@@ -12,14 +12,14 @@ from base64 import urlsafe_b64decode, urlsafe_b64encode
 import msgspec
 
 from ..errors import BadInput
-from ..domain.events import DiceRolled, FortificationPlaced, RGPurchased, RollDeclared
+from ..domain.events import DiceRolled, FortificationPlaced, RGPurchased, RollDeclared, RollLapsed
 from ..sha import hmac_sha256, sha256
 
 _CHECK = b"cgledger side key check"
 
 
 class Sealed(msgspec.Struct, frozen=True):
-    fact: DiceRolled
+    fact: DiceRolled | RollLapsed  # RollLapsed: a Secret roll made void, as sealed as a roll made (8.6201)
     salt: str
 
 
@@ -130,7 +130,7 @@ def key_check(key: bytes) -> str:
     return hmac_sha256(key, _CHECK).hex()
 
 
-def commitment(fact: DiceRolled | FortificationPlaced | RGPurchased | RollDeclared, salt: str) -> str:
+def commitment(fact: DiceRolled | RollLapsed | FortificationPlaced | RGPurchased | RollDeclared, salt: str) -> str:
     """What both sides see now and check later: the hash of the whole roll (or placement) and a salt."""
     return sha256(msgspec.json.encode(fact) + salt.encode()).hexdigest()
 
@@ -165,7 +165,7 @@ def _decrypt(key: bytes, token: str, kind: type, what: str):
         raise BadInput(f"this key does not open the {what}: it was sealed with the other side's key") from None
 
 
-def seal(key: bytes, fact: DiceRolled, salt: str) -> str:
+def seal(key: bytes, fact: DiceRolled | RollLapsed, salt: str) -> str:
     return _encrypt(key, Sealed(fact, salt))
 
 
