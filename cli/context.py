@@ -148,8 +148,9 @@ def notice_lines(ledger) -> list[str]:
     lines += [f"Warning: {notice}" for notice in dict.fromkeys(getattr(ledger, "notices", ()))]
     for version, rolled in getattr(ledger, "made_now", ()):
         if not hasattr(rolled, "dice"):  # made void: sealed as a roll made, so the other side cannot tell (8.6201)
-            lines.append(f"your ledger made your Secret roll of event {version} void: its RG's strength roll gave "
-                         "another result, so the rules call for none (only you see this)")
+            lines.append(f"your ledger made your Secret roll of event {version} void, as its RG calls for no such "
+                         "roll: its strength gave another result, or it keeps the count of the RG's follow-ups "
+                         "(only you see this)")
             continue
         drms = "".join(f" {d.value:+d} {d.name or d.key}" for d in rolled.drms)
         lines.append(f"your ledger made your Secret roll on {rolled.table} (event {version}): {rolled.die} "

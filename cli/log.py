@@ -146,8 +146,7 @@ def _secret_roll_made(row: dict, who) -> str:
 def _secret_roll_revealed(row: dict, who) -> str:
     rolled = row["fact"]
     if "dice" not in rolled:  # made void (8.6201: sealed, so the strength it depended on stayed Secret)
-        return (f"revealed the secret roll of event {row['roll']}: made void, as its RG's strength roll gave another "
-                "result")
+        return f"revealed the secret roll of event {row['roll']}: made void, as its RG called for no such roll"
     return (f"revealed the secret roll of event {row['roll']}: {rolled['table']} {rolled['die']} "
             f"{','.join(map(str, rolled['dice']))} Final {rolled['final']}: {rolled['result']}")
 
@@ -204,6 +203,9 @@ def _roll_declared(row: dict, who) -> str:
 
 def _declaration_revealed(row: dict, who) -> str:
     opened = row["fact"]
+    if not opened["table"]:  # it kept the count of its RG's follow-ups (8.619): no roll
+        return (f"revealed the sealed declaration of event {row['declared']}: fair roll {opened['n']}, no roll: it kept "
+                "the count of the RG's follow-ups alike")
     when = f", made only if its RG's strength roll gives '{opened['if_result']}'" if opened.get("if_result") else ""
     return f"revealed the sealed declaration of event {row['declared']}: fair roll {opened['n']} on {opened['table']}" + (
         f" for '{opened['purpose']}'" if opened["purpose"] else "") + when

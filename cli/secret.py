@@ -240,7 +240,7 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
         click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
                    f"Final {f.fact.final}: {f.fact.result}")
     for roll in void:
-        click.echo(f"event {roll}: made void: its RG's strength roll gave another result, so the rules call for none")
+        click.echo(f"event {roll}: made void, as its RG called for no such roll")
     for f in places:
         why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {f.search}"}
         click.echo(f"event {f.placed}: {f.fact.side} {f.fact.item} in {f.fact.hex}{why.get(f.cause, '')}")

@@ -157,3 +157,29 @@ def test_a_void_roll_the_strength_called_for_is_named_once_revealed_and_refused_
                     RevealRoll(roll=first, fact=void, salt=salt))
     ledger.store.save(campaign)
     named_and_refused(german, Cli(make_db()), tmp_path, "secret", "made void, though its RG's strength roll gave 'D'")
+
+
+@pytest.mark.parametrize("rg", ["I2", "V1", "HW1"])
+def test_every_rg_bought_in_secret_declares_as_many_follow_ups(start, rg):
+    """8.619: which RG was bought is secret too. An I2 declares its strength and three SW drs for a 'D', a V1 its
+    strength and an armor leader, an HW1 its strength and two Equipment drs for a 'D': each declares as many as the
+    most any German line may (four), the others keeping the count, made void. Revealed, the audit is clean."""
+    german, us, anyone = start("F")  # (a Depleted HW1 rolls a second round when the first falls short: 8.6205)
+    more = ("--map-group", "St", "--objective", "StJ19") if rg != "V1" else ("--map-group", "St")
+    german.ok("buy", rg, "--side", "german", *more)
+    bought = anyone.json("log")[-1]["version"]
+    us.ok("step", "8.620")
+    german.ok("step", "8.620")
+    declared = german("follow-ups", "--side", "german")
+    assert declared.exit_code == 0, declared.stderr
+    us.ok("answer")
+    german.ok("status")
+    seen = [row["type"] for row in seen_by_the_us(us, bought)]
+    assert seen.count("RollDeclared") == 4 and seen.count("SecretRollMade") == 4, seen
+    german.ok("step", "8.621")
+    german.ok("reveal", "--all", "--side", "german")
+    report = json.loads(anyone("audit", "--json", "--final").stdout)
+    assert report["clean"] and report["pending"] == [], report
+    shown = us.ok("log").stdout
+    assert "None" not in shown and "on  " not in shown, shown
+    assert shown.count("kept the count") == {"I2": 0, "V1": 2, "HW1": 1}[rg], shown

@@ -297,6 +297,8 @@ def lapse(state: CampaignState, rules: Rules, by: str, version: int) -> RollLaps
             raise BadInput(f"the fair roll of event {version} lapses only by its own side's ledger, once answered",
                            RULE)
         return RollLapsed(action=state.next_action, declared=version, side=entry["side"])
+    if not entry["table"] and entry["secret"] and by == entry["side"] and entry["answered"]:
+        return RollLapsed(action=state.next_action, declared=version, side=entry["side"])  # it kept the count (8.619)
     if not entry.get("if_result"):
         raise BadInput(f"the fair roll of event {version} was declared without condition: it is made, never lapsed",
                        RULE)
@@ -313,6 +315,8 @@ def check_void(state: CampaignState, rules: Rules, entry: dict, revealed=()) -> 
     """A Secret roll made void, once revealed: declared for one result of its RG's strength roll, which gave another
     (the strength as the campaign knows it, or as revealed before it in the same action: `revealed`)."""
     who, table = rules.system.sides[entry["side"]], entry["table"]
+    if not table:
+        return  # a veiled declaration that kept the count of its RG's follow-ups (8.619): no roll, always void
     if not entry.get("if_result"):
         raise BadInput(f"the {who} side's roll on {table} was declared without condition, yet made void: it is made, "
                        "never void", RULE)

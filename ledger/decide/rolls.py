@@ -262,7 +262,8 @@ def if_result_rolls(state: CampaignState, rules: Rules, side: str, only: int | N
     for entry in sorted(state.declared.values(), key=lambda e: e["version"]):
         bought = state.rgs.get(str(entry["rg"])) if entry["rg"] is not None else None
         if bought is None or bought.get("sealed") or entry["side"] != side or entry["made"] \
-                or (only is not None and entry["rg"] != only) or rules.tables[entry["table"]].effect != "rg_strength":
+                or (only is not None and entry["rg"] != only) \
+                or getattr(rules.tables.get(entry["table"]), "effect", "") != "rg_strength":
             continue
         line = rules.rgs.get((side, bought["rg"]))
         for code, tables in (line.rolls_if.items() if line else ()):

@@ -69,6 +69,33 @@ def declare(state: CampaignState, rules: Rules, side: str, rg: int, sealed_with:
                         commitment=sealed_with, sealed=sealed, blinded=blinded)
 
 
+def followups_kept(rules: Rules, side: str) -> int:
+    """How many veiled follow-ups each RG a side buys in secret declares (8.619): the most any line of the side's
+    chart can call for before its strength is known (its rolls, and its rolls for one strength result), so that their
+    number tells neither the RG nor its strength. The ones its RG does not call for keep the count: made void."""
+    return max((len(line.rolls) + max((len(more) for more in line.rolls_if.values()), default=0)
+                for (s, _id), line in rules.rgs.items() if s == side), default=0)
+
+
+def to_keep_count(state: CampaignState, rules: Rules, side: str) -> list[int]:
+    """The side's RGs bought in secret on this CG Date that have veiled follow-ups declared, fewer than
+    `followups_kept`: one entry per declaration still to make (each RG's event)."""
+    kept = followups_kept(rules, side)
+    out = []
+    for version, bought in state.secret_rgs.items():
+        declared = sum(1 for e in state.declared.values() if e["rg"] == int(version) and veiled(e))
+        if bought["side"] == side and bought["cg_date"] == state.cg_date and declared:
+            out += [int(version)] * (kept - declared)
+    return out
+
+
+def count_kept(state: CampaignState, rules: Rules, side: str, rg: int, blinded: str) -> RollDeclared:
+    """A veiled declaration that keeps the count of an RG's follow-ups (`followups_kept`): no table, no roll (its
+    roll is made void), sealed as the others are; published with them when the RG is revealed."""
+    return RollDeclared(action=state.next_action, table="", side=side, n=state.fair_n.get(side, 0) + 1, rg=rg,
+                        secret=True, blinded=blinded)
+
+
 def admit_roll(state: CampaignState, rules: Rules, side: str, rg: int | None, purpose: str, n: int | None,
                sealed_with: str) -> dict | None:
     """A Secret roll made for an RG bought in secret, as both sides decide it: made for its veiled declaration (fair

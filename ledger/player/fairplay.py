@@ -66,9 +66,10 @@ def owed(campaign: CampaignState, rules, books, notices: list) -> Iterator[tuple
         elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
             view = books.own_view(campaign, rules, me)
             mine = view.declared.get(key, entry)  # a veiled one (an RG bought in secret) as its key opens it
-            if mine.get("if_result") and strength(campaign, rules, books, view, mine) != mine["if_result"]:
-                # its RG's strength gave another result: made void, sealed as a roll made is (8.6201: the strength
-                # is Secret, and a lapse in the open would tell it)
+            if not mine["table"] or mine.get("if_result") and strength(campaign, rules, books, view, mine) \
+                    != mine["if_result"]:  # one that keeps the count (veiled.followups_kept), or not called for
+                # made void, sealed as a roll made is (8.6201: the strength is Secret, and a lapse in the open
+                # would tell it)
                 made = msgspec.structs.replace(fair.lapse(view, rules, me, entry["version"]),
                                                action=campaign.next_action)
             else:

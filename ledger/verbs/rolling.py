@@ -56,12 +56,44 @@ def follow_ups(ledger, name: str | None, side: str, rg: str | None = None) -> li
                 rolled.append(roll(ledger, name, table, side, rg=str(rg_version), if_result=code))
             except AlreadyRecorded:
                 continue
+        kept = keep_count(ledger, name, side, base, index + 1)
     finally:
         ledger.command_id = base
-    if not rolled:
+    if not rolled and not kept:
         raise BadInput(f"no follow-up roll is due now for the {rules_of.system.sides[rules_of.side(side)]} side's "
                        "RGs" + (f" ({rg})" if rg else "") + ": `cgledger status` says what is", step[0])
     return rolled
+
+
+def keep_count(ledger, name: str | None, side: str, base: str, first: int) -> int:
+    """The side's RGs bought in secret declare as many veiled follow-ups as any RG of its chart may (8.619): the ones
+    an RG does not call for keep the count, each made void (`veiled.followups_kept`), so that their number tells the
+    other side neither the RG nor its strength."""
+    campaign = ledger.store.campaign(name)
+    rules = ledger.rules_for(campaign)
+    if not (campaign.dice_mode == "fair" and all(s in campaign.keys for s in rules.system.sides)):
+        return 0
+    kept = veiled.to_keep_count(campaign, rules, rules.side(side))
+    for index, rg in enumerate(kept, start=first):
+        ledger.command_id = f"{base}#{index}" if base else ""
+        try:
+            declare_kept(ledger, name, rules.side(side), rg)
+        except AlreadyRecorded:
+            continue
+    if kept:
+        ledger.said.append(f"{len(kept)} more sealed declaration(s) keep the count of your secret RGs' follow-ups "
+                           "alike, whatever the RG and its strength (8.619): each is made void")
+    return len(kept)
+
+
+@retried
+def declare_kept(ledger, name: str | None, who: str, rg: int) -> None:
+    campaign, rules = ledger.load(name)
+    blinded = fairdice.blinded(ledger.keyring.blind(campaign, rules, who, campaign.fair_n.get(who, 0) + 1))
+    fact = veiled.count_kept(campaign, rules, who, rg, blinded)
+    salt, text = ledger.keyring.seal_declaration(campaign, rules, fact)
+    ledger.record(campaign, rules, cmd.DeclareSealed(side=who, rg=rg, commitment=commitment(fact, salt), sealed=text,
+                                                     blinded=blinded))
 
 
 def if_results(ledger, name: str | None, side: str, rg: str | None) -> list[tuple[str, int, str]]:
