@@ -64,30 +64,34 @@ def owed(campaign: CampaignState, rules, books, notices: list) -> Iterator[tuple
             yield (cmds.AnswerRoll(declared=entry["version"], value=value),
                    fair.answered(campaign, rules, me, entry["version"], value, sealed_cpp(campaign, entry["side"])))
         elif entry["side"] == me and entry["secret"] and entry["answered"] and not entry["made"]:
-            view = books.own_view(campaign, rules, me)
-            mine = view.declared.get(key, entry)  # a veiled one (an RG bought in secret) as its key opens it
-            if not mine["table"] or mine.get("if_result") and strength(campaign, rules, books, view, mine) \
-                    != mine["if_result"]:  # one that keeps the count (veiled.followups_kept), or not called for
-                # made void, sealed as a roll made is (8.6201: the strength is Secret, and a lapse in the open
-                # would tell it)
-                made = msgspec.structs.replace(fair.lapse(view, rules, me, entry["version"]),
-                                               action=campaign.next_action)
-            else:
-                value = keyring.chain_value(campaign, rules, me, "roll", entry["n"])
-                blind = keyring.blind(campaign, rules, me, entry["n"]) if entry.get("blinded") else ""
-                own = books.sealed_cpp(view, rules, me) if view.sealed else 0
-                made = msgspec.structs.replace(fair.resolve(view, rules, key, value, own, blind),
-                                               action=campaign.next_action)
-            salt, text = keyring.seal(campaign, rules, made)
-            shown = not entry.get("commitment")  # veiled: its table sealed too (8.619)
-            request = cmds.SealRoll(table=entry["table"] if shown else "", side=me,
-                                    purpose=entry["purpose"] if shown else "", rg=entry["rg"], fair=entry["n"],
-                                    commitment=commitment(made, salt), sealed=text)
-            yield request, decisions.decide(campaign, rules, request)
+            request, facts, made = own_secret_roll(campaign, rules, books, me, entry)
+            yield request, facts
             books.made_now.append((campaign.version, made))  # shown to its roller once saved
     revealed = chit_revealed(campaign, rules, keyring, me)
     if revealed is not None:
         yield revealed
+
+
+def own_secret_roll(campaign: CampaignState, rules, books, me: str, entry: dict) -> tuple[object, list, object]:
+    """This side's answered Secret roll, made on its own books and sealed with its key; or made void where its RG
+    calls for no such roll, sealed as a roll made is (8.6201: the strength is Secret, and a lapse in the open would
+    tell it; 8.619: a declaration that keeps the count of a secret RG's follow-ups). (command, facts, what it made)."""
+    keyring, key = books.keyring, f"{entry['side']}:{entry['n']}"
+    view = books.own_view(campaign, rules, me)
+    mine = view.declared.get(key, entry)  # a veiled one (an RG bought in secret) as its key opens it
+    if not mine["table"] or mine.get("if_result") and strength(campaign, rules, books, view, mine) != mine["if_result"]:
+        made = fair.lapse(view, rules, me, entry["version"])
+    else:
+        value = keyring.chain_value(campaign, rules, me, "roll", entry["n"])
+        blind = keyring.blind(campaign, rules, me, entry["n"]) if entry.get("blinded") else ""
+        own = books.sealed_cpp(view, rules, me) if view.sealed else 0
+        made = fair.resolve(view, rules, key, value, own, blind)
+    made = msgspec.structs.replace(made, action=campaign.next_action)
+    salt, text = keyring.seal(campaign, rules, made)
+    shown = not entry.get("commitment")  # veiled: its table sealed too (8.619)
+    request = cmds.SealRoll(table=entry["table"] if shown else "", side=me, purpose=entry["purpose"] if shown else "",
+                            rg=entry["rg"], fair=entry["n"], commitment=commitment(made, salt), sealed=text)
+    return request, decisions.decide(campaign, rules, request), made
 
 
 def strength(campaign: CampaignState, rules, books, view, entry: dict) -> str:
