@@ -36,9 +36,11 @@ def need_commands(rules, state, need: dict, own: str | None = None) -> list[str]
                 if s not in state.sealed_chits and own in (None, s)]
     if need["rg"] is not None:  # this roll, or every roll due now for the RG in one command
         ref = need.get("rg_ref") or need["rg"]  # I2#1 where the RG is known
-        return [f"{PROG} roll {need['table']} --side {need['side']} --rg {ref}"
-                + required_drms(rules.tables.get(need["table"]), state, need["side"]),
-                f"{PROG} follow-ups --side {need['side']} --rg {ref}"]
+        lines = [f"{PROG} roll {need['table']} --side {need['side']} --rg {ref}"
+                 + required_drms(rules.tables.get(need["table"]), state, need["side"]),
+                 f"{PROG} follow-ups --side {need['side']} --rg {ref}"]
+        # an RG bought in secret: all at once, as many as any RG of the chart may declare (8.619: the count tells)
+        return lines[::-1] if str(need["rg"]) in state.secret_rgs else lines
     tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
     return [f"{PROG} roll {t.id} --side {side}{required_drms(t, state, side)}" for t in sorted(tables, key=lambda t: t.id)
             for side in ([need["side"]] if need["side"] else (t.sides or sides))]

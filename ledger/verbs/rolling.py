@@ -26,8 +26,9 @@ def follow_ups(ledger, name: str | None, side: str, rg: str | None = None) -> li
     """Every follow-up roll due now for the side's RGs (or one RG), in step order, each the act `roll --rg`
     makes (declared with fair dice): an RG's strength first, then what its result does not decide (a leader
     roll whose DRM reads the strength comes right after the strength's declaration, and is made after it).
-    The rolls a strength's result adds are due once it is known. A retry with the command id given skips what
-    was recorded (each roll takes the id and its place: ID#1, ID#2, ...)."""
+    The rolls a strength's result adds are due once it is known. An RG bought in secret then declares as many as
+    any RG of its side's chart may (`keep_count`). A retry with the command id given skips what was recorded (each
+    roll takes the id and its place: ID#1, ID#2, ...)."""
     base, rolled, tried = ledger.command_id, [], set()
     rules_of = ledger.rules_for(ledger.store.campaign(name))
     step = steps.steps_of(rules_of, "rg_followups")
