@@ -17,12 +17,12 @@ from cgledger.ledger.domain.evolve import SCENARIO
 PROG = "cgledger"
 
 
-def need_commands(rules, state, need: dict, own: str | None = None) -> list[str]:
+def need_commands(rules, state, need: dict, own: str | None = None, secret=()) -> list[str]:
     """The command lines that meet one need (`steps.unmet`): one per side that may roll it when the rules name no
     side. What the players choose stays open: LVP as N, chits as attack|idle (idle only once a side's Attack Chits
     are used up, 8.6231), a winner the rules do not decide (the Initial Scenario's Victory Conditions, 8.6234) as
     one of the sides. `own`: the side of the key given (once both sides hold keys, a player seals its own chit
-    only)."""
+    only). `secret`: the RGs bought in secret (8.619), by event, where `state` is a side's own view."""
     sides = list(rules.system.sides)
     if need["effect"] == "scenario_end":
         lvp = " ".join(f"--lvp {s}=N" for s in sides)
@@ -40,7 +40,7 @@ def need_commands(rules, state, need: dict, own: str | None = None) -> list[str]
                  + required_drms(rules.tables.get(need["table"]), state, need["side"]),
                  f"{PROG} follow-ups --side {need['side']} --rg {ref}"]
         # an RG bought in secret: all at once, as many as any RG of the chart may declare (8.619: the count tells)
-        return lines[::-1] if str(need["rg"]) in state.secret_rgs else lines
+        return lines[::-1] if str(need["rg"]) in {*state.secret_rgs, *secret} else lines
     tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
     return [f"{PROG} roll {t.id} --side {side}{required_drms(t, state, side)}" for t in sorted(tables, key=lambda t: t.id)
             for side in ([need["side"]] if need["side"] else (t.sides or sides))]
@@ -57,12 +57,12 @@ def required_drms(table, state, side: str | None) -> str:
     return out
 
 
-def with_commands(rules, state, needs: list[dict], own: str | None = None) -> list[dict]:
+def with_commands(rules, state, needs: list[dict], own: str | None = None, secret=()) -> list[dict]:
     """The needs, each with `command` (the first line to paste) and `commands` (every way to meet it); `own`: the
     side of the key given."""
     out = []
     for need in needs:
-        lines = need_commands(rules, state, need, own)
+        lines = need_commands(rules, state, need, own, secret)
         if need["effect"] == "initiative" and own is not None and chits.sealed_play(state, rules):
             need = {**need, "text": _own_chit_text(rules, state, own)}
         out.append({**need, "command": lines[0] if lines else None, "commands": lines})
@@ -236,7 +236,7 @@ def purpose(rules, step: str) -> str | None:
     return rules.steps[step].purpose or None if step != SCENARIO else None
 
 
-def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[dict]:
+def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=()) -> list[dict]:
     """Where nothing more is needed here: the first step ahead (up to the scenario) that needs something of this
     side (`side`; at one table, of anyone), with the command lines, which walk the side there themselves
     (ledger/verbs/walking.py). Guidance only: each act is decided when it is made."""
@@ -264,5 +264,5 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool) -> list[
             return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
         if owed:
             return [{**need, "step": at, "title": title(rules, at)}
-                    for need in with_commands(rules, state, owed, side)]
+                    for need in with_commands(rules, state, owed, side, secret)]
     return []

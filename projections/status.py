@@ -97,7 +97,7 @@ def status(state, rules, reader: Reader) -> dict:
         "turn": reader.turn,
         # nothing needed here: the next act ahead and its command, which walks the side there itself
         "next_acts": [] if needs or at.at_door or over
-        else guidance.next_acts(rules, view, here, me, walking),
+        else guidance.next_acts(rules, view, here, me, walking, state.secret_rgs),
         "progress": progress(state, rules) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),

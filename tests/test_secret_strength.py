@@ -183,3 +183,14 @@ def test_every_rg_bought_in_secret_declares_as_many_follow_ups(start, rg):
     shown = us.ok("log").stdout
     assert "None" not in shown and "on  " not in shown, shown
     assert shown.count("kept the count") == {"I2": 0, "V1": 2, "HW1": 1}[rg], shown
+
+
+@pytest.mark.parametrize("how, first", [("--secret", "follow-ups"), ("--open", "roll")])
+def test_status_offers_a_secret_rgs_follow_ups_all_at_once(start, how, first):
+    """What a player pastes from `status` keeps the count: for an RG bought in secret, `follow-ups` (every one due,
+    the count kept) comes first; one roll at a time would show how many its RG calls for."""
+    german, us, anyone = start("F")
+    german.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", how)
+    offered = german.json("status")["next_acts"]
+    assert offered and offered[0]["command"].split()[1] == first, offered
+    assert any(c.split()[1] != first for c in offered[0]["commands"]), offered  # the other way stays offered
