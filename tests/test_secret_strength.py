@@ -100,10 +100,12 @@ def test_the_other_side_cannot_tell_a_full_rg_from_a_depleted_one(start, how):
 @pytest.mark.parametrize("code", ["F", "D"])
 def test_revealed_the_void_rolls_are_decided_again_and_the_audit_is_clean(start, code):
     german, us, anyone, bought = followed_up(start, code)
+    rolls = json.loads(anyone("audit", "--json").stdout)["rolls"]
     german.ok("step", "8.621")
     german.ok("reveal", "--all", "--side", "german")
     report = json.loads(anyone("audit", "--json", "--final").stdout)
     assert report["clean"] and report["pending"] == [], report
+    assert report["rolls"] - rolls == {"F": 1, "D": 4}[code]  # a roll made void is no roll
     record = us.json("rg-record", "--side", "german")[0]
     assert record["str"] == code
     shown = us.ok("log").stdout

@@ -272,8 +272,8 @@ class Replay:
                 self.vasl_action[version] = fact.action
             for finding in check_vasl(fact, self.vasl_seen, version):
                 self.find(version, "vasl", finding)
-        if isinstance(fact, (DiceRolled, SecretRollRevealed)):
-            self.roll_count += 1
+        if isinstance(fact, DiceRolled) or isinstance(fact, SecretRollRevealed) and isinstance(fact.fact, DiceRolled):
+            self.roll_count += 1  # a roll made void is none
         if isinstance(fact, SecretRollMade):
             self.made_states[version] = (fact, snapshot(self.state))
 
