@@ -86,12 +86,13 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     g.receive()
     g.line("cgledger roll 8.616 --side german")  # offered as due: Secret, declared, the U.S. ledger answers
     g.words('["buy", "V1", "--side", "german"]', "/buy", {"opt:--map-group": "St", "opt:--objective": "StJ19"})
-    follow_ups = [line for line in g.offered() if line.startswith("cgledger roll 8.620")]  # the sealed RG's, by event
-    assert [line.split()[2] for line in follow_ups] == ["8.6201"], follow_ups  # its strength first: it gives the
-    g.line(follow_ups[0])  # 8.6206 leader roll's Depleted DRM, so that roll is offered once the strength is declared
-    follow_ups = [line for line in g.offered() if line.startswith("cgledger roll 8.620")]
-    assert [line.split()[2] for line in follow_ups] == ["8.6206/armor"], follow_ups
+    # the sealed RG's follow-ups, all at once (8.619: one at a time, their number would tell the RG): its strength,
+    # its 8.6206 leader roll (made after it: the strength gives its Depleted DRM), two more that keep the count
+    follow_ups = [line for line in g.offered() if line.startswith("cgledger follow-ups")]
+    assert follow_ups == ["cgledger follow-ups --side german --rg V1#1"], g.offered()
     g.line(follow_ups[0])
+    assert g.cli("status", "--json")["secret_purchases"] == {"german": 1}
+    assert [r["type"] for r in g.cli("log", "--json")[-4:]] == ["RollDeclared"] * 4
     g.line("cgledger initiative --chit german=attack|idle", "attack")
     g.send()
 
@@ -101,10 +102,9 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     assert "bought" in page or "RG" in page
     u.line("cgledger roll 8.616 --side us")
     u.words('["buy", "I1", "--side", "us"]', "/buy", {"opt:--map-group": "St", "opt:--objective": "StK17"})
-    follow_ups = [line for line in u.offered() if line.startswith("cgledger roll 8.620")]
-    assert [line.split()[2] for line in follow_ups] == ["8.6202", "8.6206/us"], follow_ups
-    for line in follow_ups:
-        u.line(line)
+    follow_ups = list(dict.fromkeys(line for line in u.offered() if line.startswith("cgledger follow-ups")))
+    assert follow_ups == ["cgledger follow-ups --side us --rg I1#1"], u.offered()  # (each of its two needs offers it)
+    u.line(follow_ups[0])  # its 8.6202 quality dr and its 8.6206 leader DR: as many as any U.S. RG of the chart
     u.line("cgledger initiative --chit us=attack|idle", "idle")  # the second chit sealed is revealed at once
     u.send()
 

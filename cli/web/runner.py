@@ -18,7 +18,7 @@ import click
 # `vasl-import`): the page runs those itself, on files it uploaded or writes into its own folder.
 VERBS = frozenset({
     "accept", "answer", "areas", "audit", "buy", "control", "date", "decline", "dice-stats", "fair-dice", "final",
-    "firefight-end", "fortify", "head", "history", "hq", "initiative", "keys", "log", "mousehole", "new",
+    "firefight-end", "follow-ups", "fortify", "head", "history", "hq", "initiative", "keys", "log", "mousehole", "new",
     "place", "remove", "reveal", "rewind", "rg-chart", "rg-record", "roll", "roster", "scenario-end", "status",
     "step", "tables", "undo", "vacated", "witness",
 })
