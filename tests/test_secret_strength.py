@@ -196,3 +196,14 @@ def test_status_offers_a_secret_rgs_follow_ups_all_at_once(start, how, first):
     offered = german.json("status")["next_acts"]
     assert offered and offered[0]["command"].split()[1] == first, offered
     assert any(c.split()[1] != first for c in offered[0]["commands"]), offered  # the other way stays offered
+
+
+def test_a_secret_rgs_follow_up_declared_alone_says_what_it_shows(start):
+    german, us, anyone = start("F")
+    german.ok("buy", "V1", "--side", "german", "--map-group", "St")
+    us.ok("step", "8.620")
+    alone = german.ok("roll", "8.6201", "--side", "german", "--rg", "V1#1")
+    assert "declared alone" in alone.stderr and "cgledger follow-ups --side german" in alone.stderr, alone.stderr
+    together = german.ok("follow-ups", "--side", "german")  # its leader roll, then two that keep the count
+    assert "declared alone" not in together.stderr and "keep the count" in together.stderr, together.stderr
+    assert [r["type"] for r in anyone.json("log")].count("RollDeclared") == 4

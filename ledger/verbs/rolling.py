@@ -47,14 +47,14 @@ def follow_ups(ledger, name: str | None, side: str, rg: str | None = None) -> li
                 break
             ledger.command_id = f"{base}#{index}" if base else ""
             try:
-                rolled.append(roll(ledger, name, due[0]["table"], who, rg=str(due[0]["rg"])))
+                rolled.append(roll(ledger, name, due[0]["table"], who, rg=str(due[0]["rg"]), alone=False))
             except AlreadyRecorded:
                 continue  # recorded by the try this one repeats
             tried.add((due[0]["table"], due[0]["rg"], len(due)))
         for index, (table, rg_version, code) in enumerate(if_results(ledger, name, side, rg), start=index + 1):
             ledger.command_id = f"{base}#{index}" if base else ""
             try:
-                rolled.append(roll(ledger, name, table, side, rg=str(rg_version), if_result=code))
+                rolled.append(roll(ledger, name, table, side, rg=str(rg_version), if_result=code, alone=False))
             except AlreadyRecorded:
                 continue
         kept = keep_count(ledger, name, side, base, index + 1)
@@ -114,10 +114,10 @@ def if_results(ledger, name: str | None, side: str, rg: str | None) -> list[tupl
 @retried
 def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ...] = (), dice: str | None = None,
          secret: bool = False, purpose: str = "", rg: str | None = None, vasl: str | None = None,
-         hexes: tuple[str, ...] = (), if_result: str = "") -> Rolled:
+         hexes: tuple[str, ...] = (), if_result: str = "", alone: bool = True) -> Rolled:
     """One roll: admitted before any dice are made; declared (fair dice), or made with the dice given (typed, a
     VASL report) or the ledger's own; sealed where it is Secret and its side holds a key. `if_result`: declared
-    for that result of its RG's strength roll, made only if it gives it."""
+    for that result of its RG's strength roll, made only if it gives it. `alone`: not one of `follow_ups`."""
     campaign, rules = ledger.load(name)
     report = vasl_report(ledger, campaign, dice, vasl)
     table = rules.table(table_id)
@@ -134,7 +134,12 @@ def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ..
         if named:  # a declared roll cannot carry its map effects yet: the dice of play are entered
             raise BadInput("with fair dice, a roll that changes the map takes the dice rolled in play: give "
                            "--dice or --vasl", table.rule)
-        return declare(ledger, campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
+        declared = declare(ledger, campaign, rules, table, who, drms, secret, purpose, rg_version, view, if_result)
+        if alone and veiled.followed_secretly(campaign, rg_version):
+            ledger.said.append(f"declared alone, the follow-ups of an RG bought in secret show their number, and with "
+                               f"it the RG's kind: `cgledger follow-ups --side {who}` declares them all and keeps the "
+                               f"count ({veiled.rule(rules)})")
+        return declared
     faces, source = dice_of(ledger, table, dice, report)
     command = rolls.RollCommand(
         table=table.id, side=who, drms=tuple(parse_declared(drms).items()), faces=tuple(faces), source=source,
