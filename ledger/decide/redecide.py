@@ -416,8 +416,10 @@ def _as_known(state: CampaignState, fact) -> list[tuple[str, str]]:
         rules = rulesmod.for_campaign(state)
         if isinstance(fact, DiceRolled):
             return _roll(state, rules, fact, check_fair=False)
-        if isinstance(fact, RollDeclared) and not fact.table:
-            return []  # one that kept the count of its RG's follow-ups (veiled.followups_kept): no roll to decide
+        if isinstance(fact, RollDeclared) and (not fact.table or fact.commitment):
+            # one that kept the count of its RG's follow-ups (veiled.followups_kept): no roll to decide; one still
+            # carrying a commitment is none its side declared: named at its reveal (veiled.reveal)
+            return []
         if isinstance(fact, RollDeclared):  # a veiled declaration, opened: as its side's ledger declared it
             expected = fair.declare(state, rules, commands.command_of(fact).roll, "", sealed_cpp(state, fact.side),
                                     fact.blinded)

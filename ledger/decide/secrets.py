@@ -82,17 +82,24 @@ def admit_sealed_roll(state: CampaignState, rules: Rules, table_id: str, side: s
 def reveal(state: CampaignState, made: SecretRollMade | None, version: int, opened: DiceRolled,
            salt: str) -> SecretRollRevealed:
     """A Secret roll published: it must be one not yet revealed, and the roll its commitment binds."""
-    if made is None or str(version) not in state.sealed:
-        raise BadInput(f"event {version} is no unrevealed Secret roll")
-    if commitment(opened, salt) != made.commitment:
-        raise BadInput(f"the roll revealed for the Secret roll of event {version} ({made.table}) does not match its "
-                       "commitment: the dice or the result were changed")
+    committed(state, made, version, opened, salt)
     shown = (opened.side, opened.action, opened.rg, opened.fair) if not made.table else (  # veiled: its side, RG
         opened.table, opened.side, opened.purpose, opened.action, opened.rg, opened.item)
     if shown != ((made.side, made.action, made.rg, made.fair) if not made.table else (
             made.table, made.side, made.purpose, made.action, made.rg, made.item)):
         raise BadInput(f"the roll revealed for event {version} is not the one announced there")
     return SecretRollRevealed(action=state.next_action, roll=version, fact=opened, salt=salt)
+
+
+def committed(state: CampaignState, made: SecretRollMade | None, version: int, opened: DiceRolled | RollLapsed,
+              salt: str) -> None:
+    """`made` is a Secret roll not revealed yet, and `opened` (a roll, or a roll made void) what it committed to."""
+    if made is None or str(version) not in state.sealed:
+        raise BadInput(f"event {version} is no unrevealed Secret roll")
+    if commitment(opened, salt) != made.commitment:
+        table = f" ({made.table})" if made.table else ""
+        raise BadInput(f"the roll revealed for the Secret roll of event {version}{table} does not match its "
+                       "commitment: the dice or the result were changed, or made void")
 
 
 def reveal_roll(state: CampaignState, rules: Rules, version: int, made: SecretRollMade | None,
@@ -132,11 +139,7 @@ def reveal_void(state: CampaignState, rules: Rules, version: int, made: SecretRo
     """A Secret roll made void published (8.6201: its RG's strength, a Secret DR, gave another result than the one
     it was declared for; void in the open, it would have told the strength): the void its commitment binds, for the
     fair roll declared there, its condition decided now that the strength is known."""
-    if made is None or str(version) not in state.sealed:
-        raise BadInput(f"event {version} is no unrevealed Secret roll")
-    if commitment(opened, salt) != made.commitment:
-        raise BadInput(f"the roll revealed for the Secret roll of event {version} does not match its commitment: "
-                       "it was made, not made void")
+    committed(state, made, version, opened, salt)
     entry = state.declared.get(f"{made.side}:{made.fair}") if made.fair is not None else None
     if entry is None or (opened.side, opened.action, opened.declared) != (made.side, made.action, entry["version"]):
         raise BadInput(f"the roll revealed for event {version} is not the one announced there")
