@@ -339,6 +339,17 @@ def test_send_leaves_the_turn_to_download_and_receive_takes_it_uploaded(desks):
     assert u.ok("head").stdout == g.ok("head").stdout
 
 
+def test_what_the_page_kept_to_download_goes_when_the_server_stops(desks):
+    """A turn sent to download and a file received sit in the server's own folder while it runs, and nowhere after."""
+    g, _ = desks
+    with page(g.db, GERMAN.encode()) as german:
+        work = german.app.app.state.page.work
+        sent = german.post("/send", data={"csrf": csrf(german)})
+        link = re.search(r'href="(/bundle\?file=([^"]+))"', html.unescape(german.get(sent.headers["location"]).text))
+        assert link and Path(link[2]).is_file() and Path(link[2]).is_relative_to(work)
+    assert not work.exists()
+
+
 def test_a_campaign_name_is_never_markup_on_the_page(make_db):
     """A second campaign named as markup (created on a shared database, or mailed in a bundle) must not run in the
     player's page: the report's refusal names the campaigns escaped, as text."""

@@ -31,7 +31,9 @@ class Page:
 
     def __init__(self, runner: Runner, outbox: Path | None = None, inbox: Path | None = None):
         self.runner, self.outbox, self.inbox = runner, outbox, inbox
-        self.work = Path(tempfile.mkdtemp(prefix="cgledger-serve-"))  # bundles to download, uploads, maps
+        # bundles to download, uploads, maps: removed when the server stops (or this page is gone, or Python exits)
+        self._work = tempfile.TemporaryDirectory(prefix="cgledger-serve-", ignore_cleanup_errors=True)
+        self.work = Path(self._work.name)
         self.outcomes: OrderedDict[str, Outcome] = OrderedDict()
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals.update(template=forms.template, fixed=forms.fixed, button_label=forms.label,
@@ -175,6 +177,7 @@ def create_app(runner: Runner, token: str, host: str, port: int, outbox: Path | 
         yield
         if page.watcher is not None:
             page.watcher.stop()
+        page._work.cleanup()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.page = page
