@@ -44,7 +44,7 @@ LONGEST = ("test_random_play.py", "test_bench_runs.py", "test_web_browser.py", "
 
 # A test is on the backend under test when it takes a database from a fixture that makes one for that backend (in its
 # fixtures' closure), or when its module picks the backend itself (names it: `conftest.BACKEND`, `pg_create`).
-BACKEND_FIXTURES = {"make_db", "at"}
+BACKEND_FIXTURES = {"make_db", "at", "played"}
 _PICKS_BACKEND = ("BACKEND", "pg_create", "pg_url")
 
 
@@ -315,6 +315,41 @@ def at(tmp_path: Path, tmp_path_factory):
         made.append(str(folder))
         shutil.copytree(_TEMPLATES[key].parent, folder)
         return Cli(folder / "campaign.db")
+
+    yield make
+    pg_drop([m for m in made if BACKEND == "postgres"])
+
+
+_PLAYED: dict[tuple, object] = {}
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+@pytest.fixture
+def played(tmp_path: Path, tmp_path_factory):
+    """played(name='kgp-cg1-sample.cgl') -> a copy of a shipped sample campaign, played by `script FILE --quiet` once
+    per run (a copied folder for SQLite, a database made from a template database for PostgreSQL), audited once on
+    this test's machine: every event checked and its mark kept, as on the machine that played it (no answer kept)."""
+    from cgledger.cli.context import forget
+
+    made: list[str] = []
+
+    def make(name: str = "kgp-cg1-sample.cgl"):
+        key = (BACKEND, name)
+        if key not in _PLAYED:
+            target = pg_create() if BACKEND == "postgres" else tmp_path_factory.mktemp("played") / "campaign.db"
+            Cli(target).ok("script", str(FIXTURES / name), "--quiet")
+            forget(str(target))  # closed: on SQLite its WAL folded into the file
+            _PLAYED[key] = target
+        if BACKEND == "postgres":
+            copy = pg_create(template=pg_name(_PLAYED[key]))
+        else:
+            folder = tmp_path / f"played-{len(made)}"
+            shutil.copytree(_PLAYED[key].parent, folder)
+            copy = folder / "campaign.db"
+        made.append(copy)
+        Cli(copy).ok("audit")  # this machine has checked it all (its mark), as the machine that played it has
+        forget(str(copy))
+        return copy
 
     yield make
     pg_drop([m for m in made if BACKEND == "postgres"])

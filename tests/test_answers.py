@@ -32,20 +32,12 @@ READS = [["status"], ["status", "--json"], ["step"], ["step", "--json"], ["date"
          ["rg-record", "--side", "us"], ["rg-record", "--side", "german", "--json"], ["history"], ["history", "--json"],
          ["dice-stats"], ["dice-stats", "--json"], ["dice-stats", "--side", "us"], ["final"], ["final", "--json"],
          ["areas", "--group", "St"], ["areas", "--group", "St", "--json"]]
-_TEMPLATE: list[Path] = []
 
 
 @pytest.fixture
-def sample(tmp_path_factory, tmp_path) -> Path:
-    """A copy of the shipped KGP sample, replayed once per run by `script FILE --quiet`."""
-    if not _TEMPLATE:
-        folder = tmp_path_factory.mktemp("sample")
-        done = CliRunner().invoke(main, ["--db", str(folder / "s.db"), "script", str(SAMPLE), "--quiet"])
-        assert done.exit_code == 0, done.output
-        forget(str(folder / "s.db"))  # closed: its WAL folded into the file
-        _TEMPLATE.append(folder)
-    shutil.copytree(_TEMPLATE[0], tmp_path / "db")
-    return tmp_path / "db" / "s.db"
+def sample(played) -> Path:
+    """A copy of the shipped KGP sample, replayed once per run by `script FILE --quiet` (conftest's `played`)."""
+    return played()
 
 
 def here(db: Path, *args: str):
@@ -176,7 +168,7 @@ def edit_last_snapshot(db: Path) -> None:
     conn.close()
 
 
-def test_a_snapshot_edited_after_the_answer_or_while_its_read_ran_misses(sample, tmp_path):
+def test_a_snapshot_edited_after_the_answer_or_while_its_read_ran_misses(sample, played, tmp_path):
     """The answer's key holds the last snapshot as the read's key saw it before the read: one edited after the answer
     was kept, or edited while the read that keeps it ran (the read keeps it under the snapshot it started from, and
     does not read the snapshot again), is never shown: the next read runs in full and names the edit."""
@@ -187,7 +179,7 @@ def test_a_snapshot_edited_after_the_answer_or_while_its_read_ran_misses(sample,
     shown, modules = apart(sample, "date", "--json")
     assert "cgledger.ledger.application" in modules and "snapshot at event 100 was edited" in shown[2]
 
-    fresh = Path(shutil.copytree(_TEMPLATE[0], tmp_path / "fresh")) / "s.db"  # the sample again: edited mid-read
+    fresh = played()  # the sample again: edited mid-read
 
     def status_then_edited(ledger):
         data = reads.status(ledger, None, None)  # the read loaded the snapshot as it was

@@ -7,12 +7,10 @@ from cgledger.ledger.domain.mapping import control_of, controls_at
 from cgledger.ledger.domain.timeline import reph_ends
 
 
-def test_control_at_every_version_is_control_of_the_log_up_to_it(cli):
-    from cgledger.cli.script import SAMPLE
+def test_control_at_every_version_is_control_of_the_log_up_to_it(played):
     from cgledger.ledger.application import open_ledger
 
-    cli.ok("script", str(SAMPLE), "--quiet")
-    logged = open_ledger(str(cli.db)).history(None)
+    logged = open_ledger(str(played())).history(None)
     versions = [e.version for e in logged]
     assert reph_ends(logged) and any(e.topic in ("ActionUndone", "Rewound") for e in logged)  # undos and a rewind
     assert any(control for control, _hq in controls_at(logged, "St", versions))

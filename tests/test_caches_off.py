@@ -11,10 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from cgledger.cli import main
-from cgledger.cli.app import forget
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -48,13 +44,8 @@ def run(db: Path, read: list[str], state: Path, out: Path, caches: bool) -> tupl
 
 
 @pytest.fixture(params=sorted(SAMPLES))
-def sample(request, tmp_path) -> tuple[str, Path]:
-    db = tmp_path / "sample.db"
-    done = CliRunner().invoke(main, ["--db", str(db), "script", str(ROOT / "fixtures" / SAMPLES[request.param]),
-                                     "--quiet"])
-    assert done.exit_code == 0, done.output
-    forget(str(db))  # closed: the processes below read the file
-    return request.param, db
+def sample(request, played) -> tuple[str, Path]:
+    return request.param, played(SAMPLES[request.param])
 
 
 def test_every_read_is_the_same_with_every_cache_off(sample, tmp_path):
@@ -72,15 +63,12 @@ def test_every_read_is_the_same_with_every_cache_off(sample, tmp_path):
     assert not (off / "cache").exists() or not any((off / "cache").rglob("*.msgpack"))  # no rules cache either
 
 
-def test_with_every_cache_off_an_edited_snapshot_changes_nothing(tmp_path):
+def test_with_every_cache_off_an_edited_snapshot_changes_nothing(played, tmp_path):
     """Off, a read starts from no snapshot: a snapshot edited in place is never read (on, it is named and read
     around, ledger/store/loading.py)."""
     import sqlite3
 
-    db = tmp_path / "kgp.db"
-    done = CliRunner().invoke(main, ["--db", str(db), "script", str(ROOT / "fixtures" / SAMPLES["kgp"]), "--quiet"])
-    assert done.exit_code == 0, done.output
-    forget(str(db))
+    db = played(SAMPLES["kgp"])
     before = run(db, ["status", "--json"], tmp_path / "off", tmp_path / "out", caches=False)
     run(db, ["status", "--json"], tmp_path / "on", tmp_path / "out", caches=True)  # on: this machine's mark set
     with sqlite3.connect(db) as conn:

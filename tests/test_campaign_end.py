@@ -84,15 +84,12 @@ def test_a_rules_file_supplies_the_cg_victory_conditions(at, tmp_path):
     cli.refused("rules", "load", str(bad), contains="gives no bound")
 
 
-def test_the_final_page_counts_recon_cpp_as_spent(make_db):
+def test_the_final_page_counts_recon_cpp_as_spent(played):
     """8.622: Recon's CPP were in neither spent nor left on the final page, so `final` disagreed with its own
     arithmetic and with `status`. Start + Replenished - Spent = Left, and Left is what `status` says."""
-    from pathlib import Path
-
     from conftest import Cli
 
-    cli = Cli(make_db())
-    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    cli = Cli(played())
     final, cpp = cli.json("final")["sides"], cli.json("status")["cpp"]
     for side, v in final.items():
         assert v["cpp_start"] + v["cpp_replenished"] - v["cpp_spent"] == v["cpp_left"] == cpp[side], (side, v)

@@ -221,9 +221,8 @@ def test_roster_as_of_equals_the_roster_of_that_date(make_db, tmp_path, sample_l
     assert cli("audit").exit_code == 0
 
 
-def test_history_and_report(make_db, tmp_path, sample_lines):
-    cli = Cli(make_db())
-    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"))
+def test_history_and_report(played, tmp_path, sample_lines):
+    cli = Cli(played())
     story = cli.json("history")
     assert [d["scenario"] for d in story["dates"]] == [
         "Initial Scenario", "German Assault", "Idle Day", "Dual Attack", "U.S. Assault", "Idle Day"]

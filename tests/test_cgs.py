@@ -21,11 +21,9 @@ GERMAN, RUSSIAN = "Paulus keeps the factory", "Chuikov holds the river"
 
 
 @pytest.fixture
-def cgs(make_db):
+def cgs(played):
     """The shipped sample: two firefights on the DTW fixture map."""
-    cli = Cli(make_db())
-    cli.ok("script", str(FIXTURES / "cgs-sample.cgl"))
-    return cli
+    return Cli(played("cgs-sample.cgl"))
 
 
 @pytest.fixture

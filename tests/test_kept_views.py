@@ -44,11 +44,10 @@ def _finished(name: str, view, rules, state):
 
 
 @pytest.mark.parametrize("sample", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl"])
-def test_after_each_event_the_kept_view_is_the_whole_fold(make_db, sample):
+def test_after_each_event_the_kept_view_is_the_whole_fold(played, sample):
     """For every prefix of the sample's log: the view kept up to the event before, with this event folded in (or
     folded again when the event disturbs it), finishes to exactly what the projection of the whole prefix gives."""
-    cli = Cli(make_db(), seed="7")
-    cli.ok("script", str(FIXTURES / sample), "--quiet")
+    cli = Cli(played(sample), seed="7")
     ledger = open_ledger(str(cli.db))
     logged = ledger.history(None)
     rules = ledger.rules_for(ledger.campaign(None))

@@ -6,7 +6,6 @@ library."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,26 +27,11 @@ from cgledger.ledger.store.folded import Folded, recording
 
 ROOT = Path(__file__).parent.parent
 SAMPLE = ROOT / "fixtures" / "kgp-cg1-sample.cgl"
-_TEMPLATE: list[Path] = []
-
-
 @pytest.fixture
-def sample(tmp_path_factory, tmp_path, make_db) -> str:
-    """The shipped KGP sample (124 events: a snapshot at 100), replayed by `script FILE --quiet`: a copy per test
-    on SQLite, a new database per test on PostgreSQL."""
-    if conftest.BACKEND == "postgres":
-        db = make_db()
-        done = CliRunner().invoke(main, ["--db", db, "script", str(SAMPLE), "--quiet"])
-        assert done.exit_code == 0, done.output
-        return db
-    if not _TEMPLATE:
-        folder = tmp_path_factory.mktemp("light-sample")
-        done = CliRunner().invoke(main, ["--db", str(folder / "s.db"), "script", str(SAMPLE), "--quiet"])
-        assert done.exit_code == 0, done.output
-        forget(str(folder / "s.db"))
-        _TEMPLATE.append(folder)
-    shutil.copytree(_TEMPLATE[0], tmp_path / "db")
-    return str(tmp_path / "db" / "s.db")
+def sample(played) -> str:
+    """The shipped KGP sample (124 events: a snapshot at 100), replayed by `script FILE --quiet` (conftest's
+    `played`: a copy per test)."""
+    return str(played())
 
 
 def attributes(campaign) -> dict:

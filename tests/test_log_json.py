@@ -111,12 +111,11 @@ def _keyed(at) -> Cli:
 
 
 @pytest.mark.parametrize("sample", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl", "keyed"])
-def test_log_json_is_the_whole_folds_byte_for_byte(make_db, request, sample):
+def test_log_json_is_the_whole_folds_byte_for_byte(played, request, sample):
     if sample == "keyed":
         cli = _keyed(request.getfixturevalue("at"))
     else:
-        cli = Cli(make_db(), seed="7")
-        cli.ok("script", str(FIXTURES / sample), "--quiet")
+        cli = Cli(played(sample), seed="7")
     logged = open_ledger(str(cli.db)).history(None)
     expected = reference_rows(logged)
     assert cli.ok("log", "--json").stdout == reference_json(expected)

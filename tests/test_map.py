@@ -152,11 +152,10 @@ def test_scenario_end_needs_lvp_without_a_map(at):
     cli.refused("scenario-end", "--winner", "us", contains="no map is loaded")
 
 
-def test_the_report_shows_one_map_per_group_per_cg_date(make_db, tmp_path):
+def test_the_report_shows_one_map_per_group_per_cg_date(played, tmp_path):
     from conftest import Cli
 
-    cli = Cli(make_db())
-    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    cli = Cli(played())
     maps = cli.json("history")["maps"]
     assert [(m["group"], m["date"]) for m in maps] == [("St", d) for d in ("19 AM", "19 PM", "19 N", "20 AM", "20 PM", "20 N")]
     # the Initial Scenario's Control shows from 19 PM on (the end of 19 PM's RePh); the German

@@ -30,12 +30,8 @@ CLICK = "from cgledger.cli.app import main; main(prog_name='cgledger')"
 
 
 @pytest.fixture
-def sample(make_db) -> str:
-    db = make_db()
-    done = CliRunner().invoke(main, ["--db", str(db), "script", str(SAMPLE), "--quiet"])
-    assert done.exit_code == 0, done.output
-    forget(str(db))
-    return str(db)
+def sample(played) -> str:
+    return str(played())
 
 
 def environment(state: Path, **settings: str) -> dict[str, str]:

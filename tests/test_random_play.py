@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import conftest
-from two_players import GAMES, Desk, Filler, Refused, actions_without_command, choose, offers, start
+from two_players import GAMES, Desk, Filler, Refused, actions_without_command, choose, lock_agents, offers, start
 
 EXAMPLES = int(os.environ.get("CGLEDGER_RANDOM_EXAMPLES", "4"))
 STEPS = int(os.environ.get("CGLEDGER_RANDOM_STEPS", "200"))
@@ -60,7 +60,10 @@ class TwoPlayers(RuleBasedStateMachine):
                 dbs.append(self.made[-1])
             else:
                 dbs.append(self.folder / f"{side}.db")
-        self.desks, self.post = start(self.game, dbs, self.folder, fair_seed="" if FRESH else f"{self.game} {seed}")
+        # live, each player keeps his key in his agent for the session (`keys unlock`); by email every command
+        # stretches his passphrase
+        self.desks, self.post = start(self.game, dbs, self.folder, fair_seed="" if FRESH else f"{self.game} {seed}",
+                                      agents=self.shared)
 
     def teardown(self):
         if os.environ.get("CGLEDGER_RANDOM_TRACE") and self.desks:
@@ -81,6 +84,7 @@ class TwoPlayers(RuleBasedStateMachine):
                     assert not unkept, f"acts stored without their command on the {side} side: {unkept}\n" + self.story()
                 self._reveal_everything()
         finally:
+            lock_agents(self.desks)
             if not os.environ.get("CGLEDGER_RANDOM_KEEP"):  # the desks' stores kept to look into a failure
                 shutil.rmtree(self.folder, ignore_errors=True)
             conftest.pg_drop(self.made)

@@ -371,13 +371,12 @@ def test_chromium_renders_the_page(history, tmp_path):
     assert "Dual Attack" in dumped and "Fallschirmjäger Pltn" in dumped
 
 
-def test_chromium_renders_the_sample_campaigns_report(make_db, tmp_path):
+def test_chromium_renders_the_sample_campaigns_report(played, tmp_path):
     """The real page: the sample campaign replayed through the CLI, `report --html`, rendered."""
     from conftest import Cli
 
     binary = chromium_or_skip()
-    cli = Cli(make_db())
-    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    cli = Cli(played())
     page = tmp_path / "sample.html"
     cli.ok("report", "--html", str(page))
     dumped = chromium(binary, tmp_path, "--dump-dom", page.as_uri()).stdout
@@ -391,7 +390,7 @@ def test_chromium_renders_the_sample_campaigns_report(make_db, tmp_path):
     assert "U.S. Assault" in dumped and "rewind to the end of 20 PM" in dumped
 
 
-def test_the_sample_report_prints_to_pdf_page_by_page(make_db, tmp_path):
+def test_the_sample_report_prints_to_pdf_page_by_page(played, tmp_path):
     """The report as players print it: headless Chromium prints the sample campaign's page to PDF (A4 landscape,
     the page's print stylesheet), and each page is read back with poppler's pdftotext."""
     from conftest import Cli
@@ -401,8 +400,7 @@ def test_the_sample_report_prints_to_pdf_page_by_page(make_db, tmp_path):
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail("CI is set but pdftotext is missing: run .ci/chromium first")
         pytest.skip("pdftotext not installed (run `bash .ci/chromium`)")
-    cli = Cli(make_db())
-    cli.ok("script", str(Path(__file__).parent.parent / "fixtures" / "kgp-cg1-sample.cgl"))
+    cli = Cli(played())
     page, pdf = tmp_path / "sample.html", tmp_path / "sample.pdf"
     cli.ok("report", "--html", str(page))
     chromium(binary, tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())

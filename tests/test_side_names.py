@@ -16,9 +16,8 @@ IDS = re.compile(r"\bthe (german|us|canadian) side\b|\bby (german|us|canadian)\b
                  r"|^\S* *#?\d* +\S* +(german|us|canadian) |: (german|us|canadian) \d|\b(german|us|canadian) (RG|HQ|gains)\b")
 
 
-def test_the_sample_log_and_status_name_the_sides(make_db):
-    cli = Cli(make_db(), seed="7")
-    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"), "--quiet")
+def test_the_sample_log_and_status_name_the_sides(played):
+    cli = Cli(played(), seed="7")
     log = cli.ok("log").stdout
     assert "Controlled by U.S." in log and "winner German" in log and "[by German]" in log
     assert not [line for line in log.splitlines() if IDS.search(line.split("  ", 1)[-1])]

@@ -84,11 +84,8 @@ def test_the_used_up_items_of_the_open_date_stay_and_leave_with_it():
     assert state.live == [] and state.consumed == {}
 
 
-def test_undo_and_rewind_across_cg_date_changes_and_the_audit_stays_clean(make_db):
-    from cgledger.cli.script import SAMPLE
-
-    cli = Cli(make_db())
-    cli.ok("script", "--quiet", str(SAMPLE))
+def test_undo_and_rewind_across_cg_date_changes_and_the_audit_stays_clean(played):
+    cli = Cli(played())
     cli.ok("step", "next")  # 21 AM: a new CG Date
     assert cli.json("status")["cg_date"] == "21 AM"
     cli.ok("undo", "--reason", "not yet")
@@ -106,15 +103,13 @@ def test_undo_and_rewind_across_cg_date_changes_and_the_audit_stays_clean(make_d
     assert ledger.verification.audit(None).clean and ledger.campaign(None).consumed == {}
 
 
-def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db):
+def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(played):
     """A snapshot of the state as it was kept before: every action's author in ranges, and the used-up due items of
     each closed CG Date in its date change's revert. It loads, the audit finds it is the replay's state, and the
     next CG Date change takes the old items out."""
-    from cgledger.cli.script import SAMPLE
     from cgledger.ledger.store.persistence import snapshot_seal
 
-    cli = Cli(make_db())
-    cli.ok("script", "--quiet", str(SAMPLE))
+    cli = Cli(played())
     honest = cli.json("status")
     changes = [e.fact.action for e in open_ledger(str(cli.db)).history(None)
                if isinstance(e.fact, CGDateChanged) and e.version < 100]
@@ -142,14 +137,11 @@ def test_a_snapshot_written_before_still_loads_and_the_audit_stays_clean(make_db
     assert cli("audit").exit_code == 0
 
 
-def test_a_roll_made_again_on_a_date_opened_again_is_named_by_the_audit(make_db):
+def test_a_roll_made_again_on_a_date_opened_again_is_named_by_the_audit(played):
     """The used-up items of 20 N left the state with its change to 21 AM: once an undo opens 20 N again, a roll made
     there already is not refused again. The audit, which reads the whole log, names it (a re-roll, which `import`
     takes and every audit keeps naming), and only it."""
-    from cgledger.cli.script import SAMPLE
-
-    cli = Cli(make_db())
-    cli.ok("script", "--quiet", str(SAMPLE))
+    cli = Cli(played())
     cli.ok("step", "next")  # 21 AM
     for _ in range(5):  # the CG Date change, the Initiative, step 8.623, the 8.618 DR, step 8.618
         cli.ok("undo")

@@ -242,12 +242,9 @@ def test_a_flagged_honest_reroll_imports_and_the_next_bundle_still_imports(at, m
     assert us.ok("head").stdout == german.ok("head").stdout and kinds(us) == ["reroll"]
 
 
-def a_snapshot(make_db) -> Cli:
+def a_snapshot(played) -> Cli:
     """The KGP sample (118 events): a snapshot at event 100."""
-    from cgledger.cli.script import SAMPLE
-
-    cli = Cli(make_db())
-    cli.ok("script", "--quiet", str(SAMPLE))
+    cli = Cli(played())
     assert sql(cli.db, "SELECT originator_version FROM {snapshots}") == [(100,)]
     return cli
 
@@ -266,8 +263,8 @@ def edit_snapshot(cli, change, reseal: bool) -> None:
     sql(cli.db, "UPDATE {snapshots} SET state = ?", (data,))
 
 
-def test_an_edited_snapshot_is_not_read_and_the_audit_names_it(make_db):
-    cli = a_snapshot(make_db)
+def test_an_edited_snapshot_is_not_read_and_the_audit_names_it(played):
+    cli = a_snapshot(played)
     honest = cli.json("status")["cpp"]
     edit_snapshot(cli, lambda s: s["cpp"].update(german=717), reseal=False)
     result = cli("status", "--json")
@@ -276,8 +273,8 @@ def test_an_edited_snapshot_is_not_read_and_the_audit_names_it(make_db):
     assert kinds(cli) == ["snapshot"]
 
 
-def test_a_resealed_edited_snapshot_is_named_by_the_audit(make_db):
-    cli = a_snapshot(make_db)
+def test_a_resealed_edited_snapshot_is_named_by_the_audit(played):
+    cli = a_snapshot(played)
     edit_snapshot(cli, lambda s: s["cpp"].update(german=717), reseal=True)
     report = json.loads(cli("audit", "--json").stdout)
     assert [f["kind"] for f in report["findings"]] == ["snapshot"] and "cpp" in report["findings"][0]["message"]

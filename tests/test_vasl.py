@@ -241,12 +241,11 @@ def test_ten_thousand_line_chat(at, tmp_path):
     assert cli("audit").exit_code == 0
 
 
-def test_dice_stats_match_the_log(make_db, tmp_path):
+def test_dice_stats_match_the_log(played, tmp_path):
     """dice-stats --json on the sample campaign equals what this test computes from log --json."""
     from conftest import Cli
 
-    cli = Cli(make_db())
-    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"))
+    cli = Cli(played())
     log = cli.json("log")
     stats = cli.json("dice-stats")
     sources = {"rng": "ledger", "entered": "entered", "vasl": "vasl", "seeded": "seeded"}

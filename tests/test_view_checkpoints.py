@@ -73,9 +73,8 @@ def _agree(db, cuts: int = 4) -> Counter:
     return resumed
 
 
-def test_a_checkpoint_folded_on_is_the_whole_fold_through_undos_and_a_rewind(make_db):
-    cli = Cli(make_db(), seed="7")
-    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"), "--quiet")
+def test_a_checkpoint_folded_on_is_the_whole_fold_through_undos_and_a_rewind(played):
+    cli = Cli(played(), seed="7")
     resumed = _agree(cli.db, cuts=3)
     assert resumed["ActionUndone"] and resumed["Rewound"]
 

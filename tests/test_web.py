@@ -50,10 +50,8 @@ def post(client: TestClient, words: list[str] | None = None, **fields):
 
 
 @pytest.fixture
-def sample(make_db) -> Cli:
-    cli = Cli(make_db())
-    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"))
-    return cli
+def sample(played) -> Cli:
+    return Cli(played())
 
 
 # ---- the guard --------------------------------------------------------------------------------------------------
@@ -148,11 +146,10 @@ def test_the_audit_cannot_tell_the_page_from_the_cli(make_db):
 
 # ---- the pages -----------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("script", ["kgp-cg1-sample.cgl", "rr-sample.cgl", "cgs-sample.cgl"])
-def test_every_page_shows_each_shipped_sample(make_db, script):
+def test_every_page_shows_each_shipped_sample(played, script):
     from cgledger.ledger.domain.events import TAGS
 
-    cli = Cli(make_db())
-    cli.ok("script", str(FIXTURES / script))
+    cli = Cli(played(script))
     client = page(cli.db)
     internal = re.compile(r"\b(" + "|".join(sorted(TAGS.values(), key=len, reverse=True)) + r"|None)\b")
     for path in ("/", "/roll", "/roll?table=" + cli.json("tables")["tables"][0]["id"], "/buy", "/map", "/roster",

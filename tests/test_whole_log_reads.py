@@ -27,10 +27,8 @@ NAME = "KGP CG I sample"
 
 
 @pytest.fixture
-def sample(make_db) -> Cli:
-    cli = Cli(make_db(), seed="7")
-    cli.ok("script", str(FIXTURES / "kgp-cg1-sample.cgl"), "--quiet")
-    return cli
+def sample(played) -> Cli:
+    return Cli(played(), seed="7")
 
 
 def history(db):

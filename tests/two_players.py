@@ -51,21 +51,23 @@ class Desk:
     commands: list = field(default_factory=list)  # every command this player typed that is not a read
 
     fair_seed: str = ""  # this desk's fair chains drawn from it (ledger/fairdice.new_seed): a play replays exactly
+    machine: Path | None = None  # this player's own machine (XDG_STATE_HOME: its marks, heads, views, key agent)
 
     def run(self, *args: str):
         if args[0] not in READS:
             self.commands.append(shlex.join(args))
-        if not self.fair_seed:
-            return self.player(*args)
-        old = os.environ.get("CGLEDGER_FAIR_SEED")
-        os.environ["CGLEDGER_FAIR_SEED"] = self.fair_seed
+        settings = {"CGLEDGER_FAIR_SEED": self.fair_seed or None,
+                    "XDG_STATE_HOME": str(self.machine) if self.machine else None}
+        old = {name: os.environ.get(name) for name, value in settings.items() if value is not None}
+        os.environ.update({name: value for name, value in settings.items() if value is not None})
         try:
             return self.player(*args)
         finally:
-            if old is None:
-                os.environ.pop("CGLEDGER_FAIR_SEED", None)
-            else:
-                os.environ["CGLEDGER_FAIR_SEED"] = old
+            for name, value in old.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     def ok(self, *args: str):
         result = self.run(*args)
@@ -265,12 +267,16 @@ class Post:
         return got
 
 
-def start(game: str, dbs: list, folder: Path, fair_seed: str = "") -> tuple[dict[str, Desk], Post]:
-    """Both players set up: the first starts the campaign and his key and proposes his rules files; the second
-    accepts, sets up his key and proposes his; the first accepts. `fair_seed`: each side's fair chains drawn from it
-    (a play that replays exactly), else from the OS. `dbs` naming one store twice: both play live on it."""
+def start(game: str, dbs: list, folder: Path, fair_seed: str = "", agents: bool = False
+          ) -> tuple[dict[str, Desk], Post]:
+    """Both players set up, each at his own machine: the first starts the campaign and his key and proposes his rules
+    files; the second accepts, sets up his key and proposes his; the first accepts. `fair_seed`: each side's fair
+    chains drawn from it (a play that replays exactly), else from the OS. `dbs` naming one store twice: both play live
+    on it. `agents`: then each unlocks his key agent (`keys unlock`), as a player does for a session of many commands
+    (`lock_agents` stops them); else every signed command stretches his passphrase."""
     system, cg, cpp, first_files, second_files = GAMES[game]
-    desks = {side: Desk(side, Player(db, phrase), fair_seed=f"{fair_seed}:{side}" if fair_seed else "")
+    desks = {side: Desk(side, Player(db, phrase), fair_seed=f"{fair_seed}:{side}" if fair_seed else "",
+                        machine=folder / f"machine-{side}")
              for side, db, phrase in zip(cpp, dbs, PASSPHRASES)}
     post = Post(folder, desks, shared=len({str(db) for db in dbs}) == 1)
     a, b = desks.values()
@@ -289,7 +295,15 @@ def start(game: str, dbs: list, folder: Path, fair_seed: str = "") -> tuple[dict
             desk.ok("keys", "init", "--side", desk.side)
             for f in files:
                 desk.ok("rules", "load", str(f))
+    if agents:
+        for desk in desks.values():
+            desk.ok("keys", "unlock", "--for", "30m")
     return desks, post
+
+
+def lock_agents(desks: dict[str, Desk]) -> None:
+    for desk in desks.values():
+        desk.run("keys", "lock")
 
 
 def actions_without_command(db) -> list[str]:
