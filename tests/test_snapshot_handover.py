@@ -82,7 +82,7 @@ def test_a_handed_over_row_a_write_has_outdone_gives_the_campaign_as_it_stands(s
 
 
 def test_the_row_is_handed_only_to_its_own_database(sample, tmp_path):
-    other = tmp_path / "other" / "s.db"
+    other = tmp_path / "other" / sample.name
     shutil.copytree(sample.parent, other.parent)
     with sqlite3.connect(sample) as conn:  # this database's snapshot edited: the other's is not
         (state,), = conn.execute("SELECT state FROM stored_snapshots WHERE originator_version = 100").fetchall()

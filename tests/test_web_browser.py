@@ -121,7 +121,7 @@ def test_two_players_play_a_kgp_cg_date_through_the_pages(desks):
     assert "taken back: Control of StJ19" in u.text()
     u.words('["control"]', "/map?group=St", {"arg": "StK17", "opt:--side": "us"})
     u.line("cgledger scenario-end --lvp german=N --lvp us=N", "12", "8")
-    u.line(f"cgledger reveal --all --side us", path="/audit")
+    u.line("cgledger reveal --all --side us", path="/audit")
     u.send()
 
     # ---- the end: both reveal, the final audit is clean on both pages, the heads are equal -------------------------
