@@ -100,6 +100,9 @@ def test_a_gap_in_the_log_is_one_line_in_the_games_words(sample):
     done = CliRunner().invoke(main, ["--db", sample, "roll", "KGP3", "--side", "german", "--dice", "2,3"])
     assert done.exit_code == 1 and "110 is missing" in done.output
     assert len(sql(stored, "SELECT originator_version FROM {events}")) == count
+    done = CliRunner().invoke(main, ["--db", sample, "audit", "--fast"])  # past this machine's mark: one line too
+    assert done.exit_code == 1 and done.output.strip().splitlines() == [
+        "Error: the campaign log is damaged (event 111 follows event 109: 110 is missing): run `cgledger audit`"]
 
 
 def test_an_unreadable_campaign_start_is_one_line(sample):

@@ -253,7 +253,7 @@ def test_a_forged_lone_undo_of_a_received_shared_act_is_named_and_refused(email,
     german.ok("status")  # the German has it: its answer follows the Control
     mail(german, us, tmp_path)
     forge(us.db, lambda c: ActionUndone(action=c.next_action, undone=target), "us", US)
-    named_and_refused(us, Cli(make_db()), tmp_path, "rights", "alone: they are the other side's or shared")
+    named_and_refused(us, Cli(make_db()), tmp_path, "rights", "took back an act alone: it is the other side's or shared")
 
 
 def test_a_forged_acceptance_by_the_proposer_is_named_and_refused(email, tmp_path, make_db):

@@ -174,7 +174,7 @@ def test_a_forged_undo_of_the_other_sides_action_is_named_and_refused_on_import(
     forge(german.db, lambda c: ActionUndone(action=c.next_action, undone=target), "us", US)
     assert kinds(anyone) == ["rights"]
     fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
-    fresh.refused("import", str(path), contains="need its acceptance")
+    fresh.refused("import", str(path), contains="took back an act alone: it is the other side's or shared, and needs its acceptance")
 
 
 def test_a_forged_undo_of_an_action_not_the_last_is_named_and_said_on_every_read(table, make_db, tmp_path):
@@ -183,13 +183,15 @@ def test_a_forged_undo_of_an_action_not_the_last_is_named_and_said_on_every_read
     every read of the ledger holding it says so, instead of showing two books that disagree without a word."""
     german, us, anyone = table
     german.ok("roll", "8.610", "--side", "german", "--dice", "3", "--for", "A")
-    target = anyone.json("log")[-1]["action"]
+    target, event = anyone.json("log")[-1]["action"], anyone.json("log")[-1]["version"]
     german.ok("roll", "8.610", "--side", "german", "--dice", "4", "--for", "B")
     forge(german.db, lambda c: ActionUndone(action=c.next_action, undone=target), "german", GERMAN)
     assert "rights" in kinds(anyone)
+    undo = anyone.json("log")[-1]["version"]
     for read in (("status",), ("roster", "--side", "german")):
         shown = anyone(*read)
-        assert shown.exit_code == 0 and f"takes back action(s) {target} out of order" in shown.stderr, shown.stderr
+        said = f"event {undo} takes back the act of event {event} out of order"  # events, as the log shows them
+        assert shown.exit_code == 0 and said in shown.stderr and "action" not in shown.stderr, shown.stderr
     fresh, path = imports_into_a_fresh_ledger(anyone, make_db, tmp_path)
     fresh.refused("import", str(path), contains="undone recorded")
 

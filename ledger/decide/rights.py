@@ -147,8 +147,10 @@ def taken_back(state: CampaignState, rules: Rules, by: str, fact: ActionUndone |
         decided = rewind(state, rules, by, fact.cg_date, fact.reason)
     if isinstance(decided, TakeBackProposed):
         who = rules.system.sides.get(by, by or "an unsigned")
-        raise BadInput(f"the {who} side voided action(s) {', '.join(map(str, decided.voided))} alone: they are the "
-                       "other side's or shared, and need its acceptance", RULE)
+        acts = (f"{len(decided.voided)} acts alone: they are", "need") if len(decided.voided) > 1 else \
+            ("an act alone: it is", "needs")
+        raise BadInput(f"the {who} side took back {acts[0]} the other side's or shared, and {acts[1]} its acceptance",
+                       RULE)
     return decided
 
 

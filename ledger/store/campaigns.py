@@ -20,7 +20,7 @@ from ..trust.chain import campaign_id
 from ..trust.envelope import decode_envelope
 from ..trust.logged import Logged
 from . import database as store
-from .folded import OutOfSequence, UnreadableRow, recording
+from .folded import recording
 from .loading import Loader
 from .reading import PostgresRows, SqliteRows, collector_paused, hold, pick_name, started_names
 
@@ -104,16 +104,17 @@ class CampaignStore:
             again = self._read_again(cid)
             if again is not None:
                 return again
-        try:
-            campaign = self.rebuild(cid)
-        except (UnreadableRow, OutOfSequence) as e:
-            raise DatabaseError(f"the campaign log is damaged ({e}): run `cgledger audit`") from None
+        campaign = self.rebuild(cid)
         self._check_seen(campaign, writing)
         if campaign.irregular:  # a forged take-back (the audit names it): the books can disagree from here on
             action, voided = campaign.irregular
-            self.notices.append(f"action #{action} takes back action(s) {', '.join(map(str, voided))} out of "
-                                "order, which no ledger does: from there the totals `status` shows may differ from the "
-                                "roster's; run `cgledger audit`")
+            first: dict = {}  # each act's first event, as the player knows them (read only for such a log)
+            for logged in self.history(name):
+                first.setdefault(getattr(logged.fact, "action", None), logged.version)
+            events = ", ".join(str(first.get(a, "?")) for a in voided)
+            self.notices.append(f"event {first.get(action, '?')} takes back the act{'s' if len(voided) > 1 else ''} "
+                                f"of event{'s' if len(voided) > 1 else ''} {events} out of order, which no ledger does: "
+                                "from there the totals `status` shows may differ from the roster's; run `cgledger audit`")
         if not writing and not self.notices:  # read without a warning: read once (`_read_again`)
             last = self.recorder.select_events(cid, desc=True, limit=1)
             self._last_read = (cid, last[0].originator_version, last[0].state, campaign) if last else None
@@ -406,7 +407,7 @@ class CampaignStore:
         if start:
             try:
                 before = self.rebuild(cid, start)
-            except (LedgerError, UnreadableRow, OutOfSequence):
+            except LedgerError:
                 return None, self.history(name)
         with collector_paused():
             tail = [self.loader.logged(stored) for stored in self.recorder.select_events(cid, gt=start)]

@@ -12,7 +12,7 @@ import msgspec
 from .. import caching
 from ..trust import chain
 from . import folded
-from ..errors import CampaignNotFound
+from ..errors import CampaignNotFound, DatabaseError
 from ..domain.events import TAGS
 from ..domain.evolve import CampaignState
 from .folded import Folded
@@ -50,15 +50,19 @@ class Loader:
         events after it, each checked. `mark` (ledger/trust/mark.py): (N, digest of event N) this machine verified up to,
         (0, "") for none: then the snapshot is taken at or before N and only the events past N are checked, so
         without a mark every event is checked once; None: no marks are kept (the snapshot is trusted as before).
-        `checked` is then (version, head) when every event is verified, else None."""
+        `checked` is then (version, head) when every event is verified, else None. A row that cannot be read or is
+        out of sequence is one line (DatabaseError) for every command that loads, `audit --fast` too."""
         self.checked, self.broken, self.problems = None, False, []
-        if mark is not None:
-            try:
-                return self._load(cid, version, mark)
-            except _MarkBroken:  # the log does not extend what this machine verified: check it all again
-                self.broken, self.problems = True, []
-                return self._load(cid, version, (0, ""))
-        return self._load(cid, version, None)
+        try:
+            if mark is not None:
+                try:
+                    return self._load(cid, version, mark)
+                except _MarkBroken:  # the log does not extend what this machine verified: check it all again
+                    self.broken, self.problems = True, []
+                    return self._load(cid, version, (0, ""))
+            return self._load(cid, version, None)
+        except (folded.UnreadableRow, folded.OutOfSequence) as e:
+            raise DatabaseError(f"the campaign log is damaged ({e}): run `cgledger audit`") from None
 
     def _load(self, cid, version: int | None, mark: tuple[int, str] | None) -> Folded:
         start = None
