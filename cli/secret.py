@@ -7,7 +7,7 @@ import os
 import click
 
 from cgledger.ledger.errors import LedgerError
-from cgledger.ledger.domain.events import HiddenFortificationRevealed, SecretRollRevealed
+from cgledger.ledger.domain.events import HiddenFortificationRevealed, RollDeclarationRevealed, SecretRollRevealed
 
 from cgledger.ledger import lazy
 
@@ -227,12 +227,15 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
     facts = keyverbs.reveal(obj.ledger(), obj.campaign, side, roll, cause, searched)
     rolls = [f for f in facts if isinstance(f, SecretRollRevealed) and hasattr(f.fact, "dice")]
     void = [f.roll for f in facts if isinstance(f, SecretRollRevealed) and not hasattr(f.fact, "dice")]
+    # a follow-up declared only to keep the count of a secret RG's follow-ups alike (8.619): no table, never a roll
+    counting = {f.declared for f in facts if isinstance(f, RollDeclarationRevealed) and not f.fact.table}
+    kept = {f.roll for f in facts if isinstance(f, SecretRollRevealed) and getattr(f.fact, "declared", 0) in counting}
     places = [f for f in facts if isinstance(f, HiddenFortificationRevealed)]
     if as_json:
         emit_json([{"roll": f.roll, "table": f.fact.table, "dice": list(f.fact.dice), "final": f.fact.final,
                     "result": f.fact.result} for f in rolls]
-                  + [{"roll": roll, "table": None, "dice": [], "final": None, "result": "void", "void": True}
-                     for roll in void]
+                  + [{"roll": roll, "table": None, "dice": [], "final": None, "result": "void", "void": True,
+                      "kept_count": roll in kept} for roll in void]
                   + [{"placed": f.placed, "item": f.fact.item, "side": f.fact.side, "hex": f.fact.hex,
                       "cause": f.cause or None} for f in places])
         return
@@ -240,7 +243,8 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
         click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
                    f"Final {f.fact.final}: {f.fact.result}")
     for roll in void:
-        click.echo(f"event {roll}: made void, as its RG called for no such roll")
+        click.echo(f"event {roll}: no roll: it kept the count of the RG's follow-ups alike (8.619)" if roll in kept
+                   else f"event {roll}: made void, as its RG's strength called for no such roll")
     for f in places:
         why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {f.search}"}
         click.echo(f"event {f.placed}: {f.fact.side} {f.fact.item} in {f.fact.hex}{why.get(f.cause, '')}")

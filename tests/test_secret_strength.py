@@ -102,7 +102,9 @@ def test_revealed_the_void_rolls_are_decided_again_and_the_audit_is_clean(start,
     german, us, anyone, bought = followed_up(start, code)
     rolls = json.loads(anyone("audit", "--json").stdout)["rolls"]
     german.ok("step", "8.621")
-    german.ok("reveal", "--all", "--side", "german")
+    said = german.ok("reveal", "--all", "--side", "german").stdout
+    assert said.count("made void, as its RG's strength called for no such roll") == {"F": 3, "D": 0}[code], said
+    assert "kept the count" not in said  # an I2 declares as many follow-ups as any German RG may
     report = json.loads(anyone("audit", "--json", "--final").stdout)
     assert report["clean"] and report["pending"] == [], report
     assert report["rolls"] - rolls == {"F": 1, "D": 4}[code]  # a roll made void is no roll
@@ -179,7 +181,9 @@ def test_every_rg_bought_in_secret_declares_as_many_follow_ups(start, rg):
     seen = [row["type"] for row in seen_by_the_us(us, bought)]
     assert seen.count("RollDeclared") == 4 and seen.count("SecretRollMade") == 4, seen
     german.ok("step", "8.621")
-    german.ok("reveal", "--all", "--side", "german")
+    said = german.ok("reveal", "--all", "--side", "german").stdout  # a Full RG: what a 'D' calls for is void
+    assert said.count("made void, as its RG's strength called for no such roll") == {"I2": 3, "V1": 0, "HW1": 2}[rg]
+    assert said.count("kept the count") == {"I2": 0, "V1": 2, "HW1": 1}[rg], said
     report = json.loads(anyone("audit", "--json", "--final").stdout)
     assert report["clean"] and report["pending"] == [], report
     shown = us.ok("log").stdout
@@ -207,3 +211,21 @@ def test_a_secret_rgs_follow_up_declared_alone_says_what_it_shows(start):
     together = german.ok("follow-ups", "--side", "german")  # its leader roll, then two that keep the count
     assert "declared alone" not in together.stderr and "keep the count" in together.stderr, together.stderr
     assert [r["type"] for r in anyone.json("log")].count("RollDeclared") == 4
+
+
+def test_a_revealed_follow_up_that_kept_the_count_says_so_and_the_one_the_strength_voided_says_that(start):
+    """A V1 bought in secret declares 8.6201 and 8.6206/armor and two more that keep the count (8.619): revealed,
+    those two say they kept the count; nothing else is void for a Full V1."""
+    german, us, anyone = start("F")
+    german.ok("buy", "V1", "--side", "german", "--map-group", "St", "--secret")
+    us.ok("step", "8.620")
+    german.ok("step", "8.620")
+    german.ok("follow-ups", "--side", "german")
+    us.ok("answer")
+    german.ok("status")
+    german.ok("step", "8.621")
+    shown = german.json("reveal", "--all", "--side", "german")
+    void = [r for r in shown if r.get("void")]
+    assert len(void) == 2 and all(r["kept_count"] for r in void), shown
+    assert {r["table"] for r in shown if "dice" in r and r["dice"]} == {"8.6201", "8.6206/armor"}, shown
+    assert json.loads(anyone("audit", "--json", "--final").stdout)["clean"]
