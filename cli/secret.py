@@ -206,6 +206,14 @@ def keys_agent(as_json: bool) -> None:
                    f"{'s' if state['served'] != 1 else ''} (process {state['pid']}, {state['socket']})")
 
 
+def _voids(facts: list) -> tuple[list[int], set[int]]:
+    """The Secret rolls a reveal made void, and those of them that only kept the count of a secret RG's follow-ups
+    alike (8.619: a veiled declaration with no table, never a roll)."""
+    revealed = [f for f in facts if isinstance(f, SecretRollRevealed) and not hasattr(f.fact, "dice")]
+    counting = {f.declared for f in facts if isinstance(f, RollDeclarationRevealed) and not f.fact.table}
+    return [f.roll for f in revealed], {f.roll for f in revealed if f.fact.declared in counting}
+
+
 @main.command()
 @click.argument("roll", type=int, required=False, metavar="[EVENT]")
 @click.option("--side", shell_complete=complete.sides, default=None, help="Whose (default: the event's side, or the side of the passphrase given).")
@@ -226,10 +234,7 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
     cause = "entry" if entered else "search" if searched else ""
     facts = keyverbs.reveal(obj.ledger(), obj.campaign, side, roll, cause, searched)
     rolls = [f for f in facts if isinstance(f, SecretRollRevealed) and hasattr(f.fact, "dice")]
-    void = [f.roll for f in facts if isinstance(f, SecretRollRevealed) and not hasattr(f.fact, "dice")]
-    # a follow-up declared only to keep the count of a secret RG's follow-ups alike (8.619): no table, never a roll
-    counting = {f.declared for f in facts if isinstance(f, RollDeclarationRevealed) and not f.fact.table}
-    kept = {f.roll for f in facts if isinstance(f, SecretRollRevealed) and getattr(f.fact, "declared", 0) in counting}
+    void, kept = _voids(facts)
     places = [f for f in facts if isinstance(f, HiddenFortificationRevealed)]
     if as_json:
         emit_json([{"roll": f.roll, "table": f.fact.table, "dice": list(f.fact.dice), "final": f.fact.final,
