@@ -66,9 +66,3 @@ def recorder(state, sides, opened: str | None) -> str:
     if len(keyless) == 1 and len(keyless) < len(sides):
         return keyless[0]
     return ""
-
-
-def author_of(state, sides, fact: Fact, opened: str | None) -> str:
-    """The author a new event of this fact has: its owner, else the recorder."""
-    mine = owner(fact)
-    return mine if mine is not None else recorder(state, sides, opened)

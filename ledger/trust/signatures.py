@@ -37,20 +37,10 @@ class Signed(NamedTuple):
                              "after it was signed")
 
 
-def check_author(state, fact, event) -> list[tuple[str, str]]:
+def author_check(state, fact, event) -> list[tuple[str, str]] | Signed:
     """The envelope's author and signature: a side's own act is authored by that side; from a side's key
     registration on, its events carry its signature of their digest; once every side has a key, nothing is
-    unsigned."""
-    found = author_check(state, fact, event)
-    if isinstance(found, Signed):
-        from .secrets import verify  # cryptography: loaded only where a signature is checked
-
-        return [] if verify(found.public, found.digest, found.signature) else [found.finding()]
-    return found
-
-
-def author_check(state, fact, event) -> list[tuple[str, str]] | Signed:
-    """`check_author` but the Ed25519 check: the finding(s), or the signature to verify (`Signed`)."""
+    unsigned. The finding(s), or the signature to verify (`Signed`: a `Verifier` checks it)."""
     author, mine = event.author, owner(fact)
     if mine is not None and author and author != mine:
         return [("author", f"{_name(event)} is the {mine} side's own act, recorded in the name of the {author} side")]
@@ -105,9 +95,9 @@ class Verifier:
     is shortened to SWITCH while it runs, else the worker waits 5 ms each time). "auto": the child for a log of at
     least CHILD_FROM events (`size`; unknown: the child) on more than one CPU, else in line. Measured on 2 free cores
     (bench/README.md): the audit 101-109 µs an event with the child at 1,000 to 20,000 events, 173-208 with the
-    thread (5,000), 181-207 in line; the decode + verify floor 98-113. None: each check is made in `add`, as
-    `check_author` makes it. An outcome never depends on where the check ran, only when it is known; if the child
-    fails, what it did not answer is checked here."""
+    thread (5,000), 181-207 in line; the decode + verify floor 98-113. None: each check is made in `add`. An
+    outcome never depends on where the check ran, only when it is known; if the child fails, what it did not answer
+    is checked here."""
 
     BATCH = 64
     SWITCH = 0.0001  # s: a worker thread waits at most this for the GIL after a check
