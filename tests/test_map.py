@@ -276,3 +276,63 @@ def test_a_new_german_hq_only_once_the_last_is_lost_and_in_a_building(at):
     cli.ok("control", "LgM24", "--side", "us")
     cli.ok("hq", "LgL27", "--side", "german")
     assert cli.ok("audit").exit_code == 0
+
+
+# ---- the same Control recorded again (8.605, A26.11): no side gained it ----------------------------------------------
+def _in_play(edition: int = 2, *more):
+    from cgledger.ledger.domain.events import CampaignStarted, StepOpened, TablesOverridden
+
+    from given import given
+
+    start = CampaignStarted(name="CG I", system="kgp", cg="I", cg_date="19 AM", edition=edition)
+    mapped = TablesOverridden(action=1, source=FIXTURE.name, text=FIXTURE.read_text(encoding="utf-8"),
+                              tables=("map St",))
+    return given(start, mapped, StepOpened(action=2, step="scenario"), *more)
+
+
+def test_given_a_control_recorded_when_the_same_side_is_recorded_again_then_it_is_refused():
+    from cgledger.ledger.domain.commands import Control
+    from cgledger.ledger.domain.events import ActionUndone, LocationControlled
+
+    held = LocationControlled(action=3, location="StJ19", side="us", strategic="B")
+    campaign = _in_play(2, held)
+    campaign.when(Control(location="StJ19", side="us")).refused("8.605", "StJ19 is Controlled by the U.S. side already")
+    campaign.when(Control(location="StJ19", side="us", strategic="b")).refused("8.605", "already")
+    # what changes is recorded: the other side gaining it, a Strategic kind given or cleared, another Location or level
+    campaign.when(Control(location="StJ19", side="german")).then(
+        LocationControlled(action=4, location="StJ19", side="german", strategic="B"))
+    campaign.when(Control(location="StJ19", side="us", strategic="F")).then(
+        LocationControlled(action=4, location="StJ19", side="us", strategic="F"))
+    campaign.when(Control(location="StJ19", side="us", strategic="none")).then(
+        LocationControlled(action=4, location="StJ19", side="us", strategic=""))
+    campaign.when(Control(location="StJ19/1", side="us")).then(
+        LocationControlled(action=4, location="StJ19/1", side="us", strategic=""))
+    # taken back, the Control is unknown again: recorded anew
+    undone = campaign.and_then(ActionUndone(action=4, undone=3))
+    undone.when(Control(location="StJ19", side="us")).then(
+        LocationControlled(action=5, location="StJ19", side="us", strategic=""))
+    # a change and back: each recorded once
+    back = campaign.and_then(LocationControlled(action=4, location="StJ19", side="german", strategic="B"))
+    back.when(Control(location="StJ19", side="german")).refused("8.605", "German side already")
+    back.when(Control(location="StJ19", side="us")).then(
+        LocationControlled(action=5, location="StJ19", side="us", strategic="B"))
+
+
+def test_a_campaign_started_before_that_reading_still_takes_the_same_control_again():
+    """Its log was written by a ledger that took it: the audit and `import` decide it as that ledger did."""
+    from cgledger.ledger.domain.commands import Control
+    from cgledger.ledger.domain.events import LocationControlled
+
+    held = LocationControlled(action=3, location="StJ19", side="us", strategic="B")
+    _in_play(1, held).when(Control(location="StJ19", side="us")).then(
+        LocationControlled(action=4, location="StJ19", side="us", strategic="B"))
+
+
+def test_the_same_control_again_is_one_line_and_writes_nothing(mapped):
+    before = mapped.events()
+    mapped.refused("control", "StJ19", "--side", "us", contains="StJ19 is Controlled by the U.S. side already")
+    mapped.refused("control", "StJ19", "--side", "us", "--strategic", "B", contains="(8.605)")
+    assert mapped.events() == before
+    mapped.ok("control", "StJ19", "--side", "german")
+    mapped.ok("control", "StJ19", "--side", "us")
+    assert mapped.json("audit")["clean"]

@@ -189,6 +189,8 @@ class TwoPlayers(RuleBasedStateMachine):
             assert desk.events() == before, ("a refusal wrote events", argv)
             if argv[0] == "buy" and _limit(result.stderr):
                 return  # the RG the player chose is over a limit his chart shows: his choice, not the offer's
+            if argv[0] == "control" and "already" in result.stderr:
+                return  # a Location his side Controls already (8.605): his choice, not the offer's
             where = {k: status.get(k) for k in ("cg_date", "step", "scenario", "progress")}
             raise Refused(f"offered and refused at once: {' '.join(argv)}\n  offered in {offer.where}: {offer.line}"
                           f"\n  refused: {result.stderr.strip()}\n  the side's status when offered: {where}"

@@ -33,6 +33,10 @@ def control(state: CampaignState, rules: Rules, location: str, side: str, strate
         raise BadInput(f"unknown Strategic Location kind '{strategic}': "
                        + ", ".join(f"{k} {v}" for k, v in KINDS.items()) + f", or {CLEAR.lower()} to clear it",
                        open_steps[-1] if open_steps else None)
+    last = state.controlled.get(str(where))
+    if state.edition >= 2 and last and last[0] == side and kind == state.strategic.get(str(where), ["", ""])[1]:
+        raise BadInput(f"{where} is Controlled by the {rules.system.sides[side]} side already, as last recorded: a "
+                       "change of Control is recorded when a side gains it", open_steps[-1] if open_steps else None)
     return LocationControlled(action=state.next_action, location=str(where), side=side, strategic=kind)
 
 

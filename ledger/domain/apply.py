@@ -109,6 +109,8 @@ def _side_advanced(s: CampaignState, a: int, fact: SideAdvanced, version: int) -
 
 
 def _location_controlled(s: CampaignState, a: int, fact: LocationControlled, version: int) -> None:
+    if s.edition >= 2:
+        s._add_key(a, "controlled", fact.location, [fact.side, a])
     if fact.strategic or fact.location in s.strategic:
         kinds = {k: v for k, v in s.strategic.items() if k != fact.location}
         s._set(a, "strategic", {**kinds, fact.location: [fact.side, fact.strategic]} if fact.strategic else kinds)

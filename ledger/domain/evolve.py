@@ -107,6 +107,10 @@ class CampaignState:
     # 8.605: each Strategic Location as Control last recorded it: Location -> [side, kind] (kept through changes of
     # Control unless the players clear it)
     strategic: dict[str, list[str]] = {}
+    # 8.605: the side each Location's Control was last recorded for -> [side, action] (campaigns of edition 2 on,
+    # ledger/decide/steps.py EDITION): the same Control recorded again is no change. An undo takes the Location out
+    # (its earlier holder is not kept), so after an undo a record is never refused for want of it
+    controlled: dict[str, list[Any]] = {}
     # take-backs by email (ledger/decide/rights.py): the live actions players took, newest last (at most FRAMES),
     # each {action, first, last (its event versions), after: the ledger's own records that followed it, each
     # [action, version, event it completes or 0, the fact]}; [] when not known (an older snapshot): undo then
@@ -483,7 +487,7 @@ class CampaignState:
 
     def _revert(self, action: int) -> None:
         """Puts back what the action changed (it stays in force: `_unlive` takes it out)."""
-        for attribute in ("consumed", "today", "claims"):
+        for attribute in ("consumed", "today", "claims", "controlled"):
             added = getattr(self, attribute)
             gone = [k for k, v in added.items() if (v[-1] if isinstance(v, list) else v) == action]
             if gone:
@@ -566,10 +570,11 @@ def fold(logged) -> CampaignState | None:
 
 def snapshot(state: CampaignState) -> CampaignState:
     """A copy that later folds cannot reach (attributes are replaced, never changed, except `live`, the
-    dicts that only grow and the undo record)."""
+    dicts keys are added to and taken from in place (`_add_key`, `_revert`) and the undo record)."""
     copied = copy.copy(state)
     copied.live = [list(r) for r in state.live]
     copied.reverts = dict(state.reverts)
     copied.consumed, copied.today = dict(state.consumed), dict(state.today)
+    copied.claims, copied.controlled = dict(state.claims), dict(state.controlled)
     copied.acts = [list(r) for r in state.acts]
     return copied
