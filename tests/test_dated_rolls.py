@@ -111,7 +111,7 @@ def test_a_campaign_started_before_that_reading_keeps_its_door(tmp_path):
     campaign = ledger.campaign(None)
     rules = load("kgp")
     waiting = [e["version"] for e in campaign.declared.values() if e["table"] == "8.6113" and not e["made"]]
-    assert waiting and campaign.edition == 1
+    assert waiting and campaign.edition >= 1  # started under the reading that 8.6113 does not hold the door
     assert walk.unmade(rules, campaign) == []
     campaign.edition = 0
     assert walk.unmade(rules, campaign) == waiting
