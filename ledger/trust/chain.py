@@ -26,14 +26,17 @@ def canonical(fact: Fact) -> Fact:
 
 def iso_utc(moment: datetime) -> str:
     """The canonical text of a timestamp (UTC, microseconds). Built by hand so that freezegun's
-    FakeDatetime and a real datetime of the same instant give the same text and digest."""
+    FakeDatetime and a real datetime of the same instant give the same text and digest. A stored one reads back
+    in UTC already: its text is isoformat's, "+00:00" written "Z" (the same characters as strftime's, ~4x sooner)."""
+    if moment.__class__ is datetime and moment.tzinfo is timezone.utc and moment.year >= 1000:
+        return moment.isoformat(timespec="microseconds")[:-6] + "Z"  # strftime's %Y pads no year below 1000
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 FORM = 3  # the envelope form new events are written in
 
 
-def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact: Fact, topic: str = "",
+def digest(campaign_id: UUID | str, version: int, timestamp: datetime, prev: str, fact: Fact, topic: str = "",
            author: str = "", command: str = "", form: int = 1, request=None) -> str:
     """The event's digest. Form 3 (every event written now) covers its whole stored form: the stored topic, the
     author side, the command id and the request (the typed command of the action it opens) as well as the fact;
@@ -53,11 +56,52 @@ def digest(campaign_id: UUID, version: int, timestamp: datetime, prev: str, fact
 def _without_defaults(fact: Fact) -> dict:
     """The fact as form 2 digests it: fields at their default left out, so a field added later (always with a
     default) does not change the digest of an event stored before it."""
+    left_out = _left_out(type(fact))
+    data = left_out(fact) if left_out is not None else None
+    if data is not None:
+        return data
     data = msgspec.to_builtins(fact)
     for name, default in _defaults(type(fact)).items():
         if name in data and data[name] == default:
             del data[name]
     return data
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = frozenset({tuple, list, dict})
+
+
+@functools.cache
+def _left_out(cls):
+    """A function giving what `_without_defaults` gives for a fact or command of type `cls`, from its fields as they
+    are (no `to_builtins` of the whole: ~4x sooner, a first read recomputes every digest): the same keys in the same
+    order, each value encoding as its builtins do, a field left out when its builtins equal its default's. It gives
+    None (the long way) for a value whose test could differ from its builtins' (an enum, a set, a struct where the
+    default is not None, UNSET). None: a type that always takes the long way (a field renamed, another default)."""
+    fields, defaults, config = cls.__struct_fields__, cls.__struct_defaults__, cls.__struct_config__
+    if cls.__struct_encode_fields__ != fields or config.array_like:
+        return None
+    lines = ["def left_out(o):", "    d = {}" if config.tag is None else "    d = {TAG_FIELD: TAG}"]
+    built = _defaults(cls)
+    for n, (name, default) in enumerate(zip(fields, (msgspec.NODEFAULT,) * (len(fields) - len(defaults)) + defaults)):
+        lines.append(f"    v = o.{name}")
+        if default is msgspec.NODEFAULT:  # kept
+            lines += ["    if v is UNSET: return None", f"    d[{name!r}] = v"]
+        elif default is None:  # left out when None
+            lines += ["    if v is not None:", "        if v is UNSET: return None", f"        d[{name!r}] = v"]
+        elif type(default) in _PLAIN and default == default:  # left out when equal to it (NaN is not)
+            lines += ["    if v.__class__ not in PLAIN: return None", f"    if v != DEFAULTS[{n}]: d[{name!r}] = v"]
+        elif built[name].__class__ in _CONTAINERS and not built[name]:  # when an empty one of its class: () is not []
+            lines += [f"    if v.__class__ is not DEFAULTS[{n}].__class__:",
+                      "        if v.__class__ not in CONTAINERS: return None", f"        d[{name!r}] = v",
+                      f"    elif v: d[{name!r}] = v"]
+        else:
+            return None
+    lines.append("    return d")
+    namespace = {"TAG_FIELD": config.tag_field, "TAG": config.tag, "UNSET": msgspec.UNSET, "PLAIN": _PLAIN,
+                 "CONTAINERS": _CONTAINERS, "DEFAULTS": [built.get(name) for name in fields]}
+    exec("\n".join(lines), namespace)  # noqa: S102 - the code of names and positions of a type's own fields
+    return namespace["left_out"]
 
 
 @functools.cache
@@ -96,7 +140,7 @@ def _drop_added(data):
     return data
 
 
-def event_digest(campaign_id: UUID, event) -> str:
+def event_digest(campaign_id: UUID | str, event) -> str:
     """The digest recomputed from what an event read back holds (a Logged or a bundle event); "" (it matches none)
     when its stored request is not a command."""
     try:

@@ -184,9 +184,12 @@ class Verifier:
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
-def _plain_hex(*texts: str) -> bool:
-    """Plain hex no longer than a signature's: what the child is given (anything else fails or is checked here)."""
-    return all(isinstance(t, str) and t and len(t) <= 128 and _HEX.issuperset(t) for t in texts)
+def _plain_hex(public: str, digest: str, signature: str) -> bool:
+    """Plain hex no longer than a signature's: what the child is given (anything else fails or is checked here).
+    The three texts' characters are tested at once (a first read hands every event's here)."""
+    return (isinstance(public, str) and isinstance(digest, str) and isinstance(signature, str)
+            and 0 < len(public) <= 128 and 0 < len(digest) <= 128 and 0 < len(signature) <= 128
+            and _HEX.issuperset(public + digest + signature))
 
 
 # The child's program: one line of "public,digest,signature" items (plain hex) per batch in, one line of the failed
