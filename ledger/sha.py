@@ -2,7 +2,8 @@
 what a read hashes before its first row (the log's head, an answer's or a view's key,
 this machine's seals, a campaign's id) uses CPython's own SHA-256 and SHA-1. An input over 512 KB (a large snapshot),
 or any once the process has loaded hashlib, goes to hashlib, whose OpenSSL is several times faster per byte where
-the CPU has SHA instructions: the audit and `import` load it first, for the chain's digest of every event. The
+the CPU has SHA instructions: the audit, `import` and a read that checks a long stretch of the log (the first read on
+a new machine, ledger/store/loading.py LONG_STRETCH) load it first, for the chain's digest of every event. The
 digests are the same either way (tests/test_sha.py)."""
 
 from __future__ import annotations
