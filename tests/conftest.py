@@ -1,19 +1,19 @@
 from __future__ import annotations
 
 import atexit
-import gc
 import json
 import os
 import shutil
 import sqlite3
 import tempfile
-import uuid
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from cgledger.cli import main
+
+import pgpool
 
 # the parsed rules kept between processes (ledger/rules/cachefile.py): this run's own, not the user's ~/.cache
 _RULES_CACHE = tempfile.mkdtemp(prefix="cgledger-test-cache-")
@@ -89,17 +89,13 @@ def pg_url(name: str) -> str:
     return urlparse(PG_ADMIN)._replace(path=f"/{name}").geturl()
 
 
-def pg_create(template: str | None = None) -> str:
-    """A fresh database (a copy of `template` if given); its URL."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
+def pg_create(template: str | None = None, frozen: bool = False) -> str:
+    """A new database (a copy of `template` if given; `frozen`: a fixture's, never written after it was made); its
+    URL. Taken from those earlier tests emptied (tests/pgpool.py)."""
     with pg_admin() as admin:
         if template:
-            gc.collect()  # pools of finished commands close when collected
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (template,))
-            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-        else:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    return pg_url(name)
+            _close_own([template])
+        return pg_url(pgpool.create(admin, pg_url, template, frozen))
 
 
 def pg_name(url: str) -> str:
@@ -109,10 +105,48 @@ def pg_name(url: str) -> str:
 def pg_drop(urls: list[str]) -> None:
     if not urls:
         return
-    gc.collect()
+    names = [pg_name(url) for url in urls]
+    _close_own(names)
     with pg_admin() as admin:
-        for url in urls:
-            admin.execute(f'DROP DATABASE IF EXISTS "{pg_name(url)}" WITH (FORCE)')
+        pgpool.drop(admin, pg_url, names)
+
+
+def _close_own(names: list[str]) -> None:
+    """This process's own sessions on the databases `names` closed: its opened ledgers, the `sql` helper's (closing
+    them by collecting this process's garbage cost 0.3-0.6 s a test)."""
+    from cgledger.cli.context import forget
+
+    for name in names:
+        forget(pg_url(name))
+        conn = _SQL.pop(pg_url(name), None)
+        if conn is not None:
+            conn.close()
+
+
+def pytest_sessionfinish(session):
+    if BACKEND == "postgres":
+        with pg_admin() as admin:
+            pgpool.close(admin)
+
+
+_SQL: dict = {}  # url -> the `sql` helper's open connection to it (one server session a test, not one a query)
+
+
+def _sql_conn(url: str):
+    import select
+
+    import psycopg
+
+    conn = _SQL.get(url)
+    # a session the server ended has said so on its socket (or is closed): a new one
+    if conn is not None and (conn.closed or select.select([conn.fileno()], [], [], 0)[0]):
+        _SQL.pop(url).close()
+        conn = None
+    if conn is None:
+        while len(_SQL) >= 4:
+            _SQL.pop(next(iter(_SQL))).close()
+        conn = _SQL[url] = psycopg.connect(url, autocommit=True)
+    return conn
 
 
 def sql(db, query: str, params: tuple = ()) -> list:
@@ -120,10 +154,14 @@ def sql(db, query: str, params: tuple = ()) -> list:
     if isinstance(db, str):
         import psycopg
 
-        with psycopg.connect(db, autocommit=True) as conn:
-            cursor = conn.execute(query.format(events="cgledger_events", snapshots="cgledger_snapshots")
-                                  .replace("?", "%s"), params)
-            return cursor.fetchall() if cursor.description else []
+        text = query.format(events="cgledger_events", snapshots="cgledger_snapshots").replace("?", "%s")
+        try:
+            cursor = _sql_conn(db).execute(text, params)
+        except psycopg.OperationalError:
+            if not _SQL[db].broken:
+                raise
+            cursor = _sql_conn(db).execute(text, params)  # its session ended as it was sent: a new one
+        return cursor.fetchall() if cursor.description else []
     with sqlite3.connect(db) as conn:
         return conn.execute(query.format(events="stored_events", snapshots="stored_snapshots"), params).fetchall()
 
@@ -309,7 +347,7 @@ def at(tmp_path: Path, tmp_path_factory):
             template.to(step, date)
             _TEMPLATES[key] = target
         if BACKEND == "postgres":
-            made.append(pg_create(template=pg_name(_TEMPLATES[key])))
+            made.append(pg_create(template=pg_name(_TEMPLATES[key]), frozen=True))
             return Cli(made[-1])
         folder = tmp_path / f"at-{step}-{date}-{cg}-{len(made)}".replace(" ", "_")  # a second copy: its own folder
         made.append(str(folder))
@@ -341,7 +379,7 @@ def played(tmp_path: Path, tmp_path_factory):
             forget(str(target))  # closed: on SQLite its WAL folded into the file
             _PLAYED[key] = target
         if BACKEND == "postgres":
-            copy = pg_create(template=pg_name(_PLAYED[key]))
+            copy = pg_create(template=pg_name(_PLAYED[key]), frozen=True)
         else:
             folder = tmp_path / f"played-{len(made)}"
             shutil.copytree(_PLAYED[key].parent, folder)
