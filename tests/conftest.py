@@ -125,8 +125,12 @@ def _close_own(names: list[str]) -> None:
 
 def pytest_sessionfinish(session):
     if BACKEND == "postgres":
+        templates = [pg_name(url) for url in (*_TEMPLATES.values(), *_PLAYED.values()) if isinstance(url, str)]
+        _close_own(templates)
         with pg_admin() as admin:
             pgpool.close(admin)
+            for name in templates:  # this worker's `at` and `played` templates: none is left on the cluster
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 _SQL: dict = {}  # url -> the `sql` helper's open connection to it (one server session a test, not one a query)
