@@ -9,7 +9,7 @@ import sys
 
 import msgspec
 
-from .. import caching
+from .. import caching, lazy
 from ..trust import chain
 from . import folded
 from ..errors import CampaignNotFound, DatabaseError
@@ -204,16 +204,15 @@ class Loader:
         return read_logged(stored.originator_version, stored.topic, state)
 
 
-_AUTHOR = None  # (signatures.Signed, signatures.author_check), imported at the first event checked
+signatures = lazy.module("cgledger.ledger.trust.signatures")  # loaded at the first event checked
 
 
-def _checked(cid, campaign: CampaignState, event, at_mark: bool, signatures: "_Signatures") -> tuple[str, str] | None:
+def _checked(cid, campaign: CampaignState, event, at_mark: bool, verifier: "_Signatures") -> tuple[str, str] | None:
     """An event past what this machine checked: it follows the one before, its digest covers its content, its author
-    is right, and its signature is handed to `signatures` (named by `signatures.failed()`). The marked event is checked
+    is right, and its signature is handed to `verifier` (named by `verifier.failed()`). The marked event is checked
     again too (one event): an edit of its content that leaves its stored digest in place is named, as it was while it
     lay after the latest snapshot. Its chain and digest only: the digest is the one this machine verified the
     signature of (the mark holds it), and the signature covers that digest. (kind, message) as the audit names it."""
-    global _AUTHOR
     if event.prev != campaign.head:
         return "chain", "it does not follow the event before it: the log was rewritten"
     logged = Logged(event.originator_version, event.timestamp, event.prev, event.digest, TAGS[type(event.fact)],
@@ -222,14 +221,9 @@ def _checked(cid, campaign: CampaignState, event, at_mark: bool, signatures: "_S
         return "tampered", "it was altered after it was recorded"
     if at_mark:
         return None
-    if _AUTHOR is None:
-        from ..trust.signatures import Signed, author_check
-
-        _AUTHOR = Signed, author_check
-    Signed, author_check = _AUTHOR
-    found = author_check(campaign, event.fact, logged)
-    if isinstance(found, Signed):
-        signatures.add(event.originator_version, found)
+    found = signatures.author_check(campaign, event.fact, logged)
+    if isinstance(found, signatures.Signed):
+        verifier.add(event.originator_version, found)
         return None
     return found[0] if found else None
 
