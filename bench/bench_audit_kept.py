@@ -47,13 +47,14 @@ def timed(runner: Runner, words: list[str]) -> tuple[float, str]:
     return took, outcome.out
 
 
-def measure(db: Path, moves: int) -> dict[str, list[float]]:
-    runner = Runner(str(db), None, KEYS["german"], "1")
+def measure(db: Path, moves: int, keys: dict[str, bytes] = KEYS) -> dict[str, list[float]]:
+    """`keys`: each side's key material in the campaign (the German's is the page's)."""
+    runner = Runner(str(db), None, keys["german"], "1")
     first, _ = timed(runner, ["audit", "--json", "--kept"])  # the server's first audit: the whole log, kept
     out: dict[str, list[float]] = {"first kept": [first], "kept": [], "whole": []}
     ledger = open_ledger(str(db), dice=SeededDice(7))
     for move in range(moves):
-        roll_batched(ledger, 1, 1_000_000 + move, KEYS)  # one signed roll: the other side's move
+        roll_batched(ledger, 1, 1_000_000 + move, keys)  # one signed roll: the other side's move
         kept, kept_out = timed(runner, ["audit", "--json", "--kept"])
         whole, whole_out = timed(runner, ["audit", "--json"])
         if kept_out != whole_out:

@@ -54,13 +54,15 @@ def timed(argv: list[str], env: dict) -> float:
     return time.perf_counter() - start
 
 
-def pairs(copy: Path, runs: int, cgledger: str, tmp: Path) -> tuple[float, float, float]:
-    """(the read's median, the floor's, the median of the pairs' ratios): the read with a fresh state folder, then
-    the floor, `runs` times after one pair not counted (it warms the caches)."""
+def pairs(copy: Path, runs: int, cgledger: str | list[str], tmp: Path,
+          command: tuple[str, ...] = ("status",)) -> tuple[float, float, float]:
+    """(the read's median, the floor's, the median of the pairs' ratios): the read (`cgledger --db COPY command`)
+    with a fresh state folder, then the floor, `runs` times after one pair not counted (it warms the caches)."""
     reads, floors, ratios = [], [], []
+    program = [cgledger] if isinstance(cgledger, str) else cgledger
     for _ in range(runs + 1):
         state = tempfile.mkdtemp(dir=tmp)
-        read = timed([cgledger, "--db", str(copy), "status"], {**os.environ, "XDG_STATE_HOME": state})
+        read = timed([*program, "--db", str(copy), *command], {**os.environ, "XDG_STATE_HOME": state})
         shutil.rmtree(state)
         base = timed([sys.executable, __file__, "--floor", str(copy)], dict(os.environ))
         reads.append(read), floors.append(base), ratios.append(read / base)
