@@ -135,10 +135,16 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,5000,20000,50000",
                         help="four campaign sizes in events: the roll's base, the two read sizes, the largest")
     parser.add_argument("--runs", type=int, default=5, help="runs (or pairs) of each measurement (default 5)")
+    parser.add_argument("--reads", default=None, help="the reads timed, by label, comma-separated (default: all)")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     if len(sizes) != 4 or sizes[0] < 200:
         parser.error("give four sizes, from 200 events")
+    if args.reads:
+        wanted = args.reads.split(",")
+        READS[:] = [(label, argv) for label, argv in READS if label in wanted]
+        if len(READS) != len(wanted):
+            parser.error(f"--reads: known reads are {', '.join(label for label, _a in bench_cli.READS)}, step, date, final")
     small, mid, large, big = sizes
     tmp = Path(tempfile.mkdtemp(prefix="cgledger-bench-targets-"))
     runtime = Path(tempfile.mkdtemp(prefix="cgl-run-"))  # short: a socket's path has at most 107 bytes

@@ -65,7 +65,7 @@ def test_kept_audit_bench_runs_on_a_small_campaign():
 
 
 def test_targets_bench_prints_every_target_on_a_small_campaign():
-    out = bench("bench_targets.py", "--sizes", "200,300,400,500", "--runs", "1")
+    out = bench("bench_targets.py", "--sizes", "200,300,400,500", "--runs", "1", "--reads", "status,step")
     for target in ("every read after a move at 300 events", "every read after a move at 400 events",
                    "the page's /audit after one new event at 300 events", "first read on a new machine at 500 events",
                    "`audit` at 500 events within 1.2x", "a signed roll at 500 events within 1.1x one at 200",
