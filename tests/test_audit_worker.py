@@ -123,6 +123,28 @@ def test_a_log_with_map_decisions_reads_the_same_past_streamed(fortified):  # no
     assert all(other == streamed for other in others)
 
 
+def test_the_past_read_again_from_the_store_is_the_past_given(fortified):  # noqa: F811
+    """The audit does not hold the log it has read when the store can give it again: each read of the past reads the
+    store's first rows again, and from the DECODE_AFTER-th read on keeps them. Every read gives the events a kept
+    past gives, in the same order, whole."""
+    from cgledger.ledger.store.stream import Events, Past
+
+    fortified.ok("remove", "wire", "DTW-H20", "--by", "fire")
+    ledger = open_ledger(str(fortified.db))
+    try:
+        cid = campaign_id(ledger.resolve_name(None))
+        rows = ledger.store.loader.rows(cid, 7)  # a page smaller than the log: the rows come in several SELECTs
+        again, kept = Events(rows), Events(list(rows))
+        reads = 0
+        for n, (event, same) in enumerate(zip(again, kept), 1):
+            assert event == same
+            reads += 1  # every event: more reads than DECODE_AFTER
+            assert list(again.past) == list(kept.past) and len(again.past) == n - 1, n
+        assert reads > Past.DECODE_AFTER and next(iter(again), None) is None
+    finally:
+        ledger.close()
+
+
 def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
     """The child takes only plain hex; texts `bytes.fromhex` reads otherwise (spaces, upper case) or refuses are
     checked in line: every outcome is `secrets.verify`'s."""

@@ -1,9 +1,11 @@
 """The stored events read one at a time, as the audit reads a long log: decoded as they are read (`Raw` rows), a
-look ahead for the facts one decision writes together, and the events before, kept undecoded (`Past`)."""
+look ahead for the facts one decision writes together, and the events before (`Past`): read again from the store
+where the rows come from one (`Loader.rows`), else kept undecoded."""
 
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 from typing import NamedTuple
 
 from ..trust.envelope import read_logged, with_command
@@ -17,7 +19,8 @@ class Events:
     def __init__(self, logged):
         self._source = iter(logged)
         self._ahead: deque = deque()  # (as given, decoded)
-        self.past = Past()
+        # rows the store gives again on each iteration (`Loader.rows`: its `size`) are not held: read again
+        self.past = Past(logged if hasattr(type(logged), "size") else None)
 
     def more(self, logged) -> None:
         """Events stored after the last one read: iterated next (`Continued`)."""
@@ -64,28 +67,39 @@ class Raw(NamedTuple):
 
 class Past:
     """The events before the one audited, read only by the decisions that need them (placing and revealing read the
-    map, a purchase revealed its sealed record): a list of what was given, a `Raw` row decoded again each time it is
-    read, so the audit of a long log does not hold every decoded event (~2 KB each against ~1 KB of stored bytes).
-    Decoding again costs ~7 µs an event per read: after DECODE_AFTER reads (a log with many map decisions) the past
-    is kept decoded, as before the audit streamed, so the audit never costs more than DECODE_AFTER extra decodes
-    of the log. Either way the decisions read the same events."""
+    map, a purchase revealed its sealed record), so the audit of a long log does not hold them (~1 KB each stored,
+    ~2 KB decoded). From a store (`rows`, iterated again from the first row: the log only grows, so its first n rows
+    are the ones given) they are read again and decoded on each read: nothing is held. Else what was given is kept,
+    a `Raw` row decoded again on each read (~7 µs an event). After DECODE_AFTER reads (a log with many map decisions)
+    the past is kept decoded, as before the audit streamed, so the audit never costs more than DECODE_AFTER extra
+    reads of the log. Either way the decisions read the same events."""
 
     DECODE_AFTER = 4
 
-    def __init__(self):
+    def __init__(self, rows=None):
+        self._rows = rows
         self._given: list = []
+        self._count = 0
         self._reads = 0
 
     def append(self, given) -> None:
+        self._count += 1
+        if self._rows is not None:
+            return
         if self._reads >= self.DECODE_AFTER:
             given = _decoded(given)
         self._given.append(given)
 
     def __iter__(self):
         self._reads += 1
+        if self._rows is not None:
+            given = islice(self._rows, self._count)
+            if self._reads < self.DECODE_AFTER:
+                return map(_decoded, given)
+            self._rows, self._given = None, list(given)  # read often: kept from here on
         if self._reads == self.DECODE_AFTER:
             self._given = [_decoded(g) for g in self._given]
         return map(_decoded, self._given)
 
     def __len__(self) -> int:
-        return len(self._given)
+        return self._count
