@@ -147,7 +147,8 @@ class CampaignLedger:
             return campaign, cmd.Context(by=by, log=log)
         side = rules.side(request.side) if getattr(request, "side", "") else by
         view = self.books.own_view(campaign, rules, side)
-        sealed_cpp = self.books.sealed_cpp(view, rules, side) if view.sealed else 0
+        # its sealed books opened only if a cost is over what the side has in the open (decide/rolls.py held_cpp)
+        sealed_cpp = (lambda: self.books.sealed_cpp(view, rules, side)) if view.sealed else 0
         return view, cmd.Context(by=by, log=log, sealed_cpp=sealed_cpp)
 
     def append(self, campaign: Campaign, *facts, request=None) -> None:

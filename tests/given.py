@@ -41,7 +41,7 @@ class Given:
     def next_action(self) -> int:
         return self.state.next_action
 
-    def when(self, command, by: str = "", sealed_cpp: int = 0, sealed_fpp: float = 0) -> "When":
+    def when(self, command, by: str = "", sealed_cpp=0, sealed_fpp: float = 0) -> "When":
         return When(self, command, Context(by=by, log=self.log, sealed_cpp=sealed_cpp, sealed_fpp=sealed_fpp))
 
 

@@ -49,6 +49,22 @@ def test_2_5184_the_cpp_cost_is_paid_from_what_the_side_has():
     assert after.when(Buy(rg="V2", side="german"), sealed_cpp=2).decided()[0].cpp == 14
 
 
+def test_2_5184_a_sides_sealed_books_are_opened_only_for_a_cost_over_its_open_cpp():
+    """Its own ledger opens the sealed replenishments (a decryption) only when the open CPP fall short: the books
+    are given as a function of none, and what it gives decides as the number would."""
+    opened = []
+
+    def books() -> int:
+        opened.append(1)
+        return 2
+
+    after = rr_at("2.518", bought(3, "I1", 28))
+    assert after.when(Buy(rg="HW1", side="german"), sealed_cpp=books).decided()[0].cpp == 12 and not opened
+    assert after.when(Buy(rg="V2", side="german"), sealed_cpp=books).decided()[0].cpp == 14 and opened == [1]
+    after.when(Buy(rg="I1", side="german"), sealed_cpp=books).refused("2.5184",
+                                                                       "costs 28 CPP; the German side has 14 CPP left")
+
+
 def test_2_5184_an_on_map_setup_costs_three_more_eight_for_an_infantry_company():
     campaign = rr_at("2.518")
     assert campaign.when(Buy(rg="HW1", side="german", on_map=True)).decided()[0].cpp == 12 + 3

@@ -41,7 +41,7 @@ class Context:
 
     by: str = ""
     log: Any = ()
-    sealed_cpp: int = 0
+    sealed_cpp: Any = 0  # an int, or a function of none that opens the side's books (rolls.held_cpp)
     sealed_fpp: float = 0
     extra: dict = dataclasses.field(default_factory=dict)  # (the verbs' `import *` brings msgspec's `field`)
     form: int = 3  # the envelope form the action was written in: a log written before keeps its own reading

@@ -173,7 +173,7 @@ def check_covered(state: CampaignState, rules: Rules, side: str, n: int) -> None
 
 
 def declare(state: CampaignState, rules: Rules, cmd: rolls.RollCommand, value: str,
-            sealed_cpp: int = 0, blinded: str = "") -> RollDeclared:
+            sealed_cpp=0, blinded: str = "") -> RollDeclared:
     """A fair roll asked for: the command is checked as fully as it can be without dice (table, step, due, each
     declared DRM, the CPP it costs), its item consumed, and its roll value published unless it is Secret (a Secret
     one commits to its blinding value instead: `blinded`)."""
@@ -253,7 +253,7 @@ def dice(state: CampaignState, entry: dict, roll_value: str, die: str, blind: st
                        "the one committed to", RULE) from None
 
 
-def answered(state: CampaignState, rules: Rules, by: str, version: int, value: str, sealed_cpp: int = 0) -> list:
+def answered(state: CampaignState, rules: Rules, by: str, version: int, value: str, sealed_cpp=0) -> list:
     """The whole action of an answer: the answer, and for an open roll the roll it makes (the declared command with
     the dice the two chain values give, in the same action), or its lapse where it was declared for a strength result
     its RG's roll did not give; a Secret roll is made by its own side's ledger."""
@@ -332,7 +332,7 @@ def check_void(state: CampaignState, rules: Rules, entry: dict, revealed=()) -> 
                        f"'{strength}'", table)
 
 
-def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp: int = 0,
+def resolve(state: CampaignState, rules: Rules, key: str, roll_value: str, sealed_cpp=0,
             blind: str = "") -> DiceRolled:
     """The roll an answered declaration makes: the declared command with the dice its two values give."""
     entry = state.declared.get(key)

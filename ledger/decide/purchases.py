@@ -12,6 +12,7 @@ from ..domain.evolve import CampaignState
 from ..rules import Rules
 from ..rules.schema import rg_matches
 from ..trust.secrets import commitment
+from .rolls import held_cpp
 from .steps import acting_step, title
 
 _HEX = re.compile(r"^([A-Z][a-z])([A-Z]{1,2})(\d{1,2})$")
@@ -60,7 +61,7 @@ def rg_reference(campaign: CampaignState, rules: Rules, ref: str, side: str) -> 
 
 
 def buy(campaign: CampaignState, rules: Rules, rg_id: str, side: str, map_group: str = "", objective: str = "",
-        given: bool = False, on_map: bool = False, pre_registered: int = 0, sealed_cpp: int = 0,
+        given: bool = False, on_map: bool = False, pre_registered: int = 0, sealed_cpp=0,
         early: bool = False) -> RGPurchased:
     """8.619 (RR 2.518): one RG bought against the chart in force, the CPP, the per-CG-Date and per-CG maxima.
     `sealed_cpp`: the side's own Secret replenishments not yet revealed. `early`: KGP 8.6194b Early Entry."""
@@ -134,7 +135,7 @@ def _extra_cost(rules: Rules, rg, side: str, step: str, on_map: bool, early: boo
 
 
 def _cost_within_limits(campaign: CampaignState, rules: Rules, rg, side: str, step: str, map_group: str, extra: int,
-                        sealed_cpp: int) -> int:
+                        sealed_cpp) -> int:
     """The CPP a bought RG costs, refused over the CG maximum, a shared maximum, the CG Date maximum (8.6195) or
     the CPP the side has."""
     who = rules.system.sides[side]
@@ -160,7 +161,9 @@ def _cost_within_limits(campaign: CampaignState, rules: Rules, rg, side: str, st
         place = f" for {map_group}" if map_group else ""
         raise BadInput(f"at most {rg.date_max} {rg.group_type} ({rg.id}) per CG Date{per}; "
                        f"{today} already bought{place} on {campaign.cg_date}", _at(step, "5"))
-    available = campaign.cpp.get(side, 0) + (sealed_cpp if cost else 0)
+    available = campaign.cpp.get(side, 0)
+    if cost > available:  # the side's own sealed replenishments count too (known to its ledger only)
+        available += held_cpp(sealed_cpp)
     if cost > available:
         raise BadInput(f"{rg.id} ({rg.group_type}) costs {cost} CPP; the {who} side has "
                        f"{available} CPP left", _at(step, "4"))

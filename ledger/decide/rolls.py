@@ -350,10 +350,16 @@ def check_category(rules: Rules, table: Table, line: str, player: str = "") -> N
                        "--dice for the other side to witness, if this is the roll)", table.rule)
 
 
-def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int = 0) -> tuple[DiceRolled, Resolution]:
+def held_cpp(sealed_cpp) -> int:
+    """CPP of a side's own Secret replenishments not yet revealed: the number given, or its books opened (a function
+    of none) only when a cost is over the CPP the side has in the open."""
+    return sealed_cpp() if callable(sealed_cpp) else sealed_cpp
+
+
+def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp=0) -> tuple[DiceRolled, Resolution]:
     """The whole decision of a roll: admitted, DRMs (declared ones checked against the log, automatic ones
     derived from it), the table's result, the CPP it costs, what it makes due next. `sealed_cpp`: CPP of the
-    side's own Secret replenishments not yet revealed (known to its side only)."""
+    side's own Secret replenishments not yet revealed (known to its side only; `held_cpp`)."""
     from ..rules import dice as dicemod
 
     check_source(state, rules, cmd.source)
@@ -375,9 +381,9 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp: int =
     cpp = rules.cpp_cost(table, resolution.drms)
     if table.paid_by_rg and state.bought_today_by(side, table.paid_by_rg):
         cpp -= table.cpp  # the RG bought this CG Date paid the roll itself (RR M3 Recon, 2.521)
-    if cpp and cpp > state.cpp.get(side, 0) + sealed_cpp:
+    if cpp and cpp > state.cpp.get(side, 0) and cpp > state.cpp.get(side, 0) + held_cpp(sealed_cpp):
         raise BadInput(f"table {table.id} costs {cpp} CPP; the {rules.system.sides[side]} side has "
-                       f"{state.cpp.get(side, 0) + sealed_cpp}", table.rule)
+                       f"{state.cpp.get(side, 0) + held_cpp(sealed_cpp)}", table.rule)
     adds = _adds(state, rules, table, side, cmd.rg, resolution.code)
     fact = DiceRolled(
         action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die, dice=tuple(cmd.faces),

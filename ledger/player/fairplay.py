@@ -84,7 +84,7 @@ def own_secret_roll(campaign: CampaignState, rules, books, me: str, entry: dict)
     else:
         value = keyring.chain_value(campaign, rules, me, "roll", entry["n"])
         blind = keyring.blind(campaign, rules, me, entry["n"]) if entry.get("blinded") else ""
-        own = books.sealed_cpp(view, rules, me) if view.sealed else 0
+        own = (lambda: books.sealed_cpp(view, rules, me)) if view.sealed else 0  # opened only if a cost needs it
         made = fair.resolve(view, rules, key, value, own, blind)
     made = msgspec.structs.replace(made, action=campaign.next_action)
     salt, text = keyring.seal(campaign, rules, made)

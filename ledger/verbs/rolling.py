@@ -146,8 +146,7 @@ def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ..
         secret=secret, purpose=purpose, rg=rg_version,
         vasl=report.line if report else "", player=report.player if report else "",
         series=report.series if report else "", hexes=named, if_result=if_result)  # refused: dice not fair
-    sealed_cpp = ledger.books.sealed_cpp(view, rules, who) if view.sealed else 0
-    fact, resolution = rolls.roll(view, rules, command, sealed_cpp)
+    fact, resolution = rolls.roll(view, rules, command, sealed_cpp(ledger, view, rules, who))
     if named:
         return roll_on_map(ledger, campaign, rules, command, fact, resolution, table)
     if fact.secret and fact.side in campaign.keys and report is None:  # both sides see that it was made, not what
@@ -159,6 +158,11 @@ def roll(ledger, name: str | None, table_id: str, side: str, drms: tuple[str, ..
         return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], True)
     ledger.append(campaign, fact, request=command)
     return Rolled(fact, resolution, campaign.cg_date, campaign.version, rules.system.sides[who], False)
+
+
+def sealed_cpp(ledger, view, rules, who: str):
+    """The CPP of the side's sealed replenishments, its books opened only if a cost asks for them (rolls.held_cpp)."""
+    return (lambda: ledger.books.sealed_cpp(view, rules, who)) if view.sealed else 0
 
 
 def declare(ledger, campaign, rules, table, who: str, drms, secret: bool, purpose: str, rg: int | None, view,
@@ -179,8 +183,7 @@ def declare(ledger, campaign, rules, table, who: str, drms, secret: bool, purpos
     # published (the chain is reversed: each value hashes to the one before it)
     blinded = fairdice.blinded(ledger.keyring.blind(campaign, rules, who, n)) \
         if secret and fair.chain_for(campaign, who, "roll", n) is not None else ""
-    sealed_cpp = ledger.books.sealed_cpp(view, rules, who) if view.sealed else 0
-    fact = fair.declare(view, rules, command, value, sealed_cpp, blinded)
+    fact = fair.declare(view, rules, command, value, sealed_cpp(ledger, view, rules, who), blinded)
     if veiled.followed_secretly(campaign, rg):  # an RG bought in secret: what the roll is for sealed too (8.619)
         salt, text = ledger.keyring.seal_declaration(campaign, rules, fact)
         ledger.record(campaign, rules, cmd.DeclareSealed(side=who, rg=rg, commitment=commitment(fact, salt),
