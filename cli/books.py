@@ -1,5 +1,5 @@
-"""The campaign's books: `roster`, `rg-record`, `history`, `report`, `final`. What the first four print and write
-is cli/readtext.py's (the console script's quick path prints the same without click)."""
+"""The campaign's books: `roster`, `rg-record`, `history`, `report`, `final`. What they print and write is
+cli/readtext.py's (the console script's quick path prints the same without click)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from pathlib import Path
 
 import click
 
-from cgledger.ledger.domain.wording import final_lines
-
 from . import complete, readtext
-from .app import as_of_option, common, emit_answer, json_option, main
+from .app import as_of_option, common, json_option, main
 
 csv_option = click.option("--csv", "as_csv", is_flag=True, help="CSV on stdout.")
 
@@ -61,12 +59,4 @@ def report(obj, html_file: Path, as_of: str | None) -> None:
 def final(obj, as_json: bool) -> None:
     """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: the result
     so far)."""
-    def compute(ledger) -> dict:
-        result, rules = ledger.kept.final(obj.campaign)
-        return {"result": result, "sides": dict(rules.system.sides)}
-
-    answer = obj.answer("final", (), compute)
-    if as_json:
-        emit_answer(answer["result"])
-        return
-    click.echo("\n".join(final_lines(answer["result"], answer["sides"])))
+    click.echo(readtext.final(obj, as_json), nl=False)

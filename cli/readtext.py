@@ -1,5 +1,5 @@
 """What the books', the dice's and the map's read commands print: `roster`, `rg-record`,
-`history`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written as text, CSV or
+`history`, `final`, `dice-stats` and `areas`, each answered (LedgerContext.answer: kept per log head) and written as text, CSV or
 JSON, and the files `map` and `report` write, without click. The click commands (cli/books.py, cli/stats.py,
 cli/mapcmd.py) and the console script's quick path (cli/quick.py) print these very strings."""
 
@@ -73,6 +73,20 @@ def history(obj, as_of: str | None = None, as_json: bool = False) -> str:
         lines += [f"  roll: {line}" for line in d["notable"]]
         lines += [f"  {line}" for line in d["undos"]]
     return _lines(lines)
+
+
+def final(obj, as_json: bool = False) -> str:
+    """The end of the CG: each side's final CG-LVP, scenarios won, CPP and RG totals (before the end: so far)."""
+    def compute(ledger) -> dict:
+        result, rules = ledger.kept.final(obj.campaign)
+        return {"result": result, "sides": dict(rules.system.sides)}
+
+    answer = obj.answer("final", (), compute)
+    if as_json:
+        return _json(answer["result"])
+    from cgledger.ledger.domain.wording import final_lines
+
+    return "\n".join(final_lines(answer["result"], answer["sides"])) + "\n"
 
 
 def dice_stats(obj, side: str | None = None, as_of: str | None = None, as_json: bool = False) -> str:

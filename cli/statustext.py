@@ -1,9 +1,37 @@
-"""`status` as a player reads it, from its answer (the JSON-encodable data ledger.status gives), without click: the
-click command (cli/step.py) and the quick path (cli/quick.py) print the same text."""
+"""`status`, `step` (the open step) and `date` as a player reads them, from their answers (the JSON-encodable data
+LedgerContext.answer gives), without click: the click commands (cli/step.py, cli/date.py) and the quick path
+(cli/quick.py) print the same text and the same JSON."""
 
 from __future__ import annotations
 
+from cgledger.ledger import lazy
 from cgledger.ledger.domain.wording import describe_claim, proposal_lines, weather_words
+
+reads = lazy.module("cgledger.ledger.read.player")
+
+
+def status(obj, as_of: str | None = None, as_json: bool = False) -> str:
+    """`status`, and `step` without a TARGET (as_of None): the open RePh step and what it still needs."""
+    from cgledger.ledger.read.answers import dumps
+
+    data = obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign, as_of), as_of)
+    return (dumps(data) if as_json else render_status(data)) + "\n"
+
+
+def date(obj, as_of: str | None = None, as_json: bool = False) -> str:
+    """`date`: the campaign's CG and current CG Date, and the flags in effect."""
+    from cgledger.ledger.read.answers import dumps
+
+    def compute(ledger) -> dict:
+        state, _rules = ledger.state_as_of(obj.campaign, as_of)
+        return {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
+                "flags": state.flags}
+
+    data = obj.answer("date", (), compute, as_of)
+    if as_json:
+        return dumps(data) + "\n"
+    flags = f" ({', '.join(data['flags'])})" if data["flags"] else ""
+    return f"{data['campaign']}: {data['system'].upper()} CG {data['cg']}, CG Date {data['cg_date']}{flags}\n"
 
 
 def witness_lines(claims: list[dict], sides: dict, you: str | None) -> list[str]:

@@ -4,8 +4,8 @@ import click
 
 from cgledger.ledger import lazy
 
-from . import complete
-from .app import as_of_option, common, emit_answer, emit_json, json_option, main
+from . import complete, statustext
+from .app import as_of_option, common, emit_json, json_option, main
 from .statustext import render_status
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
@@ -18,14 +18,7 @@ reads = lazy.module("cgledger.ledger.read.player")
 @common
 def status(obj, as_of: str | None, as_json: bool) -> None:
     """CG, CG Date, the open RePh step and what it still needs."""
-    show_status(obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign, as_of), as_of), as_json)
-
-
-def show_status(data: dict, as_json: bool) -> None:
-    if as_json:
-        emit_answer(data)
-        return
-    click.echo(render_status(data))
+    click.echo(statustext.status(obj, as_of, as_json), nl=False)  # as the quick path prints it (cli/quick.py)
 
 
 @main.command()
@@ -36,8 +29,8 @@ def step(obj, target: str | None, as_json: bool) -> None:
     """Show the open step, or move forward: `step next`, `step 8.616`, `step scenario` (8.6).
 
     Steps go forward in order; a step may be skipped only if it needs nothing; going back is an undo."""
-    if target is None:  # the open step: `status`'s answer
-        show_status(obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign)), as_json)
+    if target is None:  # the open step: `status`'s answer, as the quick path prints it (cli/quick.py)
+        click.echo(statustext.status(obj, None, as_json), nl=False)
         return
     ledger = obj.ledger()
     move = acts.step(ledger, obj.campaign, None if target.lower() == "next" else target)
