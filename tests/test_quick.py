@@ -34,6 +34,11 @@ def sample(played) -> str:
     return str(played())
 
 
+def stored(db: str):
+    """The event count of a database given as the commands take it (a PostgreSQL URL, or a SQLite file's path)."""
+    return what_is_stored(Path(db) if conftest.BACKEND == "sqlite" else db)
+
+
 def environment(state: Path, **settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CGLEDGER_")}
     env.update(XDG_STATE_HOME=str(state), PYTHONDONTWRITEBYTECODE="1", **settings)
@@ -119,10 +124,10 @@ def test_a_file_that_cannot_be_written_is_said_as_click_says_it(sample, tmp_path
     (["report", "--html", "r.html", "--as-of", "19 XM"], "8.6121"),
 ])
 def test_the_books_refuse_as_click_refuses(sample, tmp_path, args, says):
-    before = what_is_stored(sample)
+    before = stored(sample)
     (code, out, err), = both(tmp_path, args, runs=1, CGLEDGER_DB=sample)
     assert code == 1 and out == "" and says in err and len(err.strip().splitlines()) == 1, err
-    assert what_is_stored(sample) == before
+    assert stored(sample) == before
 
 
 def test_the_forms_taken_here_are_the_click_commands_own():
@@ -160,10 +165,10 @@ def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
     (["head", "--as-of", "32 XX"], "8.6121"),
 ])
 def test_refusals_are_the_same_one_line(sample, tmp_path, args, says):
-    before = what_is_stored(sample)
+    before = stored(sample)
     for code, out, err in both(tmp_path, args, CGLEDGER_DB=sample):
         assert code == 1 and out == "" and err.startswith("Error: ") and says in err and len(err.splitlines()) == 1
-    assert what_is_stored(sample) == before
+    assert stored(sample) == before
 
 
 @pytest.mark.sqlite_only
