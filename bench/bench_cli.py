@@ -54,8 +54,8 @@ HWM = ("import atexit, os\n"
        "    kb = next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
        "    os.write(2, f'\\nHWM {kb}\\n'.encode())\n"
        "atexit.register(_hwm)\n")
-# as the console script runs it (cli/quick.py: `status`, `head`, `roster`, `rg-record`, `history`, `dice-stats` and
-# `areas` without click, the rest through the click group)
+# as the console script runs it (cli/quick.py: the reads in its COMMANDS without click, the rest through the click
+# group)
 CGLEDGER = [sys.executable, "-c", HWM + "import sys\nsys.argv[0] = 'cgledger'\nfrom cgledger.cli.quick import main\nmain()"]
 CLICK = [sys.executable, "-c", HWM + "import click"]
 # what any full read imports before it reads a row (the fold, the events, the rules engine, msgspec, sqlite3,

@@ -89,8 +89,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def __getattr__(name: str):
-    """`main`, the click group (cli/app.py), imported when asked for: the quick path (cli/quick.py) runs `status`
-    and `head` without click."""
+    """`main`, the click group (cli/app.py), imported when asked for: the quick path (cli/quick.py) runs the reads
+    it takes (its COMMANDS) without click."""
     if name == "main":
         from .app import main
 

@@ -1,6 +1,6 @@
 """What a command runs with, without click: the ledger context (the database, campaign, key and command id a command
 was given, the ledger opened once per process), and what is said besides a command's answer. The quick path
-(cli/quick.py) runs `status` and `head` with these alone; the click group (cli/app.py) with the same."""
+(cli/quick.py) runs its reads with these alone; the click group (cli/app.py) with the same."""
 
 from __future__ import annotations
 

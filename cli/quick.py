@@ -1,18 +1,19 @@
-"""The `cgledger` program: `status`, `head` and the books', dice's and map's reads
-(`roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`) run here without click, whose import alone
-costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
+"""The `cgledger` program: `status`, `step` (the open step: no TARGET), `date`, `head`, `final` and the books', dice's
+and map's reads (`roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`) run here without click, whose
+import alone costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
 
 Taken here, and only exactly these: `[--db PATH] [--campaign NAME] [--key-file FILE] [--command-id ID] COMMAND [--db
-PATH] [--campaign NAME] [--as-of DATE]` and the command's own options and flags as COMMANDS lists them (`roster --side
-SIDE [--json] [--csv]`), each option and flag at most once in its place, an option as `--opt VALUE` or `--opt=VALUE`, no
-value empty or starting with `-`, a required option given, no file to write that is a folder; anything else (`--help`,
-`--seed`, a typo) is click's, which says what is wrong. The environment is read as click reads it (CGLEDGER_DB,
-CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset). Each command runs
-the very code its click command runs (LedgerContext.answer, `head_fingerprint`, render_status, cli/readtext.py,
-answers.dumps for `--json`, which writes what msgspec writes), prints the same lines, and says what goes wrong as the
-click group does (context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1; the notices
-after the answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints, and checks
-COMMANDS against the click commands' own options.
+PATH] [--campaign NAME]` and the command's own options and flags as COMMANDS lists them (`roster --side SIDE [--as-of
+DATE] [--json] [--csv]`; `--as-of` only where the click command has it: not `step` nor `final`), each option and flag
+at most once in its place, an option as `--opt VALUE` or `--opt=VALUE`, no value empty or starting with `-`, a required
+option given, no file to write that is a folder, no argument (`step next`, `step 8.616` move: click's); anything else
+(`--help`, `--seed`, a typo) is click's, which says what is wrong. The environment is read as click reads it
+(CGLEDGER_DB, CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset).
+Each command runs the very code its click command runs (LedgerContext.answer, `head_fingerprint`, cli/statustext.py,
+cli/readtext.py, answers.dumps for `--json`, which writes what msgspec writes), prints the same lines, and says what goes
+wrong as the click group does (context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1;
+the notices after the answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints,
+and checks COMMANDS against the click commands' own options.
 
 The process ends by `_end` (os._exit after the exit handlers) without freeing what it read (reading.one_shot), here and
 for the click group's reads (app.ONE_SHOT): at 20,000 events that is 30-50 ms less of a cold `history`, `report`,
@@ -22,22 +23,22 @@ from __future__ import annotations
 
 import os
 import sys
-from cgledger.ledger import lazy
-
-reads = lazy.module("cgledger.ledger.read.player")
 
 GLOBAL = ("--db", "--campaign", "--key-file", "--command-id")  # the group's options taken here (not --seed: hidden)
-LOCAL = ("--db", "--campaign", "--as-of")  # after every command name here (`common` and as_of_option)
+LOCAL = ("--db", "--campaign")  # after every command name here (`common`)
 COMMANDS = {  # command: (its own options that take a value, its flags, the options it requires)
-    "status": ((), ("--json",), ()),
-    "head": ((), ("--json",), ()),
-    "roster": (("--side",), ("--json", "--csv"), ("side",)),
-    "rg-record": (("--side",), ("--json", "--csv"), ("side",)),
-    "history": ((), ("--json",), ()),
-    "dice-stats": (("--side",), ("--json",), ()),
-    "areas": (("--group",), ("--json",), ("group",)),
-    "map": (("--group", "--svg"), (), ("group", "svg")),
-    "report": (("--html",), (), ("html",)),
+    "status": (("--as-of",), ("--json",), ()),
+    "step": ((), ("--json",), ()),  # the open step; with a TARGET it moves: click's
+    "date": (("--as-of",), ("--json",), ()),
+    "head": (("--as-of",), ("--json",), ()),
+    "final": ((), ("--json",), ()),
+    "roster": (("--side", "--as-of"), ("--json", "--csv"), ("side",)),
+    "rg-record": (("--side", "--as-of"), ("--json", "--csv"), ("side",)),
+    "history": (("--as-of",), ("--json",), ()),
+    "dice-stats": (("--side", "--as-of"), ("--json",), ()),
+    "areas": (("--group", "--as-of"), ("--json",), ("group",)),
+    "map": (("--group", "--svg", "--as-of"), (), ("group", "svg")),
+    "report": (("--html", "--as-of"), (), ("html",)),
 }
 FILES = ("--svg", "--html")  # files written: one that names a folder is click's to refuse (click.Path(dir_okay=False))
 
@@ -102,35 +103,9 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
 
     install()  # as the click group does
     obj = LedgerContext(setting("db"), setting("campaign"), setting("seed"), setting("key-file"), setting("command-id"))
-    as_of, as_json = given.get("as-of"), "json" in flags
     try:
         with collector_paused():  # a command reads a log and exits, as the click group runs it
-            from cgledger.ledger.read.answers import dumps
-
-            if command == "head":
-                fingerprint = head_fingerprint(obj, as_of)
-                out = (dumps(head_data(fingerprint)) if as_json else fingerprint) + "\n"
-            elif command == "status":
-                from .statustext import render_status
-
-                data = obj.answer("status", (), lambda ledger: reads.status(ledger, obj.campaign, as_of), as_of)
-                out = (dumps(data) if as_json else render_status(data)) + "\n"
-            else:
-                from . import readtext
-
-                if command == "history":
-                    out = readtext.history(obj, as_of, as_json)
-                elif command == "dice-stats":
-                    out = readtext.dice_stats(obj, given.get("side"), as_of, as_json)
-                elif command == "areas":
-                    out = readtext.areas(obj, given["group"], as_of, as_json)
-                elif command == "map":
-                    out = readtext.map_file(obj, given["group"], given["svg"], as_of)
-                elif command == "report":
-                    out = readtext.report(obj, given["html"], as_of)
-                else:
-                    read = readtext.roster if command == "roster" else readtext.rg_record
-                    out = read(obj, given["side"], as_of, as_json, "csv" in flags)
+            out = answer(obj, command, given, flags)
     except AlreadyRecorded as e:  # a retried command: said once, not done twice
         _write(sys.stdout, e.line() + "\n")
         return 0
@@ -155,6 +130,36 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
     for line in notice_lines(obj._ledger):
         _write(sys.stderr, line + "\n")
     return 0
+
+
+def answer(obj, command: str, given: dict[str, str], flags: frozenset[str]) -> str:
+    """What the command prints (a file's command: the line it says once the file is written), as its click command."""
+    as_of, as_json = given.get("as-of"), "json" in flags
+    if command == "head":
+        from cgledger.ledger.read.answers import dumps
+
+        fingerprint = head_fingerprint(obj, as_of)
+        return (dumps(head_data(fingerprint)) if as_json else fingerprint) + "\n"
+    if command in ("status", "step", "date"):
+        from . import statustext
+
+        return (statustext.date if command == "date" else statustext.status)(obj, as_of, as_json)
+    from . import readtext
+
+    if command == "final":
+        return readtext.final(obj, as_json)
+    if command == "history":
+        return readtext.history(obj, as_of, as_json)
+    if command == "dice-stats":
+        return readtext.dice_stats(obj, given.get("side"), as_of, as_json)
+    if command == "areas":
+        return readtext.areas(obj, given["group"], as_of, as_json)
+    if command == "map":
+        return readtext.map_file(obj, given["group"], given["svg"], as_of)
+    if command == "report":
+        return readtext.report(obj, given["html"], as_of)
+    read = readtext.roster if command == "roster" else readtext.rg_record
+    return read(obj, given["side"], as_of, as_json, "csv" in flags)
 
 
 def _write(stream, text: str) -> None:

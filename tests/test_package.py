@@ -35,7 +35,7 @@ def test_every_folder_of_ours_with_an_init_is_a_package_of_the_wheel():
 
 def test_the_command_and_the_version_come_from_the_one_package():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts == {"cgledger": "cgledger.cli.quick:main"}  # status and head without click; the rest: the group
+    assert scripts == {"cgledger": "cgledger.cli.quick:main"}  # its reads (COMMANDS) without click; the rest: the group
     done = CliRunner().invoke(main, ["--version"], prog_name="cgledger")
     assert done.exit_code == 0 and done.output.startswith("cgledger, version ")
     assert Path(cgledger.__file__).parent.name == "cgledger"

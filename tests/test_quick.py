@@ -1,5 +1,5 @@
-"""The `cgledger` program's quick path (cli/quick.py "start instantly"): `status`, `head`, `roster`,
-`rg-record`, `history`, `dice-stats`, `areas`, `map` and `report` run without click, and print (and write) exactly what
+"""The `cgledger` program's quick path (cli/quick.py "start instantly"): `status`, `step` (the open step), `date`,
+`head`, `final`, `roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map` and `report` run without click, and print (and write) exactly what
 the click commands print, refusals and warnings included; every other command line goes to click. Each form is run both
 ways as a player runs it (a subprocess), each way on a machine of its own (its own state folder: its own marks, views
 and answers kept), first and again (the second answered from what the first kept), and what each printed and its exit
@@ -74,6 +74,19 @@ def test_status_and_head_print_what_click_prints(sample, tmp_path, args):
 
 
 @pytest.mark.parametrize("args", [
+    ["step"], ["step", "--json"], ["--campaign", "KGP CG I sample", "step", "--json"], ["step", "--db", "SAMPLE"],
+    ["date"], ["date", "--json"], ["date", "--as-of", "19 AM"], ["date", "--json", "--as-of=20 AM"],
+    ["date", "--campaign=KGP CG I sample"], ["final"], ["final", "--json"], ["--db", "SAMPLE", "final", "--json"],
+])
+def test_the_open_step_the_date_and_the_result_print_what_click_prints(sample, tmp_path, args):
+    """`step` without a TARGET (status's answer), `date` now or as of a CG Date, `final`: text and JSON."""
+    db = str(tmp_path / "not-here.db") if "SAMPLE" in args else sample  # --db given: it wins over CGLEDGER_DB
+    (first_code, first, _), again = both(tmp_path, [sample if a == "SAMPLE" else a for a in args], CGLEDGER_DB=db)
+    assert first_code == 0 and first.strip()
+    assert again[:2] == (0, first)
+
+
+@pytest.mark.parametrize("args", [
     ["roster", "--side", "german"], ["roster", "--side=us", "--json"], ["roster", "--csv", "--side", "german"],
     ["roster", "--side", "us", "--as-of", "19 PM"], ["rg-record", "--side", "german"],
     ["rg-record", "--side", "us", "--csv", "--json"], ["rg-record", "--side", "german", "--as-of", "19 AM", "--csv"],
@@ -131,8 +144,9 @@ def test_the_books_refuse_as_click_refuses(sample, tmp_path, args, says):
 
 
 def test_the_forms_taken_here_are_the_click_commands_own():
-    """Every option and flag the quick path takes is the click command's, of the same kind (a flag, or an option
-    with a value), and the options click requires are the ones the quick path requires."""
+    """The options and flags the quick path takes are exactly the click command's, each of the same kind (a flag, or
+    an option with a value), and the options click requires are the ones the quick path requires; an argument (`step
+    TARGET`) is never taken here, so none may be required."""
     import click
 
     from cgledger.cli.app import main as group
@@ -140,12 +154,15 @@ def test_the_forms_taken_here_are_the_click_commands_own():
 
     with click.Context(group) as ctx:
         for name, (values, flags, required) in COMMANDS.items():
-            options = {p.opts[0]: p for p in group.get_command(ctx, name).params if isinstance(p, click.Option)}
+            params = group.get_command(ctx, name).params
+            options = {p.opts[0]: p for p in params if isinstance(p, click.Option)}
+            assert set(options) == {*LOCAL, *values, *flags}, name
             for opt in LOCAL + values:
-                assert opt in options and not options[opt].is_flag and not options[opt].multiple, (name, opt)
+                assert not options[opt].is_flag and not options[opt].multiple, (name, opt)
             for opt in flags:
-                assert opt in options and options[opt].is_flag, (name, opt)
+                assert options[opt].is_flag, (name, opt)
             assert {o[2:] for o, p in options.items() if p.required} == set(required), name
+            assert not any(isinstance(p, click.Argument) and p.required for p in params), name
 
 
 def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
@@ -163,6 +180,9 @@ def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
     (["head", "--campaign", "Nope", "--json"], "no campaign 'Nope'"),
     (["status", "--as-of", "32 XX"], "8.6121"),
     (["head", "--as-of", "32 XX"], "8.6121"),
+    (["step", "--campaign", "Nope"], "no campaign 'Nope'"), (["--campaign=Nope", "step", "--json"], "no campaign 'Nope'"),
+    (["date", "--campaign", "Nope"], "no campaign 'Nope'"), (["date", "--as-of", "32 XX", "--json"], "8.6121"),
+    (["final", "--campaign", "Nope"], "no campaign 'Nope'"), (["--campaign", "Nope", "final", "--json"], "no campaign"),
 ])
 def test_refusals_are_the_same_one_line(sample, tmp_path, args, says):
     before = stored(sample)
@@ -177,7 +197,10 @@ def test_missing_foreign_and_damaged_files_are_the_same_one_line(tmp_path):
     foreign.write_text("a shopping list, not a campaign\n" * 200)
     for args in (["--db", str(tmp_path / "none.db"), "status"], ["--db", str(tmp_path / "none.db"), "head", "--json"],
                  ["--db", str(foreign), "status"], ["head", "--db", str(foreign)],
-                 ["--db", str(tmp_path / "no-such-folder" / "c.db"), "head"]):
+                 ["--db", str(tmp_path / "no-such-folder" / "c.db"), "head"],
+                 ["--db", str(tmp_path / "none.db"), "step"], ["date", "--db", str(tmp_path / "none.db"), "--json"],
+                 ["--db", str(tmp_path / "none.db"), "final"], ["final", "--json", "--db", str(foreign)],
+                 ["--db", str(foreign), "date", "--as-of", "19 AM"], ["step", "--json", "--db", str(foreign)]):
         for code, out, err in both(tmp_path, args, runs=1):
             assert code == 1 and out == "" and err.startswith("Error: ") and len(err.splitlines()) == 1, (args, err)
     assert foreign.read_text() == "a shopping list, not a campaign\n" * 200
@@ -246,10 +269,35 @@ def test_a_name_the_terminal_cannot_encode_is_written_as_click_writes_it(make_db
 
 def test_other_command_lines_go_to_click(sample, tmp_path):
     for args in (["status", "--help"], ["--seed", "1", "status"], ["status", "now"], ["status", "--json", "--json"],
-                 ["--db", "", "status"], ["status", "--db"], ["head", "--as-of", "--json"], ["--json", "head"]):
+                 ["--db", "", "status"], ["status", "--db"], ["head", "--as-of", "--json"], ["--json", "head"],
+                 ["step", "--help"], ["step", "--as-of", "19 AM"], ["date", "--help"], ["date", "--csv"],
+                 ["date", "--as-of"], ["final", "--help"], ["final", "--as-of", "19 AM"], ["final", "--jsn"],
+                 ["final", "now"], ["date", "19 AM"]):
         assert parse(args) is None, args
         both(tmp_path, args, runs=1, CGLEDGER_DB=sample)
     assert "Usage: cgledger status" in both(tmp_path, ["status", "--help"], runs=1)[0][1]
+    assert "Usage: cgledger step" in both(tmp_path, ["step", "--help"], runs=1)[0][1]
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("args", [["step", "next"], ["step", "--json", "next"], ["step", "8.616"],
+                                  ["--campaign", "KGP CG I sample", "step", "next", "--json"]])
+def test_a_step_that_moves_goes_to_click(sample, tmp_path, args):
+    """`step TARGET` moves the campaign (a write): click's, as the console script runs it; each way on its own copy
+    of the log, both print the same and store the same."""
+    assert parse(args) is None
+    printed, counts = {}, {}
+    forget(sample)
+    before = stored(sample)
+    for way, code in (("quick", QUICK), ("click", CLICK)):
+        db = tmp_path / f"{way}.db"
+        shutil.copy(sample, db)
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                              env=environment(tmp_path / f"state-{way}", CGLEDGER_DB=str(db)), cwd=tmp_path)
+        printed[way] = (done.returncode, done.stdout, done.stderr)
+        counts[way] = stored(str(db))
+    assert printed["quick"] == printed["click"]
+    assert counts["quick"] == counts["click"] and counts["quick"] > before and printed["quick"][0] == 0  # it moved
 
 
 def test_the_forms_taken_here():
@@ -266,6 +314,10 @@ def test_the_forms_taken_here():
     assert parse(["--as-of", "20 AM", "status"]) is None  # a command's option before its name: click says so
     assert parse(["--db", "a.db", "--db", "b.db", "status"]) is None
     assert parse(["head", "status"]) is None and parse([]) is None and parse(["log"]) is None
+    assert parse(["step", "--json"]) == ("step", {}, {"json"}) and parse(["step", "next"]) is None
+    assert parse(["--db", "a.db", "date", "--as-of=19 PM"]) == ("date", {"db": "a.db", "as-of": "19 PM"}, frozenset())
+    assert parse(["final", "--campaign", "CG I", "--json"]) == ("final", {"campaign": "CG I"}, {"json"})
+    assert parse(["step", "--as-of", "19 PM"]) is None and parse(["final", "--as-of", "19 PM"]) is None  # not theirs
 
 
 def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sample, tmp_path):
@@ -274,7 +326,8 @@ def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sampl
              "atexit.register(lambda: print(sorted(m for m in ('click', 'eventsourcing', 'psycopg', '_hashlib', "
              "'typing_extensions', 'inspect') if m in sys.modules)))\n"
              "from cgledger.cli.quick import main\nmain()")
-    for command in ("head", "status", "status", "history", "dice-stats"):  # the second status: what the first kept
+    for command in ("head", "status", "status", "history", "dice-stats", "step", "date", "final"):  # the second
+        # status: what the first kept
         done = subprocess.run([sys.executable, "-c", probe.format(command)], capture_output=True, text=True,
                               timeout=120, env=environment(tmp_path / "state", CGLEDGER_DB=sample))
         assert done.returncode == 0, done.stderr
