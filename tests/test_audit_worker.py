@@ -145,6 +145,28 @@ def test_the_past_read_again_from_the_store_is_the_past_given(fortified):  # noq
         ledger.close()
 
 
+def test_a_row_changed_while_the_log_is_audited_stops_the_audit(fortified):  # noqa: F811
+    """The past read again from the store is the past the audit read: a row changed in between (a shared database
+    written to while it is audited) is named, never decided on."""
+    from cgledger.ledger.store.stream import Events, LogChanged
+
+    db = fortified.db
+    ledger = open_ledger(str(db))
+    try:
+        cid = campaign_id(ledger.resolve_name(None))
+        events = Events(ledger.store.loader.rows(cid, 7))
+        read = [event for _n, event in zip(range(6), events)]
+        assert len(list(events.past)) == 5
+        version = read[2].version
+        (data,) = sql(db, "SELECT state FROM {events} WHERE originator_version = ?", (version,))[0]
+        sql(db, "UPDATE {events} SET state = ? WHERE originator_version = ?",
+            (bytes(data).replace(b'"action":', b'"action": '), version))
+        with pytest.raises(LogChanged, match=f"event {version} changed while the log was audited"):
+            list(events.past)
+    finally:
+        ledger.close()
+
+
 def test_each_worker_gives_the_in_line_outcome_of_odd_signature_texts():
     """The child takes only plain hex; texts `bytes.fromhex` reads otherwise (spaces, upper case) or refuses are
     checked in line: every outcome is `secrets.verify`'s."""

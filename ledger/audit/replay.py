@@ -108,7 +108,7 @@ class Continued:
 
     def __init__(self, campaign_id: UUID, logged, snapshots: dict | None):
         verifier = Verifier("auto", len(logged) if hasattr(logged, "__len__") else getattr(logged, "size", None))
-        self.replay = Replay(campaign_id, Events(logged), dict(snapshots or {}), verifier)
+        self.replay = Replay(campaign_id, Events(logged, keep=True), dict(snapshots or {}), verifier)
         self.since = 0  # the last event audited before the last run: 0 for a run from the first event
         self._run(verifier)
 
