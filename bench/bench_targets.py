@@ -1,6 +1,6 @@
 """Every speed target where players wait, measured in one run on one campaign and printed as met or not.
 
-    .venv/bin/python bench/bench_targets.py [--sizes 1000,5000,20000,50000] [--runs 5]   # ~25 min on 2 cores
+    .venv/bin/python bench/bench_targets.py [--sizes 1000,5000,20000,50000] [--runs 5]   # ~16 min on 2 cores
 
 The campaign is bench_snapshots.py's `dates` layout, as play makes one: KGP CG III with its signed rolls spread over
 the CG's eleven CG Dates (each date's 8.614 rolls, CPP Replenishment, the 8.618 DR, both sides' sealed Initiative
