@@ -8,11 +8,7 @@ import click
 
 from cgledger.ledger.domain.wording import counted
 
-from cgledger.ledger import lazy
-
 from .app import common, emit_json, json_option, main
-
-reads = lazy.module("cgledger.ledger.read.player")
 
 
 @main.command()
@@ -23,21 +19,9 @@ reads = lazy.module("cgledger.ledger.read.player")
 @common
 def export(obj, since: str, path: Path, as_json: bool) -> None:
     """Write the events your opponent does not have yet to FILE (to send by email)."""
-    from cgledger.ledger.exchange.bundle import export_bundle
-    from cgledger.ledger.store.reading import stored_entries
-    from cgledger.ledger.store.database import resolve_db
+    from . import logtext
 
-    # the campaign loaded and checked as every command loads it, kept per log head as a read's answer (a log this
-    # machine checked at this head loads nothing for it); the events themselves: every stored row decoded
-    name, system = obj.answer("export", (), lambda ledger: reads.export_source(ledger, obj.campaign))
-    entries = stored_entries(resolve_db(obj.db), name)
-    bundle = export_bundle(obj.ledger().store.entries(name) if entries is None else entries, name, system, since, path)
-    if as_json:
-        emit_json({"campaign": bundle.campaign, "since": bundle.since, "events": len(bundle.events),
-                   "to": bundle.events[-1].version})
-        return
-    click.echo(f"{counted(len(bundle.events), 'event')} ({bundle.since + 1}-{bundle.events[-1].version}) of '{bundle.campaign}' "
-               f"written to {path}")
+    click.echo(logtext.export(obj, since, path, as_json), nl=False)
 
 
 @main.command(name="import")

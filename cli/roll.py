@@ -8,7 +8,7 @@ from cgledger.ledger import lazy
 
 from . import complete
 from .app import common, emit_json, json_option, main
-from .log import describe
+from .logtext import describe
 
 rolling = lazy.module("cgledger.ledger.verbs.rolling")
 

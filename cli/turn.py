@@ -41,7 +41,7 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
     """Write everything your opponent has not yet received to FILE, to mail him: no fingerprint to type."""
     from cgledger.ledger.exchange import mail
     from cgledger.projections.log import log_rows
-    from .log import describe, sides_in
+    from .logtext import describe, sides_in
 
     ledger = obj.ledger()
     if outbox is not None:
@@ -93,7 +93,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     from cgledger.ledger.store.database import holds_ledger, resolve_db
     from cgledger.ledger.exchange.turn import RULE, inbox_files
     from cgledger.projections.log import log_rows
-    from .log import describe, sides_in
+    from .logtext import describe, sides_in
 
     if path is None and inbox is None:
         raise BadInput("give the bundle FILE your opponent mailed, or --inbox FOLDER", RULE)

@@ -10,7 +10,7 @@ from cgledger.projections.log import log_rows
 from cgledger.ledger import lazy
 
 from .app import common, emit_json, json_option, main
-from .log import describe
+from .logtext import describe
 
 acts = lazy.module("cgledger.ledger.verbs.acts")
 

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import Cli, keyed_players
 from two_players import CHART
-from cgledger.cli.log import render, sides_in
+from cgledger.cli.logtext import render, sides_in
 from cgledger.ledger.application import open_ledger
 from cgledger.ledger.store.campaign import CampaignState, first_step
 from cgledger.ledger.domain.commands import AnyCommand, Buy, Step

@@ -97,7 +97,7 @@ def _recent(rows: list[dict], you: str | None, sides: dict[str, str]) -> list[di
     """The other side's acts since this side's last one (at one table: the last twelve events), in words. A record
     this side's ledger made for the other side (its roll's result, resolved by this side's answer) is the other
     side's news, and shown."""
-    from cgledger.cli.log import describe
+    from cgledger.cli.logtext import describe
 
     def mine(row: dict) -> bool:  # an act of this side's player, not a record its ledger made for the protocol
         return row.get("author") == you and row.get("side") in (None, you) and row["type"] not in LEDGER_RECORDS \
@@ -157,7 +157,7 @@ def roster(page, request) -> dict:
 def history(page, request) -> dict:
     base = _basics(page)
     story = page.runner.data("history") or {"dates": []}
-    from cgledger.cli.log import describe
+    from cgledger.cli.logtext import describe
 
     rows = page.runner.data("log", "--last", "120") or []
     actions = [{"event": r["version"], "action": r.get("action"), "text": describe(r, base["sides"]),
@@ -203,7 +203,7 @@ LOG_ROWS = 200  # the log page's newest rows (`cgledger log` prints them all)
 
 
 def log(page, request) -> dict:
-    from cgledger.cli.log import describe
+    from cgledger.cli.logtext import describe
 
     base = _basics(page)
     rows = page.runner.data("log", "--last", str(LOG_ROWS)) or []
