@@ -1,19 +1,22 @@
-"""The `cgledger` program: `status`, `step` (the open step: no TARGET), `date`, `head`, `final` and the books', dice's
-and map's reads (`roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`) run here without click, whose
-import alone costs about what Python's own start-up does; every other command line goes to the click group (cli/app.py).
+"""The `cgledger` program: `status`, `step` (the open step: no TARGET), `date`, `head`, `final`, the books', dice's
+and map's reads (`roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`) and the whole log's (`log`,
+`export`) run here without click, whose import alone costs about what Python's own start-up does; every other command
+line goes to the click group (cli/app.py).
 
 Taken here, and only exactly these: `[--db PATH] [--campaign NAME] [--key-file FILE] [--command-id ID] COMMAND [--db
 PATH] [--campaign NAME]` and the command's own options and flags as COMMANDS lists them (`roster --side SIDE [--as-of
 DATE] [--json] [--csv]`; `--as-of` only where the click command has it: not `step` nor `final`), each option and flag
 at most once in its place, an option as `--opt VALUE` or `--opt=VALUE`, no value empty or starting with `-`, a required
-option given, no file to write that is a folder, no argument (`step next`, `step 8.616` move: click's); anything else
-(`--help`, `--seed`, a typo) is click's, which says what is wrong. The environment is read as click reads it
-(CGLEDGER_DB, CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset).
+option given, `--last` digits alone and at least 1, no argument but `export`'s one FILE (anywhere after the command
+name, not starting with `-`; `step next`, `step 8.616` move: click's), a file to write (FILE, `--svg`, `--html`) not
+there yet or a plain readable file (a folder, anything else: click's); anything else (`--help`, `--seed`, a typo, a
+second FILE) is click's, which says what is wrong. The environment is read as click reads it (CGLEDGER_DB,
+CGLEDGER_CAMPAIGN, CGLEDGER_KEY_FILE, CGLEDGER_COMMAND_ID, CGLEDGER_SEED; an empty variable as unset).
 Each command runs the very code its click command runs (LedgerContext.answer, `head_fingerprint`, cli/statustext.py,
-cli/readtext.py, answers.dumps for `--json`, which writes what msgspec writes), prints the same lines, and says what goes
-wrong as the click group does (context.refusal_line, lost_line, file_line: `Error: ` and one line on stderr, exit 1;
-the notices after the answer on stderr). tests/test_quick.py runs every form both ways and compares what each prints,
-and checks COMMANDS against the click commands' own options.
+cli/readtext.py, cli/logtext.py, answers.dumps for `--json`, which writes what msgspec writes; `log` written as it is
+read), prints the same lines, and says what goes wrong as the click group does (context.refusal_line, lost_line,
+file_line: `Error: ` and one line on stderr, exit 1; the notices after the answer on stderr). tests/test_quick.py runs
+every form both ways and compares what each prints, and checks COMMANDS against the click commands' own options.
 
 The process ends by `_end` (os._exit after the exit handlers) without freeing what it read (reading.one_shot), here and
 for the click group's reads (app.ONE_SHOT): at 20,000 events that is 30-50 ms less of a cold `history`, `report`,
@@ -39,8 +42,13 @@ COMMANDS = {  # command: (its own options that take a value, its flags, the opti
     "areas": (("--group", "--as-of"), ("--json",), ("group",)),
     "map": (("--group", "--svg", "--as-of"), (), ("group", "svg")),
     "report": (("--html", "--as-of"), (), ("html",)),
+    "log": (("--as-of", "--last"), ("--json",), ()),
+    "export": (("--since",), ("--json",), ("since",)),
 }
-FILES = ("--svg", "--html")  # files written: one that names a folder is click's to refuse (click.Path(dir_okay=False))
+ARGUMENTS = {"export": "file"}  # a command's one positional argument (FILE), required
+FILES = ("--svg", "--html", "file")  # files written (click.Path(dir_okay=False)): only one not there yet or a plain
+# readable file is taken here; a folder or anything else is click's to take or refuse
+WHOLE = ("--last",)  # click.IntRange(1): digits alone, at least 1, else click's
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
@@ -59,7 +67,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
             if not equals:
                 value = next(args, "")
             place = (command is not None, name)
-            if not value or value.startswith("-") or place in seen or (name in FILES and os.path.isdir(value)):
+            if place in seen or not plain(name, value):
                 return None
             seen.add(place)
             given[name[2:]] = value  # after the command name it wins, as `common` lets it
@@ -67,10 +75,33 @@ def parse(argv: list[str]) -> tuple[str, dict[str, str], frozenset[str]] | None:
         if command is None and arg in COMMANDS:
             command = arg
             continue
+        argument = ARGUMENTS.get(command)
+        if argument is not None and argument not in given and plain(argument, arg):
+            given[argument] = arg
+            continue
         return None
-    if command is None or any(name not in given for name in COMMANDS[command][2]):
+    if command is None or any(name not in given for name in COMMANDS[command][2]) or (
+            command in ARGUMENTS and ARGUMENTS[command] not in given):
         return None
     return command, given, frozenset(flags)
+
+
+def plain(name: str, value: str) -> bool:
+    """A value click takes as it is: not empty, not like an option, a file to write not there yet or a plain readable
+    one (click.Path checks what is there), a count a whole number from 1 (click.IntRange(1))."""
+    if not value or value.startswith("-"):
+        return False
+    if name in WHOLE:
+        return value.isascii() and value.isdigit() and int(value) >= 1
+    if name not in FILES:
+        return True
+    import stat
+
+    try:
+        mode = os.stat(value).st_mode
+    except OSError:
+        return True  # nothing there (or a name the system refuses): click.Path takes it, the write says what is wrong
+    return stat.S_ISREG(mode) and os.access(value, os.R_OK)
 
 
 def head_fingerprint(obj, as_of: str | None) -> str:
@@ -135,6 +166,16 @@ def run(command: str, given: dict[str, str], flags: frozenset[str] = frozenset()
 def answer(obj, command: str, given: dict[str, str], flags: frozenset[str]) -> str:
     """What the command prints (a file's command: the line it says once the file is written), as its click command."""
     as_of, as_json = given.get("as-of"), "json" in flags
+    if command in ("log", "export"):
+        from . import logtext
+
+        if command == "export":
+            from pathlib import Path
+
+            return logtext.export(obj, given["since"], Path(given["file"]), as_json)
+        last = int(given["last"]) if "last" in given else None
+        logtext.log(obj, as_of, last, as_json, lambda text: _write(sys.stdout, text))  # written as it comes
+        return ""
     if command == "head":
         from cgledger.ledger.read.answers import dumps
 

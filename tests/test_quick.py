@@ -1,5 +1,6 @@
 """The `cgledger` program's quick path (cli/quick.py "start instantly"): `status`, `step` (the open step), `date`,
-`head`, `final`, `roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map` and `report` run without click, and print (and write) exactly what
+`head`, `final`, `roster`, `rg-record`, `history`, `dice-stats`, `areas`, `map`, `report`, `log` and `export` run
+without click, and print (and write) exactly what
 the click commands print, refusals and warnings included; every other command line goes to click. Each form is run both
 ways as a player runs it (a subprocess), each way on a machine of its own (its own state folder: its own marks, views
 and answers kept), first and again (the second answered from what the first kept), and what each printed and its exit
@@ -120,6 +121,64 @@ def test_the_map_and_the_report_write_what_click_writes(sample, tmp_path, args):
     assert files["quick"][:2] == (0, said + "\n") and files["quick"][3].strip()
 
 
+@pytest.mark.parametrize("args", [
+    ["log"], ["log", "--json"], ["log", "--last", "3"], ["log", "--json", "--last=3"], ["log", "--as-of", "19 AM"],
+    ["log", "--json", "--as-of", "19 PM", "--last", "2"], ["--db", "SAMPLE", "log", "--last", "3"],
+    ["log", "--db", "SAMPLE", "--json"], ["--campaign=KGP CG I sample", "log"],
+    ["log", "--last", "4", "--campaign", "KGP CG I sample", "--json"],
+])
+def test_the_log_prints_what_click_prints(sample, tmp_path, args):
+    """The whole log, its tail, as of a CG Date: text and JSON (streamed both ways)."""
+    db = str(tmp_path / "not-here.db") if "SAMPLE" in args else sample  # --db given: it wins over CGLEDGER_DB
+    (first_code, first, _), again = both(tmp_path, [sample if a == "SAMPLE" else a for a in args], CGLEDGER_DB=db)
+    assert first_code == 0 and first.strip()
+    assert again[:2] == (0, first)
+
+
+def exported(tmp_path: Path, args: list[str], **settings: str) -> tuple:
+    """(exit status, stdout, stderr, the file written or None) of `export`, the quick path's and click's alike."""
+    written = tmp_path / "out" / "b.json"
+    seen = {}
+    for way, code in (("quick", QUICK), ("click", CLICK)):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=tmp_path,
+                              env=environment(tmp_path / f"state-{way}", **settings), timeout=120)
+        seen[way] = (done.returncode, done.stdout, done.stderr, written.read_bytes() if written.exists() else None)
+        written.unlink(missing_ok=True)
+    assert seen["quick"] == seen["click"], args
+    return seen["quick"]
+
+
+def test_export_writes_what_click_writes(sample, tmp_path):
+    """The whole campaign, or since the opponent's `head`: the same file, byte for byte, and the same line."""
+    (tmp_path / "out").mkdir()
+    earlier = subprocess.run([sys.executable, "-c", QUICK, "head", "--as-of", "19 PM"], capture_output=True, text=True,
+                             env=environment(tmp_path / "state-head", CGLEDGER_DB=sample), timeout=120).stdout.strip()
+    assert parse(["export", "--since", earlier, "out/b.json"]) is not None
+    for args in (["export", "--since", "0", "out/b.json"], ["export", "out//b.json", "--since=" + earlier, "--json"],
+                 ["--db", sample, "export", "--json", "--since", "0", "./out/b.json"],
+                 ["export", "--since", earlier, "out/b.json", "--campaign", "KGP CG I sample", "--db", sample]):
+        code, out, err, written = exported(tmp_path, args, CGLEDGER_DB=sample)
+        assert code == 0 and out.strip() and written, (args, err)
+        assert "out/b.json" in out or '"events"' in out
+
+
+@pytest.mark.sqlite_only
+def test_export_refuses_as_click_refuses(sample, tmp_path):
+    """An unknown fingerprint, a missing database, an unknown campaign, a folder that does not exist: one line, exit
+    1, nothing written, nothing stored."""
+    (tmp_path / "out").mkdir()
+    before = stored(sample)
+    for args in (["export", "--since", "3:0123456789abcdef", "out/b.json"], ["export", "--since", "x", "out/b.json"],
+                 ["--db", str(tmp_path / "none.db"), "export", "--since", "0", "out/b.json"],
+                 ["export", "--since", "0", "out/b.json", "--campaign", "Nope"],
+                 ["export", "--since", "0", "nowhere/b.json"]):
+        assert parse(args) is not None, args
+        code, out, err, written = exported(tmp_path, args, CGLEDGER_DB=sample)
+        assert code == 1 and out == "" and err.startswith("Error: ") and len(err.splitlines()) == 1, (args, err)
+        assert written is None and not (tmp_path / "nowhere").exists()
+    assert stored(sample) == before and not (tmp_path / "none.db").exists()
+
+
 def test_a_file_that_cannot_be_written_is_said_as_click_says_it(sample, tmp_path):
     """A folder that does not exist: one line, exit 1; a folder given as the file: click's own refusal."""
     (tmp_path / "a-folder.svg").mkdir()
@@ -145,12 +204,14 @@ def test_the_books_refuse_as_click_refuses(sample, tmp_path, args, says):
 
 def test_the_forms_taken_here_are_the_click_commands_own():
     """The options and flags the quick path takes are exactly the click command's, each of the same kind (a flag, or
-    an option with a value), and the options click requires are the ones the quick path requires; an argument (`step
-    TARGET`) is never taken here, so none may be required."""
+    an option with a value, none read from the environment), and the options click requires are the ones the quick
+    path requires; an argument is taken only where ARGUMENTS names it (`export FILE`: one, required, a file to write),
+    else none may be required (`step TARGET`); `--last` is click's whole number from 1, a file a click.Path that is no
+    folder."""
     import click
 
     from cgledger.cli.app import main as group
-    from cgledger.cli.quick import COMMANDS, LOCAL
+    from cgledger.cli.quick import ARGUMENTS, COMMANDS, FILES, LOCAL, WHOLE
 
     with click.Context(group) as ctx:
         for name, (values, flags, required) in COMMANDS.items():
@@ -162,7 +223,20 @@ def test_the_forms_taken_here_are_the_click_commands_own():
             for opt in flags:
                 assert options[opt].is_flag, (name, opt)
             assert {o[2:] for o, p in options.items() if p.required} == set(required), name
-            assert not any(isinstance(p, click.Argument) and p.required for p in params), name
+            assert not any(p.envvar for p in options.values()), name
+            arguments = [p for p in params if isinstance(p, click.Argument)]
+            if name in ARGUMENTS:
+                (argument,) = arguments
+                assert argument.required and argument.nargs == 1, name
+            assert not any(p.required for p in arguments if name not in ARGUMENTS), name
+            for param in [options[o] for o in FILES if o in options] + (arguments if name in ARGUMENTS else []):
+                kind = param.type
+                assert isinstance(kind, click.Path) and not kind.dir_okay and not kind.exists, (name, param.name)
+                assert kind.readable and not kind.writable and not kind.allow_dash and not kind.resolve_path, name
+            for opt in WHOLE:
+                if opt in options:
+                    kind = options[opt].type
+                    assert isinstance(kind, click.IntRange) and (kind.min, kind.max, kind.min_open) == (1, None, False)
 
 
 def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
@@ -183,6 +257,8 @@ def test_the_database_is_found_as_click_finds_it(sample, tmp_path):
     (["step", "--campaign", "Nope"], "no campaign 'Nope'"), (["--campaign=Nope", "step", "--json"], "no campaign 'Nope'"),
     (["date", "--campaign", "Nope"], "no campaign 'Nope'"), (["date", "--as-of", "32 XX", "--json"], "8.6121"),
     (["final", "--campaign", "Nope"], "no campaign 'Nope'"), (["--campaign", "Nope", "final", "--json"], "no campaign"),
+    (["log", "--campaign", "Nope"], "no campaign 'Nope'"), (["--campaign=Nope", "log", "--json"], "no campaign 'Nope'"),
+    (["log", "--last", "2", "--campaign", "Nope"], "no campaign 'Nope'"), (["log", "--as-of", "32 XX"], "8.6121"),
 ])
 def test_refusals_are_the_same_one_line(sample, tmp_path, args, says):
     before = stored(sample)
@@ -272,11 +348,17 @@ def test_other_command_lines_go_to_click(sample, tmp_path):
                  ["--db", "", "status"], ["status", "--db"], ["head", "--as-of", "--json"], ["--json", "head"],
                  ["step", "--help"], ["step", "--as-of", "19 AM"], ["date", "--help"], ["date", "--csv"],
                  ["date", "--as-of"], ["final", "--help"], ["final", "--as-of", "19 AM"], ["final", "--jsn"],
-                 ["final", "now"], ["date", "19 AM"]):
+                 ["final", "now"], ["date", "19 AM"], ["log", "--last", "0"], ["log", "--last", "x"],
+                 ["log", "--last", "+3"], ["log", "--last", "-1"], ["log", "--last"], ["log", "--help"], ["log", "now"],
+                 ["export", "--since", "0"], ["export", "--since", "0", "a.json", "b.json"], ["export", "a.json"],
+                 ["export", "--help"], ["export", "--since", "0", "a.json", "--help"], ["export", "--since", "0", "-"],
+                 ["export", "--since", "0", "--", "a.json"], ["export", "--since", "0", ""]):
         assert parse(args) is None, args
         both(tmp_path, args, runs=1, CGLEDGER_DB=sample)
     assert "Usage: cgledger status" in both(tmp_path, ["status", "--help"], runs=1)[0][1]
     assert "Usage: cgledger step" in both(tmp_path, ["step", "--help"], runs=1)[0][1]
+    assert "Usage: cgledger export" in both(tmp_path, ["export", "--help"], runs=1)[0][1]
+    assert not (tmp_path / "b.json").exists()  # two FILEs: click's usage error (`-- a.json`: click's, written)
 
 
 @pytest.mark.sqlite_only
@@ -313,7 +395,13 @@ def test_the_forms_taken_here():
     assert parse(["--side", "us", "roster"]) is None and parse(["roster", "--side", "us", "--side", "german"]) is None
     assert parse(["--as-of", "20 AM", "status"]) is None  # a command's option before its name: click says so
     assert parse(["--db", "a.db", "--db", "b.db", "status"]) is None
-    assert parse(["head", "status"]) is None and parse([]) is None and parse(["log"]) is None
+    assert parse(["head", "status"]) is None and parse([]) is None and parse(["audit"]) is None
+    assert parse(["log"]) == ("log", {}, frozenset()) and parse(["log", "--last", "0"]) is None
+    assert parse(["log", "--json", "--last=12", "--as-of", "19 PM"]) == ("log", {"last": "12", "as-of": "19 PM"}, {"json"})
+    assert parse(["export", "b.json", "--since", "0"]) == ("export", {"file": "b.json", "since": "0"}, frozenset())
+    assert parse(["export", "--since", "0"]) is None and parse(["export", "b.json"]) is None  # both required
+    assert parse(["export", "b.json", "--since", "0", "c.json"]) is None and parse(["b.json", "export"]) is None
+    assert parse(["export", "--since", "0", "--file", "b.json"]) is None and parse(["status", "b.json"]) is None
     assert parse(["step", "--json"]) == ("step", {}, {"json"}) and parse(["step", "next"]) is None
     assert parse(["--db", "a.db", "date", "--as-of=19 PM"]) == ("date", {"db": "a.db", "as-of": "19 PM"}, frozenset())
     assert parse(["final", "--campaign", "CG I", "--json"]) == ("final", {"campaign": "CG I"}, {"json"})
@@ -326,7 +414,7 @@ def test_the_quick_path_loads_neither_click_nor_the_event_sourcing_library(sampl
              "atexit.register(lambda: print(sorted(m for m in ('click', 'eventsourcing', 'psycopg', '_hashlib', "
              "'typing_extensions', 'inspect') if m in sys.modules)))\n"
              "from cgledger.cli.quick import main\nmain()")
-    for command in ("head", "status", "status", "history", "dice-stats", "step", "date", "final"):  # the second
+    for command in ("head", "status", "status", "history", "dice-stats", "step", "date", "log", "final"):  # the second
         # status: what the first kept
         done = subprocess.run([sys.executable, "-c", probe.format(command)], capture_output=True, text=True,
                               timeout=120, env=environment(tmp_path / "state", CGLEDGER_DB=sample))
