@@ -23,14 +23,14 @@ def date(obj, as_of: str | None = None, as_json: bool = False) -> str:
     from cgledger.ledger.read.answers import dumps
 
     def compute(ledger) -> dict:
-        state, _rules = ledger.state_as_of(obj.campaign, as_of)
+        state, rules = ledger.state_as_of(obj.campaign, as_of)
         return {"campaign": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
-                "flags": state.flags}
+                "flags": state.flags, "in_effect": [rules.flag_text(flag) for flag in state.flags]}
 
     data = obj.answer("date", (), compute, as_of)
     if as_json:
         return dumps(data) + "\n"
-    flags = f" ({', '.join(data['flags'])})" if data["flags"] else ""
+    flags = f"; in effect: {'; '.join(data.get('in_effect') or data['flags'])}" if data["flags"] else ""
     return f"{data['campaign']}: {data['system'].upper()} CG {data['cg']}, CG Date {data['cg_date']}{flags}\n"
 
 
@@ -144,5 +144,5 @@ def _books_lines(status: dict) -> list[str]:
             lines.append(f"secret: the {names.get(side, side)} side bought {count} RG in secret{rule}: its CPP "
                          "above is before them")
     if status["flags"]:
-        lines.append(f"in effect: {', '.join(status['flags'])}")
+        lines.append(f"in effect: {'; '.join(status.get('in_effect') or status['flags'])}")
     return lines

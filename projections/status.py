@@ -105,6 +105,7 @@ def status(state, rules, reader: Reader) -> dict:
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
         "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
         "attack_chits": state.chits, "flags": state.flags,
+        "in_effect": [rules.flag_text(flag) for flag in state.flags],  # the flags in the players' words
         "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
         "chits_sealed": sorted(state.sealed_chits),  # the sides whose Initiative chit is sealed, not revealed
         "random_weather": random_weather,

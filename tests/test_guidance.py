@@ -277,3 +277,19 @@ def test_kgp_cg_ii_and_iii_run_to_their_ends_on_the_lines_status_gives(cli, cg, 
         replenished = [line for line in pasted if line.startswith("cgledger roll 8.616 ")]
         assert replenished[-2:] == ["cgledger roll 8.616 --side us"] * 2, replenished[-4:]
     assert cli("audit", "--final").exit_code == 0
+
+
+def test_a_lasting_condition_is_said_in_the_players_words(played):
+    """8.618: a German Ammunition Shortage lasts the rest of the CG. `status`, `date` and the page say it as the
+    table's result says it, with its rule; the JSON keeps the flag's name (`flags`) beside the words (`in_effect`)."""
+    from cgledger.ledger import rules as rulesmod
+
+    words = "German OB suffers from Ammunition Shortage for the duration of the CG (8.618)"
+    assert rulesmod.load("kgp").flag_text("german_ammo_shortage") == words
+    assert rulesmod.load("kgp").flag_text("some_condition") == "some condition"  # a flag no row sets: its words
+    cli = Cli(played())  # the sample's 20 N: the shortage rolled on 8.618
+    for command in (["status"], ["date"]):
+        out = cli.ok(*command).stdout
+        assert f"in effect: {words}" in out and "german_ammo_shortage" not in out, out
+    data = cli.json("date")
+    assert data["flags"] == ["german_ammo_shortage"] and data["in_effect"] == [words]

@@ -256,6 +256,15 @@ class Rules:
                            "file with `cgledger rules load FILE` (format: fixtures/kgp-st-fixture-map.toml)", self.cite("hex"))
         return self.maps[group]
     # ---- lookup ---------------------------------------------------------------------------
+    def flag_text(self, flag: str) -> str:
+        """A lasting condition in the players' words: the result of the table row that sets it, with the table's rule
+        ('German OB suffers from Ammunition Shortage for the duration of the CG (8.618)')."""
+        for table in self.tables.values():
+            row = next((r for r in table.rows if flag in r.sets), None)
+            if row is not None:
+                return f"{row.result} ({table.rule})"
+        return flag.replace("_", " ")
+
     def table(self, table_id: str) -> Table:
         try:
             return self.tables[table_id]
