@@ -5,7 +5,7 @@ page at a time as it is read) and the bundle of the events the opponent does not
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Callable, Iterator
 
 from cgledger.ledger import lazy
 
@@ -326,12 +326,14 @@ _DESCRIBED = {
 }
 
 
-def render(row: dict, sides: dict[str, str] | None = None) -> str:
+def render(row: dict, sides: dict[str, str] | None = None, continues: bool = False) -> str:
+    """One log line: the event's number (what `witness`, `reveal` and `--rg` take), a `+` where it belongs to the
+    same move as the event before it (a roll's follow-ups, a step's effects), its CG Date, what it records."""
     voided = "  (undone)" if row.get("in_force") is False else ""
-    action = f"#{row['action']}" if "action" in row else ""
+    action = "+" if continues else ""
     author = (sides or {}).get(row.get("author"), row.get("author"))
     by = f"  [by {author}{', signed' if row.get('signed') else ''}]" if author else ""
-    return f"{row['version']:>5} {action:>5} {row.get('cg_date') or '':>6}  {describe(row, sides)}{voided}{by}"
+    return f"{row['version']:>5} {action:>1} {row.get('cg_date') or '':>6}  {describe(row, sides)}{voided}{by}"
 
 
 def side_names(system: str | None) -> dict[str, str] | None:
@@ -376,10 +378,18 @@ def log(obj, as_of: str | None, last: int | None, as_json: bool, echo: Callable[
         for chunk in json_list(rows):
             echo(chunk.decode())  # text: the web runs commands into a text stream
         return
+    for line in rendered(rows, sides):
+        echo(line)
+
+
+def rendered(rows, sides: dict[str, str] | None = None) -> Iterator[str]:
+    """The log's lines, each ending its line: a `+` where an event continues the move of the one before it."""
+    move = None
     for row in rows:
         if sides is None and row.get("type") == "CampaignStarted":
             sides = side_names(row.get("system"))
-        echo(render(row, sides) + "\n")
+        yield render(row, sides, continues=move is not None and row.get("action") == move) + "\n"
+        move = row.get("action")
 
 
 def _whole_json(obj, echo: Callable[[str], None]) -> None:

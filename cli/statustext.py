@@ -65,6 +65,13 @@ def render_status(status: dict) -> str:
     return "\n".join(lines + _books_lines(status))
 
 
+def act_where(status: dict, act: dict) -> str:
+    """Where an act ahead falls: its step, and its CG Date where that is not the open one (past an Idle Day or a
+    CG-Scenario End the next act may be the next date's)."""
+    date = act.get("cg_date")
+    return f"step {act['title']}" + (f", on CG Date {date}" if date and date != status.get("cg_date") else "")
+
+
 def _acts_lines(status: dict) -> list[str]:
     """What the side needs, what the scenario Initiative makes later steps need, its next act ahead, what it may."""
     lines = []
@@ -78,7 +85,7 @@ def _acts_lines(status: dict) -> list[str]:
     lines += [f"  ahead: step {a['title']} will need {a['text']} ({status['scenario']})"
               for a in status.get("ahead", []) if not a["if"]]
     for act in status.get("next_acts", [])[:3]:  # the next act ahead: its line walks the side there itself
-        lines.append(f"  next for {'you' if status.get('you') else 'the campaign'}: {act['text']} (step {act['title']})")
+        lines.append(f"  next for {'you' if status.get('you') else 'the campaign'}: {act['text']} ({act_where(status, act)})")
         if act.get("command"):
             lines.append(f"      {act['command']}")
     if status.get("may"):

@@ -11,7 +11,7 @@ import click
 from cgledger.ledger import lazy
 
 from .app import common, emit_json, json_option, main
-from .statustext import rg_ref
+from .statustext import act_where, rg_ref
 
 reads = lazy.module("cgledger.ledger.read.player")
 
@@ -163,7 +163,7 @@ def due_lines(status: dict) -> list[str]:
         what = proposal["takes_back"] if proposal.get("kind") == "rules" else f"to take back {proposal['takes_back']}"
         owed.insert(0, (f"the {sides.get(proposal['by'], proposal['by'])} side proposes {what}: accept or decline it",
                         f"{proposal['accept']}    # or: {proposal.get('decline')}"))
-    owed += [(f"{a['text']} (step {a['title']})", a.get("command")) for a in status.get("next_acts", [])]
+    owed += [(f"{a['text']} ({act_where(status, a)})", a.get("command")) for a in status.get("next_acts", [])]
     if owed:
         return ["due from you:"] + [f"  {text}" + (f"\n      {command}" if command and command not in text else "")
                                     for text, command in owed]

@@ -263,6 +263,6 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
         if owed and walking and side and walkmod.lands(rules, state, side, at) != at:
             return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
         if owed:
-            return [{**need, "step": at, "title": title(rules, at)}
+            return [{**need, "step": at, "title": title(rules, at), "cg_date": date}
                     for need in with_commands(rules, state, owed, side, secret)]
     return []

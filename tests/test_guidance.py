@@ -293,3 +293,19 @@ def test_a_lasting_condition_is_said_in_the_players_words(played):
         assert f"in effect: {words}" in out and "german_ammo_shortage" not in out, out
     data = cli.json("date")
     assert data["flags"] == ["german_ammo_shortage"] and data["in_effect"] == [words]
+
+
+def test_an_act_ahead_on_the_next_cg_date_says_its_date(played):
+    """The sample ends at 20 N on an Idle Day (8.623): nothing more is due that date, and the next act ahead is the
+    next CG Date's 8.616 CPP Replenishment roll. Its line says that date, so it is not read as 20 N's 8.616 again
+    (already rolled); an act ahead on the open date says none."""
+    cli = Cli(played())
+    status = cli.json("status")
+    assert status["cg_date"] == "20 N" and status["next_acts"]
+    assert {(a["step"], a["cg_date"]) for a in status["next_acts"]} == {("8.616", "21 AM")}
+    text = cli.ok("status").stdout
+    assert "(step 8.616 CPP Replenishment, on CG Date 21 AM)" in text
+    cli.ok("step", "next")  # into 21 AM: its 8.616 is ahead on the open date
+    status = cli.json("status")
+    assert status["cg_date"] == "21 AM" and "8.616" in {a["step"] for a in status["next_acts"] + status["needs"]}, status
+    assert "on CG Date" not in cli.ok("status").stdout
