@@ -359,7 +359,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of each command, best kept (default 3)")
     parser.add_argument("--audit-only", action="store_true",
                         help="only the in-process audit against its decode + verify floor (--runs rounds)")
+    parser.add_argument("--reads", default=None,
+                        help="only these reads, by label, comma-separated, in every table that has them (default: all; the audit's memory line needs audit)")
     args = parser.parse_args()
+    if args.reads:
+        wanted = set(args.reads.split(","))
+        known = {label for table in (READS, KEPT, ANSWERED) for label, _argv in table}
+        if wanted - known:
+            parser.error(f"--reads: known reads are {', '.join(sorted(known))}")
+        for table in (READS, KEPT, ANSWERED):
+            table[:] = [(label, argv) for label, argv in table if label in wanted]
     sizes = sorted(int(s) for s in args.sizes.split(","))
     if sizes[0] < 200:
         parser.error("sizes start at 200 events (the sample campaign alone is 114)")

@@ -27,7 +27,7 @@ def test_areas_bench_runs_on_a_small_grid():
 
 
 def test_cli_bench_runs_on_a_small_campaign():
-    out = bench("bench_cli.py", "--sizes", "300", "--runs", "1")
+    out = bench("bench_cli.py", "--sizes", "300", "--runs", "1", "--reads", "status,roster,audit")
     assert "x click" in out and "x floor" in out and "audit / typed-decode floor" in out
     assert "300 cold  current" in out and "300 repeated   first" in out  # the kept views and answers tables
 
