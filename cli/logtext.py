@@ -393,30 +393,22 @@ def rendered(rows, sides: dict[str, str] | None = None) -> Iterator[str]:
 
 
 def _whole_json(obj, echo: Callable[[str], None]) -> None:
-    """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone, a page at a time
-    (ledger/store/reading.py sqlite_streamed), a PostgreSQL one through libpq (stored_entries), else through the
-    application; its rows encoded a page at a time."""
-    from itertools import chain
-
-    from cgledger.ledger.store.reading import sqlite_streamed, stored_entries
+    """`log --json` of the whole log: a plain SQLite file read with sqlite3 and msgspec alone, a PostgreSQL one
+    through libpq (ledger/store/reading.py stored_entries), else through the application; its rows encoded a page at a time."""
+    from cgledger.ledger.store.reading import stored_entries
     from cgledger.ledger.store.database import resolve_db
     from cgledger.projections.log import log_json
 
-    db = resolve_db(obj.db)
-    streamed = sqlite_streamed(db, obj.campaign)  # a plain SQLite file: a page of the log held at a time
-    if streamed is not None:
-        voided, pages = streamed
-        chunks = log_json(chain.from_iterable(pages), voided=voided)
-    else:
-        entries = stored_entries(db, obj.campaign)
-        chunks = log_json(obj.ledger().store.entries(obj.campaign) if entries is None else entries)
+    entries = stored_entries(resolve_db(obj.db), obj.campaign)
+    if entries is None:
+        entries = obj.ledger().store.entries(obj.campaign)
     binary = getattr(sys.stdout, "buffer", None)  # the web runs commands into a text stream: no bytes there
     if binary is None:
-        for chunk in chunks:
+        for chunk in log_json(entries):
             echo(chunk.decode())
         return
     sys.stdout.flush()
-    for chunk in chunks:
+    for chunk in log_json(entries):
         binary.write(chunk)
     binary.flush()
 

@@ -3,7 +3,7 @@ undo voided it. A pure fold over the events as read back from the store."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import msgspec
 
@@ -111,15 +111,12 @@ def iter_log_json(logged: list, state: CampaignState | None = None) -> Iterator[
     return (encode(row) for row in _json_rows([(event.version, event.topic, event) for event in logged], state))
 
 
-def log_json(entries: Iterable, state: CampaignState | None = None, chunk: int = 500,
-             voided: set[int] | None = None) -> Iterator[bytes]:
+def log_json(entries: list, state: CampaignState | None = None, chunk: int = 500) -> Iterator[bytes]:
     """The whole JSON list `log --json` writes (json_list of iter_log_json's rows), `chunk` rows encoded and indented
     at a time. `entries`: (version, topic, record) as ledger/envelope.read_entries gives them, the record a decoded
-    envelope or a Logged (a damaged one: its error row); read once, as they come, where `voided` (the actions voided
-    anywhere in the log) is given, else a list read twice."""
+    envelope or a Logged (a damaged one: its error row)."""
     encode, format_ = msgspec.json.encode, msgspec.json.format
-    rows = _json_rows(entries, state, voided)
-    return _listed(format_(encode(page), indent=2)[1:-2] for page in _pages(rows, chunk))
+    return _listed(format_(encode(page), indent=2)[1:-2] for page in _pages(_json_rows(entries, state), chunk))
 
 
 def json_list(rows: Iterator[bytes], chunk: int = 500) -> Iterator[bytes]:
@@ -153,12 +150,11 @@ def _inside(page: list[bytes]) -> bytes:
     return msgspec.json.format(b"[" + b",".join(page) + b"]", indent=2)[1:-2]
 
 
-def _json_rows(entries: Iterable, state: CampaignState | None, voided: set[int] | None = None) -> Iterator[Any]:
+def _json_rows(entries: list, state: CampaignState | None) -> Iterator[Any]:
     """Each row as msgspec encodes it like `_row`'s dict: a struct of the fact's own row class (`_ROWS`: the row's
     keys around the fact's fields, in `_row`'s order) built from the fact's fields, or `_row`'s dict for a damaged
     row and for a fact the row class cannot stand for. Walks the dates as `_walk` does."""
-    if voided is None:
-        voided = voided_actions(record for _version, _topic, record in entries)
+    voided = voided_actions(record for _version, _topic, record in entries)
     dates = _Dates(state)
     rows, astuple, movers = _ROWS, msgspec.structs.astuple, _MOVERS
     for version, topic, record in entries:

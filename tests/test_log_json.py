@@ -176,29 +176,3 @@ def test_each_row_names_the_command_its_action_was_recorded_with(make_db):
     assert Step() == msgspec.convert({"verb": "Step"}, AnyCommand)
     tail = cli.json("log", "--last", "2")
     assert [r["request"] for r in tail] == [rows[r["version"]]["request"] for r in tail]
-
-
-@pytest.mark.sqlite_only
-def test_log_json_of_a_sqlite_file_holds_a_page_at_a_time(played):
-    """A plain SQLite file's whole `log --json` is read in two passes (the undos and rewinds first, then a page of
-    rows at a time): an action undone pages after it is still written as not in force, and what is written is
-    byte for byte the read of the whole log at once."""
-    from cgledger.ledger.store.reading import sqlite_entries, sqlite_streamed
-    from cgledger.projections.log import log_json
-
-    db = str(played())  # the KGP sample: undos and a rewind, each pages after the actions they void
-    voided, pages = sqlite_streamed(db, None, page=3)
-    sizes = []
-
-    def counted(pages):
-        for page in pages:
-            sizes.append(len(page))
-            yield from page
-
-    streamed = b"".join(log_json(counted(pages), voided=voided))
-    whole = sqlite_entries(db, None)
-    assert streamed == b"".join(log_json(whole))
-    assert max(sizes) == 3 and sum(sizes) == len(whole)
-    rows = msgspec.json.decode(streamed)
-    assert voided and {r["action"] for r in rows if r.get("in_force") is False} == voided
-    assert Cli(Path(db)).ok("log", "--json").stdout.encode() == streamed

@@ -12,7 +12,7 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from struct import Struct
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, NamedTuple
 from uuid import NAMESPACE_URL, UUID
 
 from ..errors import CampaignNotFound, DatabaseError, LedgerError
@@ -301,50 +301,6 @@ def sqlite_entries(db: str, name: str | None, page: int = 2000) -> list | None:
             conn.close()
     except sqlite3.Error:
         return None
-
-
-def sqlite_streamed(db: str, name: str | None, page: int = 2000) -> tuple[set[int], Iterator[list]] | None:
-    """`sqlite_entries` read in two passes, so a whole-log read (`log --json`) holds one page of the log at a time:
-    the actions voided anywhere in it (its undos and rewinds alone read first, by their topic), then the entries a
-    page at a time as read_entries gives them. None where `sqlite_entries` gives None."""
-    if is_postgres(db) or not _plain_store():
-        return None
-    from ..domain.events import TAGS, ActionUndone, Rewound
-    from ..domain.inforce import voided_actions
-    from ..trust.envelope import read_entries
-
-    check_sqlite(db, create=False)
-    select = "SELECT originator_version, topic, state FROM stored_events WHERE originator_id = ? "
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        cid = _sqlite_campaign(conn, name).hex
-        voiding = conn.execute(select + "AND topic IN (?, ?) ORDER BY originator_version",
-                               (cid, TAGS[ActionUndone], TAGS[Rewound])).fetchall()
-    except sqlite3.Error:
-        conn.close()
-        return None
-    except BaseException:
-        conn.close()
-        raise
-
-    def pages() -> Iterator[list]:
-        try:
-            rows = conn.execute(select + "ORDER BY originator_version LIMIT ?", (cid, page)).fetchall()
-            while True:
-                yield read_entries(rows)
-                if len(rows) < page:
-                    return
-                rows = conn.execute(select + "AND originator_version > ? ORDER BY originator_version LIMIT ?",
-                                    (cid, rows[-1][0], page)).fetchall()
-        except sqlite3.Error as error:
-            raise DatabaseError(f"{db}: the log could not be read to its end ({error})") from None
-        finally:
-            conn.close()
-
-    return voided_actions(record for _version, _topic, record in read_entries(voiding)), pages()
 
 
 def stored_entries(db: str, name: str | None) -> list | None:
