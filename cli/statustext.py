@@ -110,12 +110,29 @@ def _waits_lines(status: dict) -> list[str]:
         elif where["step"] == status["step"] and where["may"]:
             whom = "you, who may" if side == status.get("you") else f"the {name} side, which may"
             lines.append(f"  the campaign waits here for {whom} still act: {where['may']}")
-    lines += [f"  waiting: the {status['sides'].get(w['side'], w['side'])} side's {'Secret ' if w['secret'] else ''}fair roll"
-              + (f" on {w['table']}" if w["table"] else "")
-              + f"{_for_rg(status, w)} waits for {w['waiting_for']}"
-              + (f"; made only if its RG's strength roll gives '{w['if_result']}'" if w.get("if_result") else "")
-              for w in status.get("waiting", [])]
+    lines += [f"  waiting: {text}" for text in waiting_texts(status)]
     return lines
+
+
+def waiting_texts(status: dict) -> list[str]:
+    """The fair rolls waiting for their answer, in words: the same roll waiting several times (an RG's follow-ups
+    declared together) said once, with how many."""
+    said: dict[tuple, int] = {}
+    for w in status.get("waiting", []):
+        what = (w["side"], w["secret"], w["table"] or "", _for_rg(status, w), w["waiting_for"], w.get("if_result") or "")
+        said[what] = said.get(what, 0) + 1
+    texts = []
+    for (side, secret, table, rg, waiting_for, if_result), count in said.items():
+        name, kind = status["sides"].get(side, side), "Secret fair roll" if secret else "fair roll"
+        on = f" on {table}" if table else ""
+        if count == 1:
+            text = f"the {name} side's {kind}{on}{rg} waits for {waiting_for}"
+        else:
+            text = f"{count} {kind}s of the {name} side{on}{rg} wait for {waiting_for}"
+        if if_result:
+            text += f"; made only if {'its' if count == 1 else 'their'} RG's strength roll gives '{if_result}'"
+        texts.append(text)
+    return texts
 
 
 def _for_rg(status: dict, waiting: dict) -> str:

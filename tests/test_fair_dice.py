@@ -91,7 +91,7 @@ def test_an_open_roll_is_declared_and_the_other_sides_next_command_gives_its_dic
     waiting = german.json("status")["waiting"]
     assert [(w["event"], w["side"], w["n"]) for w in waiting] == [(declared["id"], "german", 1),
                                                                   (declared["id"] + 1, "german", 2)]
-    assert "waits for the U.S. side's answer" in german.ok("status").stdout
+    assert "waiting: 2 fair rolls of the German side on 8.610 wait for the U.S. side's answer" in german.ok("status").stdout
     german.refused("roll", "8.610", "--side", "german", "--for", "A", contains="rolled already")
     # each side walks the RePh (8.6): the German is done with its part of 8.610 and walks on alone; the campaign
     # stays in 8.610, where the U.S. side may still roll

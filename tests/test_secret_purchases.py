@@ -305,6 +305,11 @@ def test_the_follow_ups_of_a_secret_rg_do_not_name_it_until_it_is_revealed(table
     us.ok("step", "8.620")
     german.ok("step", "8.620")
     german.ok("follow-ups", "--side", "german")  # the strength, and the SW dr's a 'D' would call for
+    waiting, text = german.json("status")["waiting"], german.ok("status").stdout
+    lines = [line for line in text.splitlines() if line.strip().startswith("waiting:")]
+    assert len(waiting) >= 2 and 1 <= len(lines) < len(waiting), text  # the same roll waiting said once, counted
+    assert any(re.match(r"\s+waiting: \d+ Secret fair rolls of the German side for RG I2#1 wait for", line)
+               for line in lines), lines
     us.ok("answer")
     german.ok("status")  # its ledger makes its answered rolls (the SW dr's made or lapsed by the strength)
     travels = stored_after(german.db, bought)

@@ -89,7 +89,9 @@ def campaign(page, request) -> dict:
     rows = page.runner.data("log", "--last", "40") or []  # what the page shows at most
     recent = _recent(rows, base["you"], base["sides"])
     keys = page.runner.data("keys", "show") or []
-    return {"template": "campaign.html", **base, "recent": recent, "keys": keys,
+    from cgledger.cli.statustext import waiting_texts
+
+    return {"template": "campaign.html", **base, "recent": recent, "keys": keys, "waiting": waiting_texts(base["status"]),
             "answered": page.watcher.latest_answers() if page.watcher else []}
 
 
