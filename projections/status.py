@@ -177,9 +177,16 @@ def progress(state, rules) -> dict:
     for side in rules.system.sides:
         at = walk.position(state, side)
         ahead = side in state.ahead
-        reason = None if ahead else walk.may_act(rules, state, side, at)
+        reason = None if ahead or _chit_shown(rules, state, side, at) else walk.may_act(rules, state, side, at)
         out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
     return out
+
+
+def _chit_shown(rules, state, side: str, at: str) -> bool:
+    """All the side still owes where it stands is Initiative, and its own sealed chit is revealed: what is left is
+    the other side's ledger's (its chit revealed), not this side's to do (8.6232, RR 2.5222)."""
+    owes = walk.owed(rules, state, side, at) if at in rules.steps else []
+    return bool(owes) and all(n["effect"] == "initiative" for n in owes) and bool(state.sealed_chits.get(side, {}).get("chit"))
 
 
 def waiting(state, rules) -> list[dict]:

@@ -181,7 +181,10 @@ def test_with_keys_status_offers_each_side_only_its_own_chit_and_nothing_once_se
     assert german.json("status")["chits_sealed"] == ["german"]
     theirs = [n["command"] for n in us.json("status")["needs"] if n["effect"] == "initiative"]
     assert theirs == ["cgledger initiative --chit us=attack|idle"]
-    paste(us, theirs[0])
+    paste(us, theirs[0])  # the second chit sealed: the U.S. ledger reveals its own at once
+    shown = us.json("status")  # the German ledger's part is left: nothing waits for the U.S. player
+    assert shown["progress"]["us"]["may"] is None and "Initiative" in shown["progress"]["german"]["may"], shown["progress"]
+    assert "waits here for you" not in us.ok("status").stdout
     german.ok("status")  # his ledger reveals his chit: the matrix resolves
     assert german.json("status")["scenario"] == "Idle Day"
 
