@@ -9,6 +9,7 @@ import msgspec
 
 from cgledger.ledger.domain.events import TAGS, ActionUndone, CampaignStarted, CGDateChanged, Rewound, TakeBackProposed
 from cgledger.ledger.domain.inforce import voided_actions, voided_by
+from cgledger.ledger.trust.chain import iso_text
 
 if TYPE_CHECKING:
     from cgledger.ledger.store.campaign import CampaignState
@@ -178,7 +179,7 @@ def _json_rows(entries: list, state: CampaignState | None) -> Iterator[Any]:
             yield _row(_Event(version, topic, record), date, in_force)
             continue
         timestamp = record.timestamp
-        yield make(version, topic, timestamp.isoformat() if timestamp else None, date, *astuple(fact), in_force,
+        yield make(version, topic, iso_text(timestamp) if timestamp else None, date, *astuple(fact), in_force,
                    record.digest, record.author or None, bool(record.signature), record.held_request)
 
 
@@ -243,7 +244,7 @@ def _row(event, cg_date, in_force: bool) -> dict[str, Any]:
     row: dict[str, Any] = {
         "version": event.version,
         "type": event.topic,
-        "timestamp": event.timestamp.isoformat() if event.timestamp else None,
+        "timestamp": iso_text(event.timestamp) if event.timestamp else None,
     }
     if fact is None:
         row["error"] = event.error

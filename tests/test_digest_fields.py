@@ -3,10 +3,12 @@ function gives the bytes the long way gives (`msgspec.to_builtins`, then every f
 deleted), for every kind of value a default can be compared with, and for every event the shipped samples store."""
 
 import enum
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cgledger.ledger.domain.events import FACTS
 from cgledger.ledger.trust import chain
@@ -97,4 +99,15 @@ def test_a_timestamp_not_in_utc_reads_as_before():
 
     for moment in (datetime(2026, 11, 29, 13, 9, 26, tzinfo=timezone(timedelta(hours=2))),
                    datetime(2026, 11, 29, 13, 9, 26, 5, tzinfo=timezone.utc), datetime(999, 1, 1, tzinfo=timezone.utc)):
+        assert chain.iso_utc(moment) == moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.datetimes(min_value=datetime(1, 1, 1), timezones=st.sampled_from([timezone.utc, None])
+                    | st.builds(timezone, st.timedeltas(min_value=timedelta(hours=-23), max_value=timedelta(hours=23)))))
+def test_a_timestamps_text_is_the_long_ways_for_any_moment(moment):
+    """The texts made sooner (msgspec's for a UTC timestamp) are the long ways' to the character: the digest's
+    (strftime's, in UTC) and the log's (isoformat's), with and without microseconds, any year, any offset."""
+    assert chain.iso_text(moment) == moment.isoformat()
+    if moment.tzinfo is not None:
         assert chain.iso_utc(moment) == moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -27,10 +27,20 @@ def canonical(fact: Fact) -> Fact:
 def iso_utc(moment: datetime) -> str:
     """The canonical text of a timestamp (UTC, microseconds). Built by hand so that freezegun's
     FakeDatetime and a real datetime of the same instant give the same text and digest. A stored one reads back
-    in UTC already: its text is isoformat's, "+00:00" written "Z" (the same characters as strftime's, ~4x sooner)."""
+    in UTC already: its text is msgspec's (RFC 3339, "Z", six digits of microseconds where there are any: ~8x
+    sooner than strftime), else isoformat's with "+00:00" written "Z"."""
     if moment.__class__ is datetime and moment.tzinfo is timezone.utc and moment.year >= 1000:
+        if moment.microsecond:
+            return _encoder.encode(moment)[1:-1].decode()
         return moment.isoformat(timespec="microseconds")[:-6] + "Z"  # strftime's %Y pads no year below 1000
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def iso_text(moment: datetime) -> str:
+    """`moment.isoformat()`, ~5x sooner for a stored timestamp (UTC): msgspec's text with "Z" written "+00:00"."""
+    if moment.__class__ is datetime and moment.tzinfo is timezone.utc and moment.year >= 1000:
+        return _encoder.encode(moment)[1:-2].decode() + "+00:00"
+    return moment.isoformat()
 
 
 FORM = 3  # the envelope form new events are written in
