@@ -169,7 +169,7 @@ def _rolls_of_step(rules, state, step: str, only: str | None, needs: list[dict])
         unit = " --for UNIT" if per(table) == "unit" else ""
         played = ""  # during a scenario the players are at the table: the dice of play first, never a fair roll's wait
         if step == SCENARIO and state.fair_in_force(rules.system.sides):
-            played = " --dice " + ("W,C" if table.die == "DR" else "N") + ' (or --vasl "LINE")'
+            played = " --dice " + {"DR": "W,C", "d100": "T,U"}.get(table.die, "N") + ' (or --vasl "LINE")'
         drms = required_drms(table, state, may[0] if len(may) == 1 else None)
         out.append({"text": table.title, "rule": table.rule,
                     "command": f"{PROG} roll {table.id} --side {who}{unit}{drms}{played}"})

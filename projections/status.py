@@ -128,11 +128,22 @@ def status(state, rules, reader: Reader) -> dict:
 def may(state, rules, reader: Reader, view, at: Standing) -> list[dict]:
     """What the reader's side may do where it stands besides its needs, its key to set up, and what moves the
     campaign on live (its ledger's part of the fair dice, the step in at a door)."""
-    out = [] if at.at_door else guidance.options(rules, state, at.needs, at.here, at.me, go_on=at.held is None)
+    out = [] if at.at_door else guidance.options(rules, state, at.needs, at.here, at.me or _keyed_side(state, rules, reader),
+                                                 go_on=at.held is None)
     out += key_to_set_up(state, rules, reader)
     if at.me and reader.mailed is None and not at.over:
         out += live_offers(state, rules, view, at.me, at.here, at.at_door, reader.by())
     return out
+
+
+def _keyed_side(state, rules, reader: Reader) -> str | None:
+    """Once both sides hold signing keys (a system with no Refit Phase to walk too), the side of the key given: each
+    act is its own side's, signed with its key, so only its own are offered."""
+    if reader.as_of is not None or not reader.key_given:
+        return None
+    if not all(s in rights.signing_sides(state) for s in rules.system.sides):
+        return None
+    return reader.side()
 
 
 def key_to_set_up(state, rules, reader: Reader) -> list[dict]:

@@ -720,3 +720,17 @@ def test_wire_and_roadblocks_are_placed_only_at_the_start_of_a_firefight(tmp_pat
     before = cli.events()
     cli.refused(*words(lines[upto]), contains="placed at the start of a firefight; this one is under way")
     assert cli.events() == before
+
+
+def test_with_both_keys_each_player_is_offered_only_his_own_sides_rolls_and_each_is_taken(keyed):
+    """CGS has no Refit Phase to walk, yet once both sides hold keys every act is signed by its own side's key: a
+    roll offered to the other side would be refused ("that passphrase ... is not the German side's"). Each player's
+    `status` offers his own side's rolls only, and each line offered, its N filled in, is taken."""
+    german, russian, _anyone = keyed
+    for player, side, other in ((german, "german", "russian"), (russian, "russian", "german")):
+        offered = [m["command"] for m in player.json("status")["may"] if m["command"].startswith("cgledger roll")]
+        assert offered and all(f"--side {side} " in line and other not in line for line in offered), offered
+        for line in offered:  # the dice as the line names them: a d100 its tens and units, a DR white and colored
+            line = line.split(" (or")[0].replace("--for UNIT", "--for squad")
+            filled = line.replace("--dice T,U", "--dice 0,7").replace("--dice W,C", "--dice 3,4").replace("--dice N", "--dice 5")
+            player.ok(*filled.split()[1:])
