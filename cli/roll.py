@@ -60,7 +60,7 @@ def map_effect(fact) -> dict:
 @click.argument("table_id", metavar="TABLE", shell_complete=complete.tables)
 @click.option("--side", shell_complete=complete.sides, required=True, help="Rolling side (kgp: german|us).")
 @click.option("--drm", "drms", multiple=True, metavar="KEY[=N]", help="Declared DRM (repeatable); `cgledger tables TABLE` lists them.")
-@click.option("--dice", metavar="W,C|N", help="Dice as rolled at the table (white,colored for a DR); default: the ledger rolls.")
+@click.option("--dice", metavar="W,C|T,U|N", help="Dice as rolled at the table (white,colored for a DR; tens,units for a CGS d100, 00 for 100); default: the ledger rolls.")
 @click.option("--secret", is_flag=True, help="Mark the roll Secret (tables the rules call Secret are always).")
 @click.option("--for", "purpose", default="", metavar="TEXT", help="What the roll is for (e.g. 'LMG', 'StJ19 8-1').")
 @click.option("--rg", "rg", metavar="REF", help="The RG a follow-up roll of step 8.620 belongs to: I2#1, or its event number.")
