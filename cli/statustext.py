@@ -128,6 +128,7 @@ def waiting_texts(status: dict) -> list[str]:
         if count == 1:
             text = f"the {name} side's {kind}{on}{rg} waits for {waiting_for}"
         else:
+            waiting_for = waiting_for.replace("make the Secret roll", "make the Secret rolls")
             text = f"{count} {kind}s of the {name} side{on}{rg} wait for {waiting_for}"
         if if_result:
             text += f"; made only if {'its' if count == 1 else 'their'} RG's strength roll gives '{if_result}'"

@@ -312,3 +312,23 @@ def test_an_act_ahead_on_the_next_cg_date_says_its_date(played):
     status = cli.json("status")
     assert status["cg_date"] == "21 AM" and "8.616" in {a["step"] for a in status["next_acts"] + status["needs"]}, status
     assert "on CG Date" not in cli.ok("status").stdout
+
+
+def test_a_roll_either_side_may_make_is_offered_to_each_player_as_his_own(at):
+    """8.625: in a Dual Attack one dr decides who moves first, and either side may make it (the OCR cuts off who
+    does). Once both sides hold keys a player records his own side's acts only: his status offers the line with his
+    own side, never the other's (which the ledger refuses him), and that line is taken."""
+    from conftest import Player
+
+    cli = at("8.623", "19 PM")
+    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words")
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("initiative", "--chit", "german=attack")
+    us.ok("initiative", "--chit", "us=attack")
+    german.ok("status")  # his ledger reveals his chit: a Dual Attack
+    us.ok("roll", "8.6233a", "--side", "us", "--dice", "3")
+    german.ok("step", "8.625")
+    need = next(n for n in german.json("status")["needs"] if n["effect"] == "first_move")
+    assert need["commands"] == ["cgledger roll 8.625 --side german"], need
+    german.ok(*need["command"].split()[1:])

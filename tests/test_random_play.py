@@ -1,6 +1,7 @@
 """Random two-player play (Hypothesis stateful): KGP, RR and CGS played by email as two players, each with his own
 store and key, each act one that his side's `status --json` offers, bundles sent and received at random moments.
-After every step: an offered act is accepted when run at once; while the campaign is not over some side can act or
+After every step: once both sides hold keys, no line offered to a player names the other side's act; an offered
+act is accepted when run at once; while the campaign is not over some side can act or
 has something to send (no deadlock); after an exchange both heads are equal. At the end, both sides caught up:
 `audit` is clean on both.
 
@@ -21,7 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import conftest
-from two_players import GAMES, Desk, Filler, Refused, actions_without_command, choose, lock_agents, offers, start
+from two_players import (GAMES, Desk, Filler, Refused, actions_without_command, choose, lock_agents, offers,
+                         others_offered, start)
 
 EXAMPLES = int(os.environ.get("CGLEDGER_RANDOM_EXAMPLES", "4"))
 STEPS = int(os.environ.get("CGLEDGER_RANDOM_STEPS", "200"))
@@ -173,6 +175,10 @@ class TwoPlayers(RuleBasedStateMachine):
         if not self.may_act(desk):
             return
         status = desk.status()
+        strangers = others_offered(status, desk.side)
+        if strangers:
+            raise Refused(f"the {desk.side} player, his key given, is offered the other side's acts: {strangers}"
+                          "\n  play so far:\n" + self.story())
         offered = offers(status, desk.side)
         if not offered:
             return

@@ -133,6 +133,17 @@ def choose(offered: list[Offer], pick: int) -> Offer:
     return offered[pick // 10 % len(offered)]
 
 
+def others_offered(status: dict, side: str) -> list[str]:
+    """Once both sides hold keys (`you` in the status), each act is signed by its own side's key: the lines offered
+    to this side that name another side's act (in --side or --chit), which the ledger would refuse it."""
+    if status.get("you") != side:
+        return []
+    lines = [line for key in ("needs", "next_acts", "may") for item in status.get(key, [])
+             for line in item.get("commands") or ([item["command"]] if item.get("command") else [])]
+    return [line for line in lines
+            if any(s != side for named in re.findall(r"--(?:side|chit) ([\w|]+)", line) for s in named.split("|"))]
+
+
 def _for_side(line: str, side: str) -> bool:
     """An act for this side: a line naming a --side or --chit names this side among its choices."""
     named = re.findall(r"--(?:side|chit) ([\w|]+)", line)
