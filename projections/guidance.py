@@ -117,28 +117,32 @@ def ahead(rules, state) -> list[dict]:
 
 
 def options(rules, state, needs: list[dict], step: str | None = None, only: str | None = None,
-            go_on: bool = True) -> list[dict]:
+            go_on: bool = True, fpp: dict | None = None) -> list[dict]:
     """What players may do in the open step besides its needs: {text, command, rule}. SIDE, UNIT, ... are for the
     player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh).
-    `go_on`: whether the step decision would take `step next` now."""
+    `go_on`: whether the step decision would take `step next` now. `fpp`: each side's FPP as the reader knows them
+    (his own secret purchases counted; default the campaign's)."""
     step = step or state.step
-    out = _acts_of_step(rules, step, only, needs) + _rolls_of_step(rules, state, step, only, needs)
+    have = state.fpp if fpp is None else fpp
+    out = _acts_of_step(rules, step, only, needs, have) + _rolls_of_step(rules, state, step, only, needs)
     if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
         out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
     return out
 
 
-def _acts_of_step(rules, step: str, only: str | None, needs: list[dict]) -> list[dict]:
-    """The step's purchases and Control changes; during play, Control, the VASL log, a firefight's end."""
+def _acts_of_step(rules, step: str, only: str | None, needs: list[dict], fpp: dict) -> list[dict]:
+    """The step's purchases and Control changes; during play, Control, the VASL log, a firefight's end.
+    Fortifications only to a side with FPP to spend (8.621: they are bought with this CG Date's FPP)."""
     sides = only or "|".join(rules.system.sides)
     out: list[dict] = []
     if step != SCENARIO:
         data = rules.steps[step]
         if data.purchase == "rg":
             out += _purchases(rules, step, only, data.secret)
-        if data.purchase == "fortifications":
+        buyers = [s for s in rules.system.sides if only in (None, s) and fpp.get(s, 0) > 0]
+        if data.purchase == "fortifications" and buyers:
             out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
-                        "command": f"{PROG} fortify ITEM --side {sides} --setup-area ID [--count N]"})
+                        "command": f"{PROG} fortify ITEM --side {'|'.join(buyers)} --setup-area ID [--count N]"})
         if data.control and _maps_known(rules):
             out.append({"text": "record a change of Control", "rule": step,
                         "command": f"{PROG} control LOCATION --side {sides}"})

@@ -129,7 +129,7 @@ def may(state, rules, reader: Reader, view, at: Standing) -> list[dict]:
     """What the reader's side may do where it stands besides its needs, its key to set up, and what moves the
     campaign on live (its ledger's part of the fair dice, the step in at a door)."""
     out = [] if at.at_door else guidance.options(rules, state, at.needs, at.here, at.me or _keyed_side(state, rules, reader),
-                                                 go_on=at.held is None)
+                                                 go_on=at.held is None, fpp=view.fpp)
     out += key_to_set_up(state, rules, reader)
     if at.me and reader.mailed is None and not at.over:
         out += live_offers(state, rules, view, at.me, at.here, at.at_door, reader.by())

@@ -260,6 +260,21 @@ def test_8_621_fortification_purchase_example(buying):
     buying.refused("fortify", "dummy", *area, contains="cost 1 FPP; the German side has 0 FPP")
 
 
+def test_8_621_fortifications_are_offered_only_to_a_side_with_fpp(buying):
+    """8.621: Fortifications are bought with this CG Date's FPP. Status offers `fortify` only to a side that has
+    some (a side with none would be refused: "cost 1 FPP; the German side has 0 FPP"), and the line it offers,
+    filled in, is taken."""
+    buying.ok("buy", "FPP", "--side", "german", "--map-group", "St")
+    buying.to("8.621", "19 PM")
+    offered = [m["command"] for m in buying.json("status")["may"] if m["command"].startswith("cgledger fortify")]
+    assert offered == ["cgledger fortify ITEM --side german --setup-area ID [--count N]"], offered
+    line = offered[0].replace("ITEM", "dummy").replace("ID [--count N]", "A")  # filled in: one "?" in Setup Area A
+    buying.ok(*line.split()[1:])
+    buying.ok("fortify", "dummy", "--side", "german", "--setup-area", "A", "--count", "9")  # the rest of the 10 FPP
+    assert buying.json("status")["fpp"] == {}
+    assert not [m for m in buying.json("status")["may"] if m["command"].startswith("cgledger fortify")]
+
+
 @pytest.mark.parametrize(
     "args, contains",
     [
