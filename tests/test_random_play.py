@@ -195,6 +195,8 @@ class TwoPlayers(RuleBasedStateMachine):
             assert desk.events() == before, ("a refusal wrote events", argv)
             if argv[0] == "buy" and _limit(result.stderr):
                 return  # the RG the player chose is over a limit his chart shows: his choice, not the offer's
+            if argv[0] == "fortify" and any(w in result.stderr for w in ("FPP", "may get as many")):
+                return  # more than his FPP or his Setup Area's squads allow: his choice of item and count
             if argv[0] == "control" and "already" in result.stderr:
                 return  # a Location his side Controls already (8.605): his choice, not the offer's
             where = {k: status.get(k) for k in ("cg_date", "step", "scenario", "progress")}

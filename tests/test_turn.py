@@ -247,7 +247,7 @@ def test_receive_puts_the_proposal_first_for_the_side_without_a_key(tmp_path):
     assert due(shown) == [
         "due from you:",
         "  the German side proposes the rules file kgp-rg-test-chart.toml (RG german I2, RG german V1, RG german HW1, "
-        "RG us I1, RG us I6, RG us V3) for both sides: accept or decline it",
+        "RG us I1, RG us I6, RG us V3, RG german FPP, RG us FPP) for both sides: accept or decline it",
         "      cgledger accept    # or: cgledger decline"]
     assert "next for you" not in shown and "waits for you to accept it" in shown
     u.ok("keys", "init", "--side", "us")

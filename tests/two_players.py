@@ -34,6 +34,11 @@ GAMES = {
 LOCATIONS = {"kgp": ["StJ19", "StK17", "StL18", "StM15"], "rr": ["TT19", "A20"], "cgs": ["DTW-G26", "DTW-N22"]}
 PASSPHRASES = ("Peiper's own words, nobody else's 7", "Harrison's own words, nobody else's 9",
                "Ivanov's own words, nobody else's 3")
+# Fortifications a player buys with FPP (KGP 8.621, RR 2.520), with what each needs said: a size, the Setup Area's
+# Retained squad-equivalents ('S' items)
+FORTIFICATIONS = ("dummy", "trench", "foxhole", "ap_mines", "hip")
+FORTIFY_OPTIONS = {"trench": ("--squads", "3"), "foxhole": ("--size", "1", "--squads", "3"),
+                   "ap_mines": ("--count", "2", "--squads", "3"), "hip": ("--size", "hs")}
 READS = ("status", "head", "audit", "log", "tables", "rg-chart", "final")
 
 
@@ -237,8 +242,17 @@ class Filler:
                 out.append(self.rnd.choice(LOCATIONS[self.game]))
                 i += 1
                 continue
+            if a == "ITEM" and args[:1] == ["fortify"]:  # 8.621 (RR 2.520): one of the items both systems sell
+                item = self.rnd.choice(FORTIFICATIONS)
+                out += [item, *FORTIFY_OPTIONS.get(item, ())]
+                i += 1
+                continue
+            if a == "--setup-area" and args[i + 1:i + 2] == ["ID"]:
+                out += ["--setup-area", f"A{self.rnd.randint(1, 3)}"]
+                i += 2
+                continue
             if a in ("FILE", "ITEM", "UNIT") or a.startswith("--setup-area"):
-                return None  # VASL files and fortifications: not played by this model yet
+                return None  # VASL files and CGS placements: not played by this model yet
             out.append(a)
             i += 1
         return out
