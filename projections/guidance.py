@@ -22,7 +22,8 @@ def need_commands(rules, state, need: dict, own: str | None = None, secret=()) -
     side. What the players choose stays open: LVP as N, chits as attack|idle (idle only once a side's Attack Chits
     are used up, 8.6231), a winner the rules do not decide (the Initial Scenario's Victory Conditions, 8.6234) as
     one of the sides. `own`: the side of the key given (once both sides hold keys, a player seals its own chit
-    only, and of a roll either side may make, is offered his own). `secret`: the RGs bought in secret (8.619), by event, where `state` is a side's own view."""
+    only, and of a roll either side may make, is offered his own). `secret`: the RGs bought in secret (8.619), by
+    event, where `state` is a side's own view."""
     sides = list(rules.system.sides)
     if need["effect"] == "scenario_end":
         lvp = " ".join(f"--lvp {s}=N" for s in sides)
