@@ -131,8 +131,11 @@ def choose(offered: list[Offer], pick: int) -> Offer:
     optional acts (purchases, rolls, Control) the rest, so that a campaign moves on as players move it."""
     owed = [o for o in offered if o.where != "may"]
     going = [o for o in offered if o.where == "may" and o.line.endswith("step next")]
+    buying = [o for o in offered if o.where == "may" and re.match(r"cgledger (buy|fortify) ", o.line)]
     if owed and pick % 10 < 7:
         return owed[pick // 10 % len(owed)]
+    if buying and pick // 100 % 10 < 4:  # in a purchase step a player buys before he goes on, as often as not
+        return buying[pick // 1000 % len(buying)]
     if going and pick % 10 < 8:
         return going[0]
     return offered[pick // 10 % len(offered)]
