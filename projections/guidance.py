@@ -236,6 +236,14 @@ def passed(rules, skipped: tuple[str, ...]) -> list[dict]:
              "note": rules.steps[s].purpose or rules.steps[s].note or None} for s in skipped]
 
 
+def _fpp_to_spend(rules, state, side: str | None, step: str) -> bool:
+    """`step` is where Fortifications are bought (8.621, RR 2.520) and the side (at one table, any side) holds FPP
+    of this CG Date: FPP not spent there are forfeit."""
+    if step == SCENARIO or rules.steps[step].purchase != "fortifications":
+        return False
+    return any(state.fpp.get(s, 0) > 0 for s in ([side] if side else rules.system.sides))
+
+
 def purpose(rules, step: str) -> str | None:
     """What the open step is for (None for the CG scenario)."""
     return rules.steps[step].purpose or None if step != SCENARIO else None
@@ -247,6 +255,8 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     (ledger/verbs/walking.py). Guidance only: each act is decided when it is made."""
     from cgledger.ledger.decide import walk as walkmod
 
+    if _fpp_to_spend(rules, state, side, here):
+        return []  # nothing beyond: its FPP spent here or forfeit by going on (what it may do says both)
     at = here
     path: list[str] = []
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
@@ -260,6 +270,13 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
             date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
         except LedgerError:
             return []  # the CG has no CG Date after this one: nothing ahead
+        if date == state.cg_date and _fpp_to_spend(rules, state, side, at):  # a walk past it would forfeit them
+            if walking and side and walkmod.lands(rules, state, side, at) != at:
+                return []
+            text = f"FPP to spend on Fortifications (those not spent are forfeit once the side goes on past {at})"
+            return [{"effect": "fortifications", "side": side, "table": None, "rg": None, "text": text, "step": at,
+                     "title": title(rules, at), "cg_date": date, "command": f"{PROG} step {at}",
+                     "commands": [f"{PROG} step {at}"]}]
         if walking and side:
             owed = walkmod.owed(rules, state, side, at, date)
         else:

@@ -275,6 +275,30 @@ def test_8_621_fortifications_are_offered_only_to_a_side_with_fpp(buying):
     assert not [m for m in buying.json("status")["may"] if m["command"].startswith("cgledger fortify")]
 
 
+def test_8_621_the_next_act_stops_where_fpp_are_spent_not_past_it(at):
+    """8.621: FPP not spent are forfeit. A keyed German who bought FPP in secret in 8.619 was told "next for you:
+    your Initiative chit" (8.623); pasting it walked him past 8.621 and his FPP were gone. The next act now walks
+    him to 8.621; there nothing beyond is offered as next, only the Fortifications and going on."""
+    from conftest import Player
+
+    cli = at("8.619", "19 PM")
+    cli.ok("rules", "load", str(CHART))
+    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words")
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("buy", "FPP", "--side", "german", "--map-group", "St")  # sealed: the public FPP show none
+    nxt = german.json("status")["next_acts"]
+    assert [(a["step"], a["command"]) for a in nxt] == [("8.621", "cgledger step 8.621")], nxt
+    assert "FPP to spend on Fortifications" in german.ok("status").stdout
+    german.ok(*nxt[0]["command"].split()[1:])
+    there = german.json("status")
+    assert there["progress"]["german"]["step"] == "8.621" and there["next_acts"] == []
+    assert any(m["command"].startswith("cgledger fortify ITEM --side german") for m in there["may"])
+    german.ok("fortify", "dummy", "--side", "german", "--setup-area", "A", "--count", "10")  # all of them spent
+    assert [a["step"] for a in german.json("status")["next_acts"]] == ["8.623"]  # then on to the chit
+    assert [a["step"] for a in us.json("status")["next_acts"]] == ["8.623"]  # the U.S. has no FPP: nothing stops it
+
+
 @pytest.mark.parametrize(
     "args, contains",
     [
