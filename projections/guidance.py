@@ -140,8 +140,8 @@ def _acts_of_step(rules, step: str, only: str | None, needs: list[dict], fpp: di
         data = rules.steps[step]
         if data.purchase == "rg":
             out += _purchases(rules, step, only, data.secret)
-        buyers = [s for s in rules.system.sides if only in (None, s) and fpp.get(s, 0) > 0]
-        if data.purchase == "fortifications" and buyers:
+        buyers = [s for s in rules.system.sides if only in (None, s) and _fpp_to_spend(rules, fpp, s, step)]
+        if buyers:
             out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
                         "command": f"{PROG} fortify ITEM --side {'|'.join(buyers)} --setup-area ID [--count N]"})
         if data.control and _maps_known(rules):
@@ -236,12 +236,12 @@ def passed(rules, skipped: tuple[str, ...]) -> list[dict]:
              "note": rules.steps[s].purpose or rules.steps[s].note or None} for s in skipped]
 
 
-def _fpp_to_spend(rules, state, side: str | None, step: str) -> bool:
+def _fpp_to_spend(rules, fpp: dict, side: str | None, step: str) -> bool:
     """`step` is where Fortifications are bought (8.621, RR 2.520) and the side (at one table, any side) holds FPP
     of this CG Date: FPP not spent there are forfeit."""
     if step == SCENARIO or rules.steps[step].purchase != "fortifications":
         return False
-    return any(state.fpp.get(s, 0) > 0 for s in ([side] if side else rules.system.sides))
+    return any(fpp.get(s, 0) > 0 for s in ([side] if side else rules.system.sides))
 
 
 def purpose(rules, step: str) -> str | None:
@@ -255,7 +255,7 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     (ledger/verbs/walking.py). Guidance only: each act is decided when it is made."""
     from cgledger.ledger.decide import walk as walkmod
 
-    if _fpp_to_spend(rules, state, side, here):
+    if _fpp_to_spend(rules, state.fpp, side, here):
         return []  # nothing beyond: its FPP spent here or forfeit by going on (what it may do says both)
     at = here
     path: list[str] = []
@@ -270,7 +270,7 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
             date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
         except LedgerError:
             return []  # the CG has no CG Date after this one: nothing ahead
-        if date == state.cg_date and _fpp_to_spend(rules, state, side, at):  # a walk past it would forfeit them
+        if date == state.cg_date and _fpp_to_spend(rules, state.fpp, side, at):  # a walk past it would forfeit them
             if walking and side and walkmod.lands(rules, state, side, at) != at:
                 return []
             text = f"FPP to spend on Fortifications (those not spent are forfeit once the side goes on past {at})"
