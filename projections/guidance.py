@@ -118,14 +118,17 @@ def ahead(rules, state) -> list[dict]:
 
 
 def options(rules, state, needs: list[dict], step: str | None = None, only: str | None = None,
-            go_on: bool = True, fpp: dict | None = None) -> list[dict]:
+            go_on: bool = True, fpp: dict | None = None, placeable: dict | None = None) -> list[dict]:
     """What players may do in the open step besides its needs: {text, command, rule}. SIDE, UNIT, ... are for the
     player to fill in. `step`, `only`: what one side may do in the step it stands in (each side walks the RePh).
     `go_on`: whether the step decision would take `step next` now. `fpp`: each side's FPP as the reader knows them
-    (his own secret purchases counted; default the campaign's)."""
+    (his own secret purchases counted; default the campaign's). `placeable`: CGS, per side, the fortifications it
+    may place now (ledger/decide/fortify.py `placeable`)."""
     step = step or state.step
     have = state.fpp if fpp is None else fpp
     out = _acts_of_step(rules, step, only, needs, have) + _rolls_of_step(rules, state, step, only, needs)
+    if step == SCENARIO and not rules.system.steps:
+        out += _bought_and_placed(rules, only, placeable or {})
     if not needs and go_on and rules.system.steps:  # CGS has no steps: its firefight ends by firefight-end
         out.append({"text": "go on to the next step", "rule": None, "command": f"{PROG} step next"})
     return out
@@ -201,6 +204,27 @@ def _purchases(rules, step: str, only: str | None, secret: bool) -> list[dict]:
         if who:
             out.append({"text": text + kept, "rule": rule or step,
                         "command": f"{PROG} buy RG_ID --side {'|'.join(who)}{where}{tail}"})
+    return out
+
+
+def _bought_and_placed(rules, only: str | None, placeable: dict) -> list[dict]:
+    """CGS has no purchase step: RG, its fortifications among them (7.2.3, 7.4.2, 7.5.1), are bought from the side's
+    chart as the campaign goes, and a fortification bought is placed on the map: offered to the sides whose chart
+    has RG, and to each side with fortifications to place (those it may set up hidden on a line of their own)."""
+    sides = [s for s in rules.system.sides if only in (None, s)]
+    charted = [s for s in sides if any(side == s for side, _rg in rules.rgs)]
+    out = [{"text": "buy a Reinforcement Group from the side's RG chart (fortifications are bought as RG)",
+            "rule": None, "command": f"{PROG} buy RG_ID --side {'|'.join(charted)}"}] if charted else []
+    for side in sides:
+        items = placeable.get(side, [])
+        if items:
+            out.append({"text": "place a fortification the side bought", "rule": items[0].rule,
+                        "command": f"{PROG} place {'|'.join(p.id for p in items)} HEX --side {side}"})
+        hidden = [p for p in items if p.hidden]
+        if hidden:
+            out.append({"text": "set up a fortification the side bought hidden", "rule": hidden[0].hidden_rule
+                        or hidden[0].rule, "command": f"{PROG} place {'|'.join(p.id for p in hidden)} HEX "
+                                                      f"--side {side} --hidden"})
     return out
 
 

@@ -27,6 +27,7 @@ class Reader(NamedTuple):
     mailed: int | None = None  # by email: the last event of the turn this machine mailed, its reply not read yet
     turn: dict | None = None  # the email turn as this machine sees it
     events_of: Callable[[int, int], list] = lambda action, before: []  # the events of one action before an event
+    placeable: Callable[[], dict] = lambda: {}  # CGS: per side, the fortifications it bought and may place now
 
 
 class Standing(NamedTuple):
@@ -129,7 +130,8 @@ def may(state, rules, reader: Reader, view, at: Standing) -> list[dict]:
     """What the reader's side may do where it stands besides its needs, its key to set up, and what moves the
     campaign on live (its ledger's part of the fair dice, the step in at a door)."""
     out = [] if at.at_door else guidance.options(rules, state, at.needs, at.here, at.me or _keyed_side(state, rules, reader),
-                                                 go_on=at.held is None, fpp=view.fpp)
+                                                 go_on=at.held is None, fpp=view.fpp,
+                                                 placeable=reader.placeable() if reader.as_of is None else {})
     out += key_to_set_up(state, rules, reader)
     if at.me and reader.mailed is None and not at.over:
         out += live_offers(state, rules, view, at.me, at.here, at.at_door, reader.by())

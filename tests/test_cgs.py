@@ -734,3 +734,33 @@ def test_with_both_keys_each_player_is_offered_only_his_own_sides_rolls_and_each
             line = line.split(" (or")[0].replace("--for UNIT", "--for squad")
             filled = line.replace("--dice T,U", "--dice 0,7").replace("--dice W,C", "--dice 3,4").replace("--dice N", "--dice 5")
             player.ok(*filled.split()[1:])
+
+
+def test_status_offers_buying_and_placing_fortifications_as_place_decides_them(fresh):
+    """CGS has no purchase step: fortifications are bought as RG (7.2.3, 7.4.2, 7.5.1) and placed on the map.
+    `status` offers `buy` to the sides whose chart has RG, and `place` with the items each side bought and has not
+    placed, Mines also hidden (7.4.4); a Wire (7.6.1) is offered only before the firefight's play begins. Each line
+    offered, its HEX filled in, is taken; nothing is offered that `place` refuses."""
+    def offered(verb: str) -> list[str]:
+        return [m["command"] for m in fresh.json("status")["may"] if m["command"].startswith(f"cgledger {verb} ")]
+
+    assert offered("buy") == ["cgledger buy RG_ID --side german|russian"]
+    assert offered("place") == []  # nothing bought yet
+    fresh.ok("buy", "F1", "--side", "german")  # Mines
+    fresh.ok("buy", "F2", "--side", "german")  # Wire
+    assert offered("place") == ["cgledger place mines|wire HEX --side german",
+                                "cgledger place mines HEX --side german --hidden"]
+    fresh.ok("place", "wire", "DTW-N22", "--side", "german")
+    assert offered("place") == ["cgledger place mines HEX --side german",
+                                "cgledger place mines HEX --side german --hidden"]
+    fresh.ok("buy", "F2", "--side", "german")  # a second Wire, then play begins: it waits for the next firefight
+    fresh.ok("roll", "7.4.5", "--side", "german", "--dice", "3")
+    assert offered("place") == ["cgledger place mines HEX --side german",
+                                "cgledger place mines HEX --side german --hidden"]
+    refused = fresh("place", "wire", "DTW-N22", "--side", "german")
+    assert refused.exit_code != 0 and "7.6.1" in refused.stderr
+    fresh.ok(*offered("place")[1].replace("HEX", "DTW-N22").split()[1:])
+    assert offered("place") == []
+    fresh.ok("firefight-end", "--map", "DTW")
+    assert offered("place") == ["cgledger place wire HEX --side german"]  # the next firefight's start
+    assert findings(fresh) == []

@@ -3,7 +3,8 @@ store and key, each act one that his side's `status --json` offers, bundles sent
 After every step: once both sides hold keys, no line offered to a player names the other side's act; an offered
 act is accepted when run at once; while the campaign is not over some side can act or
 has something to send (no deadlock); after an exchange both heads are equal. At the end, both sides caught up:
-`audit` is clean on both.
+`audit` is clean on both. A player whose status offers him nothing (the other side's move) leaves the act to the
+other player, so a play gets through CG Dates (and CGS firefights) with purchases, Fortifications and placements.
 
 Derandomized with a fixed example count here; bench/bench_random_play.py plays longer and with fresh seeds."""
 
@@ -12,8 +13,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -26,7 +29,7 @@ from two_players import (GAMES, Desk, Filler, Refused, actions_without_command, 
                          others_offered, start)
 
 EXAMPLES = int(os.environ.get("CGLEDGER_RANDOM_EXAMPLES", "4"))
-STEPS = int(os.environ.get("CGLEDGER_RANDOM_STEPS", "200"))
+STEPS = int(os.environ.get("CGLEDGER_RANDOM_STEPS", "150"))
 FRESH = bool(os.environ.get("CGLEDGER_RANDOM_FRESH"))  # new plays each run (bench/bench_random_play.py), not CI's fixed ones
 # shrinking replays the whole game many times over: on only where asked (the failing play is printed either way)
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if os.environ.get("CGLEDGER_RANDOM_SHRINK")
@@ -71,7 +74,9 @@ class TwoPlayers(RuleBasedStateMachine):
     def teardown(self):
         if os.environ.get("CGLEDGER_RANDOM_TRACE") and self.desks:
             status = next(iter(self.desks.values())).status()
-            print(f"{self.game}: {self.acts} acts, {self.post.count} emails, reached {status['cg_date']} {status['step']}")
+            kinds = Counter(c.split()[0] for d in self.desks.values() for c in d.commands)
+            print(f"{self.game}: {self.acts} acts, {self.post.count} emails, reached {status['cg_date']} {status['step']}"
+                  f"; by kind: {', '.join(f'{k} {n}' for k, n in kinds.most_common())}")
         try:
             if self.desks:
                 self._catch_up()
@@ -159,8 +164,9 @@ class TwoPlayers(RuleBasedStateMachine):
         who, what = (who + self.steps) % 2, (what + 37 * self.steps) % 100
         pick, seed = pick + 7919 * self.steps, seed + self.steps
         desk = self.desks[self.sides[who]]
-        if what < 70:
-            self.act(desk, pick, seed)
+        if what < 70:  # he plays; where his status offers him nothing (the other side's move), the other plays
+            if not self.act(desk, pick, seed):
+                self.act(self.other(desk), pick, seed)
         elif what < 88:  # the turn passes: he mails everything, the other reads it
             self.send(desk)
             self.receive(self.other(desk))
@@ -171,9 +177,9 @@ class TwoPlayers(RuleBasedStateMachine):
         else:
             self.take_back(desk)
 
-    def act(self, desk: Desk, pick: int, seed: int) -> None:
-        if not self.may_act(desk):
-            return
+    def act(self, desk: Desk, pick: int, seed: int) -> bool:
+        """The player makes one of the acts his status offers him (False: it offers him none)."""
+        self.receive(desk)  # a player reads his mail before he plays
         status = desk.status()
         strangers = others_offered(status, desk.side)
         if strangers:
@@ -181,12 +187,12 @@ class TwoPlayers(RuleBasedStateMachine):
                           "\n  play so far:\n" + self.story())
         offered = offers(status, desk.side)
         if not offered:
-            return
+            return False
         offer = choose(offered, pick)
         filler = Filler(self.game, desk, random.Random(seed))
         argv = filler.fill(offer.line)
         if argv is None:
-            return
+            return True
         before = desk.events()
         result = desk.run(*argv)
         self.acts += 1
@@ -194,15 +200,18 @@ class TwoPlayers(RuleBasedStateMachine):
         if result.exit_code != 0:
             assert desk.events() == before, ("a refusal wrote events", argv)
             if argv[0] == "buy" and _limit(result.stderr):
-                return  # the RG the player chose is over a limit his chart shows: his choice, not the offer's
+                return True  # the RG the player chose is over a limit his chart shows: his choice, not the offer's
             if argv[0] == "fortify" and any(w in result.stderr for w in ("FPP", "may get as many")):
-                return  # more than his FPP or his Setup Area's squads allow: his choice of item and count
+                return True  # more than his FPP or his Setup Area's squads allow: his choice of item and count
+            if argv[0] == "place" and re.search(r"no [\w '-]+ in |goes only in", result.stderr):
+                return True  # terrain the item may not go in (7.1-7.6): his choice of hex
             if argv[0] == "control" and "already" in result.stderr:
-                return  # a Location his side Controls already (8.605): his choice, not the offer's
+                return True  # a Location his side Controls already (8.605): his choice, not the offer's
             where = {k: status.get(k) for k in ("cg_date", "step", "scenario", "progress")}
             raise Refused(f"offered and refused at once: {' '.join(argv)}\n  offered in {offer.where}: {offer.line}"
                           f"\n  refused: {result.stderr.strip()}\n  the side's status when offered: {where}"
                           "\n  play so far:\n" + self.story())
+        return True
 
     def send(self, desk: Desk) -> None:
         if desk.events() > self.other(desk).events() or (desk.status().get("turn") or {}).get("reply_owed"):

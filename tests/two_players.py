@@ -131,10 +131,12 @@ def choose(offered: list[Offer], pick: int) -> Offer:
     optional acts (purchases, rolls, Control) the rest, so that a campaign moves on as players move it."""
     owed = [o for o in offered if o.where != "may"]
     going = [o for o in offered if o.where == "may" and o.line.endswith("step next")]
-    buying = [o for o in offered if o.where == "may" and re.match(r"cgledger (buy|fortify) ", o.line)]
+    buying = [o for o in offered if o.where == "may" and re.match(r"cgledger (buy|fortify|place) ", o.line)]
     if owed and pick % 10 < 7:
         return owed[pick // 10 % len(owed)]
-    if buying and pick // 100 % 10 < 4:  # in a purchase step a player buys before he goes on, as often as not
+    # in a purchase step a player buys before he goes on, as often as not; where buying is open all along (CGS,
+    # no purchase step), now and then
+    if buying and pick // 100 % 10 < (4 if going else 1):
         return buying[pick // 1000 % len(buying)]
     if going and pick % 10 < 8:
         return going[0]
@@ -243,6 +245,10 @@ class Filler:
                 continue
             if a == "LOCATION":
                 out.append(self.rnd.choice(LOCATIONS[self.game]))
+                i += 1
+                continue
+            if args[:1] == ["place"] and i == 1:  # CGS: one of the fortifications the side bought and has not placed
+                out.append(self.rnd.choice(a.split("|")))
                 i += 1
                 continue
             if a == "ITEM" and args[:1] == ["fortify"]:  # 8.621 (RR 2.520): one of the items both systems sell

@@ -73,6 +73,15 @@ def free_rgs(rules: Rules, side: str, placement: Placement, log) -> list[int]:
     return [v for v in bought if v not in placed]
 
 
+def placeable(rules: Rules, side: str, log) -> list[Placement]:
+    """The fortifications the side may place now, as `place` decides them: bought as an RG and not placed yet, and
+    those placed only at the start of a firefight (7.5.1, 7.6.1) while its play has not begun."""
+    in_force = live(log)  # undo and rewind left out: what is left reads the same again
+    begun = _play_begun(in_force) is not None
+    return [p for p in rules.placements.values()
+            if free_rgs(rules, side, p, in_force) and not (p.at_start and begun)]
+
+
 # what plays a firefight, as opposed to setting it up (purchases, placements, keys): its first one ends the start
 PLAY = (DiceRolled, DiceReported, SecretRollMade, RollDeclared, LocationControlled, MouseholeMade, FortificationRemoved)
 

@@ -34,7 +34,20 @@ def status(ledger, name: str | None, as_of: str | None = None) -> dict:
         key_given=key_given, side=cache(lambda: ledger.keyring.opens(state)),
         by=cache(lambda: ledger.recording_side(state, rules)), own=own, view=view,
         sealed_cpp=ledger.books.sealed_cpp(view, rules, own) if view is not None and view.sealed else 0,
-        mailed=mailed, turn=turn_now, events_of=lambda action, before: ledger.store.events_of_action(state, action, before)))
+        mailed=mailed, turn=turn_now, events_of=lambda action, before: ledger.store.events_of_action(state, action, before),
+        placeable=lambda: placeable(ledger, name, state, rules)))
+
+
+def placeable(ledger, name: str | None, state, rules) -> dict:
+    """CGS: per side, the fortifications it bought as RG and may place now, as `place` decides them from the log
+    (the log is read only once an RG in force is a fortification)."""
+    from ..decide.fortify import placeable as of_side
+
+    charted = (rules.rgs.get((rg["side"], rg["rg"])) for rg in state.rgs.values())
+    if not rules.placements or not any(rg is not None and rg.fortification for rg in charted):
+        return {}
+    logged = ledger.read(name)[0]
+    return {side: of_side(rules, side, logged) for side in rules.system.sides}
 
 
 def rg_chart(ledger, name: str | None, side: str) -> dict:
