@@ -151,12 +151,15 @@ def rg_ref(status: dict, rg: int | None) -> str:
 
 
 def _books_lines(status: dict) -> list[str]:
-    """CPP and LVP, the Attack Chits left, the secret purchases, what is in effect."""
+    """CPP, LVP and the FPP still to spend, the Attack Chits left, the secret purchases, what is in effect."""
     lines: list[str] = []
     names = status["sides"]
     lines.append("CPP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["lvp"].items())
-                    if status["lvp"] else ""))
+                    if status["lvp"] else "")
+                 + ("; FPP to spend this CG Date: " + ", ".join(f"{names.get(side, side)} {n:g}"
+                                                              for side, n in status["fpp"].items())
+                    if status.get("fpp") else ""))
     if status.get("attack_chits_left"):
         left = status["attack_chits_left"]
         lines.append("Attack Chits left: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in left.items()))

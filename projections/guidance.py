@@ -268,17 +268,40 @@ def _fpp_to_spend(rules, fpp: dict, side: str | None, step: str) -> bool:
     return any(fpp.get(s, 0) > 0 for s in ([side] if side else rules.system.sides))
 
 
+def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
+    """What the side (at one table, any side) may still buy in `step` this CG Date and gives up by going on past
+    it, in words; '' for nothing. FPP to spend on Fortifications (8.621, RR 2.520); RG (8.619, RR 2.518) where its
+    CPP buy the cheapest RG of its chart, or its CPP Replenishment (8.616, RR 2.516) is declared and not made yet."""
+    if _fpp_to_spend(rules, state.fpp, side, step):
+        return f"FPP to spend on Fortifications (those not spent are forfeit once the side goes on past {step})"
+    if step == SCENARIO or rules.steps[step].purchase != "rg":
+        return ""
+    for s in [side] if side else list(rules.system.sides):
+        costs = [rg.cost for (owner, _id), rg in rules.rgs.items() if owner == s and rg.cost is not None]
+        coming = any(d["side"] == s and not d["made"] and rules.tables.get(d["table"]) is not None
+                     and rules.tables[d["table"]].effect == "cpp_replenishment" for d in state.declared.values())
+        if costs and (min(costs) <= cpp.get(s, 0) or coming):
+            return (f"CPP to buy Reinforcement Groups with (none are bought this CG Date once the side goes on "
+                    f"past {step}; its CPP carry over)")
+    return ""
+
+
 def purpose(rules, step: str) -> str | None:
     """What the open step is for (None for the CG scenario)."""
     return rules.steps[step].purpose or None if step != SCENARIO else None
 
 
-def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=()) -> list[dict]:
+def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(), cpp: dict | None = None
+              ) -> list[dict]:
     """Where nothing more is needed here: the first step ahead (up to the scenario) that needs something of this
     side (`side`; at one table, of anyone), with the command lines, which walk the side there themselves
-    (ledger/verbs/walking.py). Guidance only: each act is decided when it is made."""
+    (ledger/verbs/walking.py). A purchase step ahead where the side may buy stops the walk there: the side is
+    brought to its purchases, not past them. In the step where FPP are spent nothing beyond is offered (those not
+    spent are forfeit); CPP carry over (8.6162), so from the RG step the next act is offered. `cpp`: each side's
+    CPP as the reader knows them (default the campaign's). Guidance only: each act is decided when it is made."""
     from cgledger.ledger.decide import walk as walkmod
 
+    cpp = state.cpp if cpp is None else cpp
     if _fpp_to_spend(rules, state.fpp, side, here):
         return []  # nothing beyond: its FPP spent here or forfeit by going on (what it may do says both)
     at = here
@@ -294,12 +317,12 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
             date = walkmod.date_on(rules, state, path)  # past a new CG Date's step: that date, its scenario undecided
         except LedgerError:
             return []  # the CG has no CG Date after this one: nothing ahead
-        if date == state.cg_date and _fpp_to_spend(rules, state.fpp, side, at):  # a walk past it would forfeit them
+        buying = _to_buy(rules, state, cpp, side, at) if date == state.cg_date else ""
+        if buying:  # a walk past it would give that up
             if walking and side and walkmod.lands(rules, state, side, at) != at:
                 return []
-            text = f"FPP to spend on Fortifications (those not spent are forfeit once the side goes on past {at})"
-            return [{"effect": "fortifications", "side": side, "table": None, "rg": None, "text": text, "step": at,
-                     "title": title(rules, at), "cg_date": date, "command": f"{PROG} step {at}",
+            return [{"effect": rules.steps[at].purchase, "side": side, "table": None, "rg": None, "text": buying,
+                     "step": at, "title": title(rules, at), "cg_date": date, "command": f"{PROG} step {at}",
                      "commands": [f"{PROG} step {at}"]}]
         if walking and side:
             owed = walkmod.owed(rules, state, side, at, date)

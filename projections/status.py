@@ -73,9 +73,10 @@ def standing(state, rules, reader: Reader, view) -> Standing:
 def status(state, rules, reader: Reader) -> dict:
     as_of, own = reader.as_of, reader.own
     view = reader.view if own is not None else state  # the campaign as this side's own ledger knows it
-    cpp = dict(state.cpp)
-    if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP
+    cpp, fpp = dict(state.cpp), dict(state.fpp)
+    if own is not None:  # this player's own secret purchases and sealed replenishments count for its own CPP, FPP
         cpp[own] = view.cpp.get(own, 0) + reader.sealed_cpp
+        fpp[own] = view.fpp.get(own, 0)
     secret = {}
     for entry in state.secret_rgs.values():
         secret[entry["side"]] = secret.get(entry["side"], 0) + 1
@@ -98,13 +99,14 @@ def status(state, rules, reader: Reader) -> dict:
         "turn": reader.turn,
         # nothing needed here: the next act ahead and its command, which walks the side there itself
         "next_acts": [] if needs or at.at_door or over
-        else guidance.next_acts(rules, view, here, me, walking, state.secret_rgs),
+        else guidance.next_acts(rules, view, here, me, walking, state.secret_rgs, cpp),
         "progress": progress(state, rules) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
         "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
-        "cpp": cpp, "fpp": {s: v for s, v in state.fpp.items() if v}, "lvp": state.lvp,
+        # FPP still to spend (the public books of a side that bought FPP in secret and spent them read below 0)
+        "cpp": cpp, "fpp": {s: v for s, v in fpp.items() if v > 0}, "lvp": state.lvp,
         "attack_chits": state.chits, "flags": state.flags,
         "in_effect": [rules.flag_text(flag) for flag in state.flags],  # the flags in the players' words
         "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)

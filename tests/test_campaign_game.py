@@ -3,6 +3,8 @@ limits, CG-Scenario End, Initiative, Idle Days, rewind and --as-of (8.6-8.625)."
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -287,6 +289,9 @@ def test_8_621_the_next_act_stops_where_fpp_are_spent_not_past_it(at):
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     german.ok("buy", "FPP", "--side", "german", "--map-group", "St")  # sealed: the public FPP show none
+    assert german.json("status")["fpp"] == {"german": 10.0}  # his own, as his CPP count his secret purchases
+    assert "FPP to spend this CG Date: German 10" in german.ok("status").stdout
+    assert us.json("status")["fpp"] == {} and "FPP" not in us.ok("status").stdout.split("\nCPP:")[-1]
     nxt = german.json("status")["next_acts"]
     assert [(a["step"], a["command"]) for a in nxt] == [("8.621", "cgledger step 8.621")], nxt
     assert "FPP to spend on Fortifications" in german.ok("status").stdout
@@ -297,6 +302,32 @@ def test_8_621_the_next_act_stops_where_fpp_are_spent_not_past_it(at):
     german.ok("fortify", "dummy", "--side", "german", "--setup-area", "A", "--count", "10")  # all of them spent
     assert [a["step"] for a in german.json("status")["next_acts"]] == ["8.623"]  # then on to the chit
     assert [a["step"] for a in us.json("status")["next_acts"]] == ["8.623"]  # the U.S. has no FPP: nothing stops it
+
+
+def test_8_621_a_side_that_bought_in_secret_is_not_taken_past_its_fortifications_by_the_other(at):
+    """8.621: FPP bought in secret (8.619) are known to their buyer's books alone. The German walking on carried the
+    campaign past 8.621 while the U.S. stood there with FPP to spend (his ledger had not said so, and could not):
+    once the purchase was revealed the audit named the step ("could not move past 8.621"). A side that bought an RG
+    in secret this CG Date may still buy Fortifications for all the other side knows: it leaves 8.621 itself."""
+    from conftest import Player
+
+    cli = at("8.619", "19 PM")
+    cli.ok("rules", "load", str(CHART))
+    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words")
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    us.ok("buy", "FPP", "--side", "us", "--map-group", "St")  # sealed
+    us.ok("step", "8.621")
+    german.ok("step", "8.623")
+    status = us.json("status")
+    assert status["step"] == "8.621" and status["progress"]["us"]["step"] == "8.621", status["progress"]
+    assert status["progress"]["german"]["step"] == "8.623"
+    assert any(m["command"].startswith("cgledger fortify ITEM --side us") for m in status["may"])
+    us.ok("fortify", "dummy", "--side", "us", "--setup-area", "A", "--count", "4")
+    us.ok("step", "8.623")  # the other 6 FPP forfeit: his own choice
+    us.ok("reveal", "--all", "--side", "us")
+    findings = [f for f in json.loads(us("audit", "--final", "--json").stdout)["findings"] if f["kind"] != "pending"]
+    assert findings == [], findings
 
 
 @pytest.mark.parametrize(

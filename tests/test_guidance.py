@@ -332,3 +332,37 @@ def test_a_roll_either_side_may_make_is_offered_to_each_player_as_his_own(at):
     need = next(n for n in german.json("status")["needs"] if n["effect"] == "first_move")
     assert need["commands"] == ["cgledger roll 8.625 --side german"], need
     german.ok(*need["command"].split()[1:])
+
+
+def test_the_next_act_brings_a_side_with_cpp_to_its_purchases_not_past_them(at):
+    """8.619: a side buys RG with its CPP in the purchase step. Following "next for you" from 8.616 used to point at
+    the Initiative chit (8.623) and walk the side past 8.619: it never bought. Where its CPP buy the cheapest RG of
+    its chart, or its CPP Replenishment is declared and not made yet (a fair roll, keys given), the next act is
+    `step 8.619`; in 8.619 the next act is offered again (CPP carry over, 8.6162), and a side without a chart to buy
+    from is not stopped."""
+    from conftest import Player
+
+    chart = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+    bare = at("8.616", "19 PM")
+    for side in ("german", "us"):
+        bare.ok("roll", "8.616", "--side", side, "--dice", "2,3")
+    assert "8.619" not in [a["step"] for a in bare.json("status")["next_acts"]]  # no chart loaded: nothing to buy
+    cli = at("8.616", "19 PM")
+    cli.ok("rules", "load", str(chart))
+    for side in ("german", "us"):
+        cli.ok("roll", "8.616", "--side", side, "--dice", "2,3")
+    nxt = cli.json("status")["next_acts"]
+    assert [(a["step"], a["command"]) for a in nxt] == [("8.619", "cgledger step 8.619")], nxt
+    assert "CPP to buy Reinforcement Groups with" in cli.ok("status").stdout
+    cli.ok(*nxt[0]["command"].split()[1:])
+    assert cli.json("status")["step"] == "8.619" and cli.json("status")["next_acts"]  # what comes after is offered
+
+    keyed = at("8.616", "19 PM")  # keys given: the replenishment is a fair Secret roll the other side answers
+    keyed.ok("rules", "load", str(chart))
+    german, us = Player(keyed.db, "Peiper's own words"), Player(keyed.db, "Harrison's own words")
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("roll", "8.616", "--side", "german")  # declared: its CPP are not known to anyone yet
+    assert german.json("status")["cpp"]["german"] == 0
+    nxt = german.json("status")["next_acts"]
+    assert [(a["step"], a["command"]) for a in nxt] == [("8.619", "cgledger step 8.619")], nxt

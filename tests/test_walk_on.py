@@ -53,6 +53,9 @@ def test_by_email_each_side_walks_itself_on_to_its_act(desks, tmp_path):
     got = g("initiative", "--chit", "german=attack")  # no `step 8.623` typed: sealed at once
     assert got.exit_code == 0, got.stderr
     assert "walked on to 8.623" in got.stderr
+    # what the walk left behind is said: a side that walks past its purchase steps buys nothing more there
+    assert ("the German side's RG purchases (8.619) and Fortification purchases (8.621) are over this CG Date"
+            in got.stderr), got.stderr
     status = g.json("status")
     assert status["progress"]["german"]["step"] == "8.623" and status["chits_sealed"] == ["german"]
     assert g("audit").exit_code == 0

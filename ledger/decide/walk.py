@@ -148,8 +148,8 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
     data = rules.steps[step_id]
     if data.purchase == "rg":
         return "buy Reinforcement Groups"
-    if data.purchase == "fortifications" and state.fpp.get(side, 0) > 0:
-        return "buy Fortifications"
+    if data.purchase == "fortifications" and (state.fpp.get(side, 0) > 0 or bought_in_secret(state, side, date)):
+        return "buy Fortifications"  # FPP it holds; or an RG bought in secret, which may be FPP only its books know
     for table in sorted(rules.tables.values(), key=lambda t: t.id):
         if step_id not in (table.step, *table.steps) or side not in (table.sides or rules.system.sides):
             continue
@@ -231,8 +231,12 @@ def secret_followups(rules: Rules, state: CampaignState, side: str, step_id: str
     """Whether `side` bought an RG in secret on this CG Date and `step_id` is where its follow-up rolls are made
     (8.619, RR 2.518): which it owes there only its own books say, so the other side never takes it past that
     step; it leaves it itself, once its books owe nothing there."""
-    return step_id in steps.steps_of(rules, "rg_followups") and any(
-        e["side"] == side and e["cg_date"] == (date or state.cg_date) for e in state.secret_rgs.values())
+    return step_id in steps.steps_of(rules, "rg_followups") and bought_in_secret(state, side, date)
+
+
+def bought_in_secret(state: CampaignState, side: str, date: str | None = None) -> bool:
+    """Whether `side` bought an RG in secret on this CG Date (8.619), not revealed yet."""
+    return any(e["side"] == side and e["cg_date"] == (date or state.cg_date) for e in state.secret_rgs.values())
 
 
 def _with_the_campaign(state: CampaignState, rules: Rules, by: str, path: list[str]) -> int:
