@@ -307,7 +307,7 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     at = here
     path: list[str] = []
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
-    skipped = ("first_move",) if here == SCENARIO else ("scenario_end", "first_move")
+    skipped = ("first_move",) if here == SCENARIO else ("scenario_end",)
     for _ in range(len(rules.system.steps) + 1):
         at = next_step(rules, state, at)
         if at == SCENARIO or at in path or at == here:

@@ -328,6 +328,9 @@ def test_a_roll_either_side_may_make_is_offered_to_each_player_as_his_own(at):
     us.ok("initiative", "--chit", "us=attack")
     german.ok("status")  # his ledger reveals his chit: a Dual Attack
     us.ok("roll", "8.6233a", "--side", "us", "--dice", "3")
+    # from 8.623 the dr is his next act (it was not: he stepped twice to find it), as his own side's
+    nxt = german.json("status")["next_acts"]
+    assert [(a["step"], a["commands"]) for a in nxt] == [("8.625", ["cgledger roll 8.625 --side german"])], nxt
     german.ok("step", "8.625")
     need = next(n for n in german.json("status")["needs"] if n["effect"] == "first_move")
     assert need["commands"] == ["cgledger roll 8.625 --side german"], need
