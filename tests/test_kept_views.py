@@ -174,6 +174,7 @@ GERMAN, US = "Peiper's own words", "Harrison's own words"
 
 def test_a_sides_opened_view_is_its_own(at):
     table = at("8.616", "19 PM")
+    table.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
     (german, us), anyone = keyed_players(table.db, GERMAN, US), Player(table.db, None)
     rolled = german.json("roll", "8.616", "--side", "german", "--dice", "3,3")
     assert german.json("roster", "--side", "german")[-1]["repl"] == 29

@@ -65,7 +65,9 @@ def no_agent_left():
 
 @pytest.fixture
 def players(at):
-    return keyed_players(at("8.616", "19 PM").db, GERMAN, US)
+    db = at("8.616", "19 PM").db
+    Player(db, None).ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
+    return keyed_players(db, GERMAN, US)
 
 
 def registered(db, side: str) -> dict:

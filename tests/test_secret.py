@@ -20,6 +20,7 @@ GERMAN, US = "Peiper's own words", "Harrison's own words"
 def players(at):
     table = at("8.616", "19 PM")
     german, us, anyone = Player(table.db, GERMAN), Player(table.db, US), Player(table.db, None)
+    anyone.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     return german, us, anyone
@@ -205,3 +206,24 @@ def test_a_roll_sealed_before_the_padding_still_opens():
     fact = strength_roll("Depleted", "D", ("8.6204",) * 3)
     older = Fernet(key).encrypt(msgspec.json.encode(Sealed(fact, "ab"))).decode()  # as logs before it hold them
     assert unseal(key, older) == Sealed(fact, "ab")
+
+
+def test_with_fair_dice_a_refit_phase_secret_roll_takes_them_not_dice_typed(at):
+    """A cheater's way round fair dice: with both keys, type the dice of his own Secret 8.616 DR (1,1: the most CPP).
+    Sealed, the other side could witness them only once revealed, perhaps at the campaign's end, after the CPP were
+    spent. Once fair dice are in force a Refit Phase Secret roll takes them; the dice of play (a Secret Bog DR during
+    the scenario, KGP8) are still typed, for the other side to witness once revealed."""
+    table = at("8.616", "19 PM")
+    german, us, anyone = Player(table.db, GERMAN), Player(table.db, US), Player(table.db, None)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    before = anyone.events()
+    german.refused("roll", "8.616", "--side", "german", "--dice", "1,1", contains="takes fair dice")
+    assert anyone.events() == before
+    declared = german.json("roll", "8.616", "--side", "german")  # leaving --dice out: declared, the U.S. answers
+    assert declared["declared"] and anyone.events() > before
+    play = at("scenario", "19 PM")
+    german, us = Player(play.db, GERMAN), Player(play.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    assert german.json("roll", "KGP8", "--side", "german", "--dice", "3,4")["sealed"]

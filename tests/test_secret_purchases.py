@@ -30,10 +30,22 @@ LIMITS = LIMITS.replace('id = "V1"\ngroup_type = "Pz IV Sect"\ncost = 1', 'id = 
 @pytest.fixture
 def table(at, tmp_path):
     """A KGP campaign at 8.619 on 21 AM, the RG chart loaded, both sides with keys."""
+    return _table(at, tmp_path)
+
+
+@pytest.fixture
+def typed_table(at, tmp_path):
+    """`table` with the dice typed (no fair dice: with them a Refit Phase Secret roll takes fair dice)."""
+    return _table(at, tmp_path, "immediate")
+
+
+def _table(at, tmp_path, dice: str = ""):
     cli = at("8.619", "21 AM")
     chart = tmp_path / "chart.toml"
     chart.write_text(LIMITS)
     cli.ok("rules", "load", str(chart))
+    if dice:
+        cli.ok("fair-dice", "mode", dice)
     german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
@@ -118,8 +130,8 @@ def test_an_open_purchase_stays_open_and_a_keyless_side_buys_openly(table):
     assert us.json("rg-record", "--side", "german")[0]["id"] == "I2"
 
 
-def test_follow_up_rolls_of_a_secret_rg_are_secret_and_read_the_buyers_books(table):
-    german, us, anyone = table
+def test_follow_up_rolls_of_a_secret_rg_are_secret_and_read_the_buyers_books(typed_table):
+    german, us, anyone = typed_table
     buy_i2(german)
     version = anyone.json("log")[-1]["version"]
     us.ok("step", "8.620")  # the U.S. is done with 8.619; the German may still buy there: the campaign waits
@@ -274,8 +286,8 @@ def test_fair_dice_for_a_secret_rgs_follow_up(table):
     assert report["clean"], report["findings"]
 
 
-def test_an_honest_secret_purchase_travels_by_email_and_stays_secret(table, make_db, tmp_path):
-    german, us, anyone = table
+def test_an_honest_secret_purchase_travels_by_email_and_stays_secret(typed_table, make_db, tmp_path):
+    german, us, anyone = typed_table
     buy_i2(german)
     german.ok("step", "8.620")
     german.ok("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "1,1")

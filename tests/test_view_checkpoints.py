@@ -89,8 +89,10 @@ def test_a_checkpoint_folded_on_is_the_whole_fold_through_undos_and_a_rewind(pla
     assert resumed["ActionUndone"] and resumed["Rewound"]
 
 
-def _keyed(cli: Cli) -> tuple[Player, Player]:
+def _keyed(cli: Cli, dice: str = "") -> tuple[Player, Player]:
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    if dice:  # `immediate`: dice typed into Secret rolls (with fair dice a Refit Phase Secret roll takes them)
+        cli.ok("fair-dice", "mode", dice)
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     return german, us
@@ -99,7 +101,7 @@ def _keyed(cli: Cli) -> tuple[Player, Player]:
 def test_a_checkpoint_folded_on_is_the_whole_fold_through_secret_rolls_revealed(at):
     """8.616 on 19 PM, both sides keyed: each side's Secret roll, one undone and made again, both revealed."""
     cli = at("8.616", "19 PM")
-    german, us = _keyed(cli)
+    german, us = _keyed(cli, "immediate")
     german.ok("roll", "8.616", "--side", "german", "--dice", "3,3")
     secret = cli.json("log")[-1]["version"]
     us.ok("roll", "8.616", "--side", "us", "--dice", "2,5")

@@ -56,6 +56,7 @@ def test_a_secret_table_rolled_as_not_secret_is_named(at, make_db, tmp_path):
     which compared chosen fields; the whole fact is compared now."""
     cli = at("8.616", "19 PM")
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    cli.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     ledger = open_ledger(str(cli.db))

@@ -400,7 +400,8 @@ def roll(state: CampaignState, rules: Rules, cmd: RollCommand, sealed_cpp=0) -> 
 
 def _check_how(state: CampaignState, rules: Rules, table: Table, side: str, cmd: RollCommand) -> None:
     """How the roll is made: an RG bought in secret rolls its follow-ups in secret (8.619); a roll that changes the
-    map in the open; a VASL report of the dice category the table is rolled with."""
+    map in the open; a VASL report of the dice category the table is rolled with; a Secret roll of the Refit Phase
+    with fair dice once they are in force (campaigns of edition 3 on, steps.EDITION)."""
     if cmd.rg is not None and state.rgs.get(str(cmd.rg), {}).get("sealed") and not (cmd.secret or table.secret):
         raise BadInput(f"the RG of event {cmd.rg} was bought in secret: its follow-up rolls are Secret too (--secret)",
                        table.rule)
@@ -408,6 +409,11 @@ def _check_how(state: CampaignState, rules: Rules, table: Table, side: str, cmd:
         raise BadInput("a roll that changes the map is made in the open: no --secret with --hex", table.rule)
     if cmd.source == "vasl" and cmd.vasl:
         check_category(rules, table, cmd.vasl, cmd.player)
+    if (cmd.source == "entered" and (cmd.secret or table.secret) and state.edition >= 3 and table.step != SCENARIO
+            and acting_step(rules, state, side) != SCENARIO and state.fair_in_force(rules.system.sides)):
+        raise BadInput("once both sides hold keys, a Secret roll of the Refit Phase takes fair dice: dice typed for it "
+                       "are sealed, so the other side could witness them only once it is revealed (leave out --dice: "
+                       "the other side's ledger answers it)", table.rule)
 
 
 def _adds(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, code: str) -> tuple[str, ...]:

@@ -321,8 +321,10 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 # the ledger's reading of the rules: a campaign started now records it, and a rule read in later (a `Condition` with
 # `edition`) holds only in campaigns started under it. 1: 8.6113's Secret DR is needed in 8.611, and a roll decided
 # as of its own CG Date does not hold the door of the next one (walk.unmade). 2: a Control recorded again for the side
-# it was last recorded for, its Strategic kind unchanged, is refused: no side gained it (8.605, A26.11).
-EDITION = 2
+# it was last recorded for, its Strategic kind unchanged, is refused: no side gained it (8.605, A26.11). 3: once fair
+# dice are in force, a Secret roll of the Refit Phase takes them: dice typed for it, sealed, could be witnessed only once
+# revealed (rolls._check_how).
+EDITION = 3
 
 
 def start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
