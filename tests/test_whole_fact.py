@@ -80,3 +80,33 @@ def test_an_invented_drm_of_an_unknown_kind_is_named(table, make_db, tmp_path):
     bundle = tmp_path / "bundle.json"
     cli.ok("export", "--since", "0", str(bundle))
     Player(make_db(), None).refused("import", str(bundle), contains="drms recorded")
+
+
+def test_a_secret_refit_phase_roll_sealed_with_typed_dice_is_named_before_its_reveal(at, make_db, tmp_path):
+    """A cheater's own ledger seals dice he typed (1,1: the most CPP) into his 8.616 Secret roll, though fair dice
+    are in force. Both sides see that the sealed roll is no fair roll (it names no fair declaration): the audit names
+    it and `import` refuses it at once, before any reveal."""
+    from cgledger.ledger.decide.commands import SealRoll
+    from cgledger.ledger.domain.events import SecretRollMade
+    from cgledger.ledger.trust.secrets import commitment
+
+    cli = at("8.616", "19 PM")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    rules = ledger.rules_for(campaign)
+    keyring = Keyring(GERMAN.encode())
+    edition = campaign.edition
+    campaign.edition = 2  # the forger's ledger decides as an older reading would
+    typed, _ = rolls.roll(campaign, rules, rolls.RollCommand(table="8.616", side="german", faces=(1, 1),
+                                                             source="entered"))
+    campaign.edition = edition
+    salt, text = keyring.seal(campaign, rules, typed)
+    made = SecretRollMade(action=campaign.next_action, table="8.616", rule=typed.rule, side="german", die=typed.die,
+                          effect=typed.effect, commitment=commitment(typed, salt), sealed=text, item=typed.item)
+    campaign.record(made, "german", keyring.signer(campaign, rules, "german"), "",
+                    SealRoll(table="8.616", side="german", commitment=made.commitment, sealed=text))
+    ledger.store.save(campaign)
+    named_and_refused(cli, Player(make_db(), None), tmp_path, "decision", "takes fair dice")

@@ -50,8 +50,8 @@ def fair_reveal(state: CampaignState, rules: Rules, side: str, seed: str) -> Fai
 def admit_sealed_roll(state: CampaignState, rules: Rules, table_id: str, side: str, purpose: str, rg: int | None,
                       n: int | None, sealed_with: str, sealed: str) -> SecretRollMade:
     """What both sides can decide of a Secret roll before it is revealed (8.6202): the table, the side, the step
-    and that it is due, or (fair dice) the answered Secret declaration it makes. Its dice are decided again when it
-    is revealed."""
+    and that it is due, or (fair dice) the answered Secret declaration it makes; typed dice only where fair dice are
+    not owed (`rolls.secret_takes_fair_dice`). Its dice are decided again when it is revealed."""
     side = rules.side(side)
     if side not in state.keys:
         raise BadInput(f"the {rules.system.sides[side]} side has no key to seal its Secret rolls with")
@@ -74,6 +74,8 @@ def admit_sealed_roll(state: CampaignState, rules: Rules, table_id: str, side: s
                            fair.RULE)
         declared = entry["version"]
     table, item = rolls.admit(state, rules, table_id, side, rg, purpose, declared)
+    if n is None:  # no fair roll: its dice were typed
+        rolls.secret_takes_fair_dice(state, rules, table, side)
     return SecretRollMade(action=state.next_action, table=table.id, rule=table.rule, side=side, die=table.die,
                           purpose=purpose, effect=rolls.effect_of(state, table), rg=rg, fair=n, commitment=sealed_with, sealed=sealed,
                           item=entry["item"] if entry is not None else item)
