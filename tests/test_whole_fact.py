@@ -54,15 +54,8 @@ def test_dice_of_an_unknown_source_are_named(table, make_db, tmp_path):
 def test_a_secret_table_rolled_as_not_secret_is_named(at, make_db, tmp_path):
     """Found by a cheater's own ledger: a roll on a Secret table (8.616) stored with secret=False passed the audit,
     which compared chosen fields; the whole fact is compared now."""
-    cli = at("8.616", "19 PM")
-    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
-    cli.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
-    german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
-    ledger = open_ledger(str(cli.db))
-    campaign = ledger.campaign(None)
-    rules = ledger.rules_for(campaign)
-    keyring = Keyring(GERMAN.encode())
+    # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
+    cli, ledger, campaign, rules, keyring = _keyed_at_8616(at, "immediate")
     honest, _ = rolls.roll(campaign, rules, rolls.RollCommand(table="8.616", side="german", faces=(6, 6),
                                                               source="entered"))
     assert honest.secret
@@ -90,14 +83,7 @@ def test_a_secret_refit_phase_roll_sealed_with_typed_dice_is_named_before_its_re
     from cgledger.ledger.domain.events import SecretRollMade
     from cgledger.ledger.trust.secrets import commitment
 
-    cli = at("8.616", "19 PM")
-    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
-    german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
-    ledger = open_ledger(str(cli.db))
-    campaign = ledger.campaign(None)
-    rules = ledger.rules_for(campaign)
-    keyring = Keyring(GERMAN.encode())
+    cli, ledger, campaign, rules, keyring = _keyed_at_8616(at)
     edition = campaign.edition
     campaign.edition = 2  # the forger's ledger decides as an older reading would
     typed, _ = rolls.roll(campaign, rules, rolls.RollCommand(table="8.616", side="german", faces=(1, 1),
@@ -110,3 +96,16 @@ def test_a_secret_refit_phase_roll_sealed_with_typed_dice_is_named_before_its_re
                     SealRoll(table="8.616", side="german", commitment=made.commitment, sealed=text))
     ledger.store.save(campaign)
     named_and_refused(cli, Player(make_db(), None), tmp_path, "decision", "takes fair dice")
+
+
+def _keyed_at_8616(at, dice: str = ""):
+    """A campaign at 8.616 on 19 PM, both sides keyed (`dice`: the mode chosen first): (cli, its ledger, the
+    campaign, its rules, the German's keyring), for a forger's own ledger to write into."""
+    cli = at("8.616", "19 PM")
+    if dice:
+        cli.ok("fair-dice", "mode", dice)
+    Player(cli.db, GERMAN).ok("keys", "init", "--side", "german")
+    Player(cli.db, US).ok("keys", "init", "--side", "us")
+    ledger = open_ledger(str(cli.db))
+    campaign = ledger.campaign(None)
+    return cli, ledger, campaign, ledger.rules_for(campaign), Keyring(GERMAN.encode())
