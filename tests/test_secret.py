@@ -227,3 +227,4 @@ def test_with_fair_dice_a_refit_phase_secret_roll_takes_them_not_dice_typed(at):
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     assert german.json("roll", "KGP8", "--side", "german", "--dice", "3,4")["sealed"]
+    assert "secret roll on KGP8 by German, not a fair roll" in us.ok("log").stdout.splitlines()[-1]
