@@ -160,13 +160,6 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Machine-read
 as_of_option = click.option("--as-of", "as_of", metavar="DATE", help="As at the end of that CG Date's RePh.")
 
 
-def emit_answer(data: Any) -> None:
-    """An answer (LedgerContext.answer) as JSON on stdout, as emit_json writes it, without msgspec."""
-    from cgledger.ledger.read.answers import dumps
-
-    click.echo(dumps(data))
-
-
 def emit_json(data: Any) -> None:
     """JSON on stdout, indented by two spaces, through msgspec. A list (or any iterable of rows, e.g. a generator)
     is written a few hundred rows at a time, so a long log never stands in memory as one string."""

@@ -267,7 +267,7 @@ def _cell(value) -> str:
 
 
 def _json(data) -> str:
-    """An answer as JSON, as emit_answer writes it."""
+    """An answer as JSON, indented as `--json` writes it everywhere."""
     from cgledger.ledger.read.answers import dumps
 
     return dumps(data) + "\n"
