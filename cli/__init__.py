@@ -31,8 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                    "to the next firefight."),
     "follow-ups": ("roll", "Every follow-up roll due now for the side's RGs (8.620, RR 2.519), in step order, in one "
                            "command: each as `roll TABLE --rg REF` makes it (declared, with fair dice)."),
-    "fortify": ("buy", "Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, "
-                       "roadblock, dummy, hip)."),
+    "fortify": ("buy", "Purchase Fortifications with this CG Date's FPP (KGP 8.621, RR 2.520): `rg-chart --side SIDE` "
+                       "lists the items and their FPP."),
     "head": ("head", "Print a short fingerprint of the whole log: equal fingerprints, same history."),
     "history": ("books", "The campaign's story per CG Date: scenario, winner, LVP, CPP, RG, weather, notable rolls,"
                          " undos."),
@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "receive": ("turn", "Read your opponent's bundle (or your inbox), carry out what your ledger owes, and say what "
                         "happened."),
     "rg-chart": ("buy", "The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave "
-                        "(8.6191-8.6197)."),
+                        "(8.6191-8.6197); the Fortifications it may buy with FPP (8.621, RR 2.520)."),
     "rg-record": ("books", "The side's RG Purchase Record (8.6198)."),
     "serve": ("web.serve", "Play in your browser: a page on this machine over the same ledger (127.0.0.1; the URL it "
                        "prints carries the page's token)."),

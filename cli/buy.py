@@ -73,7 +73,7 @@ def buy(obj, rg_id: str, side: str, map_group: str, objective: str, given: bool,
 @common
 def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, squads, front_line: bool,
             isolated: bool, as_json: bool) -> None:
-    """Purchase Fortifications with FPP in step 8.621 (trench, foxhole, ap_mines, at_mines, roadblock, dummy, hip)."""
+    """Purchase Fortifications with this CG Date's FPP (KGP 8.621, RR 2.520): `rg-chart --side SIDE` lists the items and their FPP."""
     fact, = obj.ledger().execute(obj.campaign, cmd.Fortify(item=item, side=side, setup_area=setup_area, count=count, size=size,
                                                           squads=squads, front_line=front_line, isolated=isolated))
     if as_json:
@@ -89,7 +89,8 @@ def fortify(obj, item: str, side: str, setup_area: str, count: int, size: str, s
 @json_option
 @common
 def rg_chart(obj, side: str, as_json: bool) -> None:
-    """The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave (8.6191-8.6197)."""
+    """The side's RG chart now: each RG's cost, and what the CG Date and CG maxima leave (8.6191-8.6197); the
+    Fortifications it may buy with FPP (8.621, RR 2.520)."""
     chart = reads.rg_chart(obj.ledger(), obj.campaign, side)
     if as_json:
         emit_json(chart)
@@ -102,3 +103,12 @@ def rg_chart(obj, side: str, as_json: bool) -> None:
         click.echo(f"  {rg['id']:<6} {rg['group_type']:<32} {cost}; left this CG Date {left if left is not None else '-'}"
                    f", this CG {rg['cg_left'] if rg['cg_left'] is not None else '-'}"
                    + ("" if rg["available"] else f" (from {rg['from_date']})"))
+    if chart["fortifications"]:
+        rule = chart["fortifications"][0]["rule"]
+        click.echo(f"Fortifications ({rule}), FPP each; {chart['fpp']:g} FPP to spend this CG Date:")
+        for fort in chart["fortifications"]:
+            fpp = fort["fpp"]
+            cost = ", ".join(f"{n:g} (--size {size})" for size, n in fpp.items()) if isinstance(fpp, dict) else f"{fpp:g}"
+            marks = "".join(m for m, on in (("F", fort["front_line"]), ("i", fort["isolated"]), ("S", fort["squads"]))
+                            if on)
+            click.echo(f"  {fort['id']:<18} {fort['name']:<28} {cost}" + (f"  ({marks})" if marks else ""))

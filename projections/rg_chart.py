@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from cgledger.ledger.decide.purchases import by_map_group, needs_objective
+from cgledger.ledger.decide.purchases import by_map_group, needs_objective, price
 
 
 def rg_chart(state, rules, side: str, cpp: int | None = None) -> dict[str, Any]:
-    """`cpp`: the side's CPP as its own ledger knows them (its sealed replenishments counted), else the state's."""
+    """`cpp`: the side's CPP as its own ledger knows them (its sealed replenishments counted), else the state's.
+    With it the Fortification Purchase Table as the side buys from it (8.621, RR 2.520) and its FPP of this CG
+    Date."""
     side = rules.side(side)
     by_group = by_map_group(rules)  # KGP 8.6195: per Map Group
     groups: list[str] = []
@@ -38,4 +40,14 @@ def rg_chart(state, rules, side: str, cpp: int | None = None) -> dict[str, Any]:
             "priced": None not in (rg.cost, rg.date_max, cg_max),
         })
     return {"side": side, "side_name": rules.system.sides[side], "cg": state.cg, "cg_date": state.cg_date, "cpp": state.cpp.get(side, 0) if cpp is None else cpp,
-            "map_groups": groups, "objective_needed": by_group, "rgs": rows}
+            "map_groups": groups, "objective_needed": by_group, "rgs": rows,
+            "fpp": max(state.fpp.get(side, 0), 0), "fortifications": fortifications(state, rules, side)}
+
+
+def fortifications(state, rules, side: str) -> list[dict[str, Any]]:
+    """The lines of the Fortification Purchase Table the side has a price on (8.621, RR 2.520), as `fortify` prices
+    them: FPP per item or factor (by size where the table prices sizes), and the footnotes F, i, S."""
+    return [{"id": f.id, "name": f.name, "fpp": price(f, side), "front_line": f.front_line, "isolated": f.isolated,
+             "squads": f.squads, "initial_only": f.initial_only, "rule": f.rule, "note": f.note or None}
+            for f in rules.fortifications.values()
+            if price(f, side) is not None and not (f.initial_only and not state.initial)]

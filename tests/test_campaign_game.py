@@ -277,6 +277,23 @@ def test_8_621_fortifications_are_offered_only_to_a_side_with_fpp(buying):
     assert not [m for m in buying.json("status")["may"] if m["command"].startswith("cgledger fortify")]
 
 
+def test_8_621_the_rg_chart_lists_the_fortifications_at_the_price_fortify_charges(buying):
+    """A player at 8.621 had no way to see what `fortify ITEM` takes and what each costs (its help listed KGP's items
+    in every system). `rg-chart` lists the lines of the table the side has a price on, with its FPP to spend; each
+    price listed is what `fortify` charges."""
+    buying.ok("buy", "FPP", "--side", "german", "--map-group", "St")
+    buying.to("8.621", "19 PM")
+    chart = buying.json("rg-chart", "--side", "german")
+    assert chart["fpp"] == 10
+    listed = {f["id"]: f["fpp"] for f in chart["fortifications"]}
+    assert {"trench", "foxhole", "ap_mines", "dummy", "hip"} <= set(listed) and isinstance(listed["foxhole"], dict)
+    bought = buying.json("fortify", "ap_mines", "--side", "german", "--setup-area", "A", "--count", "2", "--squads", "1")
+    assert bought["fpp"] == 2 * listed["ap_mines"]
+    assert buying.json("rg-chart", "--side", "german")["fpp"] == 10 - bought["fpp"]
+    assert "Fortifications (8.621), FPP each" in buying.ok("rg-chart", "--side", "german").stdout
+    assert "lists the items and their FPP" in " ".join(buying.ok("fortify", "--help").stdout.split())
+
+
 def test_8_621_the_next_act_stops_where_fpp_are_spent_not_past_it(at):
     """8.621: FPP not spent are forfeit. A keyed German who bought FPP in secret in 8.619 was told "next for you:
     your Initiative chit" (8.623); pasting it walked him past 8.621 and his FPP were gone. The next act now walks

@@ -223,6 +223,14 @@ def reveal(state: CampaignState, rules: Rules, version: int, made: RGPurchaseSea
     return RGPurchaseRevealed(action=state.next_action, purchase=version, fact=opened, salt=salt)
 
 
+def price(fort, side: str, size: str | None = None):
+    """A Fortification's FPP for the side, per item (or factor): of its size where it is priced by size (`size`
+    None: every size's, {size: FPP}); None where the table gives the side no price."""
+    if fort.by_size:
+        return dict(fort.by_size) if size is None else fort.by_size.get(size)
+    return fort.by_side.get(side, fort.cost)
+
+
 def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_area: str, count: int = 1,
             size: str = "", squads: int | None = None, front_line: bool = False,
             isolated: bool = False, sealed_fpp: float = 0) -> FortificationsPurchased:
@@ -245,7 +253,7 @@ def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_a
         raise BadInput(f"{fort.name} needs --size {'|'.join(fort.by_size)}", fort.rule)
     if not setup_area.strip():
         raise BadInput("name the Setup Area the Fortifications are added to: --setup-area ID", fort.rule)
-    unit = fort.by_size.get(size) if fort.by_size else fort.by_side.get(side, fort.cost)
+    unit = price(fort, side, size)
     if unit is None:
         raise BadInput(f"{fort.name} has no FPP cost for the {rules.system.sides[side]} side", fort.rule)
     fpp = unit * count

@@ -128,6 +128,10 @@ class Verifier:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cgledger-verify")
             self._interval = _shorten(self.SWITCH)
 
+    def ready(self, timeout: float = 0) -> bool:
+        """Whether a child takes checks now (waiting up to `timeout` s for it to start)."""
+        return self._child is not None and self._child.started.wait(timeout) and not self._child.dead
+
     def add(self, public: str, digest: str, signature: str, tag) -> None:
         shared = self._child is not None and not self._child.dead or self._pool is not None
         if not shared or not _plain_hex(public, digest, signature):
