@@ -145,7 +145,8 @@ def _acts_of_step(rules, step: str, only: str | None, needs: list[dict], fpp: di
             out += _purchases(rules, step, only, data.secret)
         buyers = [s for s in rules.system.sides if only in (None, s) and _fpp_to_spend(rules, fpp, s, step)]
         if buyers:
-            out.append({"text": "buy Fortifications with this CG Date's FPP", "rule": step,
+            out.append({"text": "buy Fortifications with this CG Date's FPP (`rg-chart --side SIDE` lists them and "
+                                "their FPP)", "rule": step,
                         "command": f"{PROG} fortify ITEM --side {'|'.join(buyers)} --setup-area ID [--count N]"})
         if data.control and _maps_known(rules):
             out.append({"text": "record a change of Control", "rule": step,
