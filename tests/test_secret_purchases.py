@@ -468,3 +468,15 @@ def test_a_reveal_recorded_alone_publishes_no_rg_without_its_veiled_follow_ups(t
         with pytest.raises(BadInput, match="revealed with"):
             ledger.record(campaign, rules, alone)
     assert anyone.events() == events
+
+
+def test_with_fair_dice_a_secret_rgs_follow_up_takes_them(table):
+    """The strength of an RG bought in secret is a Secret DR (8.6201): once fair dice are in force its dice are not
+    typed (sealed, the other side could witness them only once revealed); declared, the other side answers it."""
+    german, us, anyone = table
+    buy_i2(german)
+    german.ok("step", "8.620")
+    before = anyone.events()
+    german.refused("roll", "8.6201", "--side", "german", "--rg", "I2#1", "--dice", "6,6", contains="takes fair dice")
+    assert anyone.events() == before
+    german.ok("roll", "8.6201", "--side", "german", "--rg", "I2#1")  # declared: fair dice

@@ -413,15 +413,16 @@ def _check_how(state: CampaignState, rules: Rules, table: Table, side: str, cmd:
         secret_takes_fair_dice(state, rules, table, side)
 
 
-def secret_takes_fair_dice(state: CampaignState, rules: Rules, table: Table, side: str) -> None:
+def secret_takes_fair_dice(state: CampaignState, rules: Rules, table: Table | None, side: str) -> None:
     """Once fair dice are in force, a Secret roll of the Refit Phase takes them (campaigns of edition 3 on,
     steps.EDITION): dice typed for it would be sealed, witnessed only once revealed. Decided on what both sides see:
-    a sealed roll that is no fair roll was typed."""
-    if (state.edition >= 3 and table.step != SCENARIO and acting_step(rules, state, side) != SCENARIO
-            and state.fair_in_force(rules.system.sides)):
+    a sealed roll that is no fair roll was typed. `table` None: a follow-up of an RG bought in secret, its table
+    sealed too (always a Refit Phase roll)."""
+    if (state.edition >= 3 and (table is None or table.step != SCENARIO)
+            and acting_step(rules, state, side) != SCENARIO and state.fair_in_force(rules.system.sides)):
         raise BadInput("once both sides hold keys, a Secret roll of the Refit Phase takes fair dice: dice typed for it "
                        "are sealed, so the other side could witness them only once it is revealed (leave out --dice: "
-                       "the other side's ledger answers it)", table.rule)
+                       "the other side's ledger answers it)", table.rule if table else None)
 
 
 def _adds(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, code: str) -> tuple[str, ...]:

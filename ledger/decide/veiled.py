@@ -13,7 +13,7 @@ from ..domain.events import RollDeclarationRevealed, RollDeclared
 from ..domain.evolve import CampaignState
 from ..rules import Rules
 from ..trust.secrets import commitment
-from . import fair
+from . import fair, rolls
 from .steps import acting_step, steps_of, title
 
 
@@ -106,6 +106,7 @@ def admit_roll(state: CampaignState, rules: Rules, side: str, rg: int | None, pu
     _well_sealed(sealed_with, "sealed")
     if n is None:
         _secret_rg(state, rules, side, rg)
+        rolls.secret_takes_fair_dice(state, rules, None, side)  # dice of its own: typed
         return None
     entry = state.declared.get(f"{side}:{n}")
     if not veiled(entry) or entry["rg"] != rg:
