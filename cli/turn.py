@@ -131,16 +131,18 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         count = len(received.imported)
         click.echo(f"{count} event{'' if count == 1 else 's'} received into '{received.campaign}'; head {received.head}")
     sides = status["sides"]
+    lines = []
     for act in acts:
         name = sides.get(act["side"], act["side"])
         who = f"the {name} side" if act["side"] else "unsigned"
         named = act["side"] and act["text"].startswith((who, f"{name} "))
-        said = act["text"] if named else f"{who}: {act['text']}"  # the side named once
-        click.echo(f"  {act['event']:>5}  {said}")
+        lines.append((act["event"], act["text"] if named else f"{who}: {act['text']}"))  # the side named once
+    for line in _grouped(lines):
+        click.echo(line)
     if duties:
         click.echo("your ledger then recorded:")
-        for duty in duties:
-            click.echo(f"  {duty['event']:>5}  {duty['text']}")
+        for line in _grouped([(duty["event"], duty["text"]) for duty in duties]):
+            click.echo(line)
     for _version, fact in received.results:
         click.echo(_result_line(fact, status) + ("  (Secret: only you see this)" if fact.secret else ""))
     for line in due_lines(status):
@@ -192,3 +194,17 @@ def _next_lines(status: dict) -> list[str]:
     why = f"; not yet on to the next step: {held['text']}" + (f" ({held['rule']})" if held.get("rule") else "") \
         if held else ""
     return [f"next for you: in {where}, what you may do is below{why} (`cgledger send` mails your turn when done)"]
+
+
+def _grouped(lines: list[tuple[int, str]]) -> list[str]:
+    """One line per event, and one for a run of events in a row that say the same (8 answers to 8 fair rolls)."""
+    out: list[str] = []
+    runs: list[list] = []
+    for event, text in lines:
+        if runs and runs[-1][2] == text and runs[-1][1] == event - 1:
+            runs[-1][1] = event
+        else:
+            runs.append([event, event, text])
+    for first, last, text in runs:
+        out.append(f"  {first:>5}  {text}" if first == last else f"  {f'{first}-{last}':>5}  {text} ({last - first + 1} events)")
+    return out

@@ -327,3 +327,19 @@ def test_the_first_thing_due_from_a_player_without_a_key_is_his_key(tmp_path):
     due = said[said.index("next for you"):].splitlines()
     assert "set up your key" in due[0] and due[1].strip() == "cgledger keys init --side us", said
     assert "step next" not in said[:said.index("now:")]
+
+
+def test_receive_says_a_run_of_alike_events_once(tmp_path, make_db):
+    """A purchase's follow-ups declared together are answered by the other side's ledger in a row: `receive` said
+    "... answers the German side's Secret fair roll ..." once per roll, word for word. A run of events in a row that
+    say the same is one line with its events (JSON keeps one entry per event)."""
+    from two_players import start
+
+    desks, post = start("kgp", [make_db(), make_db()], tmp_path)
+    g, u = desks["german"], desks["us"]
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--follow-ups")
+    post.send(g)
+    path = u.inbox[0]
+    said = u.ok("receive", str(path)).stdout
+    answers = [line for line in said.splitlines() if "answers the German side's Secret fair roll" in line]
+    assert len(answers) == 1 and answers[0].rstrip().endswith("(4 events)"), said
