@@ -130,14 +130,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
     else:
         count = len(received.imported)
         click.echo(f"{count} event{'' if count == 1 else 's'} received into '{received.campaign}'; head {received.head}")
-    sides = status["sides"]
-    lines = []
-    for act in acts:
-        name = sides.get(act["side"], act["side"])
-        who = f"the {name} side" if act["side"] else "unsigned"
-        named = act["side"] and act["text"].startswith((who, f"{name} "))
-        lines.append((act["event"], act["text"] if named else f"{who}: {act['text']}"))  # the side named once
-    for line in _grouped(lines):
+    for line in _grouped(_acts_said(acts, status["sides"])):
         click.echo(line)
     if duties:
         click.echo("your ledger then recorded:")
@@ -194,6 +187,17 @@ def _next_lines(status: dict) -> list[str]:
     why = f"; not yet on to the next step: {held['text']}" + (f" ({held['rule']})" if held.get("rule") else "") \
         if held else ""
     return [f"next for you: in {where}, what you may do is below{why} (`cgledger send` mails your turn when done)"]
+
+
+def _acts_said(acts: list[dict], sides: dict) -> list[tuple[int, str]]:
+    """(event, text) of each act received, its side named once (or 'unsigned')."""
+    lines = []
+    for act in acts:
+        name = sides.get(act["side"], act["side"])
+        who = f"the {name} side" if act["side"] else "unsigned"
+        named = act["side"] and act["text"].startswith((who, f"{name} "))
+        lines.append((act["event"], act["text"] if named else f"{who}: {act['text']}"))
+    return lines
 
 
 def _grouped(lines: list[tuple[int, str]]) -> list[str]:
