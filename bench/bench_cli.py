@@ -203,7 +203,7 @@ def build(folder: Path, sizes: list[int]) -> dict[int, Path]:
     acts.step(ledger, None, "8.614")
     ledger.execute(None, ChooseDiceMode(mode="immediate"))
     for side in ("german", "us"):
-        keyverbs.register_key(ledger, None, side, PASSPHRASE)
+        keyverbs.register_key(ledger, None, side, PASSPHRASE, "immediate")
     ledger.key_material = PASSPHRASE
     for size in sorted(sizes):
         have = len(ledger.history(None))

@@ -205,7 +205,7 @@ def main() -> None:
         to_8614(ledger)
         ledger.execute(None, ChooseDiceMode(mode="immediate"))  # the ledger rolls at once (fair dice wait for the other side's answer)
         for side in ("german", "us"):  # every event from here on is signed by its side (Ed25519)
-            keyverbs.register_key(ledger, None, side, PASSPHRASE)
+            keyverbs.register_key(ledger, None, side, PASSPHRASE, "immediate")
         ledger.key_material = PASSPHRASE
         setup_events = len(ledger.history(None))  # CampaignStarted, steps, CG-Scenario End, 8.6113 DRs, New CG Date
         cid = campaign_id("Bench")

@@ -71,7 +71,7 @@ class Builder:
         ledger.execute(None, ChooseDiceMode(mode="immediate"))
         for side, material in KEYS.items():
             ledger.key_material = material
-            keyverbs.register_key(ledger, None, side, material)
+            keyverbs.register_key(ledger, None, side, material, "immediate")
         campaign = ledger.campaign(None)
         rules = ledger.rules_for(campaign)
         cg = next(c for c in rules.system.cg if c.id == CG)

@@ -79,7 +79,7 @@ def build(db: Path, events: int) -> None:
     ledger.execute(None, ChooseDiceMode(mode="immediate"))  # the ledger rolls at once (fair dice wait for the other side's answer)
     for side, material in KEYS.items():
         ledger.key_material = material
-        keyverbs.register_key(ledger, None, side, material)
+        keyverbs.register_key(ledger, None, side, material, "immediate")
 
     def rolls_at_8614(n: int, start: int) -> None:  # each side signing with its own key
         for side in KEYS:

@@ -8,6 +8,7 @@ import click
 
 from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.domain.events import HiddenFortificationRevealed, RollDeclarationRevealed, SecretRollRevealed
+from cgledger.ledger.domain.wording import item_name
 
 from cgledger.ledger import lazy
 
@@ -27,17 +28,20 @@ def keys() -> None:
 
 @keys.command(name="init")
 @click.option("--side", shell_complete=complete.sides, required=True)
+@click.option("--dice", default="", metavar="MODE",
+              help="The campaign's dice mode, agreed to: needed where your key is set up last and the dice are not fair.")
 @common
-def keys_init(obj, side: str) -> None:
+def keys_init(obj, side: str, dice: str) -> None:
     """Set up SIDE's key from your passphrase (CGLEDGER_PASSPHRASE, or asked) or key file (--key-file): at least
     12 characters and about 50 bits. From then on that side's events are signed (Ed25519) and its Secret rolls
-    sealed: the other side sees only that they were made."""
+    sealed: the other side sees only that they were made. The key set up last fixes the dice mode: where the
+    campaign's dice are not fair (`fair-dice mode`), its side agrees to them with --dice."""
     material = obj.key_material()
     if material is None:
         if not click.get_text_stream("stdin").isatty():
             raise LedgerError("give a passphrase (CGLEDGER_PASSPHRASE) or a key file (--key-file)")
         material = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
-    fact = keyverbs.register_key(obj.ledger(), obj.campaign, side, material)
+    fact = keyverbs.register_key(obj.ledger(), obj.campaign, side, material, dice)
     from cgledger.ledger.trust.chain import key_fingerprint
 
     click.echo(f"the {obj.side_name(fact.side)} side's key is set up: its events are signed and its Secret rolls sealed from now on; "
@@ -248,11 +252,13 @@ def reveal(obj, roll: int | None, side: str | None, reveal_all: bool, entered: b
         click.echo(f"event {f.roll}: {f.fact.table} {f.fact.die} {','.join(map(str, f.fact.dice))} "
                    f"Final {f.fact.final}: {f.fact.result}")
     for roll in void:
-        click.echo(f"event {roll}: no roll: it kept the count of the RG's follow-ups alike (8.619)" if roll in kept
+        click.echo(f"event {roll}: no roll: it kept the count of the RG's follow-ups alike (RG bought in secret)"
+                   if roll in kept
                    else f"event {roll}: made void, as its RG's strength called for no such roll")
     for f in places:
         why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {f.search}"}
-        click.echo(f"event {f.placed}: {f.fact.side} {f.fact.item} in {f.fact.hex}{why.get(f.cause, '')}")
+        click.echo(f"event {f.placed}: {obj.side_name(f.fact.side)} {item_name(f.fact.item)} in {f.fact.hex}"
+                   f"{why.get(f.cause, '')}")
 
 
 @main.group(name="fair-dice")

@@ -53,6 +53,8 @@ def render_status(status: dict) -> str:
         lines.append(f"  ({status['purpose']})")
     if status.get("weather") or status.get("conditions"):
         lines.append(f"  weather: {weather_words(status.get('weather'), status.get('conditions') or {})}")
+    if status.get("dice") not in (None, "fair", "fair-pending"):  # fair-pending: fair once both sides have keys
+        lines.append(f"  dice: {status['dice']} (each side's ledger rolls its own dice at once, not proven fair)")
     lines += _acts_lines(status) + _waits_lines(status)
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you"))

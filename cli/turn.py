@@ -103,6 +103,7 @@ def receive(obj, path: Path | None, inbox: Path | None, as_json: bool) -> None:
         checked = None
         if not holds_ledger(resolve_db(obj.db)):  # a new machine: the whole bundle checked before a ledger is made
             bundle = read_bundle(file)
+            mail.joinable(bundle, file)
             checked = (bundle, plan_import(bundle, []))
         received = mail.receive_turn(obj.ledger(create=True), file, checked, received)
     if received is None:
@@ -151,7 +152,8 @@ ON = ("cgledger answer", "cgledger step next")  # what `status` offers that move
 
 def due_lines(status: dict) -> list[str]:
     """What is due from the player who just read his opponent's turn, before the whole status: the lines to run."""
-    owed = [(n["text"], n.get("command")) for n in status.get("needs", [])]
+    you = status.get("you")  # the other side's needs (its chit, its rolls) are its own: `now:` shows them
+    owed = [(n["text"], n.get("command")) for n in status.get("needs", []) if not you or n.get("side") in (None, you)]
     proposal = status.get("proposal") or {}
     if proposal.get("open") and proposal.get("yours"):  # the other side's proposal waits for this player's answer
         sides = status.get("sides", {})  # (with or without his key): first
@@ -195,7 +197,8 @@ def _acts_said(acts: list[dict], sides: dict) -> list[tuple[int, str]]:
     for act in acts:
         name = sides.get(act["side"], act["side"])
         who = f"the {name} side" if act["side"] else "unsigned"
-        named = act["side"] and act["text"].startswith((who, f"{name} "))
+        named = act["side"] and act["text"].startswith((who, f"{name} ")) \
+            and not act["text"].startswith(f"{name} Assault")  # a CG scenario's name ('German Assault ended ...')
         lines.append((act["event"], act["text"] if named else f"{who}: {act['text']}"))
     return lines
 

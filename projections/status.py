@@ -154,8 +154,19 @@ def key_to_set_up(state, rules, reader: Reader) -> list[dict]:
     """The other side has set up its key and the one given opens none: this player's side has none yet. Its acts
     are not signed and fair dice wait until it has (the trust model): offered, with the command."""
     missing = [s for s in rules.system.sides if s not in state.keys]
+    mine = reader.side() if reader.as_of is None and reader.key_given else None
+    if mine and not missing and state.dice_mode == "fair" and mine not in state.chains:  # keyed while not fair
+        return [{"command": f"cgledger fair-dice commit --side {mine}", "rule": fair.RULE,
+                 "text": "commit to your fair-dice chains: the campaign's dice are fair, and your key was set up "
+                         "before they were"}]
     if reader.as_of is not None or not state.keys or len(missing) != 1 or not reader.key_given or reader.side():
         return []
+    if state.dice_mode != "fair" and state.edition >= 4:  # the key set up last agrees to the dice by name
+        return [{"command": f"cgledger keys init --side {missing[0]} --dice {state.dice_mode}", "rule": fair.RULE,
+                 "text": f"set up your key, agreeing to the campaign's {state.dice_mode} dice: each side's ledger "
+                         "rolls its own dice alone, not proven fair"},
+                {"command": "cgledger fair-dice mode fair", "rule": fair.RULE,
+                 "text": "or choose fair dice first: each roll's dice then come from both sides' chains"}]
     return [{"command": f"cgledger keys init --side {missing[0]}", "rule": rights.RULE,
              "text": f"set up your key: the {rules.system.sides[missing[0]]} side's acts are signed from then on, "
                      "and fair dice start once both sides have keys"}]

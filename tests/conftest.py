@@ -424,10 +424,12 @@ class Player(Cli):
 
 
 def keyed_players(db, german: str, us: str) -> tuple[Player, Player]:
-    """Both sides' players, each having set up its side's key with its own passphrase."""
+    """Both sides' players, each having set up its side's key with its own passphrase; the U.S. key, set up last,
+    agrees to the campaign's dice where they are not fair."""
     players = Player(db, german), Player(db, us)
-    for player, side in zip(players, ("german", "us")):
-        player.ok("keys", "init", "--side", side)
+    dice = players[0].json("status")["dice"]
+    players[0].ok("keys", "init", "--side", "german")
+    players[1].ok("keys", "init", "--side", "us", *(("--dice", dice) if dice == "immediate" else ()))
     return players
 
 

@@ -59,6 +59,16 @@ def test_a_tampered_bundle_is_refused(pair, tmp_path):
     assert us("log").exit_code == 1  # nothing imported: not even the campaign
 
 
+def test_a_fact_with_a_field_no_decision_reads_is_refused(pair, tmp_path):
+    """Words slipped into a fact beside its fields would travel signed and unread: the bundle is refused whole."""
+    german, us = pair
+    path, data = bundle_of(german, tmp_path)
+    next(e for e in data["events"] if e["fact"]["type"] == "StepOpened")["fact"]["note"] = "meet me at StJ19"
+    write(path, data)
+    us.refused("import", str(path), contains="unknown field `note`")
+    assert us("log").exit_code == 1
+
+
 def test_a_reordered_bundle_is_refused(pair, tmp_path):
     german, us = pair
     path, data = bundle_of(german, tmp_path)

@@ -275,12 +275,40 @@ def test_immediate_mode_is_chosen_before_the_keys(at):
     anyone.ok("fair-dice", "mode", "immediate")
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
     german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    german.refused("fair-dice", "mode", "immediate", contains="only fair dice may be chosen now")
+    # the key set up last fixes the dice: its side agrees to dice the other chose alone by name, or no key is set up
+    before = len(rows(anyone, None))
+    us.refused("keys", "init", "--side", "us", contains="--dice immediate")
+    assert len(rows(anyone, None)) == before
+    assert [m["command"] for m in us.json("status")["may"]][-2:] == ["cgledger keys init --side us --dice immediate",
+                                                                     "cgledger fair-dice mode fair"]
+    us.refused("keys", "init", "--side", "us", "--dice", "fair", contains="the campaign's dice are immediate")
+    us.ok("keys", "init", "--side", "us", "--dice", "immediate")
     assert not rows(anyone, "DiceCommitted")
     rolled = german.json("roll", "8.610", "--side", "german", "--for", "A")
     assert rolled["source"] == "rng" and rolled["dice"]
     assert anyone.json("status")["dice"] == "immediate"
-    us.refused("fair-dice", "mode", "fair", contains="fixed now")
+    us.refused("fair-dice", "mode", "fair", contains="fixed once both sides have keys")
+    assert ": clean" in anyone.ok("audit").stdout
+
+
+def test_dice_one_side_chose_alone_are_refused_by_the_other(at):
+    """The creator chooses immediate dice before any key and sets up his own; the other side, keyed last, takes fair
+    dice back. Each side's chains are then committed and every roll is fair (the trust model)."""
+    cli = at("8.610")
+    anyone = Player(cli.db, None)
+    anyone.ok("fair-dice", "mode", "immediate")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    assert not rows(anyone, "DiceCommitted")
+    us.ok("fair-dice", "mode", "fair")
+    us.ok("keys", "init", "--side", "us")
+    assert anyone.json("status")["dice"] == "fair"
+    assert "cgledger fair-dice commit --side german" in [m["command"] for m in german.json("status")["may"]]
+    german.ok("fair-dice", "commit", "--side", "german")  # its chains: it set up its key while the dice were not fair
+    assert german.json("roll", "8.610", "--side", "german", "--for", "A")["source"] != "rng"
+    assert {r["side"] for r in rows(anyone, "DiceCommitted")} == {"german", "us"}
+    assert ": clean" in anyone.ok("audit").stdout
 
 
 def test_a_weak_passphrase_is_refused(at):

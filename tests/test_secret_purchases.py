@@ -48,7 +48,7 @@ def _table(at, tmp_path, dice: str = ""):
         cli.ok("fair-dice", "mode", dice)
     german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
     german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    us.ok("keys", "init", "--side", "us", *(("--dice", dice) if dice else ()))  # the key set up last agrees to them
     return german, us, anyone
 
 

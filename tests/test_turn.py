@@ -343,3 +343,25 @@ def test_receive_says_a_run_of_alike_events_once(tmp_path, make_db):
     said = u.ok("receive", str(path)).stdout
     answers = [line for line in said.splitlines() if "answers the German side's Secret fair roll" in line]
     assert len(answers) == 1 and answers[0].rstrip().endswith("(4 events)"), said
+
+
+def test_a_campaign_started_under_an_older_reading_is_not_joined(tmp_path):
+    """A ledger that starts its campaign under an older reading of the rules (typed dice for Secret rolls, dice one
+    side chose alone) would hold the other player to it: his `receive` refuses to join it, writing nothing; `import`
+    still reads it."""
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide.steps import EDITION
+    from cgledger.ledger.domain.events import CampaignStarted
+    from cgledger.ledger.store.campaign import Campaign
+
+    ledger = open_ledger(str(tmp_path / "german.db"), create=True)
+    ledger.store.save_campaign(Campaign.begin(CampaignStarted(
+        name="CG I", system="kgp", cg="I", cg_date="19 AM", start_cpp={"german": 0, "us": 0}, edition=EDITION - 1)))
+    g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
+    g.ok("fair-dice", "mode", "immediate")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("send", str(tmp_path / "1.json"))
+    u.refused("receive", str(tmp_path / "1.json"), contains=f"older reading of the rules than this cgledger's "
+                                                            f"(edition {EDITION - 1}, not {EDITION})")
+    assert not (tmp_path / "us.db").exists() or "CG I" not in open_ledger(str(tmp_path / "us.db")).store.campaign_names()
+    Player(tmp_path / "look.db", None).ok("import", str(tmp_path / "1.json"))

@@ -94,7 +94,7 @@ def _keyed(cli: Cli, dice: str = "") -> tuple[Player, Player]:
     if dice:  # `immediate`: dice typed into Secret rolls (with fair dice a Refit Phase Secret roll takes them)
         cli.ok("fair-dice", "mode", dice)
     german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    us.ok("keys", "init", "--side", "us", *(("--dice", dice) if dice else ()))  # the key set up last agrees to them
     return german, us
 
 

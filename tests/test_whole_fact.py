@@ -105,7 +105,7 @@ def _keyed_at_8616(at, dice: str = ""):
     if dice:
         cli.ok("fair-dice", "mode", dice)
     Player(cli.db, GERMAN).ok("keys", "init", "--side", "german")
-    Player(cli.db, US).ok("keys", "init", "--side", "us")
+    Player(cli.db, US).ok("keys", "init", "--side", "us", *(("--dice", dice) if dice else ()))
     ledger = open_ledger(str(cli.db))
     campaign = ledger.campaign(None)
     return cli, ledger, campaign, ledger.rules_for(campaign), Keyring(GERMAN.encode())

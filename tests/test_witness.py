@@ -124,7 +124,7 @@ def test_immediate_dice_both_players_chose_are_no_claim_but_typed_ones_are(at):
     cli.ok("fair-dice", "mode", "immediate")  # chosen by both at the start: each side's ledger rolls at once
     german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
     german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    us.ok("keys", "init", "--side", "us", "--dice", "immediate")
     german.ok("roll", "8.610", "--side", "german", "--for", "A")
     assert anyone.json("status")["unwitnessed"] == []
     german.ok("roll", "8.610", "--side", "german", "--for", "B", "--dice", "2")
@@ -159,12 +159,32 @@ def test_the_witness_own_copy_of_the_vasl_log_witnesses_the_same_reports(table, 
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [first, typed_one]
     copy = tmp_path / "us-chat.txt"  # the U.S. player's own copy of the same game: other bytes, the same reports
     copy.write_text("\r\n".join(CHAT) + "\r\n", encoding="utf-8")
-    result = us.ok("vasl-import", str(copy))
+    before = count_events(anyone.db)  # his VASL name not known yet: a report of his own could be taken for the other's
+    assert "name your own VASL player to witness them" in us.ok("vasl-import", str(copy)).stderr
+    assert count_events(anyone.db) == before
+    result = us.ok("vasl-import", str(copy), "--player", "Harrison=us")
     assert f"witnessed the other side's VASL dice of event {first}" in result.stderr
     witnessed = [r for r in anyone.json("log") if r["type"] == "DiceWitnessed"]
     assert [(r["side"], r["rolls"], bool(r["log_digest"])) for r in witnessed] == [("us", [first], True)]
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [typed_one]
     assert kinds(anyone) == []
+
+
+def test_a_report_of_the_witness_claimed_by_the_other_side_is_not_witnessed(table, tmp_path):
+    """The cheater attaches the U.S. player's own report to a German roll (naming the VASL players the other way
+    round). The U.S. copy names him once (`--player`, or his own VASL rolls in the log): his reports witness no
+    German roll, and the claim stays unwitnessed for `audit --final` to name."""
+    german, us, anyone = table
+    chat = tmp_path / "game.txt"
+    chat.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    german.ok("vasl-import", str(chat), "--attach", "2=8.610", "--player", "Harrison=german", "--player", "Peiper=us")
+    event = [r for r in anyone.json("log") if r["type"] == "DiceRolled"][-1]["version"]
+    copy = tmp_path / "us-copy.txt"
+    copy.write_text("\r\n".join(CHAT) + "\r\n", encoding="utf-8")
+    result = us.ok("vasl-import", str(copy), "--player", "Harrison=us")
+    assert "witnessed" not in result.stderr and _unwitnessed(anyone) == [event]
+    assert us.ok("vasl-import", str(copy)).stderr.count("witnessed the other side") == 0  # named before: kept
+    assert _unwitnessed(anyone) == [event]
 
 
 def _unwitnessed(anyone) -> list[int]:

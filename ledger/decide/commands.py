@@ -74,7 +74,7 @@ def _list(fact) -> list:
 
 def _register(state: CampaignState, rules, c: RegisterKey) -> list:
     """A key, and with fair dice its first chains in the same action (their action number the key's)."""
-    key = secrets.register_key(state, rules, c.side, c.salt, c.check, c.public)
+    key = secrets.register_key(state, rules, c.side, c.salt, c.check, c.public, c.dice)
     if c.chains is None:
         return [key]
     chains = c.chains
@@ -225,7 +225,7 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
     RulesProposed: lambda f: LoadRules(source=f.source, text=f.text),
     TakeBackProposed: lambda f: Undo(reason=f.reason) if f.kind == "undo" else Rewind(cg_date=f.cg_date,
                                                                                      reason=f.reason),
-    SideKeyRegistered: lambda f: RegisterKey(side=f.side, salt=f.salt, check=f.check, public=f.public),
+    SideKeyRegistered: lambda f: RegisterKey(side=f.side, salt=f.salt, check=f.check, public=f.public, dice=f.dice),
     FairDiceCommitted: lambda f: CommitFairSeed(side=f.side, commitment=f.commitment, shares=tuple(f.shares)),
     FairSeedRevealed: lambda f: RevealFairSeed(side=f.side, seed=f.seed),
     ChitSealed: lambda f: SealChit(side=f.side, commitment=f.commitment, sealed=f.sealed),

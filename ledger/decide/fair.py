@@ -34,9 +34,11 @@ def choose_mode(state: CampaignState, rules: Rules, mode: str) -> DiceModeChosen
     mode = mode.strip().lower()
     if mode not in MODES:
         raise BadInput(f"unknown dice mode '{mode}': choose {' or '.join(MODES)}", RULE)
-    if state.keys:
+    if all(s in state.keys for s in rules.system.sides):
+        raise BadInput("the dice mode is fixed once both sides have keys (the key set up last agrees to it)", RULE)
+    if state.keys and mode != "fair":  # fair dice stay the choice of either side until both keys are set up
         raise BadInput("the dice mode is chosen before any side sets up its key (both players agree to it at the "
-                       "start); it is fixed now", RULE)
+                       "start); only fair dice may be chosen now", RULE)
     if mode == state.dice_mode:
         raise BadInput(f"the campaign's dice are {mode} already", RULE)
     return DiceModeChosen(action=state.next_action, mode=mode)

@@ -18,7 +18,10 @@ from . import fair, rolls, veiled
 
 
 def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str,
-                 public: str = "") -> SideKeyRegistered:
+                 public: str = "", dice: str = "") -> SideKeyRegistered:
+    """A side's key, once. The key that completes the pair fixes the dice mode, so where the campaign's dice are not
+    fair its side agrees to them by name (`dice`): one side alone never chooses dice its own ledger rolls (campaigns
+    of edition 4 on, steps.EDITION)."""
     side = rules.side(side)
     if side in state.keys:
         raise BadInput(f"the {rules.system.sides[side]} side has set up its key already (once per side)")
@@ -26,7 +29,15 @@ def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check
         raise BadInput("a key registration needs its salt and check value")
     if public and not is_digest(public):
         raise BadInput("a signing key registration needs an Ed25519 public key (64 hex digits)")
-    return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check, public=public)
+    last = all(s in state.keys for s in rules.system.sides if s != side)
+    if dice and dice != state.dice_mode:
+        raise BadInput(f"--dice {dice}: the campaign's dice are {state.dice_mode}", fair.RULE)
+    if last and state.edition >= 4 and state.dice_mode != "fair" and not dice:
+        raise BadInput(f"the campaign's dice are {state.dice_mode}: each side's ledger rolls its own dice alone, not "
+                       "proven fair. Your key fixes that for the whole campaign: agree to it with `cgledger keys init "
+                       f"--side {side} --dice {state.dice_mode}`, or choose fair dice first (`cgledger fair-dice mode "
+                       "fair`)", fair.RULE)
+    return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check, public=public, dice=dice)
 
 
 def fair_commit(state: CampaignState, rules: Rules, side: str, seed_commitment: str,

@@ -323,8 +323,9 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 # as of its own CG Date does not hold the door of the next one (walk.unmade). 2: a Control recorded again for the side
 # it was last recorded for, its Strategic kind unchanged, is refused: no side gained it (8.605, A26.11). 3: once fair
 # dice are in force, a Secret roll of the Refit Phase takes them: dice typed for it, sealed, could be witnessed only once
-# revealed (rolls._check_how).
-EDITION = 3
+# revealed (rolls._check_how). 4: dice other than fair are agreed to by the side whose key completes the pair
+# (secrets.register_key).
+EDITION = 4
 
 
 def start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
@@ -405,7 +406,7 @@ def scenario_end(state: CampaignState, rules: Rules, lvp: dict[str, int], winner
                        "Groups", f"{base}3")
     if not rules.system.scenario_victory:  # RR 2.5231: no CG scenario is won or lost, only the CG
         if winner is not None:
-            raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", f"{base}1")
+            raise BadInput(f"{rules.system.id.upper()} CG scenarios have no winner", rules.cite("cg_victory") or base)
         return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner="", from_map=from_map)
     computed, winner = _winner(state, rules, start, lvp, winner)
     return ScenarioEnded(action=state.next_action, scenario=state.scenario, lvp=lvp, winner=winner or computed,

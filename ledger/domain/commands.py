@@ -152,6 +152,7 @@ class RegisterKey(Command, frozen=True, kw_only=True):
     check: str
     public: str = ""
     chains: "CommitDice | None" = None
+    dice: str = ""  # the dice mode the side agrees to where its key completes the pair and they are not fair
 
 
 class SealChit(Command, frozen=True, kw_only=True):

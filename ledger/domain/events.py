@@ -1,16 +1,15 @@
 """The event contracts: small frozen facts, past-tense names, explicit stable tags.
 
-Stored history depends on these tags and field names: add fields only with defaults;
-a changed meaning is a new event type. Every fact but CampaignStarted carries the number
-of the action (one CLI command) that wrote it, so that `undo` can void a whole action."""
+Stored history depends on these tags and field names: add fields only with defaults; a changed meaning is a new event
+type. Every fact but CampaignStarted carries the number of the action (one command) that wrote it: `undo` voids it."""
 
 from typing import Union
 
 from msgspec import Struct
 
 
-class Fact(Struct, frozen=True, kw_only=True, tag_field="type"):
-    pass
+class Fact(Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    """A fact of a log; a field it does not know is refused (a bundle cannot carry words no decision reads)."""
 
 
 class CampaignStarted(Fact, tag="CampaignStarted", frozen=True, kw_only=True):
@@ -381,6 +380,7 @@ class SideKeyRegistered(Fact, tag="SideKeyRegistered", frozen=True, kw_only=True
     salt: str
     check: str
     public: str = ""  # the side's Ed25519 public key (hex): its events are signed from this one on
+    dice: str = ""  # the dice mode its side agreed to, this key completing the pair (`fair-dice mode`)
 
 
 class SecretRollMade(Fact, tag="SecretRollMade", frozen=True, kw_only=True):

@@ -67,6 +67,8 @@ def receive_turn(ledger, path: Path, checked: tuple | None = None, received: "tu
     if names and bundle.campaign not in names:  # a second campaign would make every command and page ask which
         raise BadInput(f"this database holds the campaign {', '.join(repr(n) for n in names)}; {path.name} is of "
                        f"another, {bundle.campaign!r}: receive it into a database of its own (--db FILE)", turn.RULE)
+    if bundle.campaign not in names:
+        joinable(bundle, path)
     before = len(ledger.store.history(bundle.campaign)) if bundle.campaign in names else 0
     name, count = import_bundle(ledger, path, checked)
     campaign = ledger.store.campaign(name)
@@ -86,6 +88,20 @@ def receive_turn(ledger, path: Path, checked: tuple | None = None, received: "tu
     received.head = ledger.verification.head(name)
     received.files.append(str(path))
     return received
+
+
+def joinable(bundle, path: Path) -> None:
+    """A campaign received to play is read as this ledger reads the rules: one started under an older reading
+    (`CampaignStarted.edition`) would hold its player to rules since closed (typed dice for Secret rolls, dice no
+    one agreed to), and only its starter's ledger says which reading it is. `import` still reads it, to look at."""
+    from ..decide.steps import EDITION
+    from ..domain.events import CampaignStarted
+
+    start = bundle.events[0].fact if bundle.events and bundle.since == 0 else None
+    if isinstance(start, CampaignStarted) and start.edition < EDITION:
+        raise BadInput(f"{path.name} holds a campaign started under an older reading of the rules than this "
+                       f"cgledger's (edition {start.edition}, not {EDITION}): to play it, its starter starts it "
+                       "again with this version (`cgledger import FILE` reads it, to look at)", turn.RULE)
 
 
 def import_bundle(ledger, path: Path, checked: tuple | None = None) -> tuple[str, int]:

@@ -14,8 +14,9 @@ from ..trust import chain
 cmd = lazy.module("cgledger.ledger.decide.commands")
 
 
-def register_key(ledger, name: str | None, side: str, material: bytes):
-    """The side's key, and in the same action its fair-dice commitment (a random seed, sealed with that key)."""
+def register_key(ledger, name: str | None, side: str, material: bytes, dice: str = ""):
+    """The side's key, and in the same action its fair-dice commitment (a random seed, sealed with that key);
+    `dice`: the campaign's dice mode, agreed to where this key completes the pair and they are not fair."""
     campaign, rules = ledger.load(name)
     keyring = Keyring(material)
     words = (campaign.name, *campaign.name.split(), campaign.system, *rules.system.sides,
@@ -29,7 +30,8 @@ def register_key(ledger, name: str | None, side: str, material: bytes):
                                 sealed=sealed)
     ledger.keyring, previous = keyring, ledger.keyring  # the new key signs its own registration
     try:
-        request = cmd.RegisterKey(side=side, salt=salt, check=check, public=public, chains=chains)
+        request = cmd.RegisterKey(side=side, salt=salt, check=check, public=public, chains=chains,
+                                  dice=dice.strip().lower())
         facts = cmd.decide(campaign, rules, request)  # as the audit decides it: no walk, the public state
         ledger.append(campaign, *facts, request=request)
     finally:
