@@ -41,7 +41,8 @@ def audit(obj, as_of: str | None, final: bool, fast: bool, kept: bool, as_json: 
             click.echo(finding.line())
         if not final:
             for version, table, side in report.unrevealed:
-                click.echo(f"event {version}: secret roll on {table} by {side} not revealed yet")
+                what = f"on {table}" if table else "for an RG bought in secret"  # veiled: its table sealed too
+                click.echo(f"event {version}: the {obj.side_name(side)} side's Secret roll {what}, not revealed yet")
             for version, what in report.pending:
                 click.echo(f"event {version}: pending: {what}")
             for version, what in report.unwitnessed:

@@ -8,7 +8,7 @@ import click
 
 from cgledger.ledger.domain.events import CPPGained
 from cgledger.ledger.domain.terrain import parse_redeployed, parse_sewer
-from cgledger.ledger.domain.wording import counted
+from cgledger.ledger.domain.wording import counted, item_name
 from cgledger.projections.terrain import changed, public
 from cgledger.projections.terrainsvg import terrain_svg
 
@@ -81,11 +81,11 @@ def terrain_command(obj, map_id: str, as_of: str | None, side: str | None, svg_f
     for cell in result["hexes"].values():
         for f in cell["fortifications"]:
             hidden = " (hidden)" if f["hidden"] and "revealed" not in f else ""
-            click.echo(f"{cell['hex']}: {f['side']} {f['item']}{hidden}")
+            click.echo(f"{cell['hex']}: {obj.side_name(f['side'])} {item_name(f['item'])}{hidden}")
     for hole in result["mouseholes"]:
         click.echo(f"{'/'.join(hole['hexes'])}: Mousehole ({hole['side']}, {hole['firefight']})")
     for h in result["hidden"]:
-        click.echo(f"hidden: a {h['side']} {h['item']} (event {h['event']}), hex not known")
+        click.echo(f"hidden: a {obj.side_name(h['side'])} {item_name(h['item'])} (event {h['event']}), hex not known")
     last = list(result["sewer"].items())[-1:] if result["sewer"] else []
     for firefight, units in last:
         for u in units:
@@ -109,7 +109,7 @@ def place(obj, item: str, hex_text: str, side: str, hidden: bool, as_json: bool)
         emit_json({"event": version, "item": fact.item, "hex": fact.hex, "side": fact.side, "hidden": fact.hidden,
                    "rg": fact.rg})
         return
-    click.echo(f"{obj.side_name(fact.side)}: {fact.item} placed in {fact.hex}" + (
+    click.echo(f"{obj.side_name(fact.side)}: {item_name(fact.item)} placed in {fact.hex}" + (
         f" (hidden; event {version}: `cgledger reveal {version} --entered` when an enemy unit enters it)"
         if fact.hidden else ""))
 
@@ -130,7 +130,7 @@ def remove(obj, item: str, hex_text: str, by: str, side: str | None, as_json: bo
         emit_json({"item": fact.item, "hex": fact.hex, "side": fact.side, "placed": fact.placed, "by": fact.by,
                    "rule": fact.rule})
         return
-    click.echo(f"{obj.side_name(fact.side)} {fact.item} removed from {fact.hex} ({fact.by}, {fact.rule})")
+    click.echo(f"{obj.side_name(fact.side)} {item_name(fact.item)} removed from {fact.hex} ({fact.by}, {fact.rule})")
 
 
 @main.command()

@@ -8,6 +8,7 @@ import sys
 from typing import Callable, Iterator
 
 from cgledger.ledger import lazy
+from cgledger.ledger.domain.wording import item_name
 
 reads = lazy.module("cgledger.ledger.read.player")
 
@@ -107,22 +108,22 @@ def _firefight_ended(row: dict, who) -> str:
 
 
 def _fortification_placed(row: dict, who) -> str:
-    return f"{who(row['side'])} {row['item']} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
+    return f"{who(row['side'])} {item_name(row['item'])} placed in {row['hex']}" + (" (hidden)" if row["hidden"] else "")
 
 
 def _hidden_fortification_placed(row: dict, who) -> str:
-    return f"{who(row['side'])} {row['item']} placed hidden (sealed; commitment {row['commitment'][:12]})"
+    return f"{who(row['side'])} {item_name(row['item'])} placed hidden (sealed; commitment {row['commitment'][:12]})"
 
 
 def _hidden_fortification_revealed(row: dict, who) -> str:
     placed = row["fact"]
     why = {"entry": ": an enemy unit entered", "search": f": found by the search of event {row['search']}"}
-    return (f"revealed the hidden {placed['item']} of event {row['placed']}: {who(placed['side'])}, "
+    return (f"revealed the hidden {item_name(placed['item'])} of event {row['placed']}: {who(placed['side'])}, "
             f"{placed['hex']}{why.get(row['cause'], '')}")
 
 
 def _fortification_removed(row: dict, who) -> str:
-    return f"{who(row['side'])} {row['item']} in {row['hex']} removed ({row['by']}, {row['rule']})"
+    return f"{who(row['side'])} {item_name(row['item'])} in {row['hex']} removed ({row['by']}, {row['rule']})"
 
 
 def _mousehole_made(row: dict, who) -> str:

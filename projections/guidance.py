@@ -279,12 +279,26 @@ def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
         return ""
     for s in [side] if side else list(rules.system.sides):
         costs = [rg.cost for (owner, _id), rg in rules.rgs.items() if owner == s and rg.cost is not None]
-        coming = any(d["side"] == s and not d["made"] and rules.tables.get(d["table"]) is not None
-                     and rules.tables[d["table"]].effect == "cpp_replenishment" for d in state.declared.values())
-        if costs and (min(costs) <= cpp.get(s, 0) or coming):
+        if costs and (min(costs) <= cpp.get(s, 0) or _replenishment_coming(rules, state, s)):
             return (f"CPP to buy Reinforcement Groups with (none are bought this CG Date once the side goes on "
                     f"past {step}; its CPP carry over)")
     return ""
+
+
+def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
+    """In the RG purchase step, a side that has bought nothing this CG Date while its CPP Replenishment is still to
+    come: going on would end its purchases before it knows what it buys with."""
+    if here == SCENARIO or rules.steps[here].purchase != "rg" or not _replenishment_coming(rules, state, side):
+        return False
+    sides = [side] if side else list(rules.system.sides)
+    return not any(k.split(":")[0] in sides and n for k, n in state.bought_today.items()) \
+        and not any(e["side"] in sides and e.get("cg_date") == state.cg_date for e in state.secret_rgs.values())
+
+
+def _replenishment_coming(rules, state, side: str | None) -> bool:
+    """The side's CPP Replenishment (8.616, RR 2.516) is declared and its dice not made yet (any side's: None)."""
+    return any((side is None or d["side"] == side) and not d["made"] and rules.tables.get(d["table"]) is not None
+               and rules.tables[d["table"]].effect == "cpp_replenishment" for d in state.declared.values())
 
 
 def purpose(rules, step: str) -> str | None:
@@ -298,13 +312,16 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     side (`side`; at one table, of anyone), with the command lines, which walk the side there themselves
     (ledger/verbs/walking.py). A purchase step ahead where the side may buy stops the walk there: the side is
     brought to its purchases, not past them. In the step where FPP are spent nothing beyond is offered (those not
-    spent are forfeit); CPP carry over (8.6162), so from the RG step the next act is offered. `cpp`: each side's
+    spent are forfeit); CPP carry over (8.6162), so from the RG step the next act is offered, unless the side bought
+    nothing yet and its CPP Replenishment is still to come with the other side's answer. `cpp`: each side's
     CPP as the reader knows them (default the campaign's). Guidance only: each act is decided when it is made."""
     from cgledger.ledger.decide import walk as walkmod
 
     cpp = state.cpp if cpp is None else cpp
     if _fpp_to_spend(rules, state.fpp, side, here):
         return []  # nothing beyond: its FPP spent here or forfeit by going on (what it may do says both)
+    if _waits_to_buy(rules, state, side, here):
+        return []  # nothing beyond: the CPP it buys with come with the other side's answer (its dice are waited for)
     at = here
     path: list[str] = []
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario

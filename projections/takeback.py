@@ -5,7 +5,7 @@ ledger/decide/rights.py; this only words them."""
 from __future__ import annotations
 
 from cgledger.ledger.decide.rights import CAUSES
-from cgledger.ledger.domain.wording import proposal_lines as lines  # noqa: F401 - status's text, here before
+from cgledger.ledger.domain.wording import item_name, proposal_lines as lines  # noqa: F401 - status's text, here before
 from cgledger.ledger.domain.events import (
     ActionUndone, ChitRevealed, ChitSealed, CGDateChanged, CPPGained, DiceChainRenewed, DiceCommitted,
     DiceModeChosen, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced,
@@ -115,12 +115,12 @@ def _declaration_revealed(fact, side: _Side) -> str:
 
 
 def _fortifications_purchased(fact, side: _Side) -> str:
-    return f"{side(fact.side)}'s purchase of {fact.count} {fact.item}"
+    return f"{side(fact.side)}'s purchase of {fact.count} {item_name(fact.item)}"
 
 
 def _fortification_placed(fact, side: _Side) -> str:
     where = f" in {fact.hex}" if isinstance(fact, FortificationPlaced) else " (hidden)"
-    return f"{side(fact.side)}'s {fact.item} placed{where}"
+    return f"{side(fact.side)}'s {item_name(fact.item)} placed{where}"
 
 
 def _hidden_fortification_revealed(fact, side: _Side) -> str:
@@ -128,7 +128,7 @@ def _hidden_fortification_revealed(fact, side: _Side) -> str:
 
 
 def _fortification_removed(fact, side: _Side) -> str:
-    return f"the removal of {side(fact.side)}'s {fact.item} in {fact.hex}"
+    return f"the removal of {side(fact.side)}'s {item_name(fact.item)} in {fact.hex}"
 
 
 def _mousehole_made(fact, side: _Side) -> str:

@@ -127,10 +127,24 @@ def test_same_dice_after_undo_is_a_correction(at):
     assert kinds(kgp) == []
 
 
-def test_another_purpose_is_not_a_reroll(kgp):
+def test_a_roll_for_another_unit_after_an_undo_is_a_reroll_naming_both(kgp):
+    """A unit named otherwise ('Tiger in StJ19', then 'Tiger StJ19') is no new roll: the table's first roll after an
+    undo with new dice is a re-roll, whatever unit it names, and the audit names both. A unit named wrongly is
+    corrected by entering the same dice again; a later roll of the table is a roll of its own."""
     kgp.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "9-1")
     kgp.ok("undo")
     kgp.ok("roll", "8.610", "--side", "us", "--dice", "5", "--for", "8-1")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "4", "--for", "7-0")
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["reroll"]
+    assert "for '8-1') was rolled at event" in found[0]["message"] and "for '9-1' (Original 2" in found[0]["message"]
+
+
+def test_a_unit_named_wrongly_is_corrected_with_the_same_dice(kgp):
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "9-1")
+    kgp.ok("undo")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "8-1")
+    kgp.ok("roll", "8.610", "--side", "us", "--dice", "5", "--for", "7-0")
     assert kinds(kgp) == []
 
 

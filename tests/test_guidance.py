@@ -369,3 +369,10 @@ def test_the_next_act_brings_a_side_with_cpp_to_its_purchases_not_past_them(at):
     assert german.json("status")["cpp"]["german"] == 0
     nxt = german.json("status")["next_acts"]
     assert [(a["step"], a["command"]) for a in nxt] == [("8.619", "cgledger step 8.619")], nxt
+    # in 8.619 the CPP it buys with are still to come with the U.S. answer: nothing beyond is offered (the walk past
+    # it would end this CG Date's purchases before they are known), the purchase is, and the dice are waited for
+    german.ok("step", "8.619")
+    status = german.json("status")
+    assert status["step"] == "8.619" or status["progress"]["german"]["step"] == "8.619"
+    assert status["next_acts"] == [] and any(m["command"].startswith("cgledger buy ") for m in status["may"])
+    assert any(w["side"] == "german" for w in status["waiting"]), status["waiting"]

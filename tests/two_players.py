@@ -251,8 +251,12 @@ class Filler:
                 out.append(self.rnd.choice(a.split("|")))
                 i += 1
                 continue
-            if a == "ITEM" and args[:1] == ["fortify"]:  # 8.621 (RR 2.520): one of the items both systems sell
-                item = self.rnd.choice(FORTIFICATIONS)
+            if a == "ITEM" and args[:1] == ["fortify"]:  # 8.621 (RR 2.520): an item its table lists for the side now
+                listed = {f["id"] for f in self.desk.json("rg-chart", "--side", self.desk.side)["fortifications"]}
+                items = [f for f in FORTIFICATIONS if f in listed]  # RR's A-P Mines: Initial Scenario only
+                if not items:
+                    return None
+                item = self.rnd.choice(items)
                 out += [item, *FORTIFY_OPTIONS.get(item, ())]
                 i += 1
                 continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import rules as rulesmod
 from ..domain.events import DiceRolled, FairDiceCommitted, FairSeedRevealed, SecretRollRevealed
+from ..domain.wording import item_name
 from ..domain.evolve import CampaignState, authorship
 from ..errors import LedgerError
 from ..trust.secrets import fair_faces, seed_commitment, share
@@ -38,7 +39,7 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
                                   "revealed"))
     for version, entry in sorted(state.hidden.items(), key=lambda item: int(item[0])):
         if entry["sealed"]:  # CGS 7.4.4: set up hidden under its side's key
-            out.append((int(version), f"the {entry['side']} side's hidden {entry['item']} was never revealed"))
+            out.append((int(version), f"the {entry['side']} side's hidden {item_name(entry['item'])} was never revealed"))
     for side, chit in sorted(state.sealed_chits.items()):
         if not chit["chit"]:
             out.append((chit["version"], f"the {side} side's sealed Initiative chit was never revealed"))

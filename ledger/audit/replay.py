@@ -165,9 +165,10 @@ class Replay:
         self.expected_prev: str | None = chain.GENESIS
         self.expected_version = 1
         self.last_action: int | None = None  # the action of the event before: a later fact of it shares its number
-        # action -> its rolls: (event, dice, Original, result, key, source)
-        self.rolls_by_action: dict[int, list[tuple[int, tuple, int, str, str, str]]] = {}
+        # action -> its rolls: (event, dice, Original, result, key, source, "table|side|CG Date")
+        self.rolls_by_action: dict[int, list[tuple[int, tuple, int, str, str, str, str]]] = {}
         self.undone_items: dict[str, tuple] = {}
+        self.undone_tables: dict[str, tuple] = {}  # 'table|side|CG Date' -> its first roll undone (any unit)
         self.roll_count = 0
         self.vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
         self.vasl_action: dict[int, int] = {}  # event checked against a VASL report -> its action
@@ -318,17 +319,27 @@ class Replay:
         """Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll."""
         fact, version, state = event.fact, event.version, self.state
         key = roll_key(state, fact)
-        if key in self.undone_items and self.undone_items[key][1] != tuple(fact.dice):
-            # the first roll after the undo is the re-roll; the table's later rolls are rolls of their own
-            first_version, _dice, original, result, *_rest = self.undone_items.pop(key)
-            purpose = f" for '{fact.purpose}'" if fact.purpose else ""
-            self.find(version, "reroll",
-                      f"re-rolled after undo: {fact.table} ({fact.side}, {state.cg_date}{purpose}) was rolled at "
-                      f"event {first_version} (Original {original}: {result}), undone, and rolled again "
-                      f"(Original {fact.original}: {fact.result})")
+        table = f"{fact.table}|{fact.side}|{state.cg_date}"
+        undone = self.undone_items.pop(key, None)
+        if undone is None and table in self.undone_tables:  # the unit named otherwise: the table's first roll undone
+            undone = self.undone_tables[table]
+            self.undone_items.pop(undone[4], None)
+        if undone is not None:
+            if self.undone_tables.get(table, (None,))[0] == undone[0]:
+                del self.undone_tables[table]
+            if undone[1] != tuple(fact.dice):
+                # the first roll after the undo is the re-roll; the table's later rolls are rolls of their own
+                first_version, _dice, original, result, was, *_rest = undone
+                purpose = f" for '{fact.purpose}'" if fact.purpose else ""
+                before = was.rpartition("|")[2] if was.startswith(table + "|") else ""
+                other = f" for '{before}'" if before != " ".join(fact.purpose.split()).casefold() else ""
+                self.find(version, "reroll",
+                          f"re-rolled after undo: {fact.table} ({fact.side}, {state.cg_date}{purpose}) was rolled "
+                          f"at event {first_version}{other} (Original {original}: {result}), undone, and rolled "
+                          f"again (Original {fact.original}: {fact.result})")
         self.rolls_by_action.setdefault(fact.action, []).append(  # shared values: a long log's rolls repeat them
             (version, _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice)), fact.original,
-             sys.intern(fact.result), key, sys.intern(fact.source)))
+             sys.intern(fact.result), key, sys.intern(fact.source), sys.intern(table)))
 
     def rolled_twice(self, event) -> None:
         fact = event.fact
@@ -352,6 +363,7 @@ class Replay:
                     del self.vasl_seen[key]  # an undone VASL report may be entered again
             for roll in self.rolls_by_action.get(action, []):
                 self.undone_items.setdefault(roll[4], roll)
+                self.undone_tables.setdefault(roll[6], roll)
 
     def whole_log(self, state: CampaignState, findings: list[Finding]) -> None:
         """The fair-dice commitments, a key without chains, the secrets decided again once revealed."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import msgspec
 
 from ..errors import BadInput
-from ..domain.commands import Attachment
+from ..domain.commands import Attachment, ImportVasl
 from ..domain.events import DiceReported, DiceRolled, SkippedReport, VaslLogImported, VaslReport
 from ..domain.inforce import live
 from ..rules import parse_declared
@@ -406,6 +406,23 @@ def claimed_reports(history, claims: set[int]) -> dict[int, Report]:
             except BadInput:
                 continue  # the audit names it
     return out
+
+
+def names_of(history, side: str, given: dict[str, str]) -> dict[str, str]:
+    """The VASL player names the witness gave sides to now (`given`), in his own earlier VASL imports, and those his
+    own side's reports in the log name (recorded by it for it, in force): a report witnessed from his copy must not
+    be his own."""
+    named = dict(given)
+    for event in live(history):
+        fact, request = event.fact, getattr(event, "request", None)
+        if event.author != side:
+            continue
+        if isinstance(request, ImportVasl):
+            for name, whose in request.players.items():
+                named.setdefault(name, whose.strip().lower())
+        if isinstance(fact, (DiceReported, DiceRolled)) and fact.player and fact.side == side:
+            named.setdefault(fact.player, side)
+    return named
 
 
 def witnessed_in(history, results: list[FileImport], claims: dict[int, list],

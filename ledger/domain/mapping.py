@@ -13,6 +13,8 @@ KINDS = {"B": "building Location", "E": "Entrenchment", "F": "Fortification", "G
 
 
 def check_location(rules, text: str):
+    if not rules.system.map_groups:
+        rules.map_of(text)  # refused, saying the rules print no Map Groups (RR)
     location = parse_location(text, rules.cite("hex"))
     geometry = rules.map_of(location.hex.group)
     grid = rules.grid(geometry)

@@ -59,3 +59,28 @@ def weather_words(weather: str | None, beside: dict[str, str]) -> str | None:
     if not shown:
         return weather
     return f"{weather} ({shown})" if weather else shown
+
+
+def item_name(item: str) -> str:
+    """A fortification as its rules name it ('dug_in' -> 'Dug-In'), read off the shipped rules files (the standard
+    library's TOML reader); an id no file names reads with spaces."""
+    return _item_names().get(item, item.replace("_", " "))
+
+
+def _item_names() -> dict[str, str]:
+    global _NAMES
+    if _NAMES is None:
+        import tomllib
+        from pathlib import Path
+
+        rules = Path(__file__).resolve().parent.parent / "rules"
+        _NAMES = {}
+        for path in sorted(rules.glob("*/*.toml")):
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            for entry in (*data.get("fortification", ()), *data.get("placement", ())):
+                if "id" in entry and "name" in entry:
+                    _NAMES.setdefault(entry["id"], entry["name"])
+    return _NAMES
+
+
+_NAMES: dict[str, str] | None = None

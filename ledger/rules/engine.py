@@ -249,6 +249,9 @@ class Rules:
         return map_grid(geometry)
 
     def map_of(self, group: str) -> MapGeometry:
+        if not self.system.map_groups:
+            raise BadInput(f"the {self.system.id.upper()} rules the ledger reads print no Map Groups (its CG map is not "
+                           "among them): no Location or hex of its map can be recorded yet", self.cite("hex"))
         if group not in {g.id for g in self.system.map_groups}:
             raise BadInput(f"unknown Map Group '{group}': use {'|'.join(g.id for g in self.system.map_groups)}", self.cite("hex"))
         if group not in self.maps:

@@ -41,7 +41,8 @@ def check_map(rules, name: str, geometry: MapGeometry) -> None:
 
     groups = {g.id for g in rules.system.map_groups}
     if geometry.group not in groups:
-        raise RulesDataError(f"{name}: map of unknown Map Group '{geometry.group}' (known: {', '.join(sorted(groups))})")
+        known = f"known: {', '.join(sorted(groups))}" if groups else "these rules print no Map Groups"
+        raise RulesDataError(f"{name}: map of unknown Map Group '{geometry.group}' ({known})")
     if len(geometry.columns) != 2 or len(geometry.rows) != 2:
         raise RulesDataError(f"{name}: map {geometry.group}: columns and rows are [first, last]")
     from .hexmap import column_index

@@ -207,10 +207,18 @@ def vasl_import(ledger, name: str | None, files: list[tuple[str, bytes]], attach
         ledger.store.save_campaign(campaign)
     me = ledger.keyring.opens(campaign) if ledger.keyring.material and not dry_run else None
     if me:  # the witness's own copy of the VASL log: the other side's VASL rolls in it are witnessed
-        from ..decide.vasl import witnessed_in
+        from ..decide.vasl import names_of, witnessed_in
 
         claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
-        log, named = ledger.store.log_at(campaign), {n: rules.side(s) for n, s in players.items()}
+        log = ledger.store.log_at(campaign)
+        named = names_of(log, me, {n: rules.side(s) for n, s in players.items()})
+        if me not in named.values():  # a report of his own the other side claimed would be witnessed as the other's
+            found = sorted({v for _digest, rolls in witnessed_in(log, imported, claims, named) for v in rolls})
+            if found:
+                ledger.said.append(f"your copy of the VASL log holds the reports of the other side's VASL dice of "
+                                   f"event {', '.join(map(str, found))}: name your own VASL player to witness them "
+                                   f"from it (--player NAME={me}), so that no report of yours is taken for his")
+            return imported
         for digest, rolls in witnessed_in(log, imported, claims, named):
             ledger.record(campaign, rules, cmd.Witness(side=me, rolls=rolls, log_digest=digest))
             ledger.said.append(f"witnessed the other side's VASL dice of event {', '.join(map(str, rolls))}: your "

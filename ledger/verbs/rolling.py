@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import lazy
 from . import retried
-from ..decide import fair, rolls, steps, veiled, walk
+from ..decide import fair, purchases, rolls, steps, veiled, walk
 from ..domain.outcomes import Declared, Rolled
 from ..errors import AlreadyRecorded, BadInput
 from ..rules import parse_declared
@@ -83,7 +83,8 @@ def keep_count(ledger, name: str | None, side: str, base: str, first: int) -> in
             continue
     if kept:
         ledger.said.append(f"{len(kept)} more sealed declaration(s) keep the count of your secret RGs' follow-ups "
-                           "alike, whatever the RG and its strength (8.619): each is made void")
+                           f"alike, whatever the RG and its strength ({purchases.secret_step(rules)}): each is made "
+                           "void")
     return len(kept)
 
 
