@@ -153,7 +153,8 @@ ON = ("cgledger answer", "cgledger step next")  # what `status` offers that move
 def due_lines(status: dict) -> list[str]:
     """What is due from the player who just read his opponent's turn, before the whole status: the lines to run."""
     you = status.get("you")  # the other side's needs (its chit, its rolls) are its own: `now:` shows them
-    owed = [(n["text"], n.get("command")) for n in status.get("needs", []) if not you or n.get("side") in (None, you)]
+    owed = [(n["text"], n.get("command")) for n in status.get("needs", [])
+            if not you or (n.get("command") and n.get("side") in (None, you))]
     proposal = status.get("proposal") or {}
     if proposal.get("open") and proposal.get("yours"):  # the other side's proposal waits for this player's answer
         sides = status.get("sides", {})  # (with or without his key): first

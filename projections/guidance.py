@@ -42,9 +42,14 @@ def need_commands(rules, state, need: dict, own: str | None = None, secret=()) -
                  f"{PROG} follow-ups --side {need['side']} --rg {ref}"]
         # an RG bought in secret: all at once, as many as any RG of the chart may declare (8.619: the count tells)
         return lines[::-1] if str(need["rg"]) in {*state.secret_rgs, *secret} else lines
-    tables = [t for t in rules.tables.values() if t.effect == need["effect"]]
+    tables = [t for t in rules.tables.values() if t.effect == need["effect"] and not waits_for_both(state, t)]
     return [f"{PROG} roll {t.id} --side {side}{required_drms(t, state, side)}" for t in sorted(tables, key=lambda t: t.id)
             for side in ([need["side"]] if need["side"] else [s for s in (t.sides or sides) if own in (None, s)])]
+
+
+def waits_for_both(state, table) -> bool:
+    """A roll made once both sides stand in its step (`together`: 8.6233a, after all setup), one of them not yet."""
+    return bool(table.together) and state.edition >= 4 and state.step != table.step
 
 
 def required_drms(table, state, side: str | None) -> str:
@@ -66,6 +71,10 @@ def with_commands(rules, state, needs: list[dict], own: str | None = None, secre
         lines = need_commands(rules, state, need, own, secret)
         if need["effect"] == "initiative" and own is not None and chits.sealed_play(state, rules):
             need = {**need, "text": _own_chit_text(rules, state, own)}
+        table = rules.tables.get(need.get("table") or "")
+        if table is not None and waits_for_both(state, table):
+            need = {**need, "text": f"{need['text']}, made once the other side stands here too, all setup complete "
+                                    f"({table.together})"}
         out.append({**need, "command": lines[0] if lines else None, "commands": lines})
     return out
 
@@ -336,20 +345,28 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
         except LedgerError:
             return []  # the CG has no CG Date after this one: nothing ahead
         buying = _to_buy(rules, state, cpp, side, at) if date == state.cg_date else ""
-        if buying:  # a walk past it would give that up
+        owed = [n for n in (walkmod.owed(rules, state, side, at, date) if walking and side
+                            else unmet(rules, state, at, done=[], date=date)) if n["effect"] not in skipped]
+        if buying or owed:
             if walking and side and walkmod.lands(rules, state, side, at) != at:
-                return []
-            return [{"effect": rules.steps[at].purchase, "side": side, "table": None, "rg": None, "text": buying,
-                     "step": at, "title": title(rules, at), "cg_date": date, "command": f"{PROG} step {at}",
-                     "commands": [f"{PROG} step {at}"]}]
-        if walking and side:
-            owed = walkmod.owed(rules, state, side, at, date)
-        else:
-            owed = unmet(rules, state, at, done=[], date=date)
-        owed = [n for n in owed if n["effect"] not in skipped]
-        if owed and walking and side and walkmod.lands(rules, state, side, at) != at:
-            return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
-        if owed:
-            return [{**need, "step": at, "title": title(rules, at), "cg_date": date}
-                    for need in with_commands(rules, state, owed, side, secret)]
+                return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
+            return _acts_at(rules, state, side, at, date, buying, owed, secret)
     return []
+
+
+def _acts_at(rules, state, side: str | None, at: str, date: str, buying: str, owed: list[dict], secret) -> list[dict]:
+    """The next acts in the step ahead where the side has something to do: its purchases (a walk past them would
+    give them up), the walk there for a roll both sides stand there for, or what it owes there."""
+    if buying:
+        return [_walk_to(rules, side, at, date, rules.steps[at].purchase, buying)]
+    if all(n.get("table") and waits_for_both(state, rules.tables[n["table"]]) for n in owed):
+        return [_walk_to(rules, side, at, date, "step", f"your setup done, go on to {at}: its roll is made once both "
+                                                         f"sides stand there ({rules.tables[owed[0]['table']].together})")]
+    return [{**need, "step": at, "title": title(rules, at), "cg_date": date}
+            for need in with_commands(rules, state, owed, side, secret)]
+
+
+def _walk_to(rules, side: str | None, at: str, date: str, effect: str, text: str) -> dict:
+    """A next act that is the walk to a step (its purchases, a roll both sides stand there for)."""
+    return {"effect": effect, "side": side, "table": None, "rg": None, "text": text, "step": at,
+            "title": title(rules, at), "cg_date": date, "command": f"{PROG} step {at}", "commands": [f"{PROG} step {at}"]}

@@ -271,6 +271,10 @@ def view(state, rules, viewer: str | None, events_of) -> dict | None:
     data = {"event": shown["version"], "open": bool(proposal), "by": proposer or None, "kind": shown["kind"],
             "takes_back": what, "actions": list(shown.get("voided", [])), "reason": shown.get("reason") or None,
             "accept": ACCEPT, "accepted_by": other or None}
+    if shown["kind"] == "rules" and proposal:  # what the file changes, read before it is accepted
+        from cgledger.ledger.rules.changes import described
+
+        data["changes"] = described(state.system, state.override_sources(), shown["source"], shown["text"])
     if proposal:
         if viewer is not None and viewer == proposer:
             data["waiting_for"] = (f"the {sides.get(other, other)} side to accept it (`{ACCEPT}` on its ledger, "

@@ -215,18 +215,21 @@ def play_by_email(tmp_path: Path) -> Table:
     u.receive()  # the U.S. chit revealed: a Dual Attack
     assert u.me()["status"]["scenario"] == "Dual Attack"
     u.ok("roll", "8.6233a", "--side", "us", "--dice", "4")
-    u.ok("roll", "8.625", "--side", "us", "--dice", "3")
-    u.ok("step", "scenario")  # done up to the scenario: it is entered once the German has made his Secret roll
+    u.refused("roll", "8.625", "--side", "us", "--dice", "3", contains="once both sides stand in 8.625")
+    u.ok("step", "8.625")  # his setup done: the side moving first is determined once all setup is (8.6233a)
     u.send(g)
     g.receive()
-    g.ok("witness", "--all")  # the 8.6233a and 8.625 drs the U.S. typed
-    g.ok("step", "scenario")
+    g.ok("witness", "--all")  # the 8.6233a dr the U.S. typed
+    g.ok("step", "8.625")
+    g.ok("roll", "8.625", "--side", "german", "--dice", "3")
+    g.ok("step", "scenario")  # both sides done up to it: the scenario begins
     assert g.me()["status"]["step"] == "scenario"
     g.ok("scenario-end", "--lvp", "german=12", "--lvp", "us=10")
     g.ok("roll", "8.6113", "--side", "german")
     g.ok("step", "8.616")
     g.send(u)
     u.receive()
+    u.ok("witness", "--all")  # the 8.625 dr the German typed
 
     # ---- the end: equal heads, a clean final audit on both sides (everything revealed first) -----------------
     t.date = "end"

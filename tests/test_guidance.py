@@ -328,10 +328,17 @@ def test_a_roll_either_side_may_make_is_offered_to_each_player_as_his_own(at):
     us.ok("initiative", "--chit", "us=attack")
     german.ok("status")  # his ledger reveals his chit: a Dual Attack
     us.ok("roll", "8.6233a", "--side", "us", "--dice", "3")
-    # from 8.623 the dr is his next act (it was not: he stepped twice to find it), as his own side's
+    # from 8.623 his next act is to go on to 8.625 (he stepped twice to find the dr): the dr itself is made once
+    # both sides stand there, all setup complete (8.6233a), and a roll before is refused, nothing written
     nxt = german.json("status")["next_acts"]
-    assert [(a["step"], a["commands"]) for a in nxt] == [("8.625", ["cgledger roll 8.625 --side german"])], nxt
-    german.ok("step", "8.625")
+    assert [(a["step"], a["commands"]) for a in nxt] == [("8.625", ["cgledger step 8.625"])], nxt
+    before = german.events()
+    german.refused("roll", "8.625", "--side", "german", "--dice", "3", contains="the campaign waits at 8.624")
+    assert german.events() == before
+    german.ok(*nxt[0]["command"].split()[1:])
+    need = next(n for n in german.json("status")["needs"] if n["effect"] == "first_move")
+    assert need["commands"] == [] and "once the other side stands here too" in need["text"]
+    us.ok("step", "8.625")
     need = next(n for n in german.json("status")["needs"] if n["effect"] == "first_move")
     assert need["commands"] == ["cgledger roll 8.625 --side german"], need
     german.ok(*need["command"].split()[1:])

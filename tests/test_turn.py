@@ -365,3 +365,21 @@ def test_a_campaign_started_under_an_older_reading_is_not_joined(tmp_path):
                                                             f"(edition {EDITION - 1}, not {EDITION})")
     assert not (tmp_path / "us.db").exists() or "CG I" not in open_ledger(str(tmp_path / "us.db")).store.campaign_names()
     Player(tmp_path / "look.db", None).ok("import", str(tmp_path / "1.json"))
+
+
+def test_a_proposed_rules_file_says_what_it_changes_against_the_tables_in_force(desks, tmp_path):
+    """A file named for a typo in a chart replaces the shipped 8.6201 (Depleted on 14+, not 12+): the other side's
+    `receive` and `status` say, row by row, what it changes before he accepts it."""
+    g, u = desks
+    table = (Path(__file__).parent.parent / "ledger" / "rules" / "kgp" / "reph.toml").read_text(encoding="utf-8")
+    start = table.index('[[table]]\nid = "8.6201"')
+    block = table[start:table.index("[[table]]", start + 1)]
+    doctored = tmp_path / "charts-v2.toml"  # "a typo in I2's cost"
+    doctored.write_text(block.replace("max = 11,", "max = 13,").replace("min = 12,", "min = 14,"), encoding="utf-8")
+    g.ok("rules", "load", str(doctored))
+    g.ok("send", str(tmp_path / "3.json"))
+    shown = u.ok("receive", str(tmp_path / "3.json")).stdout
+    change = ("table 8.6201 in force replaced: rows ≤11 Full Strength; ≥12 Depleted become ≤13 Full Strength; "
+              "≥14 Depleted")
+    assert f"  it changes {change}" in shown
+    assert u.json("status")["proposal"]["changes"] == [change]

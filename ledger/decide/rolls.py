@@ -179,6 +179,9 @@ def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None 
         whose = "the campaign is" if at == state.step else "the rolling side is"
         raise BadInput(f"table {table.id} is rolled {where}; {whose} at {title(rules, at)}",
                        table.step if table.step != SCENARIO else table.rule)
+    if table.together and state.edition >= 4 and state.step != at:
+        raise BadInput(f"table {table.id} is rolled once both sides stand in {title(rules, at)}, all setup complete; "
+                       f"the campaign waits at {title(rules, state.step)} for the other side", table.together)
 
 
 def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str,

@@ -324,7 +324,8 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 # it was last recorded for, its Strategic kind unchanged, is refused: no side gained it (8.605, A26.11). 3: once fair
 # dice are in force, a Secret roll of the Refit Phase takes them: dice typed for it, sealed, could be witnessed only once
 # revealed (rolls._check_how). 4: dice other than fair are agreed to by the side whose key completes the pair
-# (secrets.register_key).
+# (secrets.register_key); a Dual Attack's dr for the side moving first waits for both sides' setup (a table's
+# `together`, 8.6233a).
 EDITION = 4
 
 

@@ -18,7 +18,8 @@ def proposal_lines(data: dict | None, sides: dict[str, str]) -> list[str]:
     head = f"proposal (event {data['event']}): {who} proposes to {verb} {data['takes_back']}"
     head += f": {data['reason']}" if data["reason"] else ""
     if data["open"]:
-        return [head, f"  waits for {data['waiting_for']}; it lapses if {data['lapses_when']}"]
+        return [head, *(f"  it changes {change}" for change in data.get("changes", ())),
+                f"  waits for {data['waiting_for']}; it lapses if {data['lapses_when']}"]
     again = {"undo": "cgledger undo", "rewind": "cgledger rewind DATE", "rules": "cgledger rules load FILE"}
     if data["lapsed"]["why"] == "the other side declined it":
         return [head, f"  declined at event {data['lapsed']['at']}: it is over"]

@@ -191,6 +191,9 @@ class Table(Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     paid_by_rg: str = ""  # an RG whose purchase this CG Date pays the roll's own CPP (RR M3 Recon, 2.521)
     at_least: AtLeast | None = None  # a round of an RG's follow-ups that falls short is rolled again
     when: When | None = None  # rolled only when the log says this holds (8.6233a: in a Dual Attack)
+    # the rule that has it rolled once both sides stand in its step, not by a side walked there ahead (8.6233a: the
+    # side moving first "is not determined until after all setup is complete"); campaigns of edition 4 on
+    together: str = ""
     map: OnMap | None = None  # the hexes the roll is made for, and what its results do to them (CGS)
     note: str = ""  # the reading chosen where the OCR is ambiguous, and why
     # the VASL dice categories a report rolled on this table may carry (empty: the system's `vasl_categories`)
