@@ -140,10 +140,10 @@ def _cpp_gained(row: dict, who) -> str:
 
 def _secret_roll_made(row: dict, who) -> str:
     if not row["table"]:  # a follow-up of an RG bought in secret (8.619): its table sealed too
-        return (f"secret roll by {who(row['side'])}{_rg(row)}, its table sealed with the RG (sealed; commitment "
+        return (f"secret roll{_rg(row)}, its table sealed with the RG (sealed; commitment "
                 f"{row['commitment'][:12]})")
     typed = "" if row.get("fair") is not None else ", not a fair roll (its dice are seen once it is revealed)"
-    return f"secret roll on {row['table']} by {who(row['side'])}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
+    return f"{who(row['side'])} Secret roll on {row['table']}" + (f" for '{row['purpose']}'" if row["purpose"] else "") + \
         _rg(row) + f"{typed} (sealed; commitment {row['commitment'][:12]})"
 
 

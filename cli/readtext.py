@@ -64,7 +64,8 @@ def history(obj, as_of: str | None = None, as_json: bool = False) -> str:
     lines = []
     for d in story["dates"]:
         winner = f", won by {sides.get(d['winner'], d['winner'])}" if d["winner"] else ""
-        lines.append(f"{d['date']}: {d['scenario'] or 'RePh'}{winner}; "
+        played = d["scenario"] or ("RePh" if story["campaign"].get("reph", True) else "firefight")
+        lines.append(f"{d['date']}: {played}{winner}; "
                      f"weather {weather_words(d['weather'], d.get('conditions') or {}) or '-'}")
         for side, name in sides.items():
             rg = ", ".join(r.get("text") or f"{r['id']} ({r['cpp']})" for r in d["rg"][side]) or "no RG"

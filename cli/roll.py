@@ -87,7 +87,8 @@ def roll(obj, table_id: str, side: str, drms, dice, secret: bool, purpose: str, 
         emit_json(roll_json(rolled, table.title))
         return
     fact = rolled.fact
-    faces = ", ".join(f"{n} {v}" for n, v in zip(DIE_NAMES[fact.die], fact.dice))
+    names = DIE_NAMES[fact.die]  # one die ('dr 4', 'd10 4') as the log says it; two by name ('white 3, colored 4')
+    faces = ", ".join(f"{n} {v}" for n, v in zip(names, fact.dice)) if len(names) > 1 else ",".join(map(str, fact.dice))
     click.echo(f"{table.id} {table.title} ({table.rule}): {rolled.side_name}, {rolled.cg_date}{' [secret]' if fact.secret else ''}")
     click.echo(f"  {fact.die} {faces} ({fact.source}): Original {fact.original}")
     for d in fact.drms:

@@ -29,7 +29,8 @@ def final_result(logged, rules, state, over: str, books=None) -> dict[str, Any]:
         secret = any(r.get("secret") for r in rows)  # 8.619: its spending is its own until revealed
         per_side[side] = {
             "cg_lvp": cg_lvp,
-            "scenarios_won": sum(1 for r in rows if r["win"] == side),
+            # RR 2.5231: no CG scenario has a winner (None: nothing to count)
+            "scenarios_won": sum(1 for r in rows if r["win"] == side) if rules.system.scenario_victory else None,
             "cpp_start": rows[0]["start"] if rows else None,
             "cpp_replenished": sum(r["repl"] or 0 for r in rows),
             # 8.622: Recon's CPP are spent too (deducted from the next CG Date's Start; the last date's from Left)

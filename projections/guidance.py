@@ -108,6 +108,8 @@ def ahead(rules, state) -> list[dict]:
                 if all(chit == "idle" or left.get(side) != 0 for side, chit in (p.split(":") for p in key.split("/")))}
     out = []
     for step in rules.system.steps[order.index(state.step):]:
+        if step.new_cg_date and step.id != state.step:
+            break  # the next CG Date's steps: its scenario is chosen there, not this one's (played already)
         if not applies(step, state):
             continue
         for need in step.needs:
@@ -185,6 +187,8 @@ def _rolls_of_step(rules, state, step: str, only: str | None, needs: list[dict])
             continue  # not on this CG Date, or rolled already
         who = "|".join(may)
         unit = " --for UNIT" if per(table) == "unit" else ""
+        if table.map is not None:  # CGS: the hex it is made for (7.4.7), or the hexside (7.3.2)
+            unit += " --hex HEX/HEX" if table.map.hexside else " --hex HEX"
         played = ""  # during a scenario the players are at the table: the dice of play first, never a fair roll's wait
         if step == SCENARIO and state.fair_in_force(rules.system.sides):
             played = " --dice " + {"DR": "W,C", "d100": "T,U"}.get(table.die, "N") + ' (or --vasl "LINE")'

@@ -56,7 +56,8 @@ def compose(roster, records, dice_view, story, rules, state) -> dict[str, Any]:
     scenario = {d["date"]: d["scenario"] for d in dates}
     return {
         "campaign": {"name": state.name, "system": state.system, "cg": state.cg, "cg_date": state.cg_date,
-                     "step": state.step, "sides": dict(rules.system.sides)},
+                     "step": state.step, "sides": dict(rules.system.sides),
+                     "reph": bool(rules.system.steps)},  # a Refit Phase between CG scenarios (CGS has none)
         "dates": dates,
         "rosters": {side: [public(r) for r in roster[side]] for side in sides},
         "rg_records": records,

@@ -100,7 +100,7 @@ def status(state, rules, reader: Reader) -> dict:
         # nothing needed here: the next act ahead and its command, which walks the side there itself
         "next_acts": [] if needs or at.at_door or over
         else guidance.next_acts(rules, view, here, me, walking, state.secret_rgs, cpp),
-        "progress": progress(state, rules) if walking else {},  # where each side stands in the RePh
+        "progress": progress(state, rules, own, fpp) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
         "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
@@ -197,13 +197,16 @@ def step_refused(rules, view, by: str) -> dict | None:
     return None
 
 
-def progress(state, rules) -> dict:
-    """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do."""
+def progress(state, rules, own: str | None = None, fpp: dict | None = None) -> dict:
+    """Each side's step (it walks the RePh itself once both hold keys) and what the campaign waits for it to do.
+    `own`, `fpp`: the reader's side and the FPP its own books know (an RG it bought in secret may be no FPP)."""
     out = {}
     for side in rules.system.sides:
         at = walk.position(state, side)
         ahead = side in state.ahead
         reason = None if ahead or _chit_shown(rules, state, side, at) else walk.may_act(rules, state, side, at)
+        if side == own and reason == "buy Fortifications" and (fpp or {}).get(side, 0) <= 0:
+            reason = None  # its own books know it holds no FPP
         out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
     return out
 

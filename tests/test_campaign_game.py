@@ -341,7 +341,12 @@ def test_8_621_a_side_that_bought_in_secret_is_not_taken_past_its_fortifications
     assert status["progress"]["german"]["step"] == "8.623"
     assert any(m["command"].startswith("cgledger fortify ITEM --side us") for m in status["may"])
     us.ok("fortify", "dummy", "--side", "us", "--setup-area", "A", "--count", "4")
-    us.ok("step", "8.623")  # the other 6 FPP forfeit: his own choice
+    assert us.json("status")["progress"]["us"]["may"] == "buy Fortifications"  # 6 FPP left
+    assert german.json("status")["progress"]["us"]["may"] == "buy Fortifications"  # all the German can know
+    us.ok("fortify", "dummy", "--side", "us", "--setup-area", "A", "--count", "6")
+    assert us.json("status")["progress"]["us"]["may"] is None  # his books know he has none left
+    assert german.json("status")["progress"]["us"]["may"] == "buy Fortifications"
+    us.ok("step", "8.623")
     us.ok("reveal", "--all", "--side", "us")
     findings = [f for f in json.loads(us("audit", "--final", "--json").stdout)["findings"] if f["kind"] != "pending"]
     assert findings == [], findings

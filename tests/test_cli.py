@@ -64,7 +64,7 @@ def test_roll_json_contract(at):
 def test_roll_text_shows_dice_drms_and_result(at):
     cli = at("8.610")
     out = cli.ok("roll", "8.610", "--side", "german", "--dice", "4", "--drm", "isolated").stdout
-    assert "dr die 4 (entered): Original 4" in out
+    assert "dr 4 (entered): Original 4" in out
     assert "-1 If German (automatic)" in out and "+1 If Isolated (declared)" in out
     assert "Final 4: Eliminated (evacuated)" in out
 

@@ -256,6 +256,15 @@ def test_status_says_ahead_what_a_dual_attack_will_need(at):
     kgp.ok("initiative", "--chit", "german=attack", "--chit", "us=idle")
     status = kgp.json("status")
     assert status["needs"] == [] and status["ahead"] == []
+    # played: after its CG-Scenario End the next CG Date's steps wait for that date's own Initiative
+    played = at("8.623", "19 PM")
+    played.ok("initiative", "--chit", "german=attack", "--chit", "us=attack")
+    played.ok("roll", "8.6233a", "--side", "us", "--dice", "3")
+    played.ok("step", "8.625")
+    played.ok("roll", "8.625", "--side", "us", "--dice", "3")
+    played.ok("step", "scenario")
+    played.ok("scenario-end", "--lvp", "german=0", "--lvp", "us=0")
+    assert played.json("status")["ahead"] == [] and "ahead:" not in played.ok("status").stdout
 
 
 @pytest.mark.parametrize("cg, start, last", [("II", "20 PM", "21 PM"), ("III", "19 PM", "23 PM")])

@@ -33,7 +33,7 @@ def test_a_secret_roll_is_sealed_and_committed(players):
     row = anyone.json("log")[-1]
     assert row["type"] == "SecretRollMade" and row["table"] == "8.616" and row["side"] == "german"
     assert "dice" not in row and "result" not in row and len(row["commitment"]) == 64
-    assert "secret roll on 8.616 by German" in anyone.ok("log").stdout
+    assert "German Secret roll on 8.616" in anyone.ok("log").stdout
     # the other side's key cannot open it
     ledger = open_ledger(str(german.db))
     state = ledger.campaign(None)
@@ -227,4 +227,4 @@ def test_with_fair_dice_a_refit_phase_secret_roll_takes_them_not_dice_typed(at):
     german.ok("keys", "init", "--side", "german")
     us.ok("keys", "init", "--side", "us")
     assert german.json("roll", "KGP8", "--side", "german", "--dice", "3,4")["sealed"]
-    assert "secret roll on KGP8 by German, not a fair roll" in us.ok("log").stdout.splitlines()[-1]
+    assert "German Secret roll on KGP8, not a fair roll" in us.ok("log").stdout.splitlines()[-1]

@@ -121,7 +121,7 @@ def test_a_secret_roll_result_is_shown_to_its_roller_alone(desks, tmp_path):
     assert "your Secret roll on 8.616" in got.stdout and "only you see this" in got.stdout
     g.ok("send", str(tmp_path / "8.json"))  # carries the German's Secret roll, made by his ledger: sealed
     shown = json.loads(u.ok("receive", str(tmp_path / "8.json"), "--json").stdout)
-    assert shown["results"] == [] and all("8.616" not in a["text"] or "secret" in a["text"] for a in shown["acts"])
+    assert shown["results"] == [] and all("8.616" not in a["text"] or "Secret" in a["text"] for a in shown["acts"])
     assert g.ok("head").stdout == u.ok("head").stdout
     assert u("audit").exit_code == 0 and g("audit").exit_code == 0
 

@@ -232,6 +232,8 @@ class Filler:
                 out += ["--for", f"6-6-7 squad {self.rnd.randint(1, 10**6)}"]
                 i += 2
                 continue
+            if a == "--hex" and args[:1] == ["roll"]:  # CGS: a mine's hex, a wall's hexside: not played by this model
+                return None
             if a == "RG_ID":  # 8.6198: an 'I'- or 'HW'-type RG is offered on the line with --objective HEX
                 rg = self.rg(objective="--objective" in args)
                 if rg is None:

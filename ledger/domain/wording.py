@@ -46,7 +46,8 @@ def final_lines(result: dict, sides: dict[str, str]) -> list[str]:
         cg_lvp = "no CG-LVP total" if mine["cg_lvp"] is None else f"final CG-LVP {mine['cg_lvp']}"
         spent = "CPP spent kept secret" if mine["cpp_spent"] is None else f"CPP spent {mine['cpp_spent']}"
         left = "" if mine["cpp_left"] is None else f", {mine['cpp_left']} left"
-        lines.append(f"  {sides.get(side, side)}: {cg_lvp}; {mine['scenarios_won']} scenario(s) won; CPP start "
+        won = "" if mine["scenarios_won"] is None else f"{mine['scenarios_won']} scenario(s) won; "
+        lines.append(f"  {sides.get(side, side)}: {cg_lvp}; {won}CPP start "
                      f"{mine['cpp_start']}, replenished {mine['cpp_replenished']}, {spent}{left}; "
                      f"{mine['rg_bought']} RG bought")
     lines.append(f"  {result['victory_note']}")
