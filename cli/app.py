@@ -98,6 +98,11 @@ class LedgerGroup(click.Group):
 def main(ctx: click.Context, db: str | None, campaign: str | None, seed: str | None, key_file: str | None,
          command_id: str | None) -> None:
     """An event-sourced ledger for ASL campaign games: every roll, recorded and re-checkable."""
+    if command_id:
+        from cgledger.ledger.trust.chain import COMMAND_ID_MOST, command_id_ok
+
+        if not command_id_ok(command_id):
+            raise click.BadParameter(f"letters, digits and -._:# up to {COMMAND_ID_MOST}", param_hint="--command-id")
     given = ctx.obj if isinstance(ctx.obj, LedgerContext) else None  # `serve` runs commands in-process (cli/web)
     if given is not None:
         ctx.obj = LedgerContext(db or given.db, campaign or given.campaign, seed or given.seed, key_file,

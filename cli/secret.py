@@ -29,13 +29,13 @@ def keys() -> None:
 @keys.command(name="init")
 @click.option("--side", shell_complete=complete.sides, required=True)
 @click.option("--dice", default="", metavar="MODE",
-              help="The campaign's dice mode, agreed to: needed where your key is set up last and the dice are not fair.")
+              help="The campaign's dice mode, agreed to: needed where the dice are not fair (`fair-dice mode`).")
 @common
 def keys_init(obj, side: str, dice: str) -> None:
     """Set up SIDE's key from your passphrase (CGLEDGER_PASSPHRASE, or asked) or key file (--key-file): at least
     12 characters and about 50 bits. From then on that side's events are signed (Ed25519) and its Secret rolls
-    sealed: the other side sees only that they were made. The key set up last fixes the dice mode: where the
-    campaign's dice are not fair (`fair-dice mode`), its side agrees to them with --dice."""
+    sealed: the other side sees only that they were made. Where the campaign's dice are not fair (`fair-dice mode`),
+    each side's key agrees to them with --dice."""
     material = obj.key_material()
     if material is None:
         if not click.get_text_stream("stdin").isatty():

@@ -74,9 +74,12 @@ def _describe(file, item) -> str:
 @click.option("--map", "map_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="TOML: [players] NAME = SIDE, and [[attach]] file/line/table/side/drm/for entries.")
 @click.option("--dry-run", is_flag=True, help="List every report, duplicate and unreadable line; write nothing.")
+@click.option("--own-copy", is_flag=True,
+              help="Your own VASL wrote these files while you watched the game live: the other side's VASL dice whose "
+                   "very reports stand in them are witnessed (a file he mailed you is his word, not a witness).")
 @json_option
 @common
-def vasl_import(obj, paths: tuple[Path, ...], attach, players, map_file: Path | None, dry_run: bool,
+def vasl_import(obj, paths: tuple[Path, ...], attach, players, map_file: Path | None, dry_run: bool, own_copy: bool,
                 as_json: bool) -> None:
     """Import the VASL dice reports of each FILE, in order: a VASSAL log or save (.vlog, .vsav), the chat
     window's text (copied with dice images off) or dice-bot lines. Each file is one action (undo takes it back
@@ -85,7 +88,7 @@ def vasl_import(obj, paths: tuple[Path, ...], attach, players, map_file: Path | 
     attachments = (list(mapping.attach) if mapping else []) + _attachments(tuple(attach))
     sides = {**(mapping.players if mapping else {}), **_players(tuple(players))}
     files = [(path.name, path.read_bytes()) for path in paths]
-    imported = acts.vasl_import(obj.ledger(), obj.campaign, files, attachments, sides, dry_run)
+    imported = acts.vasl_import(obj.ledger(), obj.campaign, files, attachments, sides, dry_run, own_copy)
     if as_json:
         emit_json(_imported_json(imported, dry_run))
         return

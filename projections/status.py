@@ -161,7 +161,7 @@ def key_to_set_up(state, rules, reader: Reader) -> list[dict]:
                          "before they were"}]
     if reader.as_of is not None or not state.keys or len(missing) != 1 or not reader.key_given or reader.side():
         return []
-    if state.dice_mode != "fair" and state.edition >= 4:  # the key set up last agrees to the dice by name
+    if state.dice_mode != "fair":  # a key agrees to dice not fair by name
         return [{"command": f"cgledger keys init --side {missing[0]} --dice {state.dice_mode}", "rule": fair.RULE,
                  "text": f"set up your key, agreeing to the campaign's {state.dice_mode} dice: each side's ledger "
                          "rolls its own dice alone, not proven fair"},

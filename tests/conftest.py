@@ -424,12 +424,13 @@ class Player(Cli):
 
 
 def keyed_players(db, german: str, us: str) -> tuple[Player, Player]:
-    """Both sides' players, each having set up its side's key with its own passphrase; the U.S. key, set up last,
-    agrees to the campaign's dice where they are not fair."""
+    """Both sides' players, each having set up its side's key with its own passphrase, agreeing to the campaign's
+    dice where they are not fair."""
     players = Player(db, german), Player(db, us)
     dice = players[0].json("status")["dice"]
-    players[0].ok("keys", "init", "--side", "german")
-    players[1].ok("keys", "init", "--side", "us", *(("--dice", dice) if dice == "immediate" else ()))
+    agreed = ("--dice", dice) if dice == "immediate" else ()
+    players[0].ok("keys", "init", "--side", "german", *agreed)
+    players[1].ok("keys", "init", "--side", "us", *agreed)
     return players
 
 

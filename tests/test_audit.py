@@ -140,6 +140,35 @@ def test_a_roll_for_another_unit_after_an_undo_is_a_reroll_naming_both(kgp):
     assert "for '8-1') was rolled at event" in found[0]["message"] and "for '9-1' (Original 2" in found[0]["message"]
 
 
+def test_a_roll_on_a_table_of_its_kind_after_an_undo_is_a_reroll(at):
+    """8.606/infantry and 8.606/vehicle are one rule's tables: the unit's Isolation roll undone and made on the other
+    is the re-roll the audit names, with the table it was first made on."""
+    kgp = at("8.606")
+    kgp.ok("roll", "8.606/infantry", "--side", "german", "--dice", "6,6", "--for", "StJ19 4-6-7")
+    kgp.ok("undo", "--reason", "x")
+    kgp.ok("roll", "8.606/vehicle", "--side", "german", "--dice", "1,2", "--for", "StJ19 4-6-7")
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["reroll"] and "on 8.606/infantry (Original" in found[0]["message"]
+
+
+def test_a_secret_roll_undone_unrevealed_and_made_again_is_a_reroll(at):
+    """A Secret roll sealed with dice typed (no fair dice) and undone before it was revealed showed no dice: the next
+    one of its table is a re-roll, named with both sealed."""
+    from conftest import Player
+
+    kgp = at("8.611", "19 PM")
+    kgp.ok("fair-dice", "mode", "immediate")
+    german, us = Player(kgp.db, "Peiper's own words"), Player(kgp.db, "Harrison's own words")
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
+    us.ok("keys", "init", "--side", "us", "--dice", "immediate")
+    german.ok("roll", "8.6113", "--side", "german")
+    german.ok("undo", "--reason", "oops")
+    german.ok("roll", "8.6113", "--side", "german")
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["reroll"], found
+    assert "(sealed: its dice never shown), undone, and rolled again (sealed)" in found[0]["message"]
+
+
 def test_a_unit_named_wrongly_is_corrected_with_the_same_dice(kgp):
     kgp.ok("roll", "8.610", "--side", "us", "--dice", "2", "--for", "9-1")
     kgp.ok("undo")

@@ -69,6 +69,18 @@ def test_a_fact_with_a_field_no_decision_reads_is_refused(pair, tmp_path):
     assert us("log").exit_code == 1
 
 
+def test_a_command_id_is_no_channel_for_words(pair, tmp_path):
+    """The command id travels signed in every event: a text no ledger writes in it is refused, given or received."""
+    german, us = pair
+    german.refused("--command-id", "meet me at StJ19, the Tiger is in the cellar", "step", "next", code=2,
+                   contains="--command-id")
+    path, data = bundle_of(german, tmp_path)
+    data["events"][-1]["command"] = "x" * 81
+    write(path, data)
+    us.refused("import", str(path), contains="carries a command id no ledger writes")
+    assert us("log").exit_code == 1
+
+
 def test_a_reordered_bundle_is_refused(pair, tmp_path):
     german, us = pair
     path, data = bundle_of(german, tmp_path)

@@ -274,7 +274,8 @@ def test_immediate_mode_is_chosen_before_the_keys(at):
     anyone.refused("fair-dice", "mode", "chance", contains="is not one of", code=2)
     anyone.ok("fair-dice", "mode", "immediate")
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
-    german.ok("keys", "init", "--side", "german")
+    german.refused("keys", "init", "--side", "german", contains="--dice immediate")  # each key agrees by name
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
     german.refused("fair-dice", "mode", "immediate", contains="only fair dice may be chosen now")
     # the key set up last fixes the dice: its side agrees to dice the other chose alone by name, or no key is set up
     before = len(rows(anyone, None))
@@ -293,13 +294,13 @@ def test_immediate_mode_is_chosen_before_the_keys(at):
 
 
 def test_dice_one_side_chose_alone_are_refused_by_the_other(at):
-    """The creator chooses immediate dice before any key and sets up his own; the other side, keyed last, takes fair
-    dice back. Each side's chains are then committed and every roll is fair (the trust model)."""
+    """The creator chooses immediate dice before any key and sets up his own, agreeing to them; the other side takes
+    fair dice back before his key. Each side's chains are then committed and every roll is fair (the trust model)."""
     cli = at("8.610")
     anyone = Player(cli.db, None)
     anyone.ok("fair-dice", "mode", "immediate")
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
     assert not rows(anyone, "DiceCommitted")
     us.ok("fair-dice", "mode", "fair")
     us.ok("keys", "init", "--side", "us")

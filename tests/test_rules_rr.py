@@ -526,7 +526,7 @@ def test_a_secret_hw_platoons_second_round_is_decided_as_known_once_revealed(rr)
     rr.to("2.518", "19 PM")
     german, canadian = Player(rr.db, "Meyer's own long words"), Player(rr.db, "Foulkes' own long words")
     rr.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
     canadian.ok("keys", "init", "--side", "canadian", "--dice", "immediate")
     assert german.json("buy", "HW1", "--side", "german")["secret"]
     german.ok("step", "2.519")
@@ -554,7 +554,7 @@ def test_a_third_round_its_buyer_forged_is_named_once_revealed(rr):
     words = "Meyer's own long words"
     german, canadian = Player(rr.db, words), Player(rr.db, "Foulkes' own long words")
     rr.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
     canadian.ok("keys", "init", "--side", "canadian", "--dice", "immediate")
     german.ok("buy", "HW1", "--side", "german")
     german.ok("step", "2.519")

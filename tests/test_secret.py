@@ -21,7 +21,7 @@ def players(at):
     table = at("8.616", "19 PM")
     german, us, anyone = Player(table.db, GERMAN), Player(table.db, US), Player(table.db, None)
     anyone.ok("fair-dice", "mode", "immediate")  # dice typed into its Secret rolls: no fair dice (with them a Refit Phase Secret roll takes fair dice)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
     us.ok("keys", "init", "--side", "us", "--dice", "immediate")  # the key set up last agrees to them
     return german, us, anyone
 

@@ -47,7 +47,7 @@ def _table(at, tmp_path, dice: str = ""):
     if dice:
         cli.ok("fair-dice", "mode", dice)
     german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", *(("--dice", dice) if dice else ()))
     us.ok("keys", "init", "--side", "us", *(("--dice", dice) if dice else ()))  # the key set up last agrees to them
     return german, us, anyone
 

@@ -359,7 +359,7 @@ def test_a_campaign_started_under_an_older_reading_is_not_joined(tmp_path):
         name="CG I", system="kgp", cg="I", cg_date="19 AM", start_cpp={"german": 0, "us": 0}, edition=EDITION - 1)))
     g, u = Player(tmp_path / "german.db", GERMAN), Player(tmp_path / "us.db", US)
     g.ok("fair-dice", "mode", "immediate")
-    g.ok("keys", "init", "--side", "german")
+    g.ok("keys", "init", "--side", "german", "--dice", "immediate")
     g.ok("send", str(tmp_path / "1.json"))
     u.refused("receive", str(tmp_path / "1.json"), contains=f"older reading of the rules than this cgledger's "
                                                             f"(edition {EDITION - 1}, not {EDITION})")
@@ -379,7 +379,28 @@ def test_a_proposed_rules_file_says_what_it_changes_against_the_tables_in_force(
     g.ok("rules", "load", str(doctored))
     g.ok("send", str(tmp_path / "3.json"))
     shown = u.ok("receive", str(tmp_path / "3.json")).stdout
-    change = ("table 8.6201 in force replaced: rows ≤11 Full Strength; ≥12 Depleted become ≤13 Full Strength; "
-              "≥14 Depleted")
+    change = ("table 8.6201 in force replaced: rows ≤11 Full Strength [F], ≥12 Depleted [D] become ≤13 Full Strength "
+              "[F], ≥14 Depleted [D]")
     assert f"  it changes {change}" in shown
     assert u.json("status")["proposal"]["changes"] == [change]
+
+
+def test_a_proposed_rules_file_shows_every_field_it_changes(desks, tmp_path):
+    """A result's code swapped (Full Strength read as Depleted), a guard dropped (8.625's `together`) and a chart's
+    figure cut: each is named, field by field; a table copied as it is says so."""
+    g, u = desks
+    shipped = (Path(__file__).parent.parent / "ledger" / "rules" / "kgp" / "reph.toml").read_text(encoding="utf-8")
+
+    def block(table_id: str) -> str:
+        start = shipped.index(f'[[table]]\nid = "{table_id}"')
+        end = shipped.find("\n[[", start + 1)
+        return shipped[start:end if end > 0 else len(shipped)] + "\n"
+
+    doctored = tmp_path / "house.toml"
+    doctored.write_text(block("8.6201").replace('code = "F"', 'code = "D"') + block("8.625").replace(
+        'together = "8.6233a"\n', "") + block("8.6202"), encoding="utf-8")
+    g.ok("rules", "load", str(doctored))
+    changes = g.json("status")["proposal"]["changes"]
+    assert changes[0] == ("table 8.6201 in force replaced: rows ≤11 Full Strength [F] become ≤11 Full Strength [D]")
+    assert changes[1] == "table 8.625 in force replaced: together 8.6233a → none"
+    assert changes[2] == "table 8.6202: the same as in force"

@@ -93,7 +93,7 @@ def _keyed(cli: Cli, dice: str = "") -> tuple[Player, Player]:
     german, us = Player(cli.db, GERMAN), Player(cli.db, US)
     if dice:  # `immediate`: dice typed into Secret rolls (with fair dice a Refit Phase Secret roll takes them)
         cli.ok("fair-dice", "mode", dice)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", *(("--dice", dice) if dice else ()))
     us.ok("keys", "init", "--side", "us", *(("--dice", dice) if dice else ()))  # the key set up last agrees to them
     return german, us
 

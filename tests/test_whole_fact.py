@@ -104,7 +104,7 @@ def _keyed_at_8616(at, dice: str = ""):
     cli = at("8.616", "19 PM")
     if dice:
         cli.ok("fair-dice", "mode", dice)
-    Player(cli.db, GERMAN).ok("keys", "init", "--side", "german")
+    Player(cli.db, GERMAN).ok("keys", "init", "--side", "german", *(("--dice", dice) if dice else ()))
     Player(cli.db, US).ok("keys", "init", "--side", "us", *(("--dice", dice) if dice else ()))
     ledger = open_ledger(str(cli.db))
     campaign = ledger.campaign(None)

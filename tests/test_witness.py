@@ -123,7 +123,7 @@ def test_immediate_dice_both_players_chose_are_no_claim_but_typed_ones_are(at):
     cli = at("8.610")
     cli.ok("fair-dice", "mode", "immediate")  # chosen by both at the start: each side's ledger rolls at once
     german, us, anyone = Player(cli.db, GERMAN), Player(cli.db, US), Player(cli.db, None)
-    german.ok("keys", "init", "--side", "german")
+    german.ok("keys", "init", "--side", "german", "--dice", "immediate")
     us.ok("keys", "init", "--side", "us", "--dice", "immediate")
     german.ok("roll", "8.610", "--side", "german", "--for", "A")
     assert anyone.json("status")["unwitnessed"] == []
@@ -159,10 +159,12 @@ def test_the_witness_own_copy_of_the_vasl_log_witnesses_the_same_reports(table, 
     assert [c["event"] for c in anyone.json("status")["unwitnessed"]] == [first, typed_one]
     copy = tmp_path / "us-chat.txt"  # the U.S. player's own copy of the same game: other bytes, the same reports
     copy.write_text("\r\n".join(CHAT) + "\r\n", encoding="utf-8")
-    before = count_events(anyone.db)  # his VASL name not known yet: a report of his own could be taken for the other's
-    assert "name your own VASL player to witness them" in us.ok("vasl-import", str(copy)).stderr
+    before = count_events(anyone.db)  # a file is a witness only where his own VASL wrote it as he watched: he says so
+    assert "`--own-copy` witnesses them" in us.ok("vasl-import", str(copy)).stderr
+    # his VASL name not known yet: a report of his own could be taken for the other's
+    assert "name your own VASL player to witness them" in us.ok("vasl-import", str(copy), "--own-copy").stderr
     assert count_events(anyone.db) == before
-    result = us.ok("vasl-import", str(copy), "--player", "Harrison=us")
+    result = us.ok("vasl-import", str(copy), "--player", "Harrison=us", "--own-copy")
     assert f"witnessed the other side's VASL dice of event {first}" in result.stderr
     witnessed = [r for r in anyone.json("log") if r["type"] == "DiceWitnessed"]
     assert [(r["side"], r["rolls"], bool(r["log_digest"])) for r in witnessed] == [("us", [first], True)]
@@ -181,9 +183,9 @@ def test_a_report_of_the_witness_claimed_by_the_other_side_is_not_witnessed(tabl
     event = [r for r in anyone.json("log") if r["type"] == "DiceRolled"][-1]["version"]
     copy = tmp_path / "us-copy.txt"
     copy.write_text("\r\n".join(CHAT) + "\r\n", encoding="utf-8")
-    result = us.ok("vasl-import", str(copy), "--player", "Harrison=us")
+    result = us.ok("vasl-import", str(copy), "--player", "Harrison=us", "--own-copy")
     assert "witnessed" not in result.stderr and _unwitnessed(anyone) == [event]
-    assert us.ok("vasl-import", str(copy)).stderr.count("witnessed the other side") == 0  # named before: kept
+    assert us.ok("vasl-import", str(copy), "--own-copy").stderr.count("witnessed the other side") == 0  # named before
     assert _unwitnessed(anyone) == [event]
 
 
@@ -201,7 +203,7 @@ def test_the_claimants_own_file_is_no_evidence_of_his_dice(table, tmp_path):
     event = [r for r in anyone.json("log") if r["type"] == "DiceRolled"][-1]["version"]
     assert _unwitnessed(anyone) == [event]
     before = count_events(anyone.db)
-    us.ok("vasl-import", str(doctored))
+    us.ok("vasl-import", str(doctored), "--player", "Harrison=us", "--own-copy")
     assert _unwitnessed(anyone) == [event] and count_events(anyone.db) == before
     from cgledger.ledger.decide import commands as cmd
     from cgledger.ledger.application import open_ledger
@@ -228,7 +230,7 @@ def test_a_report_that_copies_another_ones_dice_is_not_witnessed_by_it(table, tm
     copied = anyone.json("log")[-1]["version"]
     log = tmp_path / "us-chat.txt"
     log.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
-    us.ok("vasl-import", str(log))
+    us.ok("vasl-import", str(log), "--player", "Harrison=us", "--own-copy")
     assert _unwitnessed(anyone) == [copied]
     assert [r for r in anyone.json("log") if r["type"] == "DiceWitnessed"] == []
 
@@ -241,7 +243,7 @@ def test_a_report_of_the_other_sides_player_witnesses_no_roll_of_this_one(table,
     event = anyone.json("log")[-1]["version"]
     log = tmp_path / "us-chat.txt"
     log.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
-    us.ok("vasl-import", str(log), "--player", "Harrison=us", "--player", "Peiper=german")
+    us.ok("vasl-import", str(log), "--player", "Harrison=us", "--player", "Peiper=german", "--own-copy")
     assert _unwitnessed(anyone) == [event]
 
 
@@ -253,7 +255,7 @@ def test_a_roll_recorded_for_the_other_side_is_his_to_accept_not_his_logs(table,
     event = anyone.json("log")[-1]["version"]
     log = tmp_path / "us-chat.txt"
     log.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
-    us.ok("vasl-import", str(log))
+    us.ok("vasl-import", str(log), "--player", "Harrison=us", "--own-copy")
     assert _unwitnessed(anyone) == [event]
     us.ok("witness", "--dispute", "not the roll I made for that leader", str(event))
     assert anyone.json("status")["unwitnessed"][0]["disputed"] == "not the roll I made for that leader"

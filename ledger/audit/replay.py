@@ -197,7 +197,7 @@ class Replay:
         self.authored(event)
         self.counted(event)
         self.decided(event, action, last_before, named_before)
-        if isinstance(fact, DiceRolled):
+        if isinstance(fact, DiceRolled) or isinstance(fact, SecretRollMade) and fact.fair is None and fact.table:
             self.rerolled(event)
         self.rolled_twice(event)
         self.voids(fact)
@@ -316,30 +316,27 @@ class Replay:
             self.find(version, kind, message)
 
     def rerolled(self, event) -> None:
-        """Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll."""
+        """Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll: the first
+        roll after the undo of the same table (or one of its kind: 8.606/infantry and /vehicle), side and CG Date,
+        whatever unit it names. A Secret roll not made with fair dice, undone unrevealed, showed no dice: any roll of
+        its kind after it is a re-roll."""
         fact, version, state = event.fact, event.version, self.state
-        key = roll_key(state, fact)
-        table = f"{fact.table}|{fact.side}|{state.cg_date}"
+        sealed = isinstance(fact, SecretRollMade)
+        key = f"{fact.table}|secret|{version}" if sealed else roll_key(state, fact)
+        kind = f"{fact.table.split('/')[0]}|{fact.side}|{state.cg_date}"
         undone = self.undone_items.pop(key, None)
-        if undone is None and table in self.undone_tables:  # the unit named otherwise: the table's first roll undone
-            undone = self.undone_tables[table]
+        if undone is None and kind in self.undone_tables:  # named otherwise, or a table of its kind
+            undone = self.undone_tables[kind]
             self.undone_items.pop(undone[4], None)
         if undone is not None:
-            if self.undone_tables.get(table, (None,))[0] == undone[0]:
-                del self.undone_tables[table]
-            if undone[1] != tuple(fact.dice):
-                # the first roll after the undo is the re-roll; the table's later rolls are rolls of their own
-                first_version, _dice, original, result, was, *_rest = undone
-                purpose = f" for '{fact.purpose}'" if fact.purpose else ""
-                before = was.rpartition("|")[2] if was.startswith(table + "|") else ""
-                other = f" for '{before}'" if before != " ".join(fact.purpose.split()).casefold() else ""
-                self.find(version, "reroll",
-                          f"re-rolled after undo: {fact.table} ({fact.side}, {state.cg_date}{purpose}) was rolled "
-                          f"at event {first_version}{other} (Original {original}: {result}), undone, and rolled "
-                          f"again (Original {fact.original}: {fact.result})")
+            if self.undone_tables.get(kind, (None,))[0] == undone[0]:
+                del self.undone_tables[kind]
+            if undone[1] is None or sealed or undone[1] != tuple(fact.dice):
+                self.find(version, "reroll", _rerolled(fact, state.cg_date, undone))
+        dice = None if sealed else _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice))
         self.rolls_by_action.setdefault(fact.action, []).append(  # shared values: a long log's rolls repeat them
-            (version, _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice)), fact.original,
-             sys.intern(fact.result), key, sys.intern(fact.source), sys.intern(table)))
+            (version, dice, None if sealed else fact.original, "" if sealed else sys.intern(fact.result), key,
+             "sealed" if sealed else sys.intern(fact.source), sys.intern(kind)))
 
     def rolled_twice(self, event) -> None:
         fact = event.fact
@@ -410,3 +407,18 @@ class Replay:
         return Report(events=kept.count, rolls=self.roll_count, findings=tuple(findings), unrevealed=unrevealed,
                       pending=pending, sources=tuple(sorted(kept.sources(self.rolls_by_action).items())),
                       unwitnessed=unwitnessed, head=kept.head)
+
+
+def _rerolled(fact, cg_date: str, undone: tuple) -> str:
+    """The re-roll in words: the roll undone (its table where another of its kind, its unit where another, its
+    result or that it was sealed) and the roll after it."""
+    first_version, dice, original, result, was, *_rest = undone
+    table, _sep, rest = was.partition("|")
+    unit = rest.rpartition("|")[2] if rest.startswith(f"{fact.side}|{cg_date}|") else ""
+    named = " ".join(fact.purpose.split()).casefold()
+    other = (f" on {table}" if table != fact.table else "") + (f" for '{unit}'" if unit and unit != named else "")
+    was_made = "sealed: its dice never shown" if dice is None else f"Original {original}: {result}"
+    now = "sealed" if isinstance(fact, SecretRollMade) else f"Original {fact.original}: {fact.result}"
+    purpose = f" for '{fact.purpose}'" if fact.purpose else ""
+    return (f"re-rolled after undo: {fact.table} ({fact.side}, {cg_date}{purpose}) was rolled at event {first_version}"
+            f"{other} ({was_made}), undone, and rolled again ({now})")

@@ -109,7 +109,8 @@ class Kept:
         for action, rolls in rolls_by_action.items():
             if action not in self.voided:
                 for roll in rolls:
-                    counts[roll[5]] = counts.get(roll[5], 0) + 1
+                    if roll[5] != "sealed":  # a Secret roll counts once revealed (`reveals`)
+                        counts[roll[5]] = counts.get(roll[5], 0) + 1
         for action, source in self.reveals:
             if action not in self.voided:
                 counts[source] = counts.get(source, 0) + 1

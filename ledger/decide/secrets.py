@@ -19,9 +19,8 @@ from . import fair, rolls, veiled
 
 def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check: str,
                  public: str = "", dice: str = "") -> SideKeyRegistered:
-    """A side's key, once. The key that completes the pair fixes the dice mode, so where the campaign's dice are not
-    fair its side agrees to them by name (`dice`): one side alone never chooses dice its own ledger rolls (campaigns
-    of edition 4 on, steps.EDITION)."""
+    """A side's key, once. A key set up while the campaign's dice are not fair agrees to them by name (`dice`), each
+    side's: one side alone never chooses dice its own ledger rolls (campaigns of edition 4 on, steps.EDITION)."""
     side = rules.side(side)
     if side in state.keys:
         raise BadInput(f"the {rules.system.sides[side]} side has set up its key already (once per side)")
@@ -29,15 +28,20 @@ def register_key(state: CampaignState, rules: Rules, side: str, salt: str, check
         raise BadInput("a key registration needs its salt and check value")
     if public and not is_digest(public):
         raise BadInput("a signing key registration needs an Ed25519 public key (64 hex digits)")
-    last = all(s in state.keys for s in rules.system.sides if s != side)
+    if dice or state.edition >= 4:
+        dice_agreed(state, side, dice)
+    return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check, public=public, dice=dice)
+
+
+def dice_agreed(state: CampaignState, side: str, dice: str) -> None:
+    """The dice a side's key agrees to (`keys init --dice`): none where they are fair, else the campaign's by name."""
     if dice and dice != state.dice_mode:
         raise BadInput(f"--dice {dice}: the campaign's dice are {state.dice_mode}", fair.RULE)
-    if last and state.edition >= 4 and state.dice_mode != "fair" and not dice:
+    if state.dice_mode != "fair" and not dice:
         raise BadInput(f"the campaign's dice are {state.dice_mode}: each side's ledger rolls its own dice alone, not "
-                       "proven fair. Your key fixes that for the whole campaign: agree to it with `cgledger keys init "
-                       f"--side {side} --dice {state.dice_mode}`, or choose fair dice first (`cgledger fair-dice mode "
-                       "fair`)", fair.RULE)
-    return SideKeyRegistered(action=state.next_action, side=side, salt=salt, check=check, public=public, dice=dice)
+                       "proven fair, for the whole campaign once both keys are set up: agree to it with `cgledger keys "
+                       f"init --side {side} --dice {state.dice_mode}`, or choose fair dice first (`cgledger fair-dice "
+                       "mode fair`)", fair.RULE)
 
 
 def fair_commit(state: CampaignState, rules: Rules, side: str, seed_commitment: str,

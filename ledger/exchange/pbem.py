@@ -55,6 +55,9 @@ def plan_import(bundle: Bundle, local: list) -> list[BundleEvent]:
     cid = campaign_id(bundle.campaign)
     previous = head.digest if head else chain.GENESIS
     for event in new:
+        if not chain.command_id_ok(event.command):
+            raise BadInput(f"event {event.version} of the bundle carries a command id no ledger writes (letters, "
+                           f"digits and -._:# up to {chain.COMMAND_ID_MOST}): refused")
         if event.prev != previous:
             raise BadInput(f"event {event.version} of the bundle does not follow event {event.version - 1}: the "
                            "bundle forks history, or was reordered")

@@ -1,6 +1,6 @@
 """What a player's rules file changes against the rules in force: the words a proposal shows the other side before
-he accepts it (a table replaced row by row, an RG chart line field by field), so that no shipped table is replaced
-unseen behind a file's name."""
+he accepts it. Every entry the file defines is compared whole, field by field (a table's rows one by one, with their
+codes and the flags they set), so that nothing in force is replaced unseen behind a file's name."""
 
 from __future__ import annotations
 
@@ -10,55 +10,57 @@ import msgspec
 
 
 def described(system: str, overrides: tuple[tuple[str, str], ...], source: str, text: str) -> list[str]:
-    """One line per table, RG, fortification or map the file defines: new, the same as in force, or what changes."""
+    """One line per table, chart, RG, fortification, placement, map, missing table or CG's Victory Conditions the
+    file defines: new, the same as in force, or each field it changes."""
     from . import decode_tables, load
 
     before, after = load(system, overrides), load(system, (*overrides, (source, text)))
     decoded = decode_tables(text, source, system)
-    out = []
-    for table in decoded.table:
-        out.append(_table(table.id, before.tables.get(table.id), after.tables[table.id]))
-    for rg in decoded.rg:
-        key = (rg.side, rg.id)
-        out.append(_fields(f"RG {rg.id} ({before.system.sides.get(rg.side, rg.side)})", before.rgs.get(key),
-                           after.rgs[key]))
-    for fort in decoded.fortification:
-        out.append(_fields(f"fortification {fort.id}", before.fortifications.get(fort.id),
-                           after.fortifications[fort.id]))
-    out += [f"map {m.group}: {'replaced' if m.group in before.maps else 'new'}" for m in decoded.map]
-    return out
+    sides = before.system.sides
+    entries = [(f"table {t.id}", before.tables.get(t.id), after.tables.get(t.id)) for t in decoded.table]
+    entries += [(f"chart {c.id}", before.charts.get(c.id), after.charts.get(c.id)) for c in decoded.chart]
+    entries += [(f"RG {r.id} ({sides.get(r.side, r.side)})", before.rgs.get((r.side, r.id)),
+                 after.rgs.get((r.side, r.id))) for r in decoded.rg]
+    entries += [(f"fortification {f.id}", before.fortifications.get(f.id), after.fortifications.get(f.id))
+                for f in decoded.fortification]
+    entries += [(f"placement {p.id}", before.placements.get(p.id), after.placements.get(p.id))
+                for p in decoded.placement]
+    entries += [(f"map {m.group}", before.maps.get(m.group), after.maps.get(m.group)) for m in decoded.map]
+    entries += [(f"missing table {m.id}", before.missing.get(m.id), after.missing.get(m.id)) for m in decoded.missing]
+    entries += [(f"victory conditions of CG {cg}", before.victory.get(cg), after.victory.get(cg))
+                for cg in dict.fromkeys(v.cg for v in decoded.victory)]
+    return [_entry(what, old, new) for what, old, new in entries]
 
 
-def _rows(table) -> list[str]:
-    return [_range(r.min, r.max) + f" {r.result}" for r in table.rows]
-
-
-def _range(low: int | None, high: int | None) -> str:
-    if low is None:
-        return f"≤{high}"
-    if high is None:
-        return f"≥{low}"
-    return str(low) if low == high else f"{low}-{high}"
-
-
-def _table(table_id: str, old, new) -> str:
-    if old is None:
-        return f"table {table_id}: new"
-    gone = [r for r in _rows(old) if r not in _rows(new)]
-    came = [r for r in _rows(new) if r not in _rows(old)]
-    said = [f"rows {'; '.join(gone) or 'none'} become {'; '.join(came) or 'none'}"] if gone or came else []
-    said += [f"its {name} change" for name in ("drm", "die", "step", "per", "when")
-             if _plain(getattr(old, name, None)) != _plain(getattr(new, name, None))]
-    return f"table {table_id} in force replaced: " + (", ".join(said) if said else "the same as before")
-
-
-def _fields(what: str, old, new) -> str:
+def _entry(what: str, old, new) -> str:
     if old is None:
         return f"{what}: new"
     before, after = _plain(old), _plain(new)
-    changed = [f"{name} {_short(before.get(name))} → {_short(after.get(name))}" for name in after
-               if name not in ("note", "rule", "source") and before.get(name) != after.get(name)]
-    return f"{what} in force replaced: " + (", ".join(changed) if changed else "the same as before")
+    if before == after:
+        return f"{what}: the same as in force"
+    if isinstance(before, dict) and isinstance(after, dict):
+        said = [_field(name, before.get(name), after.get(name)) for name in dict.fromkeys([*before, *after])
+                if before.get(name) != after.get(name)]
+    else:
+        said = [f"{_short(before)} → {_short(after)}"]
+    return f"{what} in force replaced: " + "; ".join(said)
+
+
+def _field(name: str, old: Any, new: Any) -> str:
+    if name == "rows" and isinstance(old, list) and isinstance(new, list):
+        gone = [_row(r) for r in old if r not in new]
+        came = [_row(r) for r in new if r not in old]
+        return f"rows {', '.join(gone) or 'none'} become {', '.join(came) or 'none'}"
+    return f"{name} {_short(old)} → {_short(new)}"
+
+
+def _row(row: dict) -> str:
+    low, high = row.get("min"), row.get("max")
+    span = f"≤{high}" if low is None else f"≥{low}" if high is None else str(low) if low == high else f"{low}-{high}"
+    extra = [f"{k} {_short(v)}" for k, v in row.items() if k not in ("min", "max", "result", "code")
+             and v not in ("", [], None, False)]
+    return f"{span} {row['result']}" + (f" [{row['code']}]" if row.get("code") else "") + \
+        (f" ({', '.join(extra)})" if extra else "")
 
 
 def _plain(value: Any) -> Any:
@@ -66,5 +68,5 @@ def _plain(value: Any) -> Any:
 
 
 def _short(value: Any) -> str:
-    text = "none" if value is None else str(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    text = "none" if value in (None, "", [], {}) else str(value)
+    return text if len(text) <= 80 else text[:79] + "…"

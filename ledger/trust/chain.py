@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import functools
 from datetime import datetime, timezone
 from uuid import NAMESPACE_URL, UUID
@@ -126,6 +128,16 @@ def _defaults(cls) -> dict:
             default = default.factory()
         found[name] = msgspec.to_builtins(default)
     return found
+
+
+# a command id as ledgers write it (a UUID, '#n' for each part of one command) or a player gives it: words no
+# decision reads travel in no other field (`--command-id`, and each event of a bundle, are checked against it)
+COMMAND_ID_MOST = 80
+_COMMAND_ID = re.compile(r"[A-Za-z0-9._:#-]{0,%d}\Z" % COMMAND_ID_MOST)
+
+
+def command_id_ok(text: str) -> bool:
+    return bool(_COMMAND_ID.match(text))
 
 
 # fields added after form 1 was replaced: a form-1 event was digested without them (a roll inside a reveal too)

@@ -193,8 +193,10 @@ def place(ledger, name: str | None, item: str, hex_text: str, side: str, hidden:
 
 @retried
 def vasl_import(ledger, name: str | None, files: list[tuple[str, bytes]], attach: list, players: dict[str, str],
-                dry_run: bool = False) -> list:
-    """Each file (name, bytes) in order, one action each; nothing is written if any is refused."""
+                dry_run: bool = False, own_copy: bool = False) -> list:
+    """Each file (name, bytes) in order, one action each; nothing is written if any is refused. `own_copy`: the
+    player says his own VASL wrote the files as he watched the game live, so they witness the other side's VASL
+    dice whose very reports stand in them (a file the other side mailed would be that side's word)."""
     from ..decide.vasl import commands_of, decide_import, read_source
 
     campaign, rules = ledger.load(name)
@@ -212,9 +214,13 @@ def vasl_import(ledger, name: str | None, files: list[tuple[str, bytes]], attach
         claims = {v: campaign.claims[str(v)] for v in witnessing.to_witness(campaign, me)}
         log = ledger.store.log_at(campaign)
         named = names_of(log, me, {n: rules.side(s) for n, s in players.items()})
-        if me not in named.values():  # a report of his own the other side claimed would be witnessed as the other's
+        if not own_copy or me not in named.values():
             found = sorted({v for _digest, rolls in witnessed_in(log, imported, claims, named) for v in rolls})
-            if found:
+            if found and not own_copy:
+                ledger.said.append(f"this file holds the reports of the other side's VASL dice of event "
+                                   f"{', '.join(map(str, found))}: if your own VASL wrote it while you watched the game "
+                                   "live, `--own-copy` witnesses them (a file he mailed you is his word, not yours)")
+            elif found:  # a report of his own the other side claimed would be witnessed as the other's
                 ledger.said.append(f"your copy of the VASL log holds the reports of the other side's VASL dice of "
                                    f"event {', '.join(map(str, found))}: name your own VASL player to witness them "
                                    f"from it (--player NAME={me}), so that no report of yours is taken for his")

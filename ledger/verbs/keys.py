@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import lazy
 from . import retried
-from ..decide import fair
+from ..decide import fair, secrets
 from ..errors import BadInput
 from ..player.keyring import Keyring
 from ..domain.events import RollValuePublished
@@ -18,6 +18,8 @@ def register_key(ledger, name: str | None, side: str, material: bytes, dice: str
     """The side's key, and in the same action its fair-dice commitment (a random seed, sealed with that key);
     `dice`: the campaign's dice mode, agreed to where this key completes the pair and they are not fair."""
     campaign, rules = ledger.load(name)
+    if rules.side(side) not in campaign.keys:  # whatever reading the campaign began under (the decision: edition 4 on)
+        secrets.dice_agreed(campaign, rules.side(side), dice.strip().lower())
     keyring = Keyring(material)
     words = (campaign.name, *campaign.name.split(), campaign.system, *rules.system.sides,
              *rules.system.sides.values(), "cgledger")
