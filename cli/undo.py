@@ -24,7 +24,7 @@ def undo(obj, reason: str, as_json: bool) -> None:
     ledger = obj.ledger()
     fact, = ledger.execute(obj.campaign, cmd.Undo(reason=reason))
     concerned = acts.concerned(ledger, obj.campaign, fact)
-    show_take_back(fact, concerned, reason, as_json, obj.side_names)
+    show_take_back(fact, concerned, reason, as_json, obj.side_names, acts.rest_of_command(ledger, obj.campaign, fact))
 
 
 @main.command()
@@ -52,8 +52,9 @@ def decline(obj, reason: str, as_json: bool) -> None:
                + "; it is over on both sides once he has your bundle")
 
 
-def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict) -> None:
-    """What an undo, a rewind or an accepted proposal did; `side_names()`: each side's name, for the events listed."""
+def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict, rest: list[int] | None = None) -> None:
+    """What an undo, a rewind or an accepted proposal did; `side_names()`: each side's name, for the events listed;
+    `rest`: the first events of the other actions of the undone action's command still in force."""
     if isinstance(fact, TablesOverridden):  # an accepted rules file
         if as_json:
             emit_json({"source": fact.source, "tables": list(fact.tables), "accepted": fact.proposal})
@@ -67,7 +68,8 @@ def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict)
         if proposed:
             data.update(proposed=fact.kind, actions=list(fact.voided))
         elif hasattr(fact, "undone"):
-            data.update(undone=fact.undone, **({"accepted": fact.proposal} if fact.proposal else {}))
+            data.update(undone=fact.undone, **({"accepted": fact.proposal} if fact.proposal else {}),
+                        **({"same_command_left": rest} if rest is not None else {}))
         else:
             data.update(cg_date=fact.cg_date, to_version=fact.to_version, voided=list(fact.voided),
                         **({"accepted": fact.proposal} if fact.proposal else {}))
@@ -85,6 +87,9 @@ def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict)
     elif hasattr(fact, "undone"):
         click.echo(f"taken back: {action_words(concerned, sides)}"
                    + (" (the other side's proposal, accepted)" if fact.proposal else ""))
+        if rest:
+            click.echo(f"the same command recorded {len(rest)} more act(s) still in force (event "
+                       f"{', '.join(map(str, rest))}): each `cgledger undo` takes back the last of them")
         return
     else:
         click.echo(f"rewound to the end of {fact.cg_date}'s RePh (event {fact.to_version}); {len(fact.voided)} "

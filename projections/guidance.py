@@ -292,7 +292,7 @@ def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
         return ""
     for s in [side] if side else list(rules.system.sides):
         costs = [rg.cost for (owner, _id), rg in rules.rgs.items() if owner == s and rg.cost is not None]
-        if costs and (min(costs) <= cpp.get(s, 0) or _replenishment_coming(rules, state, s)):
+        if costs and (min(costs) <= cpp.get(s, 0) or replenishment_coming(rules, state, s)):
             return (f"CPP to buy Reinforcement Groups with (none are bought this CG Date once the side goes on "
                     f"past {step}; its CPP carry over)")
     return ""
@@ -301,14 +301,14 @@ def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
 def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
     """In the RG purchase step, a side that has bought nothing this CG Date while its CPP Replenishment is still to
     come: going on would end its purchases before it knows what it buys with."""
-    if here == SCENARIO or rules.steps[here].purchase != "rg" or not _replenishment_coming(rules, state, side):
+    if here == SCENARIO or rules.steps[here].purchase != "rg" or not replenishment_coming(rules, state, side):
         return False
     sides = [side] if side else list(rules.system.sides)
     return not any(k.split(":")[0] in sides and n for k, n in state.bought_today.items()) \
         and not any(e["side"] in sides and e.get("cg_date") == state.cg_date for e in state.secret_rgs.values())
 
 
-def _replenishment_coming(rules, state, side: str | None) -> bool:
+def replenishment_coming(rules, state, side: str | None) -> bool:
     """The side's CPP Replenishment (8.616, RR 2.516) is declared and its dice not made yet (any side's: None)."""
     return any((side is None or d["side"] == side) and not d["made"] and rules.tables.get(d["table"]) is not None
                and rules.tables[d["table"]].effect == "cpp_replenishment" for d in state.declared.values())

@@ -106,7 +106,8 @@ def status(state, rules, reader: Reader) -> dict:
         "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
         # FPP still to spend (the public books of a side that bought FPP in secret and spent them read below 0)
-        "cpp": cpp, "fpp": {s: v for s, v in fpp.items() if v > 0}, "lvp": state.lvp,
+        "cpp": cpp, "fpp": {s: v for s, v in fpp.items() if v > 0 and not _fpp_forfeit(state, rules, s)},
+        "lvp": state.lvp,
         "attack_chits": state.chits, "flags": state.flags,
         "in_effect": [rules.flag_text(flag) for flag in state.flags],  # the flags in the players' words
         "attack_chits_left": chits.left(state, rules),  # per side with a limit (8.6231, RR 2.5221)
@@ -195,6 +196,20 @@ def step_refused(rules, view, by: str) -> dict | None:
     except LedgerError as refused:
         return {"text": refused.message, "rule": refused.rule}
     return None
+
+
+def _fpp_forfeit(state, rules, side: str) -> bool:
+    """The side stands outside the steps from its CG Date's start to the one its FPP are spent in (8.621, RR 2.520):
+    those unspent are forfeit (the scenario and the RePh after it are still that CG Date's)."""
+    step = rules.purchase_step("fortifications")
+    at = walk.position(state, side)
+    if step is None:
+        return False
+    if at not in rules.steps:
+        return True  # the CG scenario
+    order = [s.id for s in rules.system.steps]
+    start = next((i for i, s in enumerate(rules.system.steps) if s.new_cg_date), 0)
+    return not start <= order.index(at) <= order.index(step)
 
 
 def progress(state, rules, own: str | None = None, fpp: dict | None = None) -> dict:

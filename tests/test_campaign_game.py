@@ -272,6 +272,10 @@ def test_8_621_fortifications_are_offered_only_to_a_side_with_fpp(buying):
     assert offered == ["cgledger fortify ITEM --side german --setup-area ID [--count N]"], offered
     line = offered[0].replace("ITEM", "dummy").replace("ID [--count N]", "A")  # filled in: one "?" in Setup Area A
     buying.ok(*line.split()[1:])
+    assert buying.json("status")["fpp"] == {"german": 9}
+    buying.ok("step", "next")  # 9 FPP unspent: forfeit once the step is left, and no longer shown as to spend
+    assert buying.json("status")["fpp"] == {} and "FPP to spend" not in buying.ok("status").stdout
+    buying.ok("undo")
     buying.ok("fortify", "dummy", "--side", "german", "--setup-area", "A", "--count", "9")  # the rest of the 10 FPP
     assert buying.json("status")["fpp"] == {}
     assert not [m for m in buying.json("status")["may"] if m["command"].startswith("cgledger fortify")]

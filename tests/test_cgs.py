@@ -370,7 +370,7 @@ def test_hidden_mines_are_invisible_to_the_other_sides_terrain(keyed, tmp_path):
     russian.refused("terrain", "--map", "DTW", "--side", "german", contains="not the German side's")
     anyone.refused("terrain", "--map", "DTW", "--side", "german", contains="give its passphrase")
     report = anyone.json("audit")
-    assert report["clean"] and {"version": placed["event"], "what": "the german side's hidden Mines was never "
+    assert report["clean"] and {"version": placed["event"], "what": "the German side's hidden Mines was never "
                                                                     "revealed"} in report["pending"]
     assert anyone("audit", "--final").exit_code == 1  # at campaign end every secret is opened
 

@@ -266,3 +266,24 @@ def test_a_kgp_open_rgs_sw_drs_are_as_secret_as_its_strength(tmp_path, make_db, 
     post.receive(u)
     for desk in (g, u):
         assert json.loads(desk.run("audit", "--json").stdout)["findings"] == []
+
+
+def test_an_undo_of_one_act_of_a_command_names_the_others_still_in_force(tmp_path, make_db):
+    """`buy --follow-ups` records the purchase, the walk and each declaration as acts of their own: its undo takes
+    back the last and says which of the same command are still in force (each `undo` the next)."""
+    from two_players import start
+
+    desks, post = start("kgp", [make_db(), make_db()], tmp_path)
+    g = desks["german"]
+    g.ok("step", "8.619")
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--follow-ups")
+    taken = g.json("undo")
+    left = taken["same_command_left"]
+    assert len(left) >= 3 and not set(taken["events"]) & set(left), taken  # the purchase, the walk, the others
+    said = g.ok("undo").stdout
+    assert f"the same command recorded {len(left) - 1} more act(s) still in force" in said, said
+    for _ in left[1:]:
+        g.ok("undo")
+    assert g.json("status")["progress"]["german"]["step"] == "8.619"  # the whole command taken back
+    g.ok("step", "8.620")  # another command: an undo of it names nothing of the purchase's
+    assert g.json("undo")["same_command_left"] == []

@@ -223,7 +223,7 @@ def test_pending_rolls_are_listed_and_a_problem_at_campaign_end(table):
     german, us, anyone = table
     german.ok("roll", "8.610", "--side", "german", "--for", "A")
     plain = anyone("audit")
-    assert plain.exit_code == 0 and "pending: the german side's fair roll on 8.610 was never answered" in plain.stdout
+    assert plain.exit_code == 0 and "pending: the German side's fair roll on 8.610 was never answered" in plain.stdout
     final = anyone("audit", "--final")
     assert final.exit_code == 1 and "at campaign end" in final.stdout
 

@@ -392,3 +392,6 @@ def test_the_next_act_brings_a_side_with_cpp_to_its_purchases_not_past_them(at):
     assert status["step"] == "8.619" or status["progress"]["german"]["step"] == "8.619"
     assert status["next_acts"] == [] and any(m["command"].startswith("cgledger buy ") for m in status["may"])
     assert any(w["side"] == "german" for w in status["waiting"]), status["waiting"]
+    # a player who goes on all the same is told what he leaves: the CPP to come carry over (8.6162)
+    said = german.ok("initiative", "--chit", "german=attack").stderr
+    assert "are over this CG Date, before its CPP Replenishment came (those CPP carry over)" in said, said

@@ -45,3 +45,15 @@ def test_an_undo_names_the_side_of_what_it_took_back(at):
     cli = at("scenario")
     cli.ok("roll", "KGP3", "--side", "us", "--dice", "3,4")
     assert "the U.S. side's roll on KGP3 (DR 3,4: " in cli.ok("undo").stdout
+
+
+def test_the_final_audit_names_the_sides_of_what_is_still_owed(at):
+    """'the us side's RG bought in secret', 'the Secret roll on  by us': the audit's lines say each side's name."""
+    cli = at("8.616", "19 PM")
+    german, us = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    us.ok("keys", "init", "--side", "us")
+    german.ok("roll", "8.616", "--side", "german")  # a Secret fair roll: declared, never answered
+    lines = cli("audit", "--final").stdout.splitlines()
+    assert any("the German side's Secret fair roll on 8.616 was never answered" in line for line in lines), lines
+    assert not [line for line in lines if IDS.search(line)]

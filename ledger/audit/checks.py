@@ -26,24 +26,34 @@ def unwitnessed_of(state: CampaignState) -> list[tuple[int, str]]:
 
 def pending_of(state: CampaignState) -> list[tuple[int, str]]:
     """What the fair-dice and sealed-chit protocols still owe (the unrevealed Secret rolls are listed apart)."""
-    out = []
+    out, name = [], side_names(state)
     for entry in sorted(state.declared.values(), key=lambda e: e["version"]):
-        what = f"the {entry['side']} side's {'Secret ' if entry['secret'] else ''}fair roll " + (
+        what = f"the {name(entry['side'])} side's {'Secret ' if entry['secret'] else ''}fair roll " + (
             f"on {entry['table']}" if entry["table"] else "for its RG bought in secret")
         if not entry["answered"]:
             out.append((entry["version"], f"{what} was never answered by the other side"))
         elif not entry["made"]:
             out.append((entry["answered"], f"{what} was answered but never made by its side"))
     for version, entry in sorted(state.secret_rgs.items(), key=lambda item: int(item[0])):
-        out.append((int(version), f"the {entry['side']} side's RG bought in secret on {entry['cg_date']} was never "
+        out.append((int(version), f"the {name(entry['side'])} side's RG bought in secret on {entry['cg_date']} was never "
                                   "revealed"))
     for version, entry in sorted(state.hidden.items(), key=lambda item: int(item[0])):
         if entry["sealed"]:  # CGS 7.4.4: set up hidden under its side's key
-            out.append((int(version), f"the {entry['side']} side's hidden {item_name(entry['item'])} was never revealed"))
+            out.append((int(version), f"the {name(entry['side'])} side's hidden {item_name(entry['item'])} was never "
+                                      "revealed"))
     for side, chit in sorted(state.sealed_chits.items()):
         if not chit["chit"]:
-            out.append((chit["version"], f"the {side} side's sealed Initiative chit was never revealed"))
+            out.append((chit["version"], f"the {name(side)} side's sealed Initiative chit was never revealed"))
     return out
+
+
+def side_names(state: CampaignState):
+    """A side's name in the campaign's system ('us' -> 'U.S.'), for the audit's words."""
+    try:
+        sides = rulesmod.load(state.system).system.sides
+    except LedgerError:
+        sides = {}
+    return lambda side: sides.get(side, side)
 
 
 def sources_of(logged) -> dict[str, int]:

@@ -23,7 +23,7 @@ from ..domain.timeline import kind_words
 from ..store.stream import Events
 from ..trust import chain
 from ..trust.signatures import Signed, Verifier, author_check
-from .checks import check_fair, check_snapshot, check_vasl, pending_of, roll_key, unwitnessed_of
+from .checks import check_fair, check_snapshot, check_vasl, pending_of, roll_key, side_names, unwitnessed_of
 from .tally import Kept, UsedUp
 
 KINDS = ("pending", "unreadable", "missing", "tampered", "chain", "author", "signature", "rights", "table", "step", "due",
@@ -402,8 +402,10 @@ class Replay:
         if final:
             findings += [Finding(v, "unwitnessed", f"at campaign end: {what}") for v, what in unwitnessed]
             findings += [Finding(v, "pending", f"at campaign end: {what}") for v, what in pending]
-            findings += [Finding(v, "pending", f"at campaign end: the Secret roll on {table} by {side} was never "
-                                               "revealed") for v, table, side in unrevealed]
+            name = side_names(state) if state is not None else str
+            findings += [Finding(v, "pending", f"at campaign end: the {name(side)} side's Secret roll "
+                                               + (f"on {table}" if table else "for an RG bought in secret")
+                                               + " was never revealed") for v, table, side in unrevealed]
         return Report(events=kept.count, rolls=self.roll_count, findings=tuple(findings), unrevealed=unrevealed,
                       pending=pending, sources=tuple(sorted(kept.sources(self.rolls_by_action).items())),
                       unwitnessed=unwitnessed, head=kept.head)

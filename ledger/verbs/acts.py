@@ -57,6 +57,25 @@ def concerned(ledger, name: str | None, fact) -> list[Logged]:
     return [e for e in ledger.store.history(name) if getattr(e.fact, "action", None) in wanted]
 
 
+def rest_of_command(ledger, name: str | None, fact) -> list[int]:
+    """After an undo of one action, the first events of the other actions the same command made that are still in
+    force (`buy --follow-ups` records the purchase, the walk and each declaration as actions of their own, their
+    command ids one id with '#n'): each is taken back by an `undo` of its own."""
+    from ..domain.inforce import live
+
+    undone = getattr(fact, "undone", None)
+    history = ledger.store.history(name)
+    ids = {e.command.partition("#")[0] for e in history if getattr(e.fact, "action", None) == undone and e.command}
+    if undone is None or not ids - {""}:
+        return []
+    firsts: dict[int, int] = {}
+    for event in live(history):
+        action = getattr(event.fact, "action", None)
+        if action is not None and action != undone and event.command.partition("#")[0] in ids:
+            firsts.setdefault(action, event.version)
+    return sorted(firsts.values())
+
+
 @retried
 def step(ledger, name: str | None, target: str | None = None):
     campaign, rules = ledger.load(name)

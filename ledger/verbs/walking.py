@@ -50,13 +50,17 @@ def walk_to(ledger, campaign, rules, side: str, targets: tuple[str, ...]) -> Non
     ids = [p["step"] for p in move.passed]
     passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
     into = f"; the campaign is now on CG Date {move.new_date}" if move.new_date else ""
-    over = "" if move.new_date else _purchases_over(rules, [here, *ids], side if walking else None)
+    over = "" if move.new_date else _purchases_over(rules, campaign, [here, *ids], side if walking else None)
     ledger.said.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}{over}")
 
 
-def _purchases_over(rules, left: list[str], side: str | None) -> str:
-    """The purchase steps a walk left behind on this CG Date (KGP 8.619, 8.621): nothing more is bought there."""
+def _purchases_over(rules, campaign, left: list[str], side: str | None) -> str:
+    """The purchase steps a walk left behind on this CG Date (KGP 8.619, 8.621): nothing more is bought there; and,
+    where the RG step is among them, a CPP Replenishment still to come (its CPP carry over, 8.6162)."""
     bought = [f"{'RG' if rules.steps[s].purchase == 'rg' else 'Fortification'} purchases ({s})" for s in left
               if s in rules.steps and rules.steps[s].purchase]
     whose = f"the {rules.system.sides.get(side, side)} side's " if side else ""
-    return f"; {whose}{' and '.join(bought)} are over this CG Date" if bought else ""
+    coming = any(s in rules.steps and rules.steps[s].purchase == "rg" for s in left) \
+        and guidance.replenishment_coming(rules, campaign, side)
+    return (f"; {whose}{' and '.join(bought)} are over this CG Date"
+            + (", before its CPP Replenishment came (those CPP carry over)" if coming else "")) if bought else ""
