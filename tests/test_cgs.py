@@ -720,6 +720,9 @@ def test_wire_and_roadblocks_are_placed_only_at_the_start_of_a_firefight(tmp_pat
     before = cli.events()
     cli.refused(*words(lines[upto]), contains="placed at the start of a firefight; this one is under way")
     assert cli.events() == before
+    # a Roadblock bought now goes in at the next firefight's start: `buy` says so at once, not first `place`
+    said = cli.ok("buy", "F1", "--side", "russian").stderr
+    assert "a Roadblock is placed at the start of a firefight (7.5.1): this one is under way" in said, said
 
 
 def test_with_both_keys_each_player_is_offered_only_his_own_sides_rolls_and_each_is_taken(keyed):

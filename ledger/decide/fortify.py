@@ -77,7 +77,7 @@ def placeable(rules: Rules, side: str, log) -> list[Placement]:
     """The fortifications the side may place now, as `place` decides them: bought as an RG and not placed yet, and
     those placed only at the start of a firefight (7.5.1, 7.6.1) while its play has not begun."""
     in_force = live(log)  # undo and rewind left out: what is left reads the same again
-    begun = _play_begun(in_force) is not None
+    begun = play_begun(in_force) is not None
     return [p for p in rules.placements.values()
             if free_rgs(rules, side, p, in_force) and not (p.at_start and begun)]
 
@@ -86,7 +86,7 @@ def placeable(rules: Rules, side: str, log) -> list[Placement]:
 PLAY = (DiceRolled, DiceReported, SecretRollMade, RollDeclared, LocationControlled, MouseholeMade, FortificationRemoved)
 
 
-def _play_begun(log) -> int | None:
+def play_begun(log) -> int | None:
     """The event that began the firefight being played (its first roll or change on the map since the last one
     ended), or None while it is still being set up (7.5.1, 7.6.1: 'at the start of the firefight')."""
     begun = None
@@ -124,7 +124,7 @@ def place(state: CampaignState, rules: Rules, item: str, hex_text: str, side: st
     if hidden:
         _hidden_allowed(rules, placement)
     if placement.at_start:
-        begun = _play_begun(log)
+        begun = play_begun(log)
         if begun is not None:
             raise BadInput(f"a {placement.name} is placed at the start of a firefight; this one is under way (since "
                            f"event {begun})", placement.at_start)

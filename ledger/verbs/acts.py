@@ -142,7 +142,23 @@ def buy(ledger, name: str | None, rg_id: str, side: str, map_group: str = "", ob
         ledger.record(campaign, rules, cmd.SealPurchase(side=fact.side, commitment=commitment(fact, salt), sealed=text))
     else:
         ledger.append(campaign, fact, request=request)
+    _placed_next_firefight(ledger, campaign, rules, fact)
     return fact, secret
+
+
+def _placed_next_firefight(ledger, campaign, rules, fact) -> None:
+    """CGS: a fortification placed only at the start of a firefight (a Roadblock, 7.5.1; Wire, 7.6.1) bought while
+    one is under way goes in at the next: said at once, not first at `place`."""
+    rg = rules.rgs.get((fact.side, fact.rg))
+    placement = rules.placements.get(rg.fortification) if rg is not None and rg.fortification else None
+    if placement is None or not placement.at_start:
+        return
+    from ..decide.fortify import play_begun
+
+    begun = play_begun(ledger.store.log_at(campaign))
+    if begun is not None:
+        ledger.said.append(f"a {placement.name} is placed at the start of a firefight ({placement.at_start}): this one "
+                           f"is under way (since event {begun}), so it goes in at the next")
 
 
 def buy_then_follow_ups(ledger, name: str | None, rg_id: str, side: str, *args) -> tuple:
