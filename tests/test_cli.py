@@ -82,7 +82,7 @@ def test_log_and_undo(kgp):
     kgp.ok("roll", "KGP3", "--side", "us", "--dice", "3,3")
     kgp.ok("step", "next")
     undone = kgp.json("undo", "--reason", "too early")
-    assert undone == {"undone": 3, "reason": "too early", "events": [4]}
+    assert undone == {"undone": 3, "reason": "too early", "events": [4], "same_command_left": []}
     rows = kgp.json("log")
     assert [r["type"] for r in rows] == ["CampaignStarted", "StepOpened", "DiceRolled", "StepOpened", "ActionUndone"]
     assert [r["in_force"] for r in rows[1:]] == [True, True, False, True]

@@ -404,3 +404,19 @@ def test_a_proposed_rules_file_shows_every_field_it_changes(desks, tmp_path):
     assert changes[0] == ("table 8.6201 in force replaced: rows ≤11 Full Strength [F] become ≤11 Full Strength [D]")
     assert changes[1] == "table 8.625 in force replaced: together 8.6233a → none"
     assert changes[2] == "table 8.6202: the same as in force"
+
+
+def test_a_proposed_chart_names_the_one_entry_it_changes(desks, tmp_path):
+    """The CPP Base # chart copied with one figure raised (German 20 N 50 -> 90): the entry is named, whole, however
+    long the chart (a value cut short would read the same before and after)."""
+    g, u = desks
+    shipped = (Path(__file__).parent.parent / "ledger" / "rules" / "kgp" / "reph.toml").read_text(encoding="utf-8")
+    start = shipped.index('[[chart]]\nid = "8.6161"')
+    chart = shipped[start:shipped.find("\n[[", start + 1)] + "\n"
+    raised = chart.replace('date = "20 N", values = { german = 50, us = 50 }', 'date = "20 N", values = { german = 90, us = 50 }', 1)
+    assert raised != chart
+    (tmp_path / "evil.toml").write_text(raised, encoding="utf-8")
+    g.ok("rules", "load", str(tmp_path / "evil.toml"))
+    change, = g.json("status")["proposal"]["changes"]
+    assert change.startswith("chart 8.6161 in force replaced: entries ") and "german 50" in change \
+        and "german 90" in change and change.count("20 N") == 2, change

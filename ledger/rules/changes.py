@@ -42,22 +42,28 @@ def _entry(what: str, old, new) -> str:
         said = [_field(name, before.get(name), after.get(name)) for name in dict.fromkeys([*before, *after])
                 if before.get(name) != after.get(name)]
     else:
-        said = [f"{_short(before)} → {_short(after)}"]
+        said = [f"{_item(before)} → {_item(after)}"]
     return f"{what} in force replaced: " + "; ".join(said)
 
 
 def _field(name: str, old: Any, new: Any) -> str:
-    if name == "rows" and isinstance(old, list) and isinstance(new, list):
-        gone = [_row(r) for r in old if r not in new]
-        came = [_row(r) for r in new if r not in old]
-        return f"rows {', '.join(gone) or 'none'} become {', '.join(came) or 'none'}"
-    return f"{name} {_short(old)} → {_short(new)}"
+    """A field that differs: a list item by item (the items that go and those that come, a table's rows as the
+    table reads), a dict key by key, anything else whole. A changed value is never cut short."""
+    if isinstance(old, list) and isinstance(new, list):
+        shown = _row if name == "rows" else _item
+        gone = [shown(r) for r in old if r not in new]
+        came = [shown(r) for r in new if r not in old]
+        return f"{name} {', '.join(gone) or 'none'} become {', '.join(came) or 'none'}"
+    if isinstance(old, dict) and isinstance(new, dict):
+        return "; ".join(_field(f"{name}.{k}", old.get(k), new.get(k)) for k in dict.fromkeys([*old, *new])
+                         if old.get(k) != new.get(k))
+    return f"{name} {_item(old)} → {_item(new)}"
 
 
 def _row(row: dict) -> str:
     low, high = row.get("min"), row.get("max")
     span = f"≤{high}" if low is None else f"≥{low}" if high is None else str(low) if low == high else f"{low}-{high}"
-    extra = [f"{k} {_short(v)}" for k, v in row.items() if k not in ("min", "max", "result", "code")
+    extra = [f"{k} {_item(v)}" for k, v in row.items() if k not in ("min", "max", "result", "code")
              and v not in ("", [], None, False)]
     return f"{span} {row['result']}" + (f" [{row['code']}]" if row.get("code") else "") + \
         (f" ({', '.join(extra)})" if extra else "")
@@ -67,6 +73,12 @@ def _plain(value: Any) -> Any:
     return msgspec.to_builtins(value) if value is not None else None
 
 
-def _short(value: Any) -> str:
-    text = "none" if value in (None, "", [], {}) else str(value)
-    return text if len(text) <= 80 else text[:79] + "…"
+def _item(value: Any) -> str:
+    """A value whole, dicts as 'key value' pairs (defaults left out), in the file's words."""
+    if value in (None, "", [], {}):
+        return "none"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} {_item(v)}" for k, v in value.items() if v not in ("", [], {}, None)) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_item(v) for v in value) + "]"
+    return str(value)
