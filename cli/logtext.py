@@ -30,6 +30,10 @@ def _take_back_proposed(row: dict, who) -> str:
     return f"proposed: {what}" + (f": {row['reason']}" if row["reason"] else "") + " (the other side accepts)"
 
 
+def _turn_returned(row: dict, who) -> str:
+    return f"the {who(row['side'])} side read the turn and mails it back: nothing to record"
+
+
 def _proposal_declined(row: dict, who) -> str:
     return f"the {who(row['side'])} side declines the proposal of event {row['proposal']}" + (
         f": {row['reason']}" if row.get("reason") else "")
@@ -281,7 +285,7 @@ def _rewound(row: dict, who) -> str:
 
 _DESCRIBED = {
     "TakeBackProposed": _take_back_proposed,
-    "ProposalDeclined": _proposal_declined,
+    "ProposalDeclined": _proposal_declined, "TurnReturned": _turn_returned,
     "CampaignStarted": _campaign_started,
     "DiceRolled": _dice_rolled,
     "ActionUndone": _action_undone,

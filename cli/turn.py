@@ -55,7 +55,11 @@ def send(obj, path: Path | None, outbox: Path | None, side: str | None, as_json:
             return
         click.echo(f"nothing to send: your opponent has every event already (head {head})")
         return
-    if not bundle.events:  # the turn mailed back: nothing new, only the head the other side's turn was read at
+    if [type(e.fact).__name__ for e in bundle.events] == ["TurnReturned"] and not as_json:  # the turn mailed back
+        click.echo(f"nothing new to record, but your opponent waits for his turn back: {written} holds your signed "
+                   f"receipt of his (up to event {bundle.since}); mail it to him")
+        return
+    if not bundle.events:  # his turn was only his receipt of yours: it goes back as it came, with the head
         head = ledger.verification.head(bundle.campaign)
         if as_json:
             emit_json({"file": str(written), "campaign": bundle.campaign, "events": 0, "from": None, "to": None,

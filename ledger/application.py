@@ -152,9 +152,15 @@ class CampaignLedger:
         return view, cmd.Context(by=by, log=log, sealed_cpp=sealed_cpp)
 
     def append(self, campaign: Campaign, *facts, request=None) -> None:
-        """Records what a decision returned (`put`), then saves at the version the decision saw."""
+        """Records what a decision returned (`put`), then saves at the version the decision saw; says so where the act
+        let the recorder's own open proposal lapse (it waits as the last act he mails)."""
+        author = campaign.proposal.get("author")
+        mine = campaign.proposal.get("version") if author and author == self.keyring.opens(campaign) else None
         self.put(campaign, *facts, command=self.command_id, request=request)
         self.store.save_campaign(campaign)
+        if mine and campaign.lapsed.get("version") == mine and campaign.lapsed.get("cause") == "act":
+            self.said.append(f"your proposal of event {mine} lapsed: this act was recorded after it (a proposal "
+                             "waits for the other side's answer as the last act of the turn you mail)")
 
     def put(self, campaign: Campaign, *facts, command: str = "", request=None) -> None:
         """Records facts into the aggregate (not saved yet), each by its author and signed once that side has a key

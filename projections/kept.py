@@ -31,7 +31,7 @@ from cgledger.ledger.domain.events import (
     FortificationPlaced, FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HQRecorded,
     InitiativeChosen, LocationControlled, MouseholeMade, RGPurchased, RGPurchaseSealed, RollAnswered, RollDeclared,
     RollLapsed, RollValuePublished, RubblePlaced, Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed,
-    SideAdvanced, StepOpened, ProposalDeclined, TakeBackProposed, VaslLogImported,
+    SideAdvanced, StepOpened, ProposalDeclined, TakeBackProposed, TurnReturned, VaslLogImported,
 )
 from cgledger.ledger.domain.inforce import in_force, voided_actions
 from cgledger.ledger.domain.timeline import ends_reph
@@ -51,7 +51,7 @@ PLAIN = (DiceRolled, DiceReported, SecretRollMade, RGPurchased, RGPurchaseSealed
          FortificationPlaced, FortificationRemoved, MouseholeMade, RubblePlaced, HiddenFortificationPlaced,
          DiceCommitted, DiceChainRenewed, DiceModeChosen, RollDeclared, RollAnswered, RollLapsed, RollValuePublished, ChitSealed,
          ChitRevealed, FairDiceCommitted, FairSeedRevealed, DiceWitnessed, VaslLogImported, TakeBackProposed,
-         ProposalDeclined)
+         ProposalDeclined, TurnReturned)
 
 
 AREAS = "areas:"  # + a Map Group: the view of its Setup Areas

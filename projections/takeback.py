@@ -10,7 +10,7 @@ from cgledger.ledger.domain.events import (
     ActionUndone, ChitRevealed, ChitSealed, CGDateChanged, CPPGained, DiceChainRenewed, DiceCommitted,
     DiceModeChosen, DiceRolled, FairDiceCommitted, FairSeedRevealed, FirefightEnded, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HiddenFortificationPlaced, HiddenFortificationRevealed,
-    HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, ProposalDeclined, Rewound, RGPurchased,
+    HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade, ProposalDeclined, TurnReturned, Rewound, RGPurchased,
     RGPurchaseRevealed, RGPurchaseSealed, RollAnswered, RollDeclarationRevealed, RollDeclared, RollLapsed,
     RollValuePublished, RubblePlaced, ScenarioEnded, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered, StepOpened, TablesOverridden,
 )
@@ -183,6 +183,10 @@ def _proposal_declined(fact, side: _Side) -> str:
     return f"{side(fact.side)}'s no to the proposal of event {fact.proposal}"
 
 
+def _turn_returned(fact, side: _Side) -> str:
+    return f"{side(fact.side)}'s turn mailed back"
+
+
 def _rewound(fact, side: _Side) -> str:
     return f"the rewind to the end of {fact.cg_date}'s RePh"
 
@@ -229,7 +233,7 @@ _WORDS: dict = {
     ChitSealed: _chit_sealed,
     ChitRevealed: _chit_revealed,
     ActionUndone: _action_undone,
-    ProposalDeclined: _proposal_declined,
+    ProposalDeclined: _proposal_declined, TurnReturned: _turn_returned,
     Rewound: _rewound,
     "VaslLogImported": _vasl_log_imported,
 }

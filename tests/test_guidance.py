@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Cli
+from conftest import Cli, keyed_players
 
 # what only the players know: the LVP each side scored, the chit each picks
 FILL = {"=N": "=3", "attack|idle": "idle", "--winner german|us": "--winner german"}
@@ -170,9 +170,7 @@ def test_with_keys_status_offers_each_side_only_its_own_chit_and_nothing_once_se
     from conftest import Player
 
     cli = at("8.623", "19 PM")
-    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words")
-    german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
     mine = german.json("status")
     lines = [n["command"] for n in mine["needs"] if n["effect"] == "initiative"]
     assert lines == ["cgledger initiative --chit german=attack|idle"], mine["needs"]
@@ -330,9 +328,7 @@ def test_a_roll_either_side_may_make_is_offered_to_each_player_as_his_own(at):
     from conftest import Player
 
     cli = at("8.623", "19 PM")
-    german, us = Player(cli.db, "Peiper's own words"), Player(cli.db, "Harrison's own words")
-    german.ok("keys", "init", "--side", "german")
-    us.ok("keys", "init", "--side", "us")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
     german.ok("initiative", "--chit", "german=attack")
     us.ok("initiative", "--chit", "us=attack")
     german.ok("status")  # his ledger reveals his chit: a Dual Attack
@@ -395,3 +391,33 @@ def test_the_next_act_brings_a_side_with_cpp_to_its_purchases_not_past_them(at):
     # a player who goes on all the same is told what he leaves: the CPP to come carry over (8.6162)
     said = german.ok("initiative", "--chit", "german=attack").stderr
     assert "are over this CG Date, before its CPP Replenishment came (those CPP carry over)" in said, said
+
+
+def test_a_proposal_stands_while_the_other_sides_ledger_reveals_its_chit(at):
+    """The U.S. seals his Initiative chit second and proposes a rules file; the German's ledger then reveals his chit
+    and resolves the matrix (its own records, no player's act): the proposal still waits for his answer."""
+    from conftest import keyed_players
+
+    chart = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+    cli = at("8.623", "19 PM")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
+    german.ok("initiative", "--chit", "german=attack")
+    us.ok("initiative", "--chit", "us=idle")
+    us.ok("rules", "load", str(chart))
+    status = german.json("status")  # his ledger reveals his chit: a German Assault
+    assert status["scenario"] == "German Assault"
+    assert status["proposal"]["open"] and status["proposal"]["yours"], status["proposal"]
+    german.ok("accept")
+
+
+def test_a_proposer_is_told_when_his_own_act_lets_his_proposal_lapse(at):
+    """A rules file proposed, then another act of the proposer's: the proposal lapses (a player's act follows it),
+    and the act says so at once, not the other side's `accept` ("no proposal is open") a turn later."""
+    from conftest import keyed_players
+
+    chart = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+    cli = at("8.616", "19 PM")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
+    proposed = us.json("rules", "load", str(chart))
+    said = us.ok("roll", "8.616", "--side", "us").stderr
+    assert "your proposal of event" in said and "lapsed: this act was recorded after it" in said, (proposed, said)

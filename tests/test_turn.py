@@ -46,15 +46,38 @@ def test_send_knows_what_the_opponent_holds_and_receive_of_the_same_file_adds_no
     # the U.S. mailed its turn: nothing more is recorded on its side until it reads the German's reply
     assert u.json("status")["turn"]["mailed"] == 5 and u.json("status")["may"] == []
     u.refused("step", "next", contains="you mailed your turn (up to event 5)")
-    # the German has nothing new: his `send` mails the turn back (no events, only the head he read it at)
+    # the German has nothing new: his `send` mails the turn back with his signed receipt of it (one event)
     assert g.json("status")["turn"]["reply_owed"] is True
     back = g.json("send", str(tmp_path / "3.json"))
-    assert back["events"] == 0 and back["file"] == str(tmp_path / "3.json")
-    assert "nothing to send" in g.ok("send", str(tmp_path / "5.json")).stdout  # mailed once: nothing more to mail
-    assert json.loads(u.ok("receive", str(tmp_path / "3.json"), "--json").stdout)["imported"] == 0
-    assert u.json("status")["turn"]["mailed"] is None
+    assert (back["events"], back["from"], back["file"]) == (1, 6, str(tmp_path / "3.json"))
+    again = g.json("send", str(tmp_path / "5.json"))  # he cannot know it came: the same receipt again, no other
+    assert (again["events"], again["from"]) == (1, 6) and g.events() == 6
+    assert json.loads(u.ok("receive", str(tmp_path / "3.json"), "--json").stdout)["imported"] == 1
+    assert u.json("log")[-1]["type"] == "TurnReturned" and u.json("status")["turn"]["mailed"] is None
     u.ok("step", "next")  # his turn again
-    g.refused("step", "next", contains="you mailed your turn (up to event 5)")  # the German waits for it
+    g.refused("step", "next", contains="you mailed your turn (up to event 6)")  # the German waits for it
+
+
+def test_a_shared_act_read_by_the_other_side_is_taken_back_only_by_a_proposal(desks, tmp_path):
+    """The German records the Initial Scenario's end (a shared act); the U.S. reads it and, with nothing to record,
+    mails the turn back. Its signed receipt is the U.S. side's event after the act: the German's `undo` is now a
+    proposal the U.S. accepts, never a take-back alone (before, an empty reply left no trace in the log)."""
+    g, u = desks
+    g.ok("step", "scenario")
+    g.ok("send", str(tmp_path / "3.json"))
+    u.ok("receive", str(tmp_path / "3.json"))
+    u.ok("step", "scenario")
+    u.ok("send", str(tmp_path / "4.json"))
+    g.ok("receive", str(tmp_path / "4.json"))
+    g.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
+    g.ok("send", str(tmp_path / "5.json"))
+    u.ok("receive", str(tmp_path / "5.json"))
+    assert "mails it back" not in u.ok("log", "--last", "1").stdout
+    assert "receipt" in u.ok("send", str(tmp_path / "6.json")).stdout
+    g.ok("receive", str(tmp_path / "6.json"))
+    taken = g.json("undo", "--reason", "oops")
+    assert taken["proposed"] == "undo", taken
+    assert g.json("status")["proposal"]["open"]
 
 
 def test_a_player_who_took_back_his_key_names_his_side_to_send(tmp_path):

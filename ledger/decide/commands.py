@@ -16,13 +16,13 @@ from ..domain.events import (
     DiceChainRenewed, DiceCommitted, DiceModeChosen, DiceWitnessed, FirefightEnded, FortificationPlaced,
     FortificationRemoved, FortificationsPurchased, HQRecorded, InitiativeChosen, LocationControlled, MouseholeMade,
     RGPurchased, RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
-    TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined,
+    TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined, TurnReturned,
     HiddenFortificationPlaced, HiddenFortificationRevealed, RGPurchaseRevealed, RGPurchaseSealed, SecretRollMade,
     SecretRollRevealed, RollDeclarationRevealed,
 )
 from ..domain.commands import *  # noqa: F401,F403 - the verbs, decided here
 from ..domain.commands import (
-    Accept, Buy, ChooseDiceMode, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
+    Accept, Buy, ChooseDiceMode, ReturnTurn, Command, CommitDice, CommitFairSeed, Control, Decline, DeclareRoll, EndFirefight,
     EndScenario, Fortify, Initiative, LoadRules, Mousehole, Place, PublishValue, RecordHQ, RegisterKey, Remove, RenewChain,
     RevealChit, RevealFairSeed, Rewind, RollCommand, SealChit, Step, Undo, Witness, AnswerRoll,
     HidePlacement, ImportVasl, LapseRoll, Reveal, RevealPlacement, RevealPurchase, RevealRoll, RollRevealing, SealPurchase,
@@ -154,6 +154,7 @@ DECISIONS: dict[type, Callable[[CampaignState, Any, Any, Context], list]] = {
     Rewind: lambda s, r, c, x: _list(rights.rewind(s, r, x.by, c.cg_date, c.reason)),
     Accept: lambda s, r, c, x: _list(rights.accept(s, r, x.by)),
     Decline: lambda s, r, c, x: _list(rights.decline(s, r, c.side, c.reason)),
+    ReturnTurn: lambda s, r, c, x: _list(rights.return_turn(s, r, c.side)),
     RegisterKey: lambda s, r, c, x: _register(s, r, c),
     CommitFairSeed: lambda s, r, c, x: _list(secrets.fair_commit(s, r, c.side, c.commitment, c.shares)),
     RevealFairSeed: lambda s, r, c, x: _list(secrets.fair_reveal(s, r, c.side, c.seed)),
@@ -246,6 +247,7 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
     DiceWitnessed: lambda f: Witness(side=f.side, rolls=tuple(f.rolls), disputed=f.disputed,
                                      log_digest=f.log_digest),
     ProposalDeclined: lambda f: Decline(side=f.side, reason=f.reason),
+    TurnReturned: lambda f: ReturnTurn(side=f.side),
     SecretRollMade: lambda f: SealRoll(table=f.table, side=f.side, purpose=f.purpose, rg=f.rg, fair=f.fair,
                                        commitment=f.commitment, sealed=f.sealed),
     RGPurchaseSealed: lambda f: SealPurchase(side=f.side, commitment=f.commitment, sealed=f.sealed),

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from ..domain.authorship import signing_sides
 from ..errors import BadInput
-from ..domain.events import ActionUndone, ProposalDeclined, RulesProposed, Rewound, TablesOverridden, TakeBackProposed
+from ..domain.events import (
+    ActionUndone, ProposalDeclined, RulesProposed, Rewound, TablesOverridden, TakeBackProposed, TurnReturned,
+)
 from ..domain.evolve import CampaignState
 from ..rules import Rules
 from . import secrets, steps
@@ -105,6 +107,12 @@ def _answerable(state: CampaignState, rules: Rules, by: str, verb: str) -> dict:
         who = rules.system.sides.get(proposer, "proposing")
         raise BadInput(f"the {who} side made this proposal: only the other side can {verb} it (with its key)", RULE)
     return proposal
+
+
+def return_turn(state: CampaignState, rules: Rules, side: str) -> TurnReturned:
+    """By email, the side read the other's turn and records nothing: its receipt, which mails the turn back. Being
+    its side's event, it tells every decision that the side holds what came before it (`received`)."""
+    return TurnReturned(action=state.next_action, side=rules.side(side))
 
 
 def decline(state: CampaignState, rules: Rules, by: str, reason: str = "") -> ProposalDeclined:

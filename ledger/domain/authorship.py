@@ -11,7 +11,7 @@ from .events import (
     RGPurchaseRevealed, RGPurchaseSealed, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered,
 )
 from .events import (
-    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, ProposalDeclined, RollAnswered,
+    ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, DiceWitnessed, ProposalDeclined, RollAnswered, TurnReturned,
     RollDeclarationRevealed, RollDeclared, RollLapsed, RollValuePublished,
 )
 
@@ -20,7 +20,7 @@ from .events import (
 _OWN = (DiceRolled, SecretRollMade, RGPurchased, FortificationsPurchased, HQRecorded, FortificationPlaced,
         SideKeyRegistered, FairDiceCommitted, FairSeedRevealed, DiceCommitted, RollDeclared, RollAnswered,
         RollValuePublished, ChitSealed, ChitRevealed, HiddenFortificationPlaced, MouseholeMade, RGPurchaseSealed, SideAdvanced,
-        DiceWitnessed, DiceChainRenewed, ProposalDeclined)
+        DiceWitnessed, DiceChainRenewed, ProposalDeclined, TurnReturned)
 
 
 # the records a side's ledger makes by itself for the protocols, no player choosing them: its answers, its Secret fair

@@ -144,6 +144,12 @@ class Decline(Command, frozen=True, kw_only=True):
     reason: str = ""
 
 
+class ReturnTurn(Command, frozen=True, kw_only=True):
+    """By email: the turn read, nothing to record; its receipt mails it back."""
+
+    side: str
+
+
 class RegisterKey(Command, frozen=True, kw_only=True):
     """A side's key; with fair dice, its first chains committed in the same action (`chains`)."""
 

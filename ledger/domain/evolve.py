@@ -15,7 +15,7 @@ from .events import (
     SecretRollMade,
     SecretRollRevealed, SideKeyRegistered, StepOpened, RulesProposed, TablesOverridden, TakeBackProposed,
     DiceWitnessed, ProposalDeclined, ChitRevealed, ChitSealed, DiceChainRenewed, DiceCommitted, RollAnswered, RollLapsed,
-    RollValuePublished,
+    RollValuePublished, TurnReturned, InitiativeChosen,
 )
 from .events import AnyFact
 from .apply import CLAIMED, SCENARIO, apply, claim
@@ -167,7 +167,7 @@ class CampaignState:
         if author:
             self.last_by = {**self.last_by, author: fact.action}  # type: ignore[attr-defined]
         voided = voided_by(fact)
-        if isinstance(fact, (DiceWitnessed, ProposalDeclined, TakeBackProposed, RulesProposed)):
+        if isinstance(fact, (DiceWitnessed, ProposalDeclined, TakeBackProposed, RulesProposed, TurnReturned)):
             self._said(fact, version, author)
         elif voided is not None:
             if self.proposal and self.proposal["version"] != getattr(fact, "proposal", 0):
@@ -182,6 +182,8 @@ class CampaignState:
               author: str) -> None:
         """A statement on record: dice witnessed or disputed, a proposal made or declined. No action in force, and
         no proposal lapses on it; a proposal stands until accepted, declined, or a player's act is recorded."""
+        if isinstance(fact, TurnReturned):
+            return  # a receipt: its author holds the log up to it (`last_by`), nothing else changes
         if isinstance(fact, DiceWitnessed):
             named = {str(r) for r in fact.rolls}
             if fact.disputed:
@@ -250,6 +252,9 @@ class CampaignState:
             return True, fact.declared
         if isinstance(fact, ChitRevealed):
             return True, self.sealed_chits.get(fact.side, {}).get("version", 0)
+        if isinstance(fact, InitiativeChosen) and self.edition >= 4 and len(self.sealed_chits) >= 2 \
+                and all(c.get("chit") for c in self.sealed_chits.values()):
+            return True, 0  # the matrix resolved by the ledger as the last sealed chit is revealed (8.6232)
         if isinstance(fact, ChitSealed):  # sealed in the step the last act opened: it completes that move
             top = self.frames[-1] if self.frames else None
             return True, top["first"] if top is not None and top.get("step") else 0

@@ -47,8 +47,16 @@ def send_turn(ledger, name: str | None, side: str | None, path: Path | None, out
     if history[-1].version == int(fingerprint.split(":")[0]):
         if not (key and turn.reply_owed(ledger.where, key)):
             return None, me, None
-        # nothing new, but the other side's turn was read here: the turn goes back to him (no events, the head)
-        fingerprint = chain.fingerprint(history[-1].version, history[-1].digest)
+        # nothing new, but the other side's turn was read here: the turn goes back to him with this side's signed
+        # receipt (with it, what it read is its own to hold: a shared act of it is taken back only by a proposal);
+        # a turn that was itself only his receipt goes back as it came (no events, the head it was read at)
+        if type(history[-1].fact).__name__ != "TurnReturned":
+            from ..decide import commands as cmd
+
+            ledger.record(campaign, rules, cmd.ReturnTurn(side=me))
+            history = ledger.store.history(name)
+        else:
+            fingerprint = chain.fingerprint(history[-1].version, history[-1].digest)
     if path is None:
         path = turn.outbox_name(outbox or Path("."), name, campaign.cg_date, me, history[-1].version)
     entries = [(e.version, e.topic, e) for e in history]
