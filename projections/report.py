@@ -8,7 +8,7 @@ import math
 from html import escape
 from typing import Any
 
-from cgledger.ledger.domain.wording import weather_words
+from cgledger.ledger.domain.wording import item_name, weather_words
 
 # KGP map-marking colours: German blue, U.S. red. Other sides fall back to the palette.
 SIDE_COLORS = {"german": "#1f4e9c", "us": "#c0282d"}
@@ -204,9 +204,9 @@ def _roster(side: str, name: str, entries: list[dict], sides: dict[str, str]) ->
             cells.append(_cell(v, ' class="shaded"' if key == "repl" and i == 0 else ""))
         rows.append(f"<tr>{''.join(cells)}</tr>")
     if totals:
-        summed = ", ".join(f"{item}: {n:g}" for item, n in sorted(totals.items()))
+        summed = ", ".join(f"{item_name(item)}: {n:g}" for item, n in sorted(totals.items()))
         rows.append(f'<tr class="totals"><td colspan="{len(ROSTER_COLS)}">Fortifications in the CG (total # of '
-                    f'factors or items, 8.621): {_e(summed)}</td></tr>')
+                    f'factors or items): {_e(summed)}</td></tr>')
     return _table(f"roster-{_e(side)}", head, rows, len(ROSTER_COLS), f"<caption>{_e(name)} CG Roster</caption>")
 
 

@@ -72,11 +72,19 @@ def finish(view: dict[str, Any], rules) -> dict[str, list[dict[str, Any]]]:
     for side, side_rows in records.items():
         for row in side_rows:
             if not row.get("secret"):
-                _finish(row, rules.rgs.get((side, row["id"])))
+                _finish(row, rules.rgs.get((side, row["id"])), _at_least(rules, row["id"]))
     return records
 
 
-def _finish(row: dict[str, Any], chart) -> None:
+def _at_least(rules, rg_id: str):
+    """The minimum of SW an RG's rounds of follow-ups guarantee (KGP 8.6205 EXC, RR 2.5192 EXC), if any."""
+    from fnmatch import fnmatchcase
+
+    return next((t.at_least for t in rules.tables.values()
+                 if t.at_least and any(fnmatchcase(rg_id, pattern) for pattern in t.at_least.rg)), None)
+
+
+def _finish(row: dict[str, Any], chart, at_least=None) -> None:
     """# Units and SW from the chart line and the follow-up rolls (8.6201, 8.6202, 8.6204)."""
     received = [name for name, got in row.pop("sw_rolls") if got]
     if chart is not None and row["units"] is None:
@@ -87,8 +95,9 @@ def _finish(row: dict[str, Any], chart) -> None:
         row.pop("quality")
     if row["str"] == "D":
         row["sw"] = ", ".join(received) or "none"
-        if row["id"].startswith("HW") and len(received) < 2:  # 8.6205 EXC: a HW Pltn gets ≥ two pieces
-            row["sw"] += " (a HW Pltn always receives ≥ two Equipment pieces, 8.6205: add from the Full list)"
+        if at_least is not None and len(received) < at_least.count:  # a round short of it is rolled again
+            row["sw"] += (f" (at least {at_least.count} are received: a round of drs giving fewer is rolled again, "
+                          f"{at_least.rule})")
     elif chart is not None and chart.sw:
         row["sw"] = chart.sw
     row.pop("given")

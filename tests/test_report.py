@@ -194,7 +194,7 @@ def test_roster_rows_and_shading(history):
     assert 'class="shaded"' not in second
     assert re.findall(r"<td[^>]*>(.*?)</td>", second)[4] == "I2 (10 CPP)"
     assert re.findall(r"<td[^>]*>(.*?)</td>", fourth)[11] == "6 FPP: 4 A-T Mines (A); 1 Trench (B)"
-    assert "Fortifications in the CG (total # of factors or items, 8.621): at_mines: 4, trench: 1" in roster
+    assert "Fortifications in the CG (total # of factors or items): A-T Mine Factors: 4, Trench: 1" in roster
     last = roster.split("<tbody>")[1].split("</tr>")[5]
     assert re.findall(r"<td[^>]*>(.*?)</td>", last) == ["20 N", "27", "4", "31", "", "10", "21"] + [""] * 5
     rg = page.split('id="rg-us"')[1].split("</table>")[0]

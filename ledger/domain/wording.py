@@ -43,7 +43,8 @@ def final_lines(result: dict, sides: dict[str, str]) -> list[str]:
             + (f"over ({result['over']})" if result["over"] else f"not over yet: the result so far, at {result['cg_date']}"))
     lines = [head, f"  {result['cg_dates']} CG Dates, {result['scenarios']} CG scenarios ended"]
     for side, mine in result["sides"].items():
-        cg_lvp = "no CG-LVP total" if mine["cg_lvp"] is None else f"final CG-LVP {mine['cg_lvp']}"
+        final = "final CG-LVP" if result["over"] else "CG-LVP so far"
+        cg_lvp = "no CG-LVP total" if mine["cg_lvp"] is None else f"{final} {mine['cg_lvp']}"
         spent = "CPP spent kept secret" if mine["cpp_spent"] is None else f"CPP spent {mine['cpp_spent']}"
         left = "" if mine["cpp_left"] is None else f", {mine['cpp_left']} left"
         won = "" if mine["scenarios_won"] is None else f"{mine['scenarios_won']} scenario(s) won; "
