@@ -337,6 +337,7 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
         return []  # nothing beyond: the CPP it buys with come with the other side's answer (its dice are waited for)
     at = here
     path: list[str] = []
+    optional: list[str] = []  # the steps passed on the way whose optional rolls the side could still make
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
     skipped = ("first_move",) if here == SCENARIO else ("scenario_end",)
     for _ in range(len(rules.system.steps) + 1):
@@ -354,8 +355,33 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
         if buying or owed:
             if walking and side and walkmod.lands(rules, state, side, at) != at:
                 return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
-            return _acts_at(rules, state, side, at, date, buying, owed, secret)
+            return _passing(_acts_at(rules, state, side, at, date, buying, owed, secret), optional)
+        if date == state.cg_date and _optional_rolls(rules, state, side, at):
+            optional.append(at)
     return []
+
+
+def _optional_rolls(rules, state, side: str | None, at: str) -> bool:
+    """Whether the side may still make a roll in a step ahead that needs nothing of it (Wounded Leaders, Shift,
+    Escape): a walk past it gives them up."""
+    for table in rules.tables.values():
+        if at not in (table.step, *table.steps) or per(table) == "rg" or table.effect:
+            continue
+        for s in [side] if side else list(table.sides or rules.system.sides):
+            try:
+                admit(state, rules, table.id, s, None, "UNIT", at=at)
+            except LedgerError:
+                continue
+            return True
+    return False
+
+
+def _passing(acts: list[dict], optional: list[str]) -> list[dict]:
+    """The next acts, each saying the optional rolls a walk to it passes (the player's to make first, or give up)."""
+    if not optional:
+        return acts
+    said = f" (passing {', '.join(optional)}, whose optional rolls are given up once passed)"
+    return [{**act, "text": act["text"] + said} for act in acts]
 
 
 def _acts_at(rules, state, side: str | None, at: str, date: str, buying: str, owed: list[dict], secret) -> list[dict]:
