@@ -68,7 +68,8 @@ def show_take_back(fact, concerned, reason: str, as_json: bool, side_names=dict,
         if proposed:
             data.update(proposed=fact.kind, actions=list(fact.voided))
         elif hasattr(fact, "undone"):
-            data.update(undone=fact.undone, **({"accepted": fact.proposal} if fact.proposal else {}),
+            data.update(undone=fact.undone, **({"also": list(fact.also)} if fact.also else {}),
+                        **({"accepted": fact.proposal} if fact.proposal else {}),
                         **({"same_command_left": rest} if rest is not None else {}))
         else:
             data.update(cg_date=fact.cg_date, to_version=fact.to_version, voided=list(fact.voided),

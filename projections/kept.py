@@ -33,7 +33,7 @@ from cgledger.ledger.domain.events import (
     RollLapsed, RollValuePublished, RubblePlaced, Rewound, RGPurchaseRevealed, ScenarioEnded, SecretRollMade, SecretRollRevealed,
     SideAdvanced, StepOpened, ProposalDeclined, TakeBackProposed, TurnReturned, VaslLogImported,
 )
-from cgledger.ledger.domain.inforce import in_force, voided_actions
+from cgledger.ledger.domain.inforce import in_force, voided_actions, voided_by
 from cgledger.ledger.domain.timeline import ends_reph
 
 from . import areas, dice_stats, history, rg_record, roster
@@ -211,7 +211,7 @@ def resumes(name: str, checkpoint: dict[str, Any], at: int, event, rules) -> boo
         return False
     done, seen = checkpoint.get("actions"), checkpoint.get("seen", 0)
     if isinstance(fact, (ActionUndone, Rewound)):
-        voided = (fact.undone,) if isinstance(fact, ActionUndone) else fact.voided
+        voided = voided_by(fact) or ()
         return (done is not None and min(voided, default=0) > done) or (name != "story" and event.version <= seen)
     if isinstance(fact, SecretRollRevealed):
         return fact.roll > at or event.version <= seen

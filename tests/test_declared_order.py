@@ -268,22 +268,22 @@ def test_a_kgp_open_rgs_sw_drs_are_as_secret_as_its_strength(tmp_path, make_db, 
         assert json.loads(desk.run("audit", "--json").stdout)["findings"] == []
 
 
-def test_an_undo_of_one_act_of_a_command_names_the_others_still_in_force(tmp_path, make_db):
-    """`buy --follow-ups` records the purchase, the walk and each declaration as acts of their own: its undo takes
-    back the last and says which of the same command are still in force (each `undo` the next)."""
+def test_one_undo_takes_back_a_command_whole(tmp_path, make_db):
+    """`buy --follow-ups` records the walk, the purchase and each declaration as acts of their own: one `undo` takes
+    the whole command back (it took six), and the side stands where it stood before it. A command's acts that the
+    ledger's own records followed (an answer) are not taken back so (the fair dice are final)."""
     from two_players import start
 
     desks, post = start("kgp", [make_db(), make_db()], tmp_path)
     g = desks["german"]
     g.ok("step", "8.619")
+    before = g.json("status")
     g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--follow-ups")
     taken = g.json("undo")
-    left = taken["same_command_left"]
-    assert len(left) >= 3 and not set(taken["events"]) & set(left), taken  # the purchase, the walk, the others
-    said = g.ok("undo").stdout
-    assert f"the same command recorded {len(left) - 1} more act(s) still in force" in said, said
-    for _ in left[1:]:
-        g.ok("undo")
-    assert g.json("status")["progress"]["german"]["step"] == "8.619"  # the whole command taken back
-    g.ok("step", "8.620")  # another command: an undo of it names nothing of the purchase's
-    assert g.json("undo")["same_command_left"] == []
+    assert len(taken["also"]) >= 2 and taken["same_command_left"] == [], taken
+    after = g.json("status")
+    assert after["progress"]["german"]["step"] == "8.619" and after["cpp"] == before["cpp"], after["progress"]
+    assert not [r for r in g.json("log") if r["type"] in ("RollDeclared", "RGPurchaseSealed") and r["in_force"]]
+    g.ok("step", "8.620")  # another command: its undo takes back that act alone
+    assert "also" not in g.json("undo")
+    assert json.loads(g.run("audit", "--json").stdout)["findings"] == []

@@ -57,9 +57,9 @@ def received(state: CampaignState, by: str, action: int) -> bool:
 
 def undo(state: CampaignState, by: str, reason: str = "") -> ActionUndone | TakeBackProposed:
     done = steps.undo(state, reason)
-    if may_void(state, by, [done.undone]):
+    if may_void(state, by, [done.undone, *done.also]):
         return done
-    return TakeBackProposed(action=done.action, kind="undo", voided=(done.undone,), reason=reason)
+    return TakeBackProposed(action=done.action, kind="undo", voided=(done.undone, *done.also), reason=reason)
 
 
 def rewind(state: CampaignState, rules: Rules, by: str, date: str, reason: str = "") -> Rewound | TakeBackProposed:
@@ -130,11 +130,11 @@ def accept(state: CampaignState, rules: Rules, by: str) -> ActionUndone | Rewoun
                                 proposal=proposal["version"])
     if proposal["kind"] == "undo":
         done = steps.undo(state, proposal["reason"], proposed_at=proposal["version"])
-        if [done.undone] != proposal["voided"]:
+        if [done.undone, *done.also] != proposal["voided"]:
             raise BadInput(f"the proposal to undo action {proposal['voided'][0]} has lapsed: it is no longer the "
                            "last action in force", RULE)
         return ActionUndone(action=done.action, undone=done.undone, reason=proposal["reason"],
-                            proposal=proposal["version"])
+                            proposal=proposal["version"], also=done.also)
     done = steps.rewind(state, rules, proposal["cg_date"], proposal["reason"])
     later = [a for a in done.voided if a not in proposal["voided"]]  # the ledger's own records since: voided too
     if not set(proposal["voided"]) <= set(done.voided) or any(a < proposal["action"] for a in later):

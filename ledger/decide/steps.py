@@ -325,7 +325,8 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 # dice are in force, a Secret roll of the Refit Phase takes them: dice typed for it, sealed, could be witnessed only once
 # revealed (rolls._check_how). 4: dice other than fair are agreed to by the side whose key completes the pair
 # (secrets.register_key); a Dual Attack's dr for the side moving first waits for both sides' setup (a table's
-# `together`, 8.6233a).
+# `together`, 8.6233a); an undo takes back the last command whole (`CampaignState.command_group`); the matrix a
+# ledger resolves as the last chit is revealed is its own record, no player's act (a proposal stands).
 EDITION = 4
 
 
@@ -528,7 +529,8 @@ def undo(state: CampaignState, reason: str = "", proposed_at: int = 0) -> Action
     target, why = state.undo_target(proposed_at)
     if target is None:
         raise BadInput(why)
-    return ActionUndone(action=state.next_action, undone=target, reason=reason)
+    also = state.command_group(target) if state.edition >= 4 else ()  # one command's acts: one undo
+    return ActionUndone(action=state.next_action, undone=target, reason=reason, also=also)
 
 
 def rewind(state: CampaignState, rules: Rules, date: str, reason: str = "") -> Rewound:

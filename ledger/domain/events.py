@@ -102,6 +102,7 @@ class ActionUndone(Fact, tag="ActionUndone", frozen=True, kw_only=True):
     undone: int  # the action voided
     reason: str = ""
     proposal: int = 0  # the TakeBackProposed event this accepts (the other side's action, or a shared one)
+    also: tuple[int, ...] = ()  # the acts the same command recorded just before it, voided with it (edition 4 on)
 
 
 class TakeBackProposed(Fact, tag="TakeBackProposed", frozen=True, kw_only=True):

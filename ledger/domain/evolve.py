@@ -318,6 +318,27 @@ class CampaignState:
         return None, (f"cannot undo the last action a player took (event {top['first']}): {why} (`cgledger rewind "
                       "DATE` goes back to a CG Date's RePh end)")
 
+    def command_group(self, action: int) -> tuple[int, ...]:
+        """The acts the command that made `action` (the last act a player took, nothing of the ledger's after it)
+        recorded just before it, by the same author and in force: one undo takes a command back whole (`buy
+        --follow-ups` walks, buys and declares each follow-up as an act of its own). A command is known by its id,
+        '#n' marking its parts; the ids of the latest commands are kept (`commands`)."""
+        frames = self.frames
+        if not frames or frames[-1]["action"] != action or frames[-1]["after"]:
+            return ()
+
+        def command(frame) -> str:  # the id in force at its first event: ids are kept as they change
+            return next((c[0] for c in reversed(self.commands) if c[1] <= frame["first"]), "").partition("#")[0]
+
+        mine, author = command(frames[-1]), self.act(action)
+        group: list[int] = []
+        for frame in reversed(frames[:-1]):
+            if not mine or frame["after"] or frame["action"] != (group[0] if group else action) - 1 \
+                    or command(frame) != mine or self.act(frame["action"]) != author:
+                break
+            group.insert(0, frame["action"])
+        return tuple(group)
+
     def _take_back(self, fact: Fact, voided: tuple[int, ...]) -> None:
         """Voids the actions. An undo of the last act a player took that the ledger's own records followed voids it
         and applies those records again, as if it had never been (the state the log without it folds to)."""

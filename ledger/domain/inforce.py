@@ -1,5 +1,5 @@
 """Which actions are in force: the one notion used by the state fold, the audit and the projections.
-An undo voids one action, a rewind every action after a CG Date's RePh end; both are facts themselves."""
+An undo voids one command's acts, a rewind every action after a CG Date's RePh end; both are facts themselves."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .events import ActionUndone, Rewound
 def voided_by(fact) -> tuple[int, ...] | None:
     """The actions this fact voids, or None when it is no undo or rewind."""
     if isinstance(fact, ActionUndone):
-        return (fact.undone,)
+        return (fact.undone, *fact.also)
     if isinstance(fact, Rewound):
         return tuple(fact.voided)
     return None

@@ -141,7 +141,7 @@ def command_id_ok(text: str) -> bool:
 
 
 # fields added after form 1 was replaced: a form-1 event was digested without them (a roll inside a reveal too)
-_ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal",), "Rewound": ("proposal",), "SideKeyRegistered": ("public",),
+_ADDED_SINCE_FORM_1 = {"ActionUndone": ("proposal", "also"), "Rewound": ("proposal",), "SideKeyRegistered": ("public",),
                        "TablesOverridden": ("proposal",), "RGPurchased": ("san", "early"), "DiceRolled": ("hexes",),
                        "CampaignStarted": ("edition",)}
 
