@@ -5,6 +5,8 @@ by whichever side records them. Used by the fold (who recorded each action), the
 
 from __future__ import annotations
 
+from typing import Any
+
 from .events import (
     DiceRolled, FairDiceCommitted, FairSeedRevealed, Fact, FortificationPlaced, FortificationsPurchased,
     HiddenFortificationPlaced, HiddenFortificationRevealed, HQRecorded, MouseholeMade, RGPurchased,
@@ -66,3 +68,26 @@ def recorder(state, sides, opened: str | None) -> str:
     if len(keyless) == 1 and len(keyless) < len(sides):
         return keyless[0]
     return ""
+
+
+PACKED = ord("0")  # `acts_closed`: the character of an action no author is recorded for
+
+
+def authorship(closed: str, sides: list[str], ranges: list[list[Any]]) -> list[list[Any]]:
+    """Who recorded each action as runs [first, last, author, shared] of equal (author, shared), from the packed
+    actions and the ranges after them: one answer however a state keeps them (the audit compares it)."""
+    runs: list[list[Any]] = []
+
+    def add(first: int, last: int, author: str, shared: int) -> None:
+        if runs and runs[-1][1] == first - 1 and runs[-1][2:] == [author, shared]:
+            runs[-1][1] = last
+        else:
+            runs.append([first, last, author, shared])
+
+    for n, char in enumerate(closed, 1):
+        code = ord(char) - PACKED
+        if code:
+            add(n, n, sides[code // 2 - 1], code % 2)
+    for first, last, author, shared in ranges:
+        add(first, last, author, int(shared))
+    return runs

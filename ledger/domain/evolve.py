@@ -19,10 +19,9 @@ from .events import (
 )
 from .events import AnyFact
 from .apply import CLAIMED, SCENARIO, apply, claim
-from .authorship import owner
+from .authorship import PACKED, authorship, owner  # noqa: F401 - authorship: read with the state's fields
 from .inforce import voided_by
 
-PACKED = ord("0")  # `acts_closed`: the character of an action no author is recorded for
 INITIAL_SCENARIO = "Initial Scenario"
 # a side's key and its fair-dice commitments (`keys init`, `fair-dice commit`): no game act, so no proposal lapses on them;
 # an undo takes them back only as the last action in force, as a sealed chit. Read so from envelope form SETUP_FORM
@@ -544,26 +543,6 @@ class CampaignState:
     def winner_on(self, cg_date: str) -> str | None:
         """The winner of that CG Date's scenario, once its CG-Scenario End is recorded."""
         return next((w for d, w in reversed(self.scenarios) if d == cg_date), None)
-
-
-def authorship(closed: str, sides: list[str], ranges: list[list[Any]]) -> list[list[Any]]:
-    """Who recorded each action as runs [first, last, author, shared] of equal (author, shared), from the packed
-    actions and the ranges after them: one answer however a state keeps them (the audit compares it)."""
-    runs: list[list[Any]] = []
-
-    def add(first: int, last: int, author: str, shared: int) -> None:
-        if runs and runs[-1][1] == first - 1 and runs[-1][2:] == [author, shared]:
-            runs[-1][1] = last
-        else:
-            runs.append([first, last, author, shared])
-
-    for n, char in enumerate(closed, 1):
-        code = ord(char) - PACKED
-        if code:
-            add(n, n, sides[code // 2 - 1], code % 2)
-    for first, last, author, shared in ranges:
-        add(first, last, author, int(shared))
-    return runs
 
 
 def first_step(system: str) -> str:
