@@ -319,21 +319,23 @@ class CampaignState:
 
     def command_group(self, action: int) -> tuple[int, ...]:
         """The acts the command that made `action` (the last act a player took, nothing of the ledger's after it)
-        recorded just before it, by the same author and in force: one undo takes a command back whole (`buy
-        --follow-ups` walks, buys and declares each follow-up as an act of its own). A command is known by its id,
-        '#n' marking its parts; the ids of the latest commands are kept (`commands`)."""
+        recorded just before it, by the same author and in force: one undo takes a command made of parts back whole
+        (`buy --follow-ups` walks, buys and declares each follow-up as an act of its own, the parts' ids '#n' after
+        the command's). The ids of the latest commands are kept (`commands`). A command of acts that are each a whole
+        (a VASL import's files) is taken back one act at a time."""
         frames = self.frames
         if not frames or frames[-1]["action"] != action or frames[-1]["after"]:
             return ()
 
         def command(frame) -> str:  # the id in force at its first event: ids are kept as they change
-            return next((c[0] for c in reversed(self.commands) if c[1] <= frame["first"]), "").partition("#")[0]
+            return next((c[0] for c in reversed(self.commands) if c[1] <= frame["first"]), "")
 
-        mine, author = command(frames[-1]), self.act(action)
+        last = command(frames[-1])
+        mine, author = last.partition("#")[0] if "#" in last else "", self.act(action)
         group: list[int] = []
         for frame in reversed(frames[:-1]):
             if not mine or frame["after"] or frame["action"] != (group[0] if group else action) - 1 \
-                    or command(frame) != mine or self.act(frame["action"]) != author:
+                    or command(frame).partition("#")[0] != mine or self.act(frame["action"]) != author:
                 break
             group.insert(0, frame["action"])
         return tuple(group)
