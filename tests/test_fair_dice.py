@@ -293,7 +293,7 @@ def test_immediate_mode_is_chosen_before_the_keys(at):
     assert ": clean" in anyone.ok("audit").stdout
 
 
-def test_dice_one_side_chose_alone_are_refused_by_the_other(at):
+def test_dice_one_side_chose_alone_are_refused_by_the_other(at, tmp_path, make_db):
     """The creator chooses immediate dice before any key and sets up his own, agreeing to them; the other side takes
     fair dice back before his key. Each side's chains are then committed and every roll is fair (the trust model)."""
     cli = at("8.610")
@@ -305,6 +305,11 @@ def test_dice_one_side_chose_alone_are_refused_by_the_other(at):
     us.ok("fair-dice", "mode", "fair")
     us.ok("keys", "init", "--side", "us")
     assert anyone.json("status")["dice"] == "fair"
+    # by email the German's ledger takes it in: his chains are owed, no forgery (`audit --final` names them until made)
+    bundle, copy = tmp_path / "b.json", Cli(make_db())
+    anyone.ok("export", "--since", "0", str(bundle))
+    copy.ok("import", str(bundle))
+    assert any("never committed its chains" in p["what"] for p in audit(copy)["pending"])
     assert "cgledger fair-dice commit --side german" in [m["command"] for m in german.json("status")["may"]]
     german.ok("fair-dice", "commit", "--side", "german")  # its chains: it set up its key while the dice were not fair
     assert german.json("roll", "8.610", "--side", "german", "--for", "A")["source"] != "rng"

@@ -41,6 +41,10 @@ def pending_of(state: CampaignState) -> list[tuple[int, str]]:
         if entry["sealed"]:  # CGS 7.4.4: set up hidden under its side's key
             out.append((int(version), f"the {name(entry['side'])} side's hidden {item_name(entry['item'])} was never "
                                       "revealed"))
+    if state.dice_mode == "fair":  # a key set up while the dice were not fair: its chains owed since they are
+        out += [(0, f"the {name(side)} side's key was set up before fair dice: it never committed its chains "
+                    "(`cgledger fair-dice commit`)") for side, key in sorted(state.keys.items())
+                if key.get("dice") and side not in state.chains]
     for side, chit in sorted(state.sealed_chits.items()):
         if not chit["chit"]:
             out.append((chit["version"], f"the {name(side)} side's sealed Initiative chit was never revealed"))

@@ -372,7 +372,8 @@ class Replay:
                                  f"the {names.get(side, side)} side holds a key but never committed its fair-dice "
                                  "chains: its ledger's keys init commits them with the key; fair dice cannot be made "
                                  "for or against it until it does")
-                         for side in names if side in state.keys and side not in state.chains]
+                         for side in names if side in state.keys and side not in state.chains
+                         and not state.keys[side].get("dice")]  # set up before fair dice: it owes them (pending)
         findings += [Finding(version, "fair", message)
                      for version, message in self.kept.conditions.findings(self.kept.voided)]
         named = {f.version for f in findings}

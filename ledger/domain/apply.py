@@ -182,7 +182,8 @@ def _hidden_revealed(s: CampaignState, a: int, fact: HiddenFortificationRevealed
 
 # ---- keys, rules, fair dice, sealed chits --------------------------------------------------------------------------
 def _key_registered(s: CampaignState, a: int, fact: SideKeyRegistered, version: int) -> None:
-    key = {"salt": fact.salt, "check": fact.check, **({"public": fact.public} if fact.public else {})}
+    key = {"salt": fact.salt, "check": fact.check, **({"public": fact.public} if fact.public else {}),
+           **({"dice": fact.dice} if fact.dice else {})}  # set up agreeing to dice not fair: its chains come later
     s._set(a, "keys", {**s.keys, fact.side: key})
 
 

@@ -36,6 +36,8 @@ def _entry(what: str, old, new) -> str:
     if old is None:
         return f"{what}: new"
     before, after = _plain(old), _plain(new)
+    if isinstance(before, dict) and isinstance(after, dict):  # a note is the reading's words, no rule: left out
+        before, after = ({k: v for k, v in d.items() if k != "note"} for d in (before, after))
     if before == after:
         return f"{what}: the same as in force"
     if isinstance(before, dict) and isinstance(after, dict):
@@ -63,7 +65,7 @@ def _field(name: str, old: Any, new: Any) -> str:
 def _row(row: dict) -> str:
     low, high = row.get("min"), row.get("max")
     span = f"≤{high}" if low is None else f"≥{low}" if high is None else str(low) if low == high else f"{low}-{high}"
-    extra = [f"{k} {_item(v)}" for k, v in row.items() if k not in ("min", "max", "result", "code")
+    extra = [f"{k} {_item(v)}" for k, v in row.items() if k not in ("min", "max", "result", "code", "note")
              and v not in ("", [], None, False)]
     return f"{span} {row['result']}" + (f" [{row['code']}]" if row.get("code") else "") + \
         (f" ({', '.join(extra)})" if extra else "")
