@@ -79,6 +79,15 @@ def test_a_command_id_is_no_channel_for_words(pair, tmp_path):
     write(path, data)
     us.refused("import", str(path), contains="carries a command id no ledger writes")
     assert us("log").exit_code == 1
+    # the audit names it as `import` refuses it: one decision of what a stored event may carry
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.domain.events import StepOpened
+
+    ledger = open_ledger(str(german.db))
+    campaign = ledger.campaign(None)
+    campaign.record(StepOpened(action=campaign.next_action, step="8.611"), "", None, "words " * 20, None)
+    ledger.store.save(campaign)
+    assert "carries a command id no ledger writes" in german("audit").stdout
 
 
 def test_a_reordered_bundle_is_refused(pair, tmp_path):
