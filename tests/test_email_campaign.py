@@ -340,3 +340,42 @@ def words_for_players(*desks: Desk) -> None:
             text = Player.__call__(desk, *args).stdout
             found = names.search(text)
             assert found is None, (desk.side, args, found.group(0), text[max(0, found.start() - 200):found.end() + 80])
+
+
+@pytest.mark.sqlite_only
+def test_the_dual_attack_dr_one_side_declared_is_no_longer_the_other_sides_to_make(tmp_path):
+    """8.625: one dr per Dual Attack, by either side. Once the U.S. declared it with fair dice (its dice come with the
+    German answer), neither side's `status` shows the German as still owing it, nor offers it to him."""
+    t = Table(tmp_path)
+    g, u = t.german, t.us
+    g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
+    g.ok("keys", "init", "--side", "german")
+    g.send(u), u.receive()
+    u.ok("keys", "init", "--side", "us")
+    u.send(g), g.receive()
+    g.ok("step", "scenario")
+    g.send(u), u.receive()
+    u.ok("step", "scenario")
+    u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
+    u.ok("roll", "8.6113", "--side", "us")
+    u.ok("step", "8.616")
+    u.send(g), g.receive()
+    battle_hardening(g, u)
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("initiative", "--chit", "german=attack")
+    g.send(u), u.receive()
+    u.ok("roll", "8.616", "--side", "us")
+    u.ok("initiative", "--chit", "us=attack")
+    u.send(g), g.receive()
+    g.ok("step", "8.625")
+    g.send(u), u.receive()
+    u.ok("roll", "8.6233a", "--side", "us")
+    u.ok("step", "8.625")
+    u.ok("roll", "8.625", "--side", "us")  # declared: its dice come with the German answer
+    assert "a roll on 8.625" not in u.ok("status").stdout
+    assert "waits for the German side's answer" in u.ok("status").stdout
+    u.send(g), g.receive()
+    status = g.json("status")
+    assert not [c for n in status["needs"] for c in n["commands"] if "8.625" in c], status["needs"]
+    assert not [m for m in status["may"] if "8.625" in m["command"]], status["may"]
+    g.refused("roll", "8.625", "--side", "german", contains="8.625")

@@ -68,13 +68,15 @@ def done_at(state: CampaignState, step_id: str) -> list[str]:
 
 def owed(rules: Rules, state: CampaignState, side: str, step_id: str, date: str | None = None,
          form: int = MADE_FORM) -> list[dict]:
-    """What `side` still owes in a step before it may leave it: its needs and the shared ones, less its rolls
-    declared and waiting for their dice (the other side's ledger answers them)."""
+    """What `side` still owes in a step before it may leave it: its needs and the shared ones, less the rolls
+    declared and waiting for their dice (the other side's ledger answers them): its own, and either side's for a
+    need both share (one dr per Dual Attack, 8.625)."""
     if step_id == SCENARIO:
         return []
     ahead = date is not None and date != state.cg_date  # a step of a CG Date ahead: nothing of it declared yet
-    waiting = [] if ahead else [e for e in state.declared.values() if e["side"] == side
-                                and e["table"] in rules.tables and not (e["made"] and form >= MADE_FORM)]
+    waiting = [] if ahead else [e for e in state.declared.values() if e["table"] in rules.tables
+                                and (e["side"] == side or rules.tables[e["table"]].effect in SHARED_EFFECTS)
+                                and not (e["made"] and form >= MADE_FORM)]
     out = []
     # a step of a CG Date ahead (past a new CG Date's step) has nothing done in it yet: what was done in the step of
     # that id belongs to this CG Date
