@@ -356,31 +356,34 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
             if walking and side and walkmod.lands(rules, state, side, at) != at:
                 return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
             return _passing(_acts_at(rules, state, side, at, date, buying, owed, secret), optional)
-        if date == state.cg_date and _optional_rolls(rules, state, side, at):
-            optional.append(at)
+        if date == state.cg_date:
+            optional += [f"{at}'s {title}" for title in _optional_rolls(rules, state, side, at)]
     return []
 
 
-def _optional_rolls(rules, state, side: str | None, at: str) -> bool:
-    """Whether the side may still make a roll in a step ahead that needs nothing of it (Wounded Leaders, Shift,
-    Escape): a walk past it gives them up."""
-    for table in rules.tables.values():
-        if at not in (table.step, *table.steps) or per(table) == "rg" or table.effect:
+def _optional_rolls(rules, state, side: str | None, at: str) -> list[str]:
+    """The rolls the side may still make in a step ahead that needs nothing of it (Wounded Leaders, Shift, Escape, a
+    Recon dr bought with CPP), by title: a walk past it gives them up. A roll the step needs is owed, not optional."""
+    needed = {need.effect for need in rules.steps[at].needs}
+    found = []
+    for table in sorted(rules.tables.values(), key=lambda t: t.id):
+        if at not in (table.step, *table.steps) or per(table) == "rg" or table.effect in needed:
             continue
         for s in [side] if side else list(table.sides or rules.system.sides):
             try:
                 admit(state, rules, table.id, s, None, "UNIT", at=at)
             except LedgerError:
                 continue
-            return True
-    return False
+            found.append(table.title)
+            break
+    return found
 
 
 def _passing(acts: list[dict], optional: list[str]) -> list[dict]:
     """The next acts, each saying the optional rolls a walk to it passes (the player's to make first, or give up)."""
     if not optional:
         return acts
-    said = f" (passing {', '.join(optional)}, whose optional rolls are given up once passed)"
+    said = f" (passing {', '.join(optional)}: optional, given up once passed)"
     return [{**act, "text": act["text"] + said} for act in acts]
 
 

@@ -346,20 +346,7 @@ def words_for_players(*desks: Desk) -> None:
 def test_the_dual_attack_dr_one_side_declared_is_no_longer_the_other_sides_to_make(tmp_path):
     """8.625: one dr per Dual Attack, by either side. Once the U.S. declared it with fair dice (its dice come with the
     German answer), neither side's `status` shows the German as still owing it, nor offers it to him."""
-    t = Table(tmp_path)
-    g, u = t.german, t.us
-    g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
-    g.ok("keys", "init", "--side", "german")
-    g.send(u), u.receive()
-    u.ok("keys", "init", "--side", "us")
-    u.send(g), g.receive()
-    g.ok("step", "scenario")
-    g.send(u), u.receive()
-    u.ok("step", "scenario")
-    u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
-    u.ok("roll", "8.6113", "--side", "us")
-    u.ok("step", "8.616")
-    u.send(g), g.receive()
+    g, u = to_19_pm(tmp_path)
     battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")
     g.ok("initiative", "--chit", "german=attack")
@@ -379,3 +366,38 @@ def test_the_dual_attack_dr_one_side_declared_is_no_longer_the_other_sides_to_ma
     assert not [c for n in status["needs"] for c in n["commands"] if "8.625" in c], status["needs"]
     assert not [m for m in status["may"] if "8.625" in m["command"]], status["may"]
     g.refused("roll", "8.625", "--side", "german", contains="8.625")
+
+
+def to_19_pm(tmp_path: Path) -> tuple[Desk, Desk]:
+    """Both keyed, the German's RG chart accepted, the Initial Scenario played: the German's turn at 19 PM."""
+    t = Table(tmp_path)
+    g, u = t.german, t.us
+    g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("rules", "load", str(CHART))
+    g.send(u), u.receive()
+    u.ok("accept")
+    u.ok("keys", "init", "--side", "us")
+    u.send(g), g.receive()
+    g.ok("step", "scenario")
+    g.send(u), u.receive()
+    u.ok("step", "scenario")
+    u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
+    u.ok("roll", "8.6113", "--side", "us")
+    u.ok("step", "8.616")
+    u.send(g), g.receive()
+    return g, u
+
+
+@pytest.mark.sqlite_only
+def test_a_next_act_past_the_recon_step_says_the_recon_dr_is_given_up(tmp_path):
+    """8.622: each side may buy a Recon dr with CPP; a next act that walks past the step names it, as it names the
+    other optional rolls a walk gives up."""
+    g, u = to_19_pm(tmp_path)
+    battle_hardening(g, u)
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--follow-ups")
+    act = g.json("status")["next_acts"][0]
+    assert act["step"] == "8.623" and "passing 8.622's Recon dr: optional, given up once passed" in act["text"], act
+    g.ok("roll", "8.622", "--side", "german")  # the dr bought: nothing passed any more
+    assert "passing" not in g.json("status")["next_acts"][0]["text"]
