@@ -151,6 +151,20 @@ def test_a_roll_on_a_table_of_its_kind_after_an_undo_is_a_reroll(at):
     assert [f["kind"] for f in found] == ["reroll"] and "on 8.606/infantry (Original" in found[0]["message"]
 
 
+def test_a_dr_after_an_undone_dr_of_its_rule_is_no_reroll_of_it(at):
+    """KGP3's Mist Change DR and its Air Support Recall dr share a rule, not a kind: the DR undone, the recall dr made
+    with other dice is a roll of its own; the Mist Change DR made again with new dice is the re-roll."""
+    kgp = at("scenario")
+    kgp.ok("roll", "KGP3", "--side", "us", "--dice", "2,1")
+    kgp.ok("undo", "--reason", "typed before the Wind Change DR")
+    kgp.ok("roll", "KGP3/recall", "--side", "german", "--dice", "6")
+    kgp.ok("roll", "KGP3/recall", "--side", "us", "--dice", "4")
+    assert kinds(kgp) == []
+    kgp.ok("roll", "KGP3", "--side", "us", "--dice", "5,6")
+    found = findings(kgp)
+    assert [f["kind"] for f in found] == ["reroll"] and "KGP3 (U.S." in found[0]["message"], found
+
+
 def test_a_secret_roll_undone_unrevealed_and_made_again_is_a_reroll(at):
     """A Secret roll sealed with dice typed (no fair dice) and undone before it was revealed showed no dice: the next
     one of its table is a re-roll, named with both sealed."""

@@ -165,10 +165,10 @@ class Replay:
         self.expected_prev: str | None = chain.GENESIS
         self.expected_version = 1
         self.last_action: int | None = None  # the action of the event before: a later fact of it shares its number
-        # action -> its rolls: (event, dice, Original, result, key, source, "table|side|CG Date")
+        # action -> its rolls: (event, dice, Original, result, key, source, "family|die|side|CG Date")
         self.rolls_by_action: dict[int, list[tuple[int, tuple, int, str, str, str, str]]] = {}
         self.undone_items: dict[str, tuple] = {}
-        self.undone_tables: dict[str, tuple] = {}  # 'table|side|CG Date' -> its first roll undone (any unit)
+        self.undone_tables: dict[str, tuple] = {}  # 'family|die|side|CG Date' -> its first roll undone (any unit)
         self.roll_count = 0
         self.vasl_seen: dict[str, int] = {}  # VASL report key -> event that used it (in force)
         self.vasl_action: dict[int, int] = {}  # event checked against a VASL report -> its action
@@ -319,13 +319,14 @@ class Replay:
 
     def rerolled(self, event) -> None:
         """Same dice re-entered after an undo is a correction (of a DRM, a table); new dice are a re-roll: the first
-        roll after the undo of the same table (or one of its kind: 8.606/infantry and /vehicle), side and CG Date,
-        whatever unit it names. A Secret roll not made with fair dice, undone unrevealed, showed no dice: any roll of
-        its kind after it is a re-roll."""
+        roll after the undo of the same table (or one of its kind: 8.606/infantry and /vehicle, the same dice), side
+        and CG Date, whatever unit it names. A Secret roll not made with fair dice, undone unrevealed, showed no dice:
+        any roll of its kind after it is a re-roll. KGP3's Mist Change DR and its Air Support Recall dr are not of one
+        kind: a dr never stands for a DR."""
         fact, version, state = event.fact, event.version, self.state
         sealed = isinstance(fact, SecretRollMade)
         key = f"{fact.table}|secret|{version}" if sealed else roll_key(state, fact)
-        kind = f"{fact.table.split('/')[0]}|{fact.side}|{state.cg_date}"
+        kind = f"{fact.table.split('/')[0]}|{fact.die}|{fact.side}|{state.cg_date}"
         undone = self.undone_items.pop(key, None)
         if undone is None and kind in self.undone_tables:  # named otherwise, or a table of its kind
             undone = self.undone_tables[kind]
@@ -334,7 +335,7 @@ class Replay:
             if self.undone_tables.get(kind, (None,))[0] == undone[0]:
                 del self.undone_tables[kind]
             if undone[1] is None or sealed or undone[1] != tuple(fact.dice):
-                self.find(version, "reroll", _rerolled(fact, state.cg_date, undone))
+                self.find(version, "reroll", _rerolled(fact, state.cg_date, undone, side_names(state)(fact.side)))
         dice = None if sealed else _SHARED.setdefault(tuple(fact.dice), tuple(fact.dice))
         self.rolls_by_action.setdefault(fact.action, []).append(  # shared values: a long log's rolls repeat them
             (version, dice, None if sealed else fact.original, "" if sealed else sys.intern(fact.result), key,
@@ -414,7 +415,7 @@ class Replay:
                       unwitnessed=unwitnessed, head=kept.head)
 
 
-def _rerolled(fact, cg_date: str, undone: tuple) -> str:
+def _rerolled(fact, cg_date: str, undone: tuple, side: str) -> str:
     """The re-roll in words: the roll undone (its table where another of its kind, its unit where another, its
     result or that it was sealed) and the roll after it."""
     first_version, dice, original, result, was, *_rest = undone
@@ -425,5 +426,5 @@ def _rerolled(fact, cg_date: str, undone: tuple) -> str:
     was_made = "sealed: its dice never shown" if dice is None else f"Original {original}: {result}"
     now = "sealed" if isinstance(fact, SecretRollMade) else f"Original {fact.original}: {fact.result}"
     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
-    return (f"re-rolled after undo: {fact.table} ({fact.side}, {cg_date}{purpose}) was rolled at event {first_version}"
+    return (f"re-rolled after undo: {fact.table} ({side}, {cg_date}{purpose}) was rolled at event {first_version}"
             f"{other} ({was_made}), undone, and rolled again ({now})")
