@@ -153,3 +153,43 @@ def test_a_due_item_of_an_older_reading_is_kept_only_in_a_log_of_that_time(make_
     assert redecide(state, [event.fact], before, {}, event.author, form=1) == []
     found = redecide(state, [event.fact], before, {}, event.author, form=3)
     assert found and "item" in found[0][1], found
+
+
+def test_a_log_never_goes_back_to_an_older_form(make_db, tmp_path):
+    """Form 2's digest leaves the command out, so an act written in it after form 3 would escape being decided again
+    from its command: no ledger writes it, `import` refuses it (nothing written) and the audit names it."""
+    from cgledger.ledger.exchange.bundle import read_bundle, write_bundle
+    from cgledger.ledger.store.campaign import campaign_id
+    from cgledger.ledger.trust import chain
+
+    cli = Cli(make_db())
+    cli.ok("new", "CG I", "--cg", "I")
+    cli.ok("step", "next")
+    path = tmp_path / "all.json"
+    cli.ok("export", "--since", "0", str(path))
+    bundle = read_bundle(path)
+    older = msgspec.structs.replace(bundle.events[-1], form=2, request=None)
+    older = msgspec.structs.replace(older, digest=chain.event_digest(campaign_id(bundle.campaign), older))
+    write_bundle(msgspec.structs.replace(bundle, events=[*bundle.events[:-1], older]), path)
+    other = Cli(make_db())
+    other.refused("import", str(path), contains="is written in an older form than the events before it")
+    assert stored(other.db) == 0
+
+
+def test_a_lapse_of_an_older_form_is_decided_from_its_fact(table):  # noqa: F811 - test_trust's fixture
+    """A lapse recorded alone (a log written before each act kept its command) is its own side's, of a roll made
+    only for one result of its RG's strength: the other side lapsing an open roll it must answer, after seeing its
+    dice, is named. Today's form decides the same lapse from its command."""
+    from cgledger.ledger.decide.redecide import redecide
+    from cgledger.ledger.domain.events import RollDeclared, RollLapsed
+    from cgledger.ledger.domain.evolve import fold
+
+    german, us, anyone = table
+    german.ok("roll", "8.610", "--side", "german", "--for", "A")  # fair dice: declared, the U.S. ledger answers
+    history = open_ledger(str(anyone.db)).history(None)
+    declared = next(e for e in reversed(history) if isinstance(e.fact, RollDeclared))
+    state = fold(history)
+    lapse = RollLapsed(action=state.next_action, declared=declared.version, side="german")
+    for form in (2, 3):
+        found = redecide(state, [lapse], history, {}, "us", form=form)
+        assert found and "was declared without condition: it is made, never lapsed" in found[0][1], (form, found)

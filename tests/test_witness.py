@@ -284,3 +284,33 @@ def test_by_email_receive_names_the_dice_to_witness_and_the_witness_travels_back
     assert g.json("status")["unwitnessed"] == []
     assert g.ok("head").stdout == u.ok("head").stdout
     assert g("audit").exit_code == 0
+
+
+def test_a_roll_of_an_import_is_witnessed_only_by_the_very_report_attached_to_it(table, tmp_path):
+    """An import's roll whose own report line is not the one attached to it (a doctored 1 beside the genuine 2 the
+    file holds): the witness's copy, which holds the genuine report, witnesses nothing of it, and the audit names it."""
+    from types import SimpleNamespace
+
+    import msgspec
+
+    from cgledger.ledger.application import open_ledger
+    from cgledger.ledger.decide.vasl import claimed_reports
+    from cgledger.ledger.domain.events import DiceRolled, VaslLogImported
+    from cgledger.ledger.vasl.bot import audit_fact
+
+    german, us, anyone = table
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(CHAT) + "\n", encoding="utf-8")
+    german.ok("vasl-import", str(chat), "--attach", "1=8.610", "--player", "Peiper=german")
+    history = open_ledger(str(anyone.db)).history(None)
+    imported, roll = history[-2], history[-1]
+    assert isinstance(imported.fact, VaslLogImported) and isinstance(roll.fact, DiceRolled)
+    assert roll.fact.vasl == CHAT[0] and roll.version in claimed_reports(history, {roll.version})
+    doctored = CHAT[0].replace("(Other dr) 2", "(Other dr) 1")
+    forged = SimpleNamespace(version=roll.version, fact=msgspec.structs.replace(roll.fact, vasl=doctored, dice=(1,)))
+    assert claimed_reports([*history[:-1], forged], {roll.version}) == {}
+    seen: dict = {}
+    assert audit_fact(imported.fact, seen, imported.version) == []
+    assert audit_fact(forged.fact, seen, roll.version) == [
+        "its VASL report is not one its import attached: a roll of an imported file is recorded from the report "
+        "attached to it"]

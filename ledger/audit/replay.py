@@ -163,6 +163,7 @@ class Replay:
         self.findings: list[Finding | None] = []  # None: a signature being verified (`verifier`), its finding if it fails
         self.state: CampaignState | None = None
         self.expected_prev: str | None = chain.GENESIS
+        self.form_before = 1  # the newest envelope form written before: a log never goes back to an older one
         self.expected_version = 1
         self.last_action: int | None = None  # the action of the event before: a later fact of it shares its number
         # action -> its rolls: (event, dice, Original, result, key, source, "family|die|side|CG Date")
@@ -233,6 +234,11 @@ class Replay:
                                         f"{version - 1}: the log was reordered or rewritten")
         if not chain.command_id_ok(getattr(event, "command", "")):  # as `import` refuses it (exchange/pbem.py)
             self.find(version, "tampered", f"event {version} carries a command id no ledger writes")
+        if event.form < self.form_before:  # an older form's digest covers less (form 2 no command): never written after
+            self.find(version, "tampered", f"event {version} ({kind_words(event.topic)}) is written in an older form "
+                                           "than the events before it, one that leaves its command out: no ledger "
+                                           "writes that")
+        self.form_before = max(self.form_before, event.form)
         self.expected_prev = event.digest
         return True
 

@@ -18,7 +18,7 @@ from ..domain.events import (
     RGPurchased, RollAnswered, RollDeclared, RollValuePublished, RulesProposed, ScenarioEnded, SideKeyRegistered,
     TakeBackProposed, ChitRevealed, ChitSealed, FairDiceCommitted, FairSeedRevealed, ProposalDeclined, TurnReturned,
     HiddenFortificationPlaced, HiddenFortificationRevealed, RGPurchaseRevealed, RGPurchaseSealed, SecretRollMade,
-    SecretRollRevealed, RollDeclarationRevealed,
+    SecretRollRevealed, RollDeclarationRevealed, RollLapsed,
 )
 from ..domain.commands import *  # noqa: F401,F403 - the verbs, decided here
 from ..domain.commands import (
@@ -243,6 +243,7 @@ COMMANDS: dict[type, Callable[[Any], Command]] = {
         table=f.table, side=f.side, drms=tuple(tuple(d) for d in f.drms), faces=(), source="fair", secret=f.secret,
         purpose=f.purpose, rg=f.rg, if_result=f.if_result), value=f.value, blinded=f.blinded),
     RollAnswered: lambda f: AnswerRoll(declared=f.declared, value=f.value),
+    RollLapsed: lambda f: LapseRoll(declared=f.declared),  # alone: its own side's lapse (with an answer: decided there)
     RollValuePublished: lambda f: PublishValue(side=f.side, n=f.n, value=f.value, blind=f.blind),
     DiceWitnessed: lambda f: Witness(side=f.side, rolls=tuple(f.rolls), disputed=f.disputed,
                                      log_digest=f.log_digest),

@@ -397,7 +397,7 @@ def claimed_reports(history, claims: set[int]) -> dict[int, Report]:
             entries = attached[fact.action]
             if entries:
                 entry = entries.pop(0)
-                if event.version in claims:
+                if event.version in claims and entry.line == fact.vasl:  # only the very report it was recorded from
                     out[event.version] = _entry_report(entry)
             continue
         if event.version in claims:

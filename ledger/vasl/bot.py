@@ -152,6 +152,7 @@ def audit_fact(fact, seen: dict, version: int) -> list[str]:
 
     if isinstance(fact, VaslLogImported):
         problems = []
+        seen.setdefault(f"@{fact.action}\0", [])  # the action imports a file: each of its rolls uses a report attached
         for entry in fact.reports:
             where = f"report at {entry.position}: "
             try:
@@ -166,7 +167,11 @@ def audit_fact(fact, seen: dict, version: int) -> list[str]:
             else:
                 problems += _use(report.key, seen, version, where)
         return problems
-    pending = seen.get(f"@{getattr(fact, 'action', '')}\0{fact.vasl}")
+    action = getattr(fact, "action", "")
+    pending = seen.get(f"@{action}\0{fact.vasl}")
+    if not pending and f"@{action}\0" in seen:
+        return ["its VASL report is not one its import attached: a roll of an imported file is recorded from the "
+                "report attached to it"]
     try:
         report = parse(fact.vasl, fact.player or None)
     except BadInput as e:
