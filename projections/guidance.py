@@ -9,7 +9,7 @@ import msgspec
 
 from cgledger.ledger.decide import chits
 from cgledger.ledger.decide.purchases import by_map_group, needs_objective
-from cgledger.ledger.decide.rolls import admit, per
+from cgledger.ledger.decide.rolls import admit, per, setup_unsettled
 from cgledger.ledger.decide.steps import applies, decide_winner, describe, need_applies, next_step, title, unmet
 from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.domain.evolve import SCENARIO
@@ -42,7 +42,8 @@ def need_commands(rules, state, need: dict, own: str | None = None, secret=()) -
                  f"{PROG} follow-ups --side {need['side']} --rg {ref}"]
         # an RG bought in secret: all at once, as many as any RG of the chart may declare (8.619: the count tells)
         return lines[::-1] if str(need["rg"]) in {*state.secret_rgs, *secret} else lines
-    tables = [t for t in rules.tables.values() if t.effect == need["effect"] and not waits_for_both(state, t)]
+    tables = [t for t in rules.tables.values() if t.effect == need["effect"] and not waits_for_both(state, t)
+              and setup_unsettled(rules, state, t) is None]
     return [f"{PROG} roll {t.id} --side {side}{required_drms(t, state, side)}" for t in sorted(tables, key=lambda t: t.id)
             for side in ([need["side"]] if need["side"] else [s for s in (t.sides or sides) if own in (None, s)])]
 
@@ -75,6 +76,9 @@ def with_commands(rules, state, needs: list[dict], own: str | None = None, secre
         if table is not None and waits_for_both(state, table):
             need = {**need, "text": f"{need['text']}, made once the other side stands here too, all setup complete "
                                     f"({table.together})"}
+        elif table is not None and (waiting := setup_unsettled(rules, state, table)) is not None:
+            need = {**need, "text": f"{need['text']}, made once the roll on {waiting['table']} has its dice, all setup "
+                                    f"complete ({table.together})"}
         out.append({**need, "command": lines[0] if lines else None, "commands": lines})
     return out
 
@@ -303,9 +307,28 @@ def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
     come: going on would end its purchases before it knows what it buys with."""
     if here == SCENARIO or rules.steps[here].purchase != "rg" or not replenishment_coming(rules, state, side):
         return False
+    return _bought_nothing(rules, state, side)
+
+
+def _bought_nothing(rules, state, side: str | None) -> bool:
+    """The side (at one table, every side) has bought no RG this CG Date, in the open or in secret."""
     sides = [side] if side else list(rules.system.sides)
     return not any(k.split(":")[0] in sides and n for k, n in state.bought_today.items()) \
         and not any(e["side"] in sides and e.get("cg_date") == state.cg_date for e in state.secret_rgs.values())
+
+
+def _buy_here(rules, state, cpp: dict, side: str | None, here: str) -> list[dict]:
+    """In the RG purchase step, a side that has bought nothing this CG Date and holds CPP for an RG of its chart: its
+    purchases are the next act (8.619, RR 2.518), not a walk past them; going on is its choice (CPP carry over)."""
+    if here == SCENARIO or rules.steps[here].purchase != "rg" or not _bought_nothing(rules, state, side) \
+            or not _to_buy(rules, state, cpp, side, here):
+        return []
+    held = f"your {cpp.get(side, 0)} CPP" if side else "CPP"
+    chart = f"`{PROG} rg-chart --side {side}`" if side else "`cgledger rg-chart`"
+    return [{"effect": "rg", "side": side, "table": None, "rg": None, "step": here, "title": title(rules, here),
+             "cg_date": state.cg_date, "command": None, "commands": [],  # the buy lines are under `may`
+             "text": f"{held} buy Reinforcement Groups here ({chart} lists them; the buy lines are below); going on "
+                     f"past {here} ends this CG Date's purchases, the CPP carry over"}]
 
 
 def replenishment_coming(rules, state, side: str | None) -> bool:
@@ -335,6 +358,9 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
         return []  # nothing beyond: its FPP spent here or forfeit by going on (what it may do says both)
     if _waits_to_buy(rules, state, side, here):
         return []  # nothing beyond: the CPP it buys with come with the other side's answer (its dice are waited for)
+    buying = _buy_here(rules, state, cpp, side, here)
+    if buying:
+        return buying  # nothing beyond: its purchases first
     at = here
     path: list[str] = []
     optional: list[str] = []  # the steps passed on the way whose optional rolls the side could still make

@@ -322,7 +322,8 @@ def test_8_621_the_next_act_stops_where_fpp_are_spent_not_past_it(at):
     assert any(m["command"].startswith("cgledger fortify ITEM --side german") for m in there["may"])
     german.ok("fortify", "dummy", "--side", "german", "--setup-area", "A", "--count", "10")  # all of them spent
     assert [a["step"] for a in german.json("status")["next_acts"]] == ["8.623"]  # then on to the chit
-    assert [a["step"] for a in us.json("status")["next_acts"]] == ["8.623"]  # the U.S. has no FPP: nothing stops it
+    # the U.S. has no FPP; it bought nothing yet with its CPP: its purchases are its next act, not the chit past them
+    assert [(a["step"], a["effect"]) for a in us.json("status")["next_acts"]] == [("8.619", "rg")]
 
 
 def test_8_621_a_side_that_bought_in_secret_is_not_taken_past_its_fortifications_by_the_other(at):

@@ -343,9 +343,10 @@ def words_for_players(*desks: Desk) -> None:
 
 
 @pytest.mark.sqlite_only
-def test_the_dual_attack_dr_one_side_declared_is_no_longer_the_other_sides_to_make(tmp_path):
-    """8.625: one dr per Dual Attack, by either side. Once the U.S. declared it with fair dice (its dice come with the
-    German answer), neither side's `status` shows the German as still owing it, nor offers it to him."""
+def test_the_dual_attack_dr_waits_for_the_setup_order_and_one_side_declared_is_no_longer_the_others(tmp_path):
+    """8.6233a and 8.625: who moves first is determined only once all setup is complete, so the first-move dr waits
+    for the dice of the setup-order dr (fair dice: they come with the other side's answer). One dr per Dual Attack,
+    by either side: once the German declared it, neither side's `status` shows the U.S. as still owing it."""
     g, u = to_19_pm(tmp_path)
     battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")
@@ -357,15 +358,21 @@ def test_the_dual_attack_dr_one_side_declared_is_no_longer_the_other_sides_to_ma
     g.ok("step", "8.625")
     g.send(u), u.receive()
     u.ok("roll", "8.6233a", "--side", "us")
-    u.ok("step", "8.625")
-    u.ok("roll", "8.625", "--side", "us")  # declared: its dice come with the German answer
-    assert "a roll on 8.625" not in u.ok("status").stdout
-    assert "waits for the German side's answer" in u.ok("status").stdout
-    u.send(g), g.receive()
-    status = g.json("status")
+    u.ok("step", "8.625")  # both stand in 8.625, the setup order not known yet
+    u.refused("roll", "8.625", "--side", "us", contains="the U.S. roll on 8.6233a, which setup waits for, has no "
+                                                         "dice yet (they come with the other side's answer) (8.6233a)")
+    status = u.json("status")
+    assert not [c for n in status["needs"] for c in n["commands"]], status["needs"]
+    assert "made once the roll on 8.6233a has its dice, all setup complete (8.6233a)" in status["needs"][0]["text"]
+    u.send(g), g.receive()  # the German ledger answers: the setup order is known to both
+    g.ok("roll", "8.625", "--side", "german")  # declared: its dice come with the U.S. answer
+    assert "a roll on 8.625" not in g.ok("status").stdout
+    assert "waits for the U.S. side's answer" in g.ok("status").stdout
+    g.send(u), u.receive()
+    status = u.json("status")
     assert not [c for n in status["needs"] for c in n["commands"] if "8.625" in c], status["needs"]
     assert not [m for m in status["may"] if "8.625" in m["command"]], status["may"]
-    g.refused("roll", "8.625", "--side", "german", contains="8.625")
+    u.refused("roll", "8.625", "--side", "us", contains="8.625")
 
 
 def to_19_pm(tmp_path: Path) -> tuple[Desk, Desk]:

@@ -353,7 +353,7 @@ def test_the_next_act_brings_a_side_with_cpp_to_its_purchases_not_past_them(at):
     """8.619: a side buys RG with its CPP in the purchase step. Following "next for you" from 8.616 used to point at
     the Initiative chit (8.623) and walk the side past 8.619: it never bought. Where its CPP buy the cheapest RG of
     its chart, or its CPP Replenishment is declared and not made yet (a fair roll, keys given), the next act is
-    `step 8.619`; in 8.619 the next act is offered again (CPP carry over, 8.6162), and a side without a chart to buy
+    `step 8.619`; in 8.619 its purchases are, until it bought (CPP carry over, 8.6162), and a side without a chart to buy
     from is not stopped."""
     from conftest import Player
 
@@ -370,7 +370,12 @@ def test_the_next_act_brings_a_side_with_cpp_to_its_purchases_not_past_them(at):
     assert [(a["step"], a["command"]) for a in nxt] == [("8.619", "cgledger step 8.619")], nxt
     assert "CPP to buy Reinforcement Groups with" in cli.ok("status").stdout
     cli.ok(*nxt[0]["command"].split()[1:])
-    assert cli.json("status")["step"] == "8.619" and cli.json("status")["next_acts"]  # what comes after is offered
+    # in 8.619, nothing bought yet: the purchases are the next act, not the Initiative chit past them
+    status = cli.json("status")
+    assert status["step"] == "8.619" and [(a["step"], a["effect"]) for a in status["next_acts"]] == [("8.619", "rg")]
+    assert "CPP buy Reinforcement Groups here" in cli.ok("status").stdout
+    cli.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    assert "8.620" in [a["step"] for a in cli.json("status")["next_acts"]]  # bought: what comes after (CPP carry over)
 
     keyed = at("8.616", "19 PM")  # keys given: the replenishment is a fair Secret roll the other side answers
     keyed.ok("rules", "load", str(chart))

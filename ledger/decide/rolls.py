@@ -182,6 +182,22 @@ def check_step(rules: Rules, state: CampaignState, table: Table, at: str | None 
     if table.together and state.edition >= 4 and state.step != at:
         raise BadInput(f"table {table.id} is rolled once both sides stand in {title(rules, at)}, all setup complete; "
                        f"the campaign waits at {title(rules, state.step)} for the other side", table.together)
+    waiting = setup_unsettled(rules, state, table)
+    if waiting is not None:
+        raise BadInput(f"table {table.id} is rolled once all setup is complete: the {rules.system.sides[waiting['side']]} "
+                       f"roll on {waiting['table']}, which setup waits for, has no dice yet (they come with the other "
+                       "side's answer)", table.together)
+
+
+def setup_unsettled(rules: Rules, state: CampaignState, table: Table) -> dict | None:
+    """For a roll made once all setup is complete (`together`, campaigns of edition 5 on): an open roll of an earlier
+    step declared and still waiting for its dice, which setup waits for (8.6233a: the side setting up first)."""
+    if not table.together or state.edition < 5 or not state.declared:
+        return None
+    order = [s.id for s in rules.system.steps]
+    earlier = set(order[:order.index(table.step)]) if table.step in order else set()
+    return next((e for e in state.declared.values() if not e["made"] and not e["secret"]
+                 and e["table"] in rules.tables and rules.tables[e["table"]].step in earlier), None)
 
 
 def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: int | None, purpose: str,

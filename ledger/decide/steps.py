@@ -326,8 +326,9 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 # revealed (rolls._check_how). 4: dice other than fair are agreed to by the side whose key completes the pair
 # (secrets.register_key); a Dual Attack's dr for the side moving first waits for both sides' setup (a table's
 # `together`, 8.6233a); an undo takes back the last command whole (`CampaignState.command_group`); the matrix a
-# ledger resolves as the last chit is revealed is its own record, no player's act (a proposal stands).
-EDITION = 4
+# ledger resolves as the last chit is revealed is its own record, no player's act (a proposal stands). 5: that dr
+# also waits for the dice of every open roll declared in an earlier step (8.6233a's setup order: `rolls.setup_unsettled`).
+EDITION = 5
 
 
 def start(name: str, system: str, cg: str, start_cpp: tuple[str, ...] = (),
