@@ -123,7 +123,10 @@ class CampaignLedger:
 
     def record(self, campaign: Campaign, rules, request, save: bool = True) -> list:
         facts = self.decided(campaign, rules, request)
-        (self.append if save else self.put)(campaign, *facts, request=request)
+        if save:
+            self.append(campaign, *facts, request=request)
+        else:  # a walk the act makes first, saved with it: the command's id, so that one undo takes both back
+            self.put(campaign, *facts, command=self.command_id, request=request)
         return facts
 
     def decided(self, campaign: Campaign, rules, request) -> list:

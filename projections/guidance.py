@@ -303,11 +303,9 @@ def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
 
 
 def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
-    """In the RG purchase step, a side that has bought nothing this CG Date while its CPP Replenishment is still to
-    come: going on would end its purchases before it knows what it buys with."""
-    if here == SCENARIO or rules.steps[here].purchase != "rg" or not replenishment_coming(rules, state, side):
-        return False
-    return _bought_nothing(rules, state, side)
+    """In the RG purchase step, a side whose CPP Replenishment is still to come (whatever it bought already): going on
+    would end its purchases before it knows what it buys with (8.616 comes before 8.619, RR 2.516 before 2.518)."""
+    return here != SCENARIO and rules.steps[here].purchase == "rg" and replenishment_coming(rules, state, side)
 
 
 def _bought_nothing(rules, state, side: str | None) -> bool:

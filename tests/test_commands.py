@@ -16,7 +16,7 @@ from cgledger.ledger.decide.commands import Context, decide
 from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.domain.events import (
     FACTS, ActionUndone, CampaignStarted, CGDateChanged, ChitRevealed, ChitSealed, CPPGained, DiceReported, DiceRolled,
-    InitiativeChosen, LocationControlled, RollLapsed,
+    InitiativeChosen, LocationControlled,
     Rewound, RGPurchaseSealed, RubblePlaced, SecretRollMade, SecretRollRevealed, SideAdvanced, SideKeyRegistered,
     StepOpened, TablesOverridden, VaslLogImported,
 )
@@ -38,7 +38,6 @@ CHECKED_APART = {
     RubblePlaced: "written only with the roll whose result decides it",
     DiceReported: "a VASL report kept as pasted: its dice are read again from its line",
     VaslLogImported: "in a log of forms 1 and 2: its reports' dice read again from their lines (today: ImportVasl)",
-    RollLapsed: "written only with its command: a Secret one's LapseRoll, an open one's AnswerRoll that answers it",
 }
 
 

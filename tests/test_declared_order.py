@@ -287,3 +287,20 @@ def test_one_undo_takes_back_a_command_whole(tmp_path, make_db):
     g.ok("step", "8.620")  # another command: its undo takes back that act alone
     assert "also" not in g.json("undo")
     assert json.loads(g.run("audit", "--json").stdout)["findings"] == []
+
+
+def test_one_undo_takes_back_the_walk_follow_ups_made_first(tmp_path, make_db):
+    """`follow-ups` from the RG step walks the side on to 8.620 first, then declares each roll: the walk carries the
+    command's id as its declarations do, so one `undo` takes it back with them and the side stands in 8.619 again."""
+    from two_players import start
+
+    desks, post = start("kgp", [make_db(), make_db()], tmp_path)
+    g = desks["german"]
+    g.ok("step", "8.619")
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    g.ok("follow-ups", "--side", "german", "--rg", "I2#1")
+    assert g.json("status")["progress"]["german"]["step"] == "8.620"
+    taken = g.json("undo", "--reason", "not yet")
+    assert taken["same_command_left"] == [], taken
+    assert g.json("status")["progress"]["german"]["step"] == "8.619"
+    assert json.loads(g.run("audit", "--json").stdout)["findings"] == []

@@ -408,3 +408,21 @@ def test_a_next_act_past_the_recon_step_says_the_recon_dr_is_given_up(tmp_path):
     assert act["step"] == "8.623" and "passing 8.622's Recon dr: optional, given up once passed" in act["text"], act
     g.ok("roll", "8.622", "--side", "german")  # the dr bought: nothing passed any more
     assert "passing" not in g.json("status")["next_acts"][0]["text"]
+
+
+@pytest.mark.sqlite_only
+def test_a_side_that_bought_before_its_replenishment_came_is_not_led_past_its_purchases(tmp_path):
+    """8.616 comes before 8.619: a German who bought an RG with the CPP he held while his CPP Replenishment's dice
+    still come with the U.S. answer is offered nothing past the purchase step (its follow-ups walked him past it,
+    ending this CG Date's purchases before he knew what he buys with): he buys on, or goes on by his own choice."""
+    g, u = to_19_pm(tmp_path)
+    battle_hardening(g, u)
+    g.ok("roll", "8.616", "--side", "german")
+    g.ok("step", "8.619")
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
+    status = g.json("status")
+    assert status["next_acts"] == [] and any(m["command"].startswith("cgledger buy ") for m in status["may"])
+    g.send(u), u.receive()
+    u.ok("roll", "8.616", "--side", "us")
+    u.send(g), g.receive()  # his CPP came: its follow-ups are offered, or more purchases
+    assert [a["step"] for a in g.json("status")["next_acts"]] == ["8.620"]
