@@ -10,7 +10,8 @@ import msgspec
 from cgledger.ledger.decide import chits
 from cgledger.ledger.decide.purchases import by_map_group, needs_objective
 from cgledger.ledger.decide.rolls import admit, per, setup_unsettled
-from cgledger.ledger.decide.steps import applies, decide_winner, describe, need_applies, next_step, title, unmet
+from cgledger.ledger.decide.steps import (applies, crosses_together, decide_winner, describe, need_applies, next_step,
+                                          title, unmet)
 from cgledger.ledger.errors import LedgerError
 from cgledger.ledger.domain.evolve import SCENARIO
 
@@ -366,6 +367,8 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     skipped = ("first_move",) if here == SCENARIO else ("scenario_end",)
     for _ in range(len(rules.system.steps) + 1):
         at = next_step(rules, state, at)
+        if at == SCENARIO and walking and side:
+            return _passing(_to_the_door(rules, state, side, [*path, at]), optional)
         if at == SCENARIO or at in path or at == here:
             return []  # never into the scenario, nor round the RePh a second time (an Idle Day repeats it)
         path.append(at)
@@ -378,7 +381,9 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
                             else unmet(rules, state, at, done=[], date=date)) if n["effect"] not in skipped]
         if buying or owed:
             if walking and side and walkmod.lands(rules, state, side, at) != at:
-                return []  # the walk there stops short (a door both sides cross together) or is refused: not yet
+                # the walk there stops short at a door both sides cross together (its walk there is the next act),
+                # or is refused: not yet
+                return _passing(_to_the_door(rules, state, side, path), optional)
             return _passing(_acts_at(rules, state, side, at, date, buying, owed, secret), optional)
         if date == state.cg_date:
             optional += [f"{at}'s {title}" for title in _optional_rolls(rules, state, side, at)]
@@ -421,6 +426,23 @@ def _acts_at(rules, state, side: str | None, at: str, date: str, buying: str, ow
                                                          f"sides stand there ({rules.tables[owed[0]['table']].together})")]
     return [{**need, "step": at, "title": title(rules, at), "cg_date": date}
             for need in with_commands(rules, state, owed, side, secret)]
+
+
+def _to_the_door(rules, state, side: str, path: list[str]) -> list[dict]:
+    """Nothing more of the side's up to a door both sides cross together (a new CG Date, the scenario): the walk up to
+    it in one command (`step DOOR`), where the side does not stand at it already and the walk is accepted."""
+    from cgledger.ledger.decide import walk as walkmod
+
+    door = next((s for s in path if crosses_together(rules, s)), None)
+    if door is None or walkmod.position(state, side) == door or walkmod.lands(rules, state, side, door) is None:
+        return []
+    try:
+        into = "the scenario" if door == SCENARIO else \
+            f"CG Date {walkmod.date_on(rules, state, path[:path.index(door) + 1])}"
+    except LedgerError:
+        return []  # the CG has no CG Date after this one
+    return [_walk_to(rules, side, door, state.cg_date, "step",
+                     f"nothing more of yours up to {into}, which both sides enter together: walk up to its door")]
 
 
 def _walk_to(rules, side: str | None, at: str, date: str, effect: str, text: str) -> dict:

@@ -312,13 +312,14 @@ def test_receive_says_nothing_is_due_only_where_nothing_is_offered(desks, tmp_pa
     g.ok("send", str(tmp_path / "3.json"))
     shown = u.ok("receive", str(tmp_path / "3.json")).stdout
     status = u.json("status")
-    assert not status["needs"] and not status["next_acts"] and status["progress"]["us"]["step"] == "8.619"
+    assert not status["needs"] and status["progress"]["us"]["step"] == "8.619"
+    assert [a["command"] for a in status["next_acts"]] == ["cgledger step scenario"]  # nothing of his up to it
     assert "cgledger step next" in [m["command"] for m in status["may"]]
     assert "nothing is due" not in shown, shown
     lines = shown.splitlines()
-    at = lines.index("next for you: in 8.619 Purchasing Reinforcement Groups, what you may do is below; then go on "
-                     "(`cgledger send` mails your turn when done):")
-    assert lines[at + 1].split("#")[0].strip() == "cgledger step next"
+    at = lines.index("due from you:")
+    assert "nothing more of yours up to the scenario" in lines[at + 1], shown
+    assert lines[at + 2].strip() == "cgledger step scenario"
     u.ok("step", "scenario")  # what it said is accepted; on to the scenario, both sides
     u.ok("send", str(tmp_path / "4.json"))
     g.ok("receive", str(tmp_path / "4.json"))
