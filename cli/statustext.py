@@ -57,6 +57,7 @@ def render_status(status: dict) -> str:
         lines.append(f"  dice: {status['dice']} (each side's ledger rolls its own dice at once, not proven fair)")
     lines += _acts_lines(status) + _waits_lines(status)
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
+    lines += [f"  rules files: {f['text']} ({f['command']})" for f in status.get("files_wanted", [])]
     lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you") or status.get("own_secrets"))
     lines += proposal_lines(status.get("proposal"), status["sides"])
     if status.get("over"):

@@ -304,9 +304,21 @@ def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
 
 
 def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
-    """In the RG purchase step, a side whose CPP Replenishment is still to come (whatever it bought already): going on
-    would end its purchases before it knows what it buys with (8.616 comes before 8.619, RR 2.516 before 2.518)."""
-    return here != SCENARIO and rules.steps[here].purchase == "rg" and replenishment_coming(rules, state, side)
+    """In the RG purchase step, a side that has bought nothing this CG Date while its CPP Replenishment is still to
+    come: going on would end its purchases before it knows what it buys with (8.616 comes before 8.619). A side that
+    bought with the CPP it held is offered what comes next, told that it ends its purchases (`_ends_purchases`)."""
+    return here != SCENARIO and rules.steps[here].purchase == "rg" and replenishment_coming(rules, state, side) \
+        and _bought_nothing(rules, state, side)
+
+
+def _ends_purchases(rules, state, side: str | None, here: str, acts: list[dict]) -> list[dict]:
+    """Next acts from the RG purchase step while the side's CPP Replenishment is still to come: each says that it
+    ends this CG Date's purchases before those CPP come (they carry over, 8.6162)."""
+    if not acts or here == SCENARIO or rules.steps[here].purchase != "rg" or not replenishment_coming(rules, state, side):
+        return acts
+    said = (f"; it ends this CG Date's purchases ({here}) before your CPP Replenishment comes with the other side's "
+            "answer (those CPP carry over)")
+    return [{**act, "text": act["text"] + said} for act in acts]
 
 
 def _bought_nothing(rules, state, side: str | None) -> bool:
@@ -350,8 +362,6 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     spent are forfeit); CPP carry over (8.6162), so from the RG step the next act is offered, unless the side bought
     nothing yet and its CPP Replenishment is still to come with the other side's answer. `cpp`: each side's
     CPP as the reader knows them (default the campaign's). Guidance only: each act is decided when it is made."""
-    from cgledger.ledger.decide import walk as walkmod
-
     cpp = state.cpp if cpp is None else cpp
     if _fpp_to_spend(rules, state.fpp, side, here):
         return []  # nothing beyond: its FPP spent here or forfeit by going on (what it may do says both)
@@ -360,6 +370,13 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     buying = _buy_here(rules, state, cpp, side, here)
     if buying:
         return buying  # nothing beyond: its purchases first
+    return _ends_purchases(rules, state, side, here, _ahead(rules, state, here, side, walking, secret, cpp))
+
+
+def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp: dict) -> list[dict]:
+    """The first step ahead that needs something of the side, as next acts (`next_acts`)."""
+    from cgledger.ledger.decide import walk as walkmod
+
     at = here
     path: list[str] = []
     optional: list[str] = []  # the steps passed on the way whose optional rolls the side could still make

@@ -103,6 +103,7 @@ def status(state, rules, reader: Reader) -> dict:
         "progress": progress(state, rules, own, fpp) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
+        "files_wanted": files_wanted(rules),  # what the players' own rules files still have to give
         "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
         # FPP still to spend (the public books of a side that bought FPP in secret and spent them read below 0)
@@ -254,6 +255,21 @@ def dice_mode(state, rules) -> str:
     if state.dice_mode != "fair":
         return state.dice_mode
     return "fair" if state.fair_in_force(rules.system.sides) else "fair-pending"
+
+
+def files_wanted(rules) -> list[dict]:
+    """What the rules seeds leave to the players' own files and no file in force gives yet: the RG chart's costs
+    (KGP 8.619, CGS: the seeds print none; RR's are in them) and the Map Groups' Locations (its grid: Control, Setup
+    Areas, hexes). Each is loaded with `rules load` (a proposal the other side accepts, once keys are set up)."""
+    out = []
+    if not any(rg.cost is not None for rg in rules.rgs.values()):
+        out.append({"what": "rg_chart", "command": "cgledger rules load CHART.toml",
+                    "text": "no RG chart with costs is loaded (the rules text prints none): nothing can be bought yet"})
+    if rules.system.map_groups and not rules.maps:
+        out.append({"what": "map", "command": "cgledger rules load MAP.toml",
+                    "text": "no map is loaded (its Locations are not in the rules text): Control, Setup Areas and hexes "
+                            "are not checked against it"})
+    return out
 
 
 def reminders(rules, state) -> list[dict]:

@@ -411,18 +411,20 @@ def test_a_next_act_past_the_recon_step_says_the_recon_dr_is_given_up(tmp_path):
 
 
 @pytest.mark.sqlite_only
-def test_a_side_that_bought_before_its_replenishment_came_is_not_led_past_its_purchases(tmp_path):
+def test_a_side_that_bought_before_its_replenishment_came_is_told_its_next_act_ends_its_purchases(tmp_path):
     """8.616 comes before 8.619: a German who bought an RG with the CPP he held while his CPP Replenishment's dice
-    still come with the U.S. answer is offered nothing past the purchase step (its follow-ups walked him past it,
-    ending this CG Date's purchases before he knew what he buys with): he buys on, or goes on by his own choice."""
+    still come with the U.S. answer is offered its follow-ups (no round trip more), told that they end this CG
+    Date's purchases before those CPP come (they carry over); once they came, the same act says nothing of it."""
     g, u = to_19_pm(tmp_path)
     battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")
     g.ok("step", "8.619")
     g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19")
-    status = g.json("status")
-    assert status["next_acts"] == [] and any(m["command"].startswith("cgledger buy ") for m in status["may"])
+    act, = g.json("status")["next_acts"]
+    assert act["step"] == "8.620" and act["command"] == "cgledger follow-ups --side german --rg I2#1", act
+    assert "it ends this CG Date's purchases (8.619) before your CPP Replenishment comes" in act["text"], act
     g.send(u), u.receive()
     u.ok("roll", "8.616", "--side", "us")
-    u.send(g), g.receive()  # his CPP came: its follow-ups are offered, or more purchases
-    assert [a["step"] for a in g.json("status")["next_acts"]] == ["8.620"]
+    u.send(g), g.receive()  # his CPP came
+    act, = g.json("status")["next_acts"]
+    assert act["step"] == "8.620" and "Replenishment" not in act["text"], act

@@ -426,3 +426,22 @@ def test_a_proposer_is_told_when_his_own_act_lets_his_proposal_lapse(at):
     proposed = us.json("rules", "load", str(chart))
     said = us.ok("roll", "8.616", "--side", "us").stderr
     assert "your proposal of event" in said and "lapsed: this act was recorded after it" in said, (proposed, said)
+
+
+def test_status_names_the_rules_files_the_seeds_leave_to_the_players(make_db):
+    """The rules text prints no RG costs for KGP and CGS (RR's chart is in it) and no map Locations: a new campaign's
+    status says so, with the command that loads one, until a file gives them."""
+    from conftest import Cli
+
+    fixtures = Path(__file__).parent.parent / "fixtures"
+    for system, cg, wanted in (("kgp", "I", {"rg_chart", "map"}), ("cgs", "CGS", {"rg_chart", "map"}),
+                               ("rr", "RR", set())):
+        cli = Cli(make_db())
+        cli.ok("new", "T", "--system", system, "--cg", cg)
+        assert {f["what"] for f in cli.json("status")["files_wanted"]} == wanted, system
+    cli = Cli(make_db())
+    cli.ok("new", "T", "--system", "cgs", "--cg", "CGS")
+    assert "rules files: no RG chart with costs is loaded" in cli.ok("status").stdout
+    cli.ok("rules", "load", str(fixtures / "cgs-rg-chart-example.toml"))
+    cli.ok("rules", "load", str(fixtures / "cgs-dtw-fixture-map.toml"))
+    assert cli.json("status")["files_wanted"] == [] and "rules files" not in cli.ok("status").stdout
