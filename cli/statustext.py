@@ -157,7 +157,10 @@ def _books_lines(status: dict) -> list[str]:
     """CPP, LVP and the FPP still to spend, the Attack Chits left, the secret purchases, what is in effect."""
     lines: list[str] = []
     names = status["sides"]
-    lines.append("CPP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["cpp"].items())
+    hidden = status.get("cpp_before_secret") or {}  # its Secret CPP Replenishments unseen: its CPP shown before them
+    lines.append("CPP: " + ", ".join(f"{names.get(side, side)} {n}" + (
+        f" + its Secret CPP Replenishment{'s' if hidden[side] > 1 else ''}" if side in hidden else "")
+        for side, n in status["cpp"].items())
                  + ("; LVP: " + ", ".join(f"{names.get(side, side)} {n}" for side, n in status["lvp"].items())
                     if status["lvp"] else "")
                  + ("; FPP to spend this CG Date: " + ", ".join(f"{names.get(side, side)} {n:g}"

@@ -120,6 +120,7 @@ def status(state, rules, reader: Reader) -> dict:
         "conditions": roster.conditions(rules, state.cg, state.cg_date, random_weather),
         "dice": dice_mode(state, rules), "waiting": waiting(state, rules),
         "secret_purchases": secret,  # side -> RG bought in secret, not revealed (its CPP shown before them)
+        "cpp_before_secret": secret_replenishments(state, rules, own),
         "secret_purchase_rule": purchases.secret_step(rules),  # the rule that lets them be kept secret (8.619, RR 2.518)
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
         "rg_refs": steps.rg_refs(view),  # purchase event -> the RG as `--rg` names it (I2#1; sealed: the event)
@@ -255,6 +256,19 @@ def dice_mode(state, rules) -> str:
     if state.dice_mode != "fair":
         return state.dice_mode
     return "fair" if state.fair_in_force(rules.system.sides) else "fair-pending"
+
+
+def secret_replenishments(state, rules, own: str | None) -> dict[str, int]:
+    """Side -> its Secret CPP Replenishments (8.616, RR 2.516) this reader cannot see, sealed or still to be made:
+    the CPP shown for that side are before them (its key's own side counts its own)."""
+    out: dict[str, int] = {}
+    rolls = [v for v in state.sealed.values() if v.get("effect") == "cpp_replenishment"] + [
+        e for e in state.declared.values() if e["secret"] and not e["made"] and e["table"] in rules.tables
+        and rules.tables[e["table"]].effect == "cpp_replenishment"]
+    for roll in rolls:
+        if roll["side"] != own:
+            out[roll["side"]] = out.get(roll["side"], 0) + 1
+    return out
 
 
 def files_wanted(rules) -> list[dict]:

@@ -428,3 +428,19 @@ def test_a_side_that_bought_before_its_replenishment_came_is_told_its_next_act_e
     u.send(g), g.receive()  # his CPP came
     act, = g.json("status")["next_acts"]
     assert act["step"] == "8.620" and "Replenishment" not in act["text"], act
+
+
+@pytest.mark.sqlite_only
+def test_the_other_sides_cpp_are_shown_before_its_secret_replenishment(tmp_path):
+    """8.616: each side's CPP Replenishment is Secret. The other side's CPP in `status` are its public books, before
+    what its sealed rolls gave (a Recon paid in the open took them below 0 and read as debt): said so, counted."""
+    g, u = to_19_pm(tmp_path)
+    battle_hardening(g, u)
+    g.ok("roll", "8.616", "--side", "german")
+    g.send(u), u.receive()
+    assert u.json("status")["cpp_before_secret"] == {"german": 1}
+    assert "CPP: German 20 + its Secret CPP Replenishment, U.S. 12;" in u.ok("status").stdout
+    u.ok("roll", "8.616", "--side", "us")
+    u.send(g), g.receive()
+    status = g.json("status")
+    assert status["cpp_before_secret"] == {"us": 1} and status["cpp"]["german"] > 20  # his own counts his own
