@@ -113,6 +113,10 @@ def _waits_lines(status: dict) -> list[str]:
         elif where["step"] == status["step"] and where["may"]:
             whom = "you, who may" if side == status.get("you") else f"the {name} side, which may"
             lines.append(f"  the campaign waits here for {whom} still act: {where['may']}")
+        elif where["step"] == status["step"] and where.get("goes_on"):  # nothing it may do here: its walk on
+            you = side == status.get("you")
+            why = where["goes_on"].replace("its ", "your ") if you else where["goes_on"]
+            lines.append(f"  the campaign waits here for {'you' if you else f'the {name} side'} to go on ({why})")
     lines += [f"  waiting: {text}" for text in waiting_texts(status)]
     return lines
 

@@ -224,7 +224,10 @@ def progress(state, rules, own: str | None = None, fpp: dict | None = None) -> d
         reason = None if ahead or _chit_shown(rules, state, side, at) else walk.may_act(rules, state, side, at)
         if side == own and reason == "buy Fortifications" and (fpp or {}).get(side, 0) <= 0:
             reason = None  # its own books know it holds no FPP
-        out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason}
+        goes_on = None
+        if reason == "buy Reinforcement Groups" and not walk.may_buy(rules, state, side):
+            reason, goes_on = None, "its CPP buy no RG of its chart"  # the campaign waits for its walk all the same
+        out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason, "goes_on": goes_on}
     return out
 
 

@@ -444,3 +444,17 @@ def test_the_other_sides_cpp_are_shown_before_its_secret_replenishment(tmp_path)
     u.send(g), g.receive()
     status = g.json("status")
     assert status["cpp_before_secret"] == {"us": 1} and status["cpp"]["german"] > 20  # his own counts his own
+
+
+@pytest.mark.sqlite_only
+def test_a_side_whose_cpp_buy_no_rg_is_not_said_to_buy_in_the_rg_step(tmp_path):
+    """RR 2.518: a side with 0 CPP buys nothing (2.5184): the campaign waits in 2.518 for its walk on all the same
+    (each side leaves its purchase step itself), but `status` no longer says it may still buy."""
+    t = Table(tmp_path, other="canadian")
+    g, c = t.german, t.canadian
+    t.keyed("RR", "--system", "rr", "--cg", "RR", "--start-cpp", "german=40")
+    status = g.json("status")  # 19 AM, the Initial Scenario: both in 2.518
+    canadian = status["progress"]["canadian"]
+    assert (canadian["may"], canadian["goes_on"]) == (None, "its CPP buy no RG of its chart"), status["progress"]
+    assert status["progress"]["german"]["may"] == "buy Reinforcement Groups", status["progress"]
+    assert "the campaign waits here for you to go on (your CPP buy no RG of your chart)" in c.ok("status").stdout

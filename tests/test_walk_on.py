@@ -149,10 +149,10 @@ def test_before_both_keys_the_keyed_side_does_not_walk_the_other_past_its_purcha
 def test_the_player_is_told_the_campaign_waits_for_him_as_you(desks):
     """'the campaign waits here for the German side, which may still act' was said to the German himself."""
     g, u = desks
-    g.ok("step", "next")  # 8.619: each side may still buy there
+    g.ok("step", "next")  # 8.619: each side goes on from there itself (no chart loaded: nothing to buy)
     text = g.ok("status").stdout
-    assert "the campaign waits here for you, who may still act: buy Reinforcement Groups" in text, text
-    assert "the campaign waits here for the U.S. side, which may still act" in text, text
+    assert "the campaign waits here for you to go on (your CPP buy no RG of your chart)" in text, text
+    assert "the campaign waits here for the U.S. side to go on (its CPP buy no RG of its chart)" in text, text
     assert "the campaign waits here for the German side" not in text, text
 
 

@@ -148,7 +148,7 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
         return "roll the follow-ups of the RG(s) bought in secret"
 
     data = rules.steps[step_id]
-    if data.purchase == "rg":
+    if data.purchase == "rg":  # the campaign waits for the side here, whatever its CPP (status says what it may buy)
         return "buy Reinforcement Groups"
     if data.purchase == "fortifications" and (state.fpp.get(side, 0) > 0 or bought_in_secret(state, side, date)):
         return "buy Fortifications"  # FPP it holds; or an RG bought in secret, which may be FPP only its books know
@@ -165,6 +165,20 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
     return None
 
 
+
+
+def may_buy(rules: Rules, state: CampaignState, side: str) -> bool:
+    """Whether the side may still buy an RG, as the public books know it: its chart prices
+    an RG and its CPP buy the cheapest, or it holds CPP the books do not show (a Secret CPP Replenishment, sealed or
+    still to be made: 8.616, RR 2.516)."""
+    costs = [rg.cost for (owner, _rg), rg in rules.rgs.items() if owner == side and rg.cost is not None]
+    if not costs:
+        return False  # no chart with costs: nothing is bought
+    if state.cpp.get(side, 0) >= min(costs):
+        return True
+    return any(v["side"] == side and v.get("effect") == "cpp_replenishment" for v in state.sealed.values()) or any(
+        e["side"] == side and not e["made"] and e["table"] in rules.tables
+        and rules.tables[e["table"]].effect == "cpp_replenishment" for e in state.declared.values())
 
 
 def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: int = MADE_FORM) -> list:
