@@ -145,10 +145,15 @@ def may(state, rules, reader: Reader, view, at: Standing) -> list[dict]:
 
 def _keyed_side(state, rules, reader: Reader) -> str | None:
     """Once both sides hold signing keys (a system with no Refit Phase to walk too), the side of the key given: each
-    act is its own side's, signed with its key, so only its own are offered."""
-    if reader.as_of is not None or not reader.key_given:
+    act is its own side's, signed with its key, so only its own are offered. Once one side holds a key and the
+    reader's opens none, the acts this ledger may record are the other side's: the one without a key."""
+    if reader.as_of is not None:
         return None
-    if not all(s in rights.signing_sides(state) for s in rules.system.sides):
+    signing = rights.signing_sides(state)
+    if signing and reader.side() is None:
+        keyless = [s for s in rules.system.sides if s not in signing]
+        return keyless[0] if len(keyless) == 1 else None
+    if not reader.key_given or not all(s in signing for s in rules.system.sides):
         return None
     return reader.side()
 

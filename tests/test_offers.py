@@ -225,3 +225,18 @@ def test_a_system_without_objective_hexes_offers_one_purchase_line(rr):
     buys = [m["command"] for m in rr.json("status")["may"] if m["command"].startswith("cgledger buy")]
     assert buys == ["cgledger buy RG_ID --side german|canadian"], buys
     assert "--objective" not in rr.ok("status").stdout
+
+
+def test_once_one_side_holds_a_key_a_ledger_without_it_is_offered_the_other_sides_acts_only(make_db):
+    """CGS: the German set up his key; the Russian's ledger, his own key not set up yet, records unsigned acts, which
+    only the side without a key may record: its rolls are offered for the Russian side, not `--side german|russian`
+    (the German's would be refused for want of his signature)."""
+    from conftest import Player
+
+    cli = conftest.Cli(make_db())
+    cli.ok("new", "T", "--system", "cgs", "--cg", "CGS")
+    Player(cli.db, "Peiper's own words").ok("keys", "init", "--side", "german")
+    rolls = [m["command"] for m in cli.json("status")["may"] if m["command"].startswith("cgledger roll")]
+    assert rolls and all("--side russian" in line for line in rolls), rolls
+    searching = next(line for line in rolls if "7.4.5" in line)  # no hex asked: rolled as offered, unsigned
+    cli.ok(*searching.split()[1:], "--dice", "3")
