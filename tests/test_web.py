@@ -388,3 +388,16 @@ def test_the_side_that_answers_a_proposal_may_accept_or_decline_it_on_the_page(d
     assert error is None, error
     assert u.json("status")["proposal"]["open"] is False
     assert u.ok("log", "--last", "1").stdout.count("declines the proposal") == 1
+
+
+def test_a_proposal_waiting_for_an_answer_is_not_nothing_due(make_db):
+    """A rules file proposed (both sides keyed): the proposer's page no longer says "Nothing is due from anyone
+    here" while it waits for the other side's Accept, and the other side's page shows the proposal."""
+    from conftest import keyed_players
+
+    cli = Cli(make_db())
+    cli.ok("new", "CG I", "--cg", "I")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
+    german.ok("rules", "load", str(Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"))
+    shown = page(cli.db).get("/").text
+    assert "Nothing is due from" not in shown and "accept" in shown.lower(), shown
