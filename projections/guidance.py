@@ -439,8 +439,12 @@ def _acts_at(rules, state, side: str | None, at: str, date: str, buying: str, ow
     if buying:
         return [_walk_to(rules, side, at, date, rules.steps[at].purchase, buying)]
     if all(n.get("table") and waits_for_both(state, rules.tables[n["table"]]) for n in owed):
-        return [_walk_to(rules, side, at, date, "step", f"your setup done, go on to {at}: its roll is made once both "
-                                                         f"sides stand there ({rules.tables[owed[0]['table']].together})")]
+        table = rules.tables[owed[0]["table"]]
+        waiting = setup_unsettled(rules, state, table)
+        first = f"the roll on {waiting['table']} (the setup order) has its dice once the other side answers; then " \
+            if waiting else ""
+        return [_walk_to(rules, side, at, date, "step", f"{first}your setup done, go on to {at}: its roll is made once "
+                                                         f"both sides stand there ({table.together})")]
     return [{**need, "step": at, "title": title(rules, at), "cg_date": date}
             for need in with_commands(rules, state, owed, side, secret)]
 

@@ -358,6 +358,9 @@ def test_the_dual_attack_dr_waits_for_the_setup_order_and_one_side_declared_is_n
     g.ok("step", "8.625")
     g.send(u), u.receive()
     u.ok("roll", "8.6233a", "--side", "us")
+    act, = u.json("status")["next_acts"]
+    assert act["command"] == "cgledger step 8.625" and "the roll on 8.6233a (the setup order) has its dice once the " \
+        "other side answers; then your setup done" in act["text"], act
     u.ok("step", "8.625")  # both stand in 8.625, the setup order not known yet
     u.refused("roll", "8.625", "--side", "us", contains="the U.S. roll on 8.6233a, which setup waits for, has no "
                                                          "dice yet (they come with the other side's answer) (8.6233a)")
