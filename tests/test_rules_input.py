@@ -253,3 +253,14 @@ def test_a_map_of_two_billion_rows_is_no_map(kgp, tmp_path):
     backwards = tmp_path / "backwards.toml"
     backwards.write_text(text.replace('columns = ["C", "Q"]', 'columns = ["Q", "C"]'))
     kgp.refused("rules", "load", str(backwards), contains="must run forward")
+
+
+@pytest.mark.parametrize("kind, content", [
+    ("RG", '[[rg]]\nside = "us"\nid = \'I1", "--open\'\ngroup_type = "Inf Pltn"\ncost = 6\n'),
+    ("table", table('8.622 --dice 1')),
+])
+def test_an_id_that_is_no_single_word_is_refused(kgp, tmp_path, kind, content):
+    """An id is typed on command lines (`buy I1`, `roll 8.622`), and the page and `status` build lines and forms from
+    it: an id with a quote or a space would carry options of its own (`--open` on the victim's Buy button: his RG
+    bought in the open). Refused, nothing written."""
+    refused(kgp, write(tmp_path, content), f"{kind} id", "is not one word of letters, digits and . _ / # -")

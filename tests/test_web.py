@@ -401,3 +401,19 @@ def test_a_proposal_waiting_for_an_answer_is_not_nothing_due(make_db):
     german.ok("rules", "load", str(Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"))
     shown = page(cli.db).get("/").text
     assert "Nothing is due from" not in shown and "accept" in shown.lower(), shown
+
+
+def test_the_page_lists_what_a_proposed_rules_file_changes_before_accept(make_db):
+    """A rules file proposed: the other side's page shows every change it makes against the rules in force (an RG's
+    cost raised), as `status` and `receive` do, above its Accept button, not only the file's name."""
+    from conftest import keyed_players
+
+    chart = Path(__file__).parent / "data" / "kgp-rg-test-chart.toml"
+    cli = Cli(make_db())
+    cli.ok("new", "CG I", "--cg", "I")
+    german, us = keyed_players(cli.db, "Peiper's own words", "Harrison's own words")
+    german.ok("rules", "load", str(chart))
+    changes = us.json("status")["proposal"]["changes"]
+    assert changes
+    shown = html.unescape(page(cli.db, "Harrison's own words".encode()).get("/").text)
+    assert all(change in shown for change in changes), (changes, shown)

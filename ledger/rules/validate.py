@@ -12,6 +12,9 @@ from ..errors import RulesDataError
 from .schema import DRM, Chart, MapGeometry, SystemFile, Table, TablesFile, drm_value
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+# an id a command line names (`roll 8.606/infantry`, `buy I2`, `fortify ap_mines`): one word of letters, digits and
+# . _ / # -, so that no id carries a quote, a space or an option of its own into a line the page or status offers
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/#-]{0,39}\Z")
 OPTIONS = frozenset({"random_weather"})  # what `cgledger new` lets players choose (CampaignStarted, state.options)
 DRM_LIMIT = {"DR": (6, 2), "dr": (6, 2), "d10": (10, 3), "d100": (50, 10)}  # die -> (per DRM, per unit); see engine.py
 MAP_SPAN = 200  # hexes a Map Group's columns or rows may span (a board is 10 x 33; the largest groups a few boards)
@@ -31,6 +34,9 @@ def check_unique(rules, name: str, tables_file: TablesFile) -> None:
     for kind, ids in kinds:
         seen = set()
         for key, rule in ids:
+            if kind != "map of Map Group" and not _ID.match(key.split(" ", 1)[-1] if kind == "RG" else key):
+                raise RulesDataError(f"{name}: {kind} id {key!r} is not one word of letters, digits and . _ / # - (up "
+                                     "to 40): an id is typed on command lines", rule or None)
             if key in seen:
                 raise RulesDataError(f"{name}: {kind} {key} is given twice in this file", rule or None)
             seen.add(key)
