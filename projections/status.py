@@ -99,11 +99,11 @@ def status(state, rules, reader: Reader) -> dict:
         "turn": reader.turn,
         # nothing needed here: the next act ahead and its command, which walks the side there itself
         "next_acts": [] if needs or at.at_door or over
-        else guidance.next_acts(rules, view, here, me, walking, state.secret_rgs, cpp),
+        else _proposal_waits(state, rules, reader) or guidance.next_acts(rules, view, here, me, walking, state.secret_rgs, cpp),
         "progress": progress(state, rules, own, fpp) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
-        "files_wanted": files_wanted(rules),  # what the players' own rules files still have to give
+        "files_wanted": files_wanted(rules, bool(state.proposal)),  # what the players' own rules files still give
         "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
         # FPP still to spend (the public books of a side that bought FPP in secret and spent them read below 0)
@@ -279,16 +279,30 @@ def secret_replenishments(state, rules, own: str | None) -> dict[str, int]:
     return out
 
 
-def files_wanted(rules) -> list[dict]:
+def _proposal_waits(state, rules, reader: Reader) -> list[dict]:
+    """The reader's own proposal is open: it waits for the other side's answer as the last act of the turn he mails,
+    so his next act is mailing it, not one that would let it lapse (walking on, buying)."""
+    author = (state.proposal or {}).get("author")
+    if not author or reader.as_of is not None or author != reader.by():
+        return []
+    return [{"effect": "proposal", "side": author, "table": None, "rg": None, "step": state.step, "cg_date": state.cg_date,
+             "title": title(rules, state.step), "command": None, "commands": [],
+             "text": "your proposal waits for the other side's answer as the last act of your turn: mail it "
+                     "(`cgledger send`); an act of yours before that lets it lapse"}]
+
+
+def files_wanted(rules, proposal_open: bool = False) -> list[dict]:
     """What the rules seeds leave to the players' own files and no file in force gives yet: the RG chart's costs
     (KGP 8.619, CGS: the seeds print none; RR's are in them) and the Map Groups' Locations (its grid: Control, Setup
-    Areas, hexes). Each is loaded with `rules load` (a proposal the other side accepts, once keys are set up)."""
+    Areas, hexes). Each is loaded with `rules load` (a proposal the other side accepts, once keys are set up); one
+    proposal is open at a time."""
+    later = " once the proposal open now is answered" if proposal_open else ""
     out = []
     if not any(rg.cost is not None for rg in rules.rgs.values()):
-        out.append({"what": "rg_chart", "command": "cgledger rules load CHART.toml",
+        out.append({"what": "rg_chart", "command": f"cgledger rules load CHART.toml{later}",
                     "text": "no RG chart with costs is loaded (the rules text prints none): nothing can be bought yet"})
     if rules.system.map_groups and not rules.maps:
-        out.append({"what": "map", "command": "cgledger rules load MAP.toml",
+        out.append({"what": "map", "command": f"cgledger rules load MAP.toml{later}",
                     "text": "no map is loaded (its Locations are not in the rules text): Control, Setup Areas and hexes "
                             "are not checked against it"})
     return out

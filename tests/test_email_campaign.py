@@ -461,3 +461,24 @@ def test_a_side_whose_cpp_buy_no_rg_is_not_said_to_buy_in_the_rg_step(tmp_path):
     assert (canadian["may"], canadian["goes_on"]) == (None, "its CPP buy no RG of its chart"), status["progress"]
     assert status["progress"]["german"]["may"] == "buy Reinforcement Groups", status["progress"]
     assert "the campaign waits here for you to go on (your CPP buy no RG of your chart)" in c.ok("status").stdout
+
+
+@pytest.mark.sqlite_only
+def test_a_player_whose_proposal_waits_is_led_to_mail_it_not_to_let_it_lapse(tmp_path):
+    """A proposal waits for the other side's answer as the last act of the turn mailed: the U.S., his map file just
+    proposed, was told "next for you: step 8.619", which let it lapse. His next act is now mailing it; and a file
+    still wanted is offered once the proposal open is answered."""
+    t = Table(tmp_path)
+    g, u = t.german, t.us
+    g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
+    g.ok("keys", "init", "--side", "german")
+    g.ok("rules", "load", str(CHART))
+    assert all(f["command"].endswith("once the proposal open now is answered") for f in g.json("status")["files_wanted"])
+    g.send(u), u.receive()
+    u.ok("accept")
+    u.ok("keys", "init", "--side", "us")
+    u.ok("rules", "load", str(MAP))
+    act, = u.json("status")["next_acts"]
+    assert act["effect"] == "proposal" and "mail it (`cgledger send`)" in act["text"], act
+    u.send(g), g.receive()
+    assert g.json("status")["proposal"]["yours"]
