@@ -12,6 +12,19 @@ from cgledger.ledger.domain.wording import item_name
 
 reads = lazy.module("cgledger.ledger.read.player")
 
+
+_TERMS = {"san": "SAN", "cpp": "CPP", "fpp": "FPP", "lvp": "LVP", "hs": "HS", "rg": "RG", "fb": "FB", "ss": "SS",
+          "us": "U.S.", "sw": "SW", "mg": "MG", "hip": "HIP", "german": "German", "canadian": "Canadian",
+          "russian": "Russian", "pm": "PM", "am": "AM", "vp": "VP"}
+
+
+def drm_words(key: str, given: int | None) -> str:
+    """A DRM in a roll's one line, short: its key in words ('enemy setup area', 'SAN'; the table's name for it is
+    long, and `roll` and the report print it), with the value a player gave ('HS equivalents 2')."""
+    words = " ".join(_TERMS.get(w, w) for w in key.split("_"))
+    return f"{words} {given}" if given is not None else words
+
+
 def describe(row: dict, sides: dict[str, str] | None = None) -> str:
     """One line for one event row of the log projection; `sides`: each side's name (the system's), for its id."""
     def who(side):
@@ -44,7 +57,7 @@ def _campaign_started(row: dict, who) -> str:
 
 
 def _dice_rolled(row: dict, who) -> str:
-    drms = "".join(f" {d['value']:+d} {d['key']}" + (f"={d['input']}" if d["input"] is not None else "") for d in row["drms"])
+    drms = "".join(f" {d['value']:+d} {drm_words(d['key'], d['input'])}" for d in row["drms"])
     tags = (" [secret]" if row["secret"] else "") + (f" for '{row['purpose']}'" if row["purpose"] else "")
     rg = _rg(row)
     rg += f" <{row['player']}>" if row.get("player") else ""

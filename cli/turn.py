@@ -11,6 +11,7 @@ import click
 from cgledger.ledger import lazy
 
 from .app import common, emit_json, json_option, main
+from .logtext import drm_words
 from .statustext import act_where, rg_ref
 
 reads = lazy.module("cgledger.ledger.read.player")
@@ -21,7 +22,7 @@ def _dice(fact) -> str:
 
 
 def _result_line(fact, status: dict) -> str:
-    drms = "".join(f" {d.value:+d} {d.key}" + (f"={d.input}" if d.input is not None else "") for d in fact.drms)
+    drms = "".join(f" {d.value:+d} {drm_words(d.key, d.input)}" for d in fact.drms)
     secret = "Secret " if fact.secret else ""
     purpose = f" for '{fact.purpose}'" if fact.purpose else ""
     ref = rg_ref(status, fact.rg)
