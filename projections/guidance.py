@@ -379,7 +379,8 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
 
     at = here
     path: list[str] = []
-    optional: list[str] = []  # the steps passed on the way whose optional rolls the side could still make
+    # the optional rolls the side could still make on the way: in the step it leaves, and in each step passed
+    optional = [f"{here}'s {t}" for t in _optional_rolls(rules, state, side, here)] if here in rules.steps else []
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
     skipped = ("first_move",) if here == SCENARIO else ("scenario_end",)
     for _ in range(len(rules.system.steps) + 1):

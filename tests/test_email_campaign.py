@@ -482,3 +482,22 @@ def test_a_player_whose_proposal_waits_is_led_to_mail_it_not_to_let_it_lapse(tmp
     assert act["effect"] == "proposal" and "mail it (`cgledger send`)" in act["text"], act
     u.send(g), g.receive()
     assert g.json("status")["proposal"]["yours"]
+
+
+@pytest.mark.sqlite_only
+def test_the_walk_out_of_a_step_names_its_optional_rolls_left_unmade(tmp_path):
+    """8.6114: each side makes one Secret DR on the Leader Battle Hardening Table, unless it creates a 7-0 (8.6115)
+    or retains no leader, which the ledger cannot know: offered, not needed. The next act that walks the U.S. out of
+    8.611 says it gives that roll up; once made, it says nothing of it."""
+    t = Table(tmp_path)
+    g, u = t.german, t.us
+    t.keyed("CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
+    g.ok("step", "scenario")
+    g.send(u), u.receive()
+    u.ok("step", "scenario")
+    u.ok("scenario-end", "--lvp", "german=10", "--lvp", "us=8", "--winner", "german")
+    u.ok("roll", "8.6113", "--side", "us")
+    act = u.json("status")["next_acts"][0]
+    assert "passing 8.611's Leader Battle Hardening Table" in act["text"], act
+    u.ok("roll", "8.6114", "--side", "us")
+    assert "Leader Battle Hardening" not in u.json("status")["next_acts"][0]["text"]
