@@ -167,6 +167,10 @@ def key_to_set_up(state, rules, reader: Reader) -> list[dict]:
         return [{"command": f"cgledger fair-dice commit --side {mine}", "rule": fair.RULE,
                  "text": "commit to your fair-dice chains: the campaign's dice are fair, and your key was set up "
                          "before they were"}]
+    if reader.as_of is None and not state.keys and state.dice_mode == "fair" and reader.key_given:  # a passphrase, no key
+        return [{"command": f"cgledger keys init --side {'|'.join(rules.system.sides)}", "rule": rights.RULE,
+                 "text": "playing by email or each at his own machine: set up your side's key (its acts signed, fair "
+                         "dice once both sides have one); two players at one table need none"}]
     if reader.as_of is not None or not state.keys or len(missing) != 1 or not reader.key_given or reader.side():
         return []
     if state.dice_mode != "fair":  # a key agrees to dice not fair by name

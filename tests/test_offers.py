@@ -103,13 +103,16 @@ def test_a_scenario_roll_of_this_cg_date_is_not_offered_for_the_next(rr):
 def test_the_side_without_a_key_is_offered_its_key_once_the_other_has_one(make_db):
     """Once one side has set up its key, the player whose passphrase opens none is offered `keys init` for his own
     side (nothing said of it, he would go on unsigned and without fair dice); run at once it is accepted, and then no
-    longer offered. The side with a key, and players at one table with no keys at all, are offered nothing."""
+    longer offered. The side with a key, and players at one table (no passphrase given), are offered nothing; a
+    player who gives his passphrase before any key is set up is offered his own."""
     from conftest import Player
 
     db = make_db()
     german, us = Player(db, "granite lantern orbit velvet 47"), Player(db, "copper meadow ribbon falcon 83")
     german.ok("new", "CG I", "--cg", "I")
-    assert not [m for m in us.json("status")["may"] if m["command"].startswith("cgledger keys")]
+    assert not [m for m in conftest.Cli(db).json("status")["may"] if m["command"].startswith("cgledger keys")]
+    offered = [m["command"] for m in german.json("status")["may"] if m["command"].startswith("cgledger keys")]
+    assert offered == ["cgledger keys init --side german|us"]
     german.ok("keys", "init", "--side", "german")
     assert not [m for m in german.json("status")["may"] if m["command"].startswith("cgledger keys")]
     offered = [m["command"] for m in us.json("status")["may"] if m["command"].startswith("cgledger keys")]
