@@ -362,8 +362,11 @@ def test_8_621_a_side_that_bought_in_secret_is_not_taken_past_its_fortifications
     [
         (("fortify", "trench", "--front-line", "--squads", "3"), "only 'F' items may be set up in a Front-Line Hex"),
         (("fortify", "ap_mines", "--count", "6", "--isolated", "--squads", "3"), "only 'i' items may be added"),
-        (("fortify", "foxhole", "--size", "3", "--squads", "2"), "'S': Setup Area A may get as many"),
-        (("fortify", "roadblock"), "--squads 0"),
+        (("fortify", "foxhole", "--size", "3", "--squads", "2"),
+         "Setup Area A has 2 Retained squad-equivalents (--squads), as many 'S' items as it may get: it has 0 already, "
+         "these count 3"),
+        (("fortify", "roadblock"), "is an 'S' item: a Setup Area gets as many as it has Retained squad-equivalents; "
+                                   "give Setup Area A's number with --squads N"),
         (("fortify", "foxhole", "--squads", "2"), "needs --size 3|2|1"),
         (("fortify", "pillbox"), "no Fortification 'pillbox'"),
         (("fortify", "trench", "--count", "2", "--squads", "3"), "cost 14 FPP; the German side has 10 FPP"),

@@ -248,10 +248,11 @@ def test_8_621_s_items_count_against_the_setup_areas_retained_squads():
     assert (mines.s_units, mines.fpp) == (2, 10.5)  # 7 factors: two minefields
     after = at.and_then(mines)
     after.when(Fortify(item="foxhole", side="german", setup_area="A", size="1", squads=2)).refused(
-        "8.621", "it already has 2, these count 1")
+        "8.621", "it has 2 already, these count 1")
     assert after.when(Fortify(item="foxhole", side="german", setup_area="B", size="2", squads=2)).decided()[0].s_units \
         == 2
-    at.when(Fortify(item="trench", side="german", setup_area="A")).refused("8.621", "--squads 0")
+    at.when(Fortify(item="trench", side="german", setup_area="A")).refused(
+        "8.621", "give Setup Area A's number with --squads N")
 
 
 def test_8_621_only_f_items_in_a_front_line_hex_only_i_items_in_an_isolated_location():

@@ -269,10 +269,12 @@ def fortify(campaign: CampaignState, rules: Rules, item: str, side: str, setup_a
     if fort.squads:
         s_units = count * int(size) if fort.s_by_size else math.ceil(count / fort.s_per)
         already = campaign.fortified.get(f"{side}:{setup_area}", 0)
-        if not squads or already + s_units > squads:
-            raise BadInput(f"'S': Setup Area {setup_area} may get as many Fortifications as it has Retained "
-                           f"squad-equivalents (--squads {squads or 0}); it already has {already}, these count "
-                           f"{s_units}", fort.rule)
+        if not squads:
+            raise BadInput(f"{fort.name} is an 'S' item: a Setup Area gets as many as it has Retained squad-"
+                           f"equivalents; give Setup Area {setup_area}'s number with --squads N", fort.rule)
+        if already + s_units > squads:
+            raise BadInput(f"Setup Area {setup_area} has {squads} Retained squad-equivalents (--squads), as many 'S' "
+                           f"items as it may get: it has {already} already, these count {s_units}", fort.rule)
     return FortificationsPurchased(action=campaign.next_action, side=side, item=fort.id, name=fort.name, size=size,
                                    count=count, fpp=fpp, setup_area=setup_area, s_units=s_units,
                                    front_line=front_line, isolated=isolated, squads=squads or 0)
