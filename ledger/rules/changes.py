@@ -78,7 +78,7 @@ def _plain(value: Any) -> Any:
 def _item(value: Any) -> str:
     """A value whole, dicts as 'key value' pairs (defaults left out), in the file's words."""
     if value in (None, "", [], {}):
-        return "none"
+        return "not given"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k} {_item(v)}" for k, v in value.items() if v not in ("", [], {}, None)) + "}"
     if isinstance(value, list):
