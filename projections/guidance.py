@@ -398,6 +398,13 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
         owed = [n for n in (walkmod.owed(rules, state, side, at, date) if walking and side
                             else unmet(rules, state, at, done=[], date=date)) if n["effect"] not in skipped]
         if buying or owed:
+            setup = walkmod.setup_order_unknown(rules, state, at) if walking and side else None
+            if setup is not None:  # entered once all setup is complete: the setup order first (8.6233a)
+                return _passing([{"effect": "step", "side": side, "table": None, "rg": None, "step": at,
+                                  "title": title(rules, at), "cg_date": date, "command": None, "commands": [],
+                                  "text": f"the setup order is not known yet (the roll on {setup} has no result: "
+                                          f"a fair roll's comes with the other side's answer); once it is and your "
+                                          f"setup is done, go on to {at}"}], optional)
             if walking and side and walkmod.lands(rules, state, side, at) != at:
                 # the walk there stops short at a door both sides cross together (its walk there is the next act),
                 # or is refused: not yet
@@ -441,11 +448,8 @@ def _acts_at(rules, state, side: str | None, at: str, date: str, buying: str, ow
         return [_walk_to(rules, side, at, date, rules.steps[at].purchase, buying)]
     if all(n.get("table") and waits_for_both(state, rules.tables[n["table"]]) for n in owed):
         table = rules.tables[owed[0]["table"]]
-        waiting = setup_unsettled(rules, state, table)
-        first = f"the roll on {waiting['table']} (the setup order) has its dice once the other side answers; then " \
-            if waiting else ""
-        return [_walk_to(rules, side, at, date, "step", f"{first}your setup done, go on to {at}: its roll is made once "
-                                                         f"both sides stand there ({table.together})")]
+        return [_walk_to(rules, side, at, date, "step", f"your setup done, go on to {at}: its roll is made once both "
+                                                         f"sides stand there ({table.together})")]
     return [{**need, "step": at, "title": title(rules, at), "cg_date": date}
             for need in with_commands(rules, state, owed, side, secret)]
 

@@ -344,9 +344,10 @@ def words_for_players(*desks: Desk) -> None:
 
 @pytest.mark.sqlite_only
 def test_the_dual_attack_dr_waits_for_the_setup_order_and_one_side_declared_is_no_longer_the_others(tmp_path):
-    """8.6233a and 8.625: who moves first is determined only once all setup is complete, so the first-move dr waits
-    for the dice of the setup-order dr (fair dice: they come with the other side's answer). One dr per Dual Attack,
-    by either side: once the German declared it, neither side's `status` shows the U.S. as still owing it."""
+    """8.6233a and 8.625: who moves first is determined only once all setup is complete, and setup needs the setup
+    order: a side enters 8.625 (its setup done) only once the 8.6233a dr has its result (fair dice: it comes with the
+    other side's answer), and the first-move dr waits for it too. One dr per Dual Attack, by either side: once the
+    U.S. declared it, neither side's `status` shows the German as still owing it."""
     g, u = to_19_pm(tmp_path)
     battle_hardening(g, u)
     g.ok("roll", "8.616", "--side", "german")
@@ -354,28 +355,28 @@ def test_the_dual_attack_dr_waits_for_the_setup_order_and_one_side_declared_is_n
     g.send(u), u.receive()
     u.ok("roll", "8.616", "--side", "us")
     u.ok("initiative", "--chit", "us=attack")
-    u.send(g), g.receive()
-    g.ok("step", "8.625")
-    g.send(u), u.receive()
-    u.ok("roll", "8.6233a", "--side", "us")
+    u.send(g), g.receive()  # his chit revealed: a Dual Attack; the setup order is the U.S. dr's
+    g.refused("step", "8.625", contains="8.625 Scenario Commencement is entered once all setup is complete, and the "
+                                        "setup order is not known yet: the roll on 8.6233a has no result (not rolled "
+                                        "yet) (8.6233a)")
+    g.send(u), u.receive()  # the turn mailed back with his receipt
+    u.ok("roll", "8.6233a", "--side", "us")  # declared: its dice come with the German answer
     act, = u.json("status")["next_acts"]
-    assert act["command"] == "cgledger step 8.625" and "the roll on 8.6233a (the setup order) has its dice once the " \
-        "other side answers; then your setup done" in act["text"], act
-    u.ok("step", "8.625")  # both stand in 8.625, the setup order not known yet
-    u.refused("roll", "8.625", "--side", "us", contains="the U.S. roll on 8.6233a, which setup waits for, has no "
-                                                         "dice yet (they come with the other side's answer) (8.6233a)")
-    status = u.json("status")
-    assert not [c for n in status["needs"] for c in n["commands"]], status["needs"]
-    assert "made once the roll on 8.6233a has its dice, all setup complete (8.6233a)" in status["needs"][0]["text"]
+    assert act["command"] is None and "the setup order is not known yet (the roll on 8.6233a" in act["text"], act
+    u.refused("step", "8.625", contains="the setup order is not known yet")
+    u.refused("roll", "8.625", "--side", "us", contains="8.625")
     u.send(g), g.receive()  # the German ledger answers: the setup order is known to both
-    g.ok("roll", "8.625", "--side", "german")  # declared: its dice come with the U.S. answer
-    assert "a roll on 8.625" not in g.ok("status").stdout
-    assert "waits for the U.S. side's answer" in g.ok("status").stdout
+    g.ok("step", "8.625")  # his setup done
     g.send(u), u.receive()
-    status = u.json("status")
+    u.ok("step", "8.625")  # both stand in 8.625, all setup complete
+    u.ok("roll", "8.625", "--side", "us")  # declared: its dice come with the German answer
+    assert "a roll on 8.625" not in u.ok("status").stdout
+    assert "waits for the German side's answer" in u.ok("status").stdout
+    u.send(g), g.receive()
+    status = g.json("status")
     assert not [c for n in status["needs"] for c in n["commands"] if "8.625" in c], status["needs"]
     assert not [m for m in status["may"] if "8.625" in m["command"]], status["may"]
-    u.refused("roll", "8.625", "--side", "us", contains="8.625")
+    g.refused("roll", "8.625", "--side", "german", contains="8.625")
 
 
 def to_19_pm(tmp_path: Path) -> tuple[Desk, Desk]:

@@ -426,7 +426,7 @@ def test_a_proposed_rules_file_shows_every_field_it_changes(desks, tmp_path):
     g.ok("rules", "load", str(doctored))
     changes = g.json("status")["proposal"]["changes"]
     assert changes[0] == ("table 8.6201 in force replaced: rows ≤11 Full Strength [F] become ≤11 Full Strength [D]")
-    assert changes[1] == "table 8.625 in force replaced: together 8.6233a → none"
+    assert changes[1] == "table 8.625 in force replaced: together 8.6233a → not given"
     assert changes[2] == "table 8.6202: the same as in force"
 
 

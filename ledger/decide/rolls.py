@@ -65,7 +65,7 @@ def _read_by(state: CampaignState, rules: Rules, side: str, table: Table | None)
     if every or any(d.count for d in drms):
         out["scenario_dates"] = tuple(rules.calendar.parse(d) for d, _w in state.scenarios)
     if every or table.until_unless or table.after:
-        out["today"] = frozenset(f"{t}:{c}" for t, c, s in _today(state) if s == side)
+        out["today"] = frozenset(f"{t}:{c}" for t, c, s in today_results(state) if s == side)
     return out
 
 
@@ -207,7 +207,7 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     cg_date = cg_date or state.cg_date
     how = per(table)
     rule = table.per_rule or table.rule
-    if table.after and not any(f"{t}:{c}" in table.after for t, c, s in _today(state) if s == side):
+    if table.after and not any(f"{t}:{c}" in table.after for t, c, s in today_results(state) if s == side):
         raise NotDue(f"table {table.id} is rolled only after {' or '.join(table.after)} on this CG Date", rule)
     flags = {f for row in table.rows for f in row.sets}
     if flags and flags <= set(state.flags):
@@ -234,7 +234,8 @@ def due_item(state: CampaignState, rules: Rules, table: Table, side: str, rg: in
     return item
 
 
-def _today(state: CampaignState):
+def today_results(state: CampaignState):
+    """(table, result code, side) of each result rolled this CG Date."""
     for entry in state.today:
         table, code, side = entry.rsplit(":", 2)
         yield table, code, side

@@ -327,7 +327,8 @@ def step(state: CampaignState, rules: Rules, target: str | None) -> list:
 # (secrets.register_key); a Dual Attack's dr for the side moving first waits for both sides' setup (a table's
 # `together`, 8.6233a); an undo takes back the last command whole (`CampaignState.command_group`); the matrix a
 # ledger resolves as the last chit is revealed is its own record, no player's act (a proposal stands). 5: that dr
-# also waits for the dice of every open roll declared in an earlier step (8.6233a's setup order: `rolls.setup_unsettled`).
+# also waits for the dice of every open roll declared in an earlier step (8.6233a's setup order: `rolls.setup_unsettled`),
+# and a side enters its step only once the setup order has its result (`walk.setup_order_unknown`).
 EDITION = 5
 
 

@@ -200,6 +200,8 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
         alone = path[reached:]
         door = next((i for i, s in enumerate(alone) if crosses_together(rules, s)), len(alone) - 1)
         final = alone[door]
+    if final != own:
+        _setup_first(state, rules, final)
     passed = path[:path.index(final)] if final in path else []
     for index, left in enumerate(passed):  # nothing `by` owes may be skipped on the way
         needs = owed(rules, state, by, left, date=date_on(rules, state, path[:index + 1]), form=form)
@@ -216,6 +218,32 @@ def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: 
     if final != (path[reached - 1] if reached else state.step):
         facts.append(SideAdvanced(action=state.next_action, side=by, step=final, passed=tuple(passed)))
     return facts
+
+
+def setup_order_unknown(rules: Rules, state: CampaignState, step_id: str) -> str | None:
+    """A step whose roll is made once all setup is complete (a table's `together`: 8.625 after 8.6233a) is entered
+    only once the setup order is known (campaigns of edition 5 on): the roll `together` names has its result this CG
+    Date, where it applies. That roll's id where it has none yet, else None."""
+    if state.edition < 5 or step_id == SCENARIO:
+        return None
+    for table in rules.tables.values():
+        setup = rules.tables.get(table.together) if table.together and table.step == step_id else None
+        if setup is None or table.when is not None and steps.condition_fails(rules, state, table.when):
+            continue
+        if setup.when is not None and steps.condition_fails(rules, state, setup.when):
+            continue
+        if not any(t == setup.id for t, _code, _side in rolls.today_results(state)):
+            return setup.id
+    return None
+
+
+def _setup_first(state: CampaignState, rules: Rules, step_id: str) -> None:
+    setup = setup_order_unknown(rules, state, step_id)
+    if setup is not None:
+        declared = any(e["table"] == setup and not e["made"] for e in state.declared.values())
+        why = "declared, its result comes with the other side's answer" if declared else "not rolled yet"
+        raise BadInput(f"{title(rules, step_id)} is entered once all setup is complete, and the setup order is not "
+                       f"known yet: the roll on {setup} has no result ({why})", setup)
 
 
 def _at_the_door(state: CampaignState, rules: Rules, by: str, door: str, form: int) -> list:
