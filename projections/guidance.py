@@ -380,7 +380,7 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
     at = here
     path: list[str] = []
     # the optional rolls the side could still make on the way: in the step it leaves, and in each step passed
-    optional = [f"{here}'s {t}" for t in _optional_rolls(rules, state, side, here)] if here in rules.steps else []
+    optional = _in_step(here, _optional_rolls(rules, state, side, here)) if here in rules.steps else []
     # from the scenario, its end (8.603) is the next act; before it, the walk never enters the scenario
     skipped = ("first_move",) if here == SCENARIO else ("scenario_end",)
     for _ in range(len(rules.system.steps) + 1):
@@ -410,15 +410,16 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
                 # or is refused: not yet
                 return _passing(_to_the_door(rules, state, side, path), optional)
             return _passing(_acts_at(rules, state, side, at, date, buying, owed, secret), optional)
-        if date == state.cg_date:
-            optional += [f"{at}'s {title}" for title in _optional_rolls(rules, state, side, at)]
+        # a step of the CG Date ahead too (its SAN dr, RR 2.5122), as the rolls stand now: guidance only
+        optional += _in_step(at, _optional_rolls(rules, state, side, at))
     return []
 
 
 def _optional_rolls(rules, state, side: str | None, at: str) -> list[str]:
     """The rolls the side may still make in a step ahead that needs nothing of it (Wounded Leaders, Shift, Escape, a
-    Recon dr bought with CPP), by title: a walk past it gives them up. A roll the step needs is owed, not optional."""
-    needed = {need.effect for need in rules.steps[at].needs}
+    Recon dr bought with CPP; a SAN dr the log does not know to be needed, RR 2.5122), by title: a walk past it gives
+    them up. A roll the step needs of the side is owed, not optional."""
+    needed = {n["effect"] for n in unmet(rules, state, at, done=[]) if side is None or n["side"] in (None, side)}
     found = []
     for table in sorted(rules.tables.values(), key=lambda t: t.id):
         if at not in (table.step, *table.steps) or per(table) == "rg" or table.effect in needed:
@@ -433,11 +434,16 @@ def _optional_rolls(rules, state, side: str | None, at: str) -> list[str]:
     return found
 
 
+def _in_step(step: str, titles: list[str]) -> list[str]:
+    """A step's optional rolls in one phrase: "8.611's Leader Battle Hardening Table", "8.614's A, B"."""
+    return [f"{step}'s {', '.join(titles)}"] if titles else []
+
+
 def _passing(acts: list[dict], optional: list[str]) -> list[dict]:
     """The next acts, each saying the optional rolls a walk to it passes (the player's to make first, or give up)."""
     if not optional:
         return acts
-    said = f" (passing {', '.join(optional)}: optional, given up once passed)"
+    said = f" (passing {'; '.join(optional)}: optional, given up once passed)"
     return [{**act, "text": act["text"] + said} for act in acts]
 
 

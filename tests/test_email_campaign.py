@@ -502,3 +502,14 @@ def test_the_walk_out_of_a_step_names_its_optional_rolls_left_unmade(tmp_path):
     assert "passing 8.611's Leader Battle Hardening Table" in act["text"], act
     u.ok("roll", "8.6114", "--side", "us")
     assert "Leader Battle Hardening" not in u.json("status")["next_acts"][0]["text"]
+
+
+@pytest.mark.sqlite_only
+def test_a_next_act_into_the_new_cg_date_names_the_san_dr_it_passes(tmp_path):
+    """8.6122 (RR 2.5122): a SAN dr is needed of a side whose SAN is at least 4 (5), which the log knows only from
+    that side's last SAN dr: where it does not, the roll is offered, and a next act that walks past 8.612 says that
+    it gives it up (the player knows his SAN), as it names the other optional rolls of the steps it passes."""
+    g, u = to_19_pm(tmp_path)
+    battle_hardening(g, u)
+    act = g.json("status")["next_acts"][0]
+    assert act["step"] == "8.616" and "8.612's SAN Adjustment dr;" in act["text"], act
