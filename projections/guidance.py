@@ -405,6 +405,8 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
                                   "text": f"the setup order is not known yet (the roll on {setup} has no result: "
                                           f"a fair roll's comes with the other side's answer); once it is and your "
                                           f"setup is done, go on to {at}"}], optional)
+            if not walking and walkmod.signing_sides(state) and walkmod.lands(rules, state, "", at) is None:
+                return []  # one side keyed: the step decision refuses the walk there (the other side's key first)
             if walking and side and walkmod.lands(rules, state, side, at) != at:
                 # the walk there stops short at a door both sides cross together (its walk there is the next act),
                 # or is refused: not yet

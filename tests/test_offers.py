@@ -243,3 +243,19 @@ def test_once_one_side_holds_a_key_a_ledger_without_it_is_offered_the_other_side
     assert rolls and all("--side russian" in line for line in rolls), rolls
     searching = next(line for line in rolls if "7.4.5" in line)  # no hex asked: rolled as offered, unsigned
     cli.ok(*searching.split()[1:], "--dice", "3")
+
+
+def test_a_walk_the_other_sides_missing_key_refuses_is_not_offered(make_db):
+    """RR: the German keyed, the Canadian not yet. A walk that would take the Canadian past its own acts is refused
+    ("the Canadian side holds no key yet"), so the German's bought RG's follow-ups (in 2.519, past 2.518 where the
+    Canadian may still buy) are not offered as his next act until the Canadian's key is set up."""
+    from conftest import Player
+
+    db = make_db()
+    german = Player(db, "granite lantern orbit velvet 47")
+    german.ok("new", "X", "--system", "rr", "--cg", "RR", "--start-cpp", "german=40", "--start-cpp", "canadian=30")
+    german.ok("keys", "init", "--side", "german")
+    german.ok("buy", "I2", "--side", "german")
+    for act in german.json("status")["next_acts"]:
+        if act.get("command"):
+            german.ok(*act["command"].split()[1:])  # whatever is offered is accepted
