@@ -311,13 +311,19 @@ def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
         and _bought_nothing(rules, state, side)
 
 
-def _ends_purchases(rules, state, side: str | None, here: str, acts: list[dict]) -> list[dict]:
-    """Next acts from the RG purchase step while the side's CPP Replenishment is still to come: each says that it
-    ends this CG Date's purchases before those CPP come (they carry over, 8.6162)."""
-    if not acts or here == SCENARIO or rules.steps[here].purchase != "rg" or not replenishment_coming(rules, state, side):
+def _ends_purchases(rules, state, cpp: dict, side: str | None, here: str, acts: list[dict]) -> list[dict]:
+    """Next acts from the RG purchase step while the side may still buy: each says that it ends this CG Date's
+    purchases, before its CPP Replenishment comes with the other side's answer, or with CPP left that buy an RG
+    (they carry over, 8.6162)."""
+    if not acts or here == SCENARIO or rules.steps[here].purchase != "rg":
         return acts
-    said = (f"; it ends this CG Date's purchases ({here}) before your CPP Replenishment comes with the other side's "
-            "answer (those CPP carry over)")
+    if replenishment_coming(rules, state, side):
+        said = (f"; it ends this CG Date's purchases ({here}) before your CPP Replenishment comes with the other "
+                "side's answer (those CPP carry over)")
+    elif side and _to_buy(rules, state, cpp, side, here):
+        said = f"; it ends this CG Date's purchases ({here}): your {cpp.get(side, 0)} CPP left carry over"
+    else:
+        return acts
     return [{**act, "text": act["text"] + said} for act in acts]
 
 
@@ -370,7 +376,7 @@ def next_acts(rules, state, here: str, side: str | None, walking: bool, secret=(
     buying = _buy_here(rules, state, cpp, side, here)
     if buying:
         return buying  # nothing beyond: its purchases first
-    return _ends_purchases(rules, state, side, here, _ahead(rules, state, here, side, walking, secret, cpp))
+    return _ends_purchases(rules, state, cpp, side, here, _ahead(rules, state, here, side, walking, secret, cpp))
 
 
 def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp: dict) -> list[dict]:

@@ -429,9 +429,12 @@ def test_a_side_that_bought_before_its_replenishment_came_is_told_its_next_act_e
     assert "it ends this CG Date's purchases (8.619) before your CPP Replenishment comes" in act["text"], act
     g.send(u), u.receive()
     u.ok("roll", "8.616", "--side", "us")
-    u.send(g), g.receive()  # his CPP came
-    act, = g.json("status")["next_acts"]
+    u.send(g), g.receive()  # his CPP came: what he holds still buys an RG, and the act says it ends his purchases
+    status = g.json("status")
+    act, = status["next_acts"]
     assert act["step"] == "8.620" and "Replenishment" not in act["text"], act
+    assert f"it ends this CG Date's purchases (8.619): your {status['cpp']['german']} CPP left carry over" \
+        in act["text"], act
 
 
 @pytest.mark.sqlite_only
