@@ -57,7 +57,8 @@ def render_status(status: dict) -> str:
         lines.append(f"  dice: {status['dice']} (each side's ledger rolls its own dice at once, not proven fair)")
     lines += _acts_lines(status) + _waits_lines(status)
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
-    lines += [f"  rules files: {f['text']} ({f['command']})" for f in status.get("files_wanted", [])]
+    lines += [f"  rules files: {f['text']}" + (f" ({f['command']})" if f["command"] else "")
+              for f in status.get("files_wanted", [])]
     lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you") or status.get("own_secrets"))
     lines += proposal_lines(status.get("proposal"), status["sides"])
     if status.get("over"):
@@ -88,6 +89,9 @@ def _acts_lines(status: dict) -> list[str]:
     lines += [f"  ahead: step {a['title']} will need {a['text']} ({status['scenario']})"
               for a in status.get("ahead", []) if not a["if"]]
     for act in status.get("next_acts", [])[:3]:  # the next act ahead: its line walks the side there itself
+        if act["effect"] == "proposal":  # the reader's own proposal to mail: no step of its own
+            lines.append(f"  next for you: {act['text']}")
+            continue
         lines.append(f"  next for {'you' if status.get('you') else 'the campaign'}: {act['text']} ({act_where(status, act)})")
         if act.get("command"):
             lines.append(f"      {act['command']}")

@@ -103,7 +103,7 @@ def status(state, rules, reader: Reader) -> dict:
         "progress": progress(state, rules, own, fpp) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
-        "files_wanted": files_wanted(rules, bool(state.proposal)),  # what the players' own rules files still give
+        "files_wanted": files_wanted(rules, state.proposal),  # what the players' own rules files still have to give
         "next": at.nxt, "next_title": "the campaign is over" if over else title(rules, at.nxt),
         "over": over or None,  # why the campaign is over (its last CG Date's scenario ended), else null
         # FPP still to spend (the public books of a side that bought FPP in secret and spent them read below 0)
@@ -295,20 +295,26 @@ def _proposal_waits(state, rules, reader: Reader) -> list[dict]:
                      "(`cgledger send`); an act of yours before that lets it lapse"}]
 
 
-def files_wanted(rules, proposal_open: bool = False) -> list[dict]:
+def files_wanted(rules, proposal: dict | None = None) -> list[dict]:
     """What the rules seeds leave to the players' own files and no file in force gives yet: the RG chart's costs
     (KGP 8.619, CGS: the seeds print none; RR's are in them) and the Map Groups' Locations (its grid: Control, Setup
     Areas, hexes). Each is loaded with `rules load` (a proposal the other side accepts, once keys are set up); one
-    proposal is open at a time."""
-    later = " once the proposal open now is answered" if proposal_open else ""
-    out = []
+    proposal is open at a time: a file it holds is said to be proposed, another is offered once it is answered."""
+    proposed = [t for t in (proposal or {}).get("tables", [])] if (proposal or {}).get("kind") == "rules" else []
+    later = " once the proposal open now is answered" if proposal else ""
+    wanted = []
     if not any(rg.cost is not None for rg in rules.rgs.values()):
-        out.append({"what": "rg_chart", "command": f"cgledger rules load CHART.toml{later}",
-                    "text": "no RG chart with costs is loaded (the rules text prints none): nothing can be bought yet"})
+        wanted.append(("rg_chart", "RG chart with costs", "CHART.toml", "RG ", "nothing can be bought yet"))
     if rules.system.map_groups and not rules.maps:
-        out.append({"what": "map", "command": f"cgledger rules load MAP.toml{later}",
-                    "text": "no map is loaded (its Locations are not in the rules text): Control, Setup Areas and hexes "
-                            "are not checked against it"})
+        wanted.append(("map", "map", "MAP.toml", "map ", "Control, Setup Areas and hexes are not checked against it"))
+    out = []
+    for what, name, file, prefix, meanwhile in wanted:
+        if any(t.startswith(prefix) for t in proposed):
+            out.append({"what": what, "command": None,
+                        "text": f"the {name} proposed is in force once the other side accepts it"})
+        else:
+            out.append({"what": what, "command": f"cgledger rules load {file}{later}",
+                        "text": f"no {name} is loaded (the rules text gives none): {meanwhile}"})
     return out
 
 

@@ -477,7 +477,9 @@ def test_a_player_whose_proposal_waits_is_led_to_mail_it_not_to_let_it_lapse(tmp
     g.ok("new", "CG I", "--system", "kgp", "--cg", "I", "--start-cpp", "german=20", "--start-cpp", "us=12")
     g.ok("keys", "init", "--side", "german")
     g.ok("rules", "load", str(CHART))
-    assert all(f["command"].endswith("once the proposal open now is answered") for f in g.json("status")["files_wanted"])
+    wanted = {f["what"]: f for f in g.json("status")["files_wanted"]}
+    assert wanted["rg_chart"]["command"] is None and "proposed" in wanted["rg_chart"]["text"], wanted  # the one open
+    assert wanted["map"]["command"].endswith("once the proposal open now is answered"), wanted
     g.send(u), u.receive()
     u.ok("accept")
     u.ok("keys", "init", "--side", "us")
