@@ -59,7 +59,8 @@ def render_status(status: dict) -> str:
     lines += [f"  remember {r['rule']}: {r['text']}" for r in status.get("reminders", [])]
     lines += [f"  rules files: {f['text']}" + (f" ({f['command']})" if f["command"] else "")
               for f in status.get("files_wanted", [])]
-    lines += witness_lines(status.get("unwitnessed", []), status["sides"], status.get("you") or status.get("own_secrets"))
+    lines += witness_lines(status.get("unwitnessed", []), status["sides"],
+                           status.get("you") or status.get("own_secrets") or status.get("key_side"))
     lines += proposal_lines(status.get("proposal"), status["sides"])
     if status.get("over"):
         lines.append(f"the campaign is over: {status['over']}. `cgledger final` gives the result, `cgledger audit "

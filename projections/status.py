@@ -124,7 +124,9 @@ def status(state, rules, reader: Reader) -> dict:
         "secret_purchase_rule": purchases.secret_step(rules),  # the rule that lets them be kept secret (8.619, RR 2.518)
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
         "rg_refs": steps.rg_refs(view),  # purchase event -> the RG as `--rg` names it (I2#1; sealed: the event)
-        "unwitnessed": witnessing.view(state, rules),  # dice typed or from VASL the other side has not witnessed
+        "unwitnessed": (unwitnessed := witnessing.view(state, rules)),  # dice typed or VASL's, not witnessed yet
+        # the side of the key given, where some claim waits for a witness (its key opened only then: it is stretched)
+        "key_side": (me or own or reader.side()) if unwitnessed and reader.key_given and as_of is None else None,
         # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
         "proposal": takeback.view(state, rules, (reader.by() or None) if as_of is None
                                   and (state.proposal or state.lapsed) else None, reader.events_of),

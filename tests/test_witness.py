@@ -314,3 +314,19 @@ def test_a_roll_of_an_import_is_witnessed_only_by_the_very_report_attached_to_it
     assert audit_fact(forged.fact, seen, roll.version) == [
         "its VASL report is not one its import attached: a roll of an imported file is recorded from the report "
         "attached to it"]
+
+
+def test_a_system_without_a_refit_phase_walk_offers_the_witness_its_command(make_db):
+    """CGS: both keyed, the Russian types his Search dr; the German's `status` names the roll not witnessed and
+    gives him the line that witnesses it (it was said only in the email guide)."""
+    from conftest import Cli
+
+    cli = Cli(make_db())
+    cli.ok("new", "T", "--system", "cgs", "--cg", "CGS")
+    german, russian = Player(cli.db, GERMAN), Player(cli.db, US)
+    german.ok("keys", "init", "--side", "german")
+    russian.ok("keys", "init", "--side", "russian")
+    russian.ok("roll", "7.4.5", "--side", "russian", "--dice", "4")
+    shown = german.ok("status").stdout
+    assert "not witnessed: event" in shown and "cgledger witness --all" in shown, shown
+    assert "cgledger witness --all" not in russian.ok("status").stdout  # his own claim: nothing for him to witness
