@@ -49,7 +49,8 @@ def audit(obj, as_of: str | None, final: bool, fast: bool, kept: bool, as_json: 
                 click.echo(f"event {version}: {what}")
         verdict = "clean" if report.clean else f"{len(report.findings)} problem(s)"
         by_source = ", ".join(f"{n} {source}" for source, n in report.sources)
-        click.echo(f"audit: {report.events} events, {report.rolls} rolls re-checked: {verdict}"
+        click.echo(f"audit: {report.events} events, {report.rolls} roll{'' if report.rolls == 1 else 's'} re-checked: "
+                   f"{verdict}"
                    f"{f' (rolls in force: {by_source})' if by_source else ''}")
     if not report.clean:
         raise SystemExit(1)

@@ -518,3 +518,19 @@ def test_a_next_act_into_the_new_cg_date_names_the_san_dr_it_passes(tmp_path):
     battle_hardening(g, u)
     act = g.json("status")["next_acts"][0]
     assert act["step"] == "8.616" and "8.612's SAN Adjustment dr;" in act["text"], act
+
+
+@pytest.mark.sqlite_only
+def test_a_walk_past_the_fortification_step_says_nothing_of_it_to_a_side_without_fpp(tmp_path):
+    """8.621: Fortifications are bought with FPP. A German who bought no FPP and walks on from 8.620 past 8.621 was
+    told its "Fortification purchases (8.621) are over this CG Date": nothing was ever his to buy there."""
+    g, u = to_19_pm(tmp_path)
+    battle_hardening(g, u)
+    g.ok("roll", "8.616", "--side", "german")
+    g.send(u), u.receive()
+    u.ok("roll", "8.616", "--side", "us")
+    u.send(g), g.receive()
+    g.ok("step", "8.619")
+    g.ok("buy", "I2", "--side", "german", "--map-group", "St", "--objective", "StJ19", "--follow-ups")
+    said = g.ok("initiative", "--chit", "german=attack").stderr
+    assert "walked on to 8.623" in said and "Fortification purchases" not in said, said

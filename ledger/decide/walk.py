@@ -145,7 +145,7 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
     if owes:
         return owes[0]["text"].split(": cgledger", 1)[0]  # 'a roll on 8.616 --side us', 'the CG-Scenario End'
     if secret_followups(rules, state, side, step_id, date):
-        return "go on itself past the follow-ups of its RG(s) bought in secret (only its own books know what they need)"
+        return "go on past the follow-ups of the RG(s) bought in secret (only the buyer's own books know what they need)"
 
     data = rules.steps[step_id]
     if data.purchase == "rg":  # the campaign waits for the side here, whatever its CPP (status says what it may buy)

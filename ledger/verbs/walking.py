@@ -50,15 +50,20 @@ def walk_to(ledger, campaign, rules, side: str, targets: tuple[str, ...]) -> Non
     ids = [p["step"] for p in move.passed]
     passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
     into = f"; the campaign is now on CG Date {move.new_date}" if move.new_date else ""
-    over = "" if move.new_date else _purchases_over(rules, campaign, [here, *ids], side if walking else None)
+    books = ledger.books.own_view(campaign, rules, side) if walking else campaign  # its own FPP (8.619: secret)
+    over = "" if move.new_date else _purchases_over(rules, campaign, [here, *ids], side if walking else None, books.fpp)
     ledger.said.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}{over}")
 
 
-def _purchases_over(rules, campaign, left: list[str], side: str | None) -> str:
+def _purchases_over(rules, campaign, left: list[str], side: str | None, fpp: dict) -> str:
     """The purchase steps a walk left behind on this CG Date (KGP 8.619, 8.621): nothing more is bought there; and,
     where the RG step is among them, a CPP Replenishment still to come (its CPP carry over, 8.6162)."""
+    # Fortifications are over for a side that holds FPP (its own books: `fpp`), or leaves the RG step too (where it
+    # could buy FPP)
+    held = any(s in rules.steps and rules.steps[s].purchase == "rg" for s in left) or (
+        fpp.get(side, 0) > 0 if side else any(v > 0 for v in fpp.values()))
     bought = [f"{'RG' if rules.steps[s].purchase == 'rg' else 'Fortification'} purchases ({s})" for s in left
-              if s in rules.steps and rules.steps[s].purchase]
+              if s in rules.steps and rules.steps[s].purchase and (rules.steps[s].purchase == "rg" or held)]
     whose = f"the {rules.system.sides.get(side, side)} side's " if side else ""
     coming = any(s in rules.steps and rules.steps[s].purchase == "rg" for s in left) \
         and guidance.replenishment_coming(rules, campaign, side)
