@@ -404,23 +404,32 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
         owed = [n for n in (walkmod.owed(rules, state, side, at, date) if walking and side
                             else unmet(rules, state, at, done=[], date=date)) if n["effect"] not in skipped]
         if buying or owed:
-            setup = walkmod.setup_order_unknown(rules, state, at) if walking and side else None
-            if setup is not None:  # entered once all setup is complete: the setup order first (8.6233a)
-                return _passing([{"effect": "step", "side": side, "table": None, "rg": None, "step": at,
-                                  "title": title(rules, at), "cg_date": date, "command": None, "commands": [],
-                                  "text": f"the setup order is not known yet (the roll on {setup} has no result: "
-                                          f"a fair roll's comes with the other side's answer); once it is and your "
-                                          f"setup is done, go on to {at}"}], optional)
-            if not walking and walkmod.signing_sides(state) and walkmod.lands(rules, state, "", at) is None:
-                return []  # one side keyed: the step decision refuses the walk there (the other side's key first)
-            if walking and side and walkmod.lands(rules, state, side, at) != at:
-                # the walk there stops short at a door both sides cross together (its walk there is the next act),
-                # or is refused: not yet
-                return _passing(_to_the_door(rules, state, side, path), optional)
-            return _passing(_acts_at(rules, state, side, at, date, buying, owed, secret), optional)
+            return _passing(_stop_at(rules, state, side, walking, path, date, buying, owed, secret), optional)
         # a step of the CG Date ahead too (its SAN dr, RR 2.5122), as the rolls stand now: guidance only
         optional += _in_step(at, _optional_rolls(rules, state, side, at))
     return []
+
+
+def _stop_at(rules, state, side: str | None, walking: bool, path: list[str], date: str, buying: str, owed: list[dict],
+             secret) -> list[dict]:
+    """The next acts in the step ahead where the walk stops (`path[-1]`), the side having something to do there: its
+    acts, or the walk up to a door it stops at first; nothing where the step decision refuses the walk there."""
+    from cgledger.ledger.decide import walk as walkmod
+
+    at = path[-1]
+    setup = walkmod.setup_order_unknown(rules, state, at) if walking and side else None
+    if setup is not None:  # entered once all setup is complete: the setup order first (8.6233a)
+        return [{"effect": "step", "side": side, "table": None, "rg": None, "step": at, "title": title(rules, at),
+                 "cg_date": date, "command": None, "commands": [],
+                 "text": f"the setup order is not known yet (the roll on {setup} has no result: a fair roll's comes "
+                         f"with the other side's answer); once it is and your setup is done, go on to {at}"}]
+    if not walking and walkmod.signing_sides(state) and walkmod.lands(rules, state, "", at) is None:
+        return []  # one side keyed: the step decision refuses the walk there (the other side's key first)
+    if walking and side and walkmod.lands(rules, state, side, at) != at:
+        # the walk there stops short at a door both sides cross together (its walk there is the next act), or is
+        # refused: not yet
+        return _to_the_door(rules, state, side, path)
+    return _acts_at(rules, state, side, at, date, buying, owed, secret)
 
 
 def _optional_rolls(rules, state, side: str | None, at: str) -> list[str]:

@@ -81,7 +81,7 @@ def status(state, rules, reader: Reader) -> dict:
     for entry in state.secret_rgs.values():
         secret[entry["side"]] = secret.get(entry["side"], 0) + 1
     at = standing(state, rules, reader, view)
-    me, here, needs, over = at.me, at.here, at.needs, at.over
+    me, needs, over = at.me, at.needs, at.over
     walking = walk.walking(state, rules)
     random_weather = state.options.get("random_weather", False)
     return {
@@ -98,8 +98,7 @@ def status(state, rules, reader: Reader) -> dict:
         # whether the other side's turn was read here since (`reply_owed`: `send` mails the turn back)
         "turn": reader.turn,
         # nothing needed here: the next act ahead and its command, which walks the side there itself
-        "next_acts": [] if needs or at.at_door or over
-        else _proposal_waits(state, rules, reader) or guidance.next_acts(rules, view, here, me, walking, state.secret_rgs, cpp),
+        "next_acts": next_acts(state, rules, reader, view, at, cpp),
         "progress": progress(state, rules, own, fpp) if walking else {},  # where each side stands in the RePh
         "you": me,  # the side whose key was given, once each side walks the RePh (its needs above)
         "reminders": reminders(rules, state),
@@ -125,8 +124,7 @@ def status(state, rules, reader: Reader) -> dict:
         "own_secrets": own,  # the side of the key given, whose own secret purchases its CPP above counts
         "rg_refs": steps.rg_refs(view),  # purchase event -> the RG as `--rg` names it (I2#1; sealed: the event)
         "unwitnessed": (unwitnessed := witnessing.view(state, rules)),  # dice typed or VASL's, not witnessed yet
-        # the side of the key given, where some claim waits for a witness (its key opened only then: it is stretched)
-        "key_side": (me or own or reader.side()) if unwitnessed and reader.key_given and as_of is None else None,
+        "key_side": key_side(reader, me or own) if unwitnessed else None,
         # the open take-back proposal (or the last that lapsed, and why), with the command that accepts it
         "proposal": takeback.view(state, rules, (reader.by() or None) if as_of is None
                                   and (state.proposal or state.lapsed) else None, reader.events_of),
@@ -283,6 +281,22 @@ def secret_replenishments(state, rules, own: str | None) -> dict[str, int]:
         if roll["side"] != own:
             out[roll["side"]] = out.get(roll["side"], 0) + 1
     return out
+
+
+def next_acts(state, rules, reader: Reader, view, at: Standing, cpp: dict) -> list[dict]:
+    """Nothing needed here: the next act ahead and its command, which walks the side there itself; the reader's own
+    proposal to mail first."""
+    if at.needs or at.at_door or at.over:
+        return []
+    return _proposal_waits(state, rules, reader) or guidance.next_acts(
+        rules, view, at.here, at.me, walk.walking(state, rules), state.secret_rgs, cpp)
+
+
+def key_side(reader: Reader, known: str | None) -> str | None:
+    """The side of the key given, where some claim waits for a witness: its key opened only then (it is stretched)."""
+    if not reader.key_given or reader.as_of is not None:
+        return None
+    return known or reader.side()
 
 
 def _proposal_waits(state, rules, reader: Reader) -> list[dict]:

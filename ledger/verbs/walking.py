@@ -46,13 +46,19 @@ def walk_to(ledger, campaign, rules, side: str, targets: tuple[str, ...]) -> Non
         raise BadInput(f"this is recorded in step {title(rules, ahead[0])}, and {who} cannot walk on to it yet: "
                        f"{e.message}", e.rule or ahead[0]) from None
     # saved with the act itself (`save=False`): a refused act writes nothing
+    ledger.said.append(_walked(ledger, campaign, rules, facts, here, ahead[0], side if walking else None))
+
+
+def _walked(ledger, campaign, rules, facts: list, here: str, to: str, side: str | None) -> str:
+    """What the walk says: the steps it passed, the CG Date it entered, the purchases it ended (`side`: the side
+    walking itself, else None)."""
     move = steps.moved(rules, campaign, facts, guidance.passed)
     ids = [p["step"] for p in move.passed]
     passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
-    into = f"; the campaign is now on CG Date {move.new_date}" if move.new_date else ""
-    books = ledger.books.own_view(campaign, rules, side) if walking else campaign  # its own FPP (8.619: secret)
-    over = "" if move.new_date else _purchases_over(rules, campaign, [here, *ids], side if walking else None, books.fpp)
-    ledger.said.append(f"walked on to {title(rules, ahead[0])} first{passed}{into}{over}")
+    if move.new_date:
+        return f"walked on to {title(rules, to)} first{passed}; the campaign is now on CG Date {move.new_date}"
+    books = ledger.books.own_view(campaign, rules, side) if side else campaign  # its own FPP (8.619: secret)
+    return f"walked on to {title(rules, to)} first{passed}{_purchases_over(rules, campaign, [here, *ids], side, books.fpp)}"
 
 
 def _purchases_over(rules, campaign, left: list[str], side: str | None, fpp: dict) -> str:
