@@ -392,7 +392,7 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
     for _ in range(len(rules.system.steps) + 1):
         at = next_step(rules, state, at)
         if at == SCENARIO and walking and side:
-            return _passing(_to_the_door(rules, state, side, [*path, at]), optional)
+            return _passing(_to_the_door(rules, state, side, [*path, at]), optional, [here, *path, at])
         if at == SCENARIO or at in path or at == here:
             return []  # never into the scenario, nor round the RePh a second time (an Idle Day repeats it)
         path.append(at)
@@ -404,7 +404,8 @@ def _ahead(rules, state, here: str, side: str | None, walking: bool, secret, cpp
         owed = [n for n in (walkmod.owed(rules, state, side, at, date) if walking and side
                             else unmet(rules, state, at, done=[], date=date)) if n["effect"] not in skipped]
         if buying or owed:
-            return _passing(_stop_at(rules, state, side, walking, path, date, buying, owed, secret), optional)
+            return _passing(_stop_at(rules, state, side, walking, path, date, buying, owed, secret), optional,
+                            [here, *path])
         # a step of the CG Date ahead too (its SAN dr, RR 2.5122), as the rolls stand now: guidance only
         optional += _in_step(at, _optional_rolls(rules, state, side, at))
     return []
@@ -451,17 +452,21 @@ def _optional_rolls(rules, state, side: str | None, at: str) -> list[str]:
     return found
 
 
-def _in_step(step: str, titles: list[str]) -> list[str]:
-    """A step's optional rolls in one phrase: "8.611's Leader Battle Hardening Table", "8.614's A, B"."""
-    return [f"{step}'s {', '.join(titles)}"] if titles else []
+def _in_step(step: str, titles: list[str]) -> list[tuple[str, str]]:
+    """A step's optional rolls in one phrase, with the step: "8.611's Leader Battle Hardening Table", "8.614's A, B"."""
+    return [(step, f"{step}'s {', '.join(titles)}")] if titles else []
 
 
-def _passing(acts: list[dict], optional: list[str]) -> list[dict]:
-    """The next acts, each saying the optional rolls a walk to it passes (the player's to make first, or give up)."""
-    if not optional:
-        return acts
-    said = f" (passing {'; '.join(optional)}: optional, given up once passed)"
-    return [{**act, "text": act["text"] + said} for act in acts]
+def _passing(acts: list[dict], optional: list[tuple[str, str]], order: list[str]) -> list[dict]:
+    """The next acts, each saying the optional rolls its walk passes (the player's to make first, or give up): those
+    of the steps before the act's own on the way (`order`: the step left, then each step ahead)."""
+    out = []
+    for act in acts:
+        upto = order.index(act["step"]) if act.get("step") in order else len(order)
+        passed = [text for step, text in optional if step in order[:upto]]
+        said = f" (passing {'; '.join(passed)}: optional, given up once passed)" if passed else ""
+        out.append({**act, "text": act["text"] + said})
+    return out
 
 
 def _acts_at(rules, state, side: str | None, at: str, date: str, buying: str, owed: list[dict], secret) -> list[dict]:

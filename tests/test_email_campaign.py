@@ -505,6 +505,8 @@ def test_the_walk_out_of_a_step_names_its_optional_rolls_left_unmade(tmp_path):
     u.ok("roll", "8.6113", "--side", "us")
     act = u.json("status")["next_acts"][0]
     assert "passing 8.611's Leader Battle Hardening Table" in act["text"], act
+    # the walk up to the door of 19 PM passes nothing beyond it: the new date's steps are not given up by it
+    assert act["command"] == "cgledger step 8.612" and "8.612's" not in act["text"] and "8.613" not in act["text"], act
     u.ok("roll", "8.6114", "--side", "us")
     assert "Leader Battle Hardening" not in u.json("status")["next_acts"][0]["text"]
 
