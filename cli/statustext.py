@@ -74,7 +74,8 @@ def act_where(status: dict, act: dict) -> str:
     """Where an act ahead falls: its step, and its CG Date where that is not the open one (past an Idle Day or a
     CG-Scenario End the next act may be the next date's)."""
     date = act.get("cg_date")
-    return f"step {act['title']}" + (f", on CG Date {date}" if date and date != status.get("cg_date") else "")
+    where = act["title"] if act.get("step") == "scenario" else f"step {act['title']}"  # 'CG scenario', no step number
+    return where + (f", on CG Date {date}" if date and date != status.get("cg_date") else "")
 
 
 def _acts_lines(status: dict) -> list[str]:
