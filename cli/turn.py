@@ -167,6 +167,11 @@ def due_lines(status: dict) -> list[str]:
         owed.insert(0, (f"the {sides.get(proposal['by'], proposal['by'])} side proposes {what}: accept or decline it",
                         f"{proposal['accept']}    # or: {proposal.get('decline')}"))
     owed += [(f"{a['text']} ({act_where(status, a)})", a.get("command")) for a in status.get("next_acts", [])]
+    witness = you or status.get("own_secrets") or status.get("key_side")
+    claims = [c for c in status.get("unwitnessed", []) if witness and c["witness"] == witness and not c["disputed"]]
+    if claims:  # the other side's dice typed or from VASL: his claim until this player witnesses (or disputes) them
+        owed.append((f"the other side's dice of {len(claims)} roll(s) wait for your witness: you saw them rolled, or "
+                     "dispute them (`cgledger witness EVENT --dispute REASON`)", "cgledger witness --all"))
     if owed:
         return ["due from you:"] + [f"  {text}" + (f"\n      {command}" if command and command not in text else "")
                                     for text, command in owed]

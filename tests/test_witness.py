@@ -276,6 +276,8 @@ def test_by_email_receive_names_the_dice_to_witness_and_the_witness_travels_back
     got = u.ok("receive", str(tmp_path / "3.json"))
     assert f"not witnessed: event {event}: the German roll on KGP3, dice 2,1 typed by the German side" in got.stdout
     assert "cgledger witness --all" in got.stdout
+    due = got.stdout.split("due from you:", 1)[1].split("now:", 1)[0]  # a duty of his, not only a list of claims
+    assert "the other side's dice of 1 roll(s) wait for your witness" in due and "cgledger witness --all" in due, due
     assert json.loads(u.ok("receive", str(tmp_path / "3.json"), "--json").stdout)["unwitnessed"][0][
         "event"] == event
     u.ok("witness", "--all")
