@@ -296,11 +296,25 @@ def _to_buy(rules, state, cpp: dict, side: str | None, step: str) -> str:
     if step == SCENARIO or rules.steps[step].purchase != "rg":
         return ""
     for s in [side] if side else list(rules.system.sides):
-        costs = [rg.cost for (owner, _id), rg in rules.rgs.items() if owner == s and rg.cost is not None]
-        if costs and (min(costs) <= cpp.get(s, 0) or replenishment_coming(rules, state, s)):
+        cheapest = cheapest_rg(rules, s)
+        if cheapest is not None and (cheapest <= cpp.get(s, 0) or replenishment_coming(rules, state, s)):
             return (f"CPP to buy Reinforcement Groups with (none are bought this CG Date once the side goes on "
                     f"past {step}; its CPP carry over)")
     return ""
+
+
+def cheapest_rg(rules, side: str) -> int | None:
+    """The cost of the cheapest RG of the side's chart (None: the chart prices none)."""
+    return min((rg.cost for (owner, _id), rg in rules.rgs.items() if owner == side and rg.cost is not None),
+               default=None)
+
+
+def may_buy(rules, state, side: str) -> bool:
+    """Whether the side may still buy an RG, as the public books know it: its chart prices an RG and its CPP buy the
+    cheapest, or it holds CPP the books do not show (a CPP Replenishment sealed or still to be made: 8.616, RR 2.516)."""
+    cheapest = cheapest_rg(rules, side)
+    return cheapest is not None and (state.cpp.get(side, 0) >= cheapest
+                                     or any(r["side"] == side for r in unseen_replenishments(rules, state)))
 
 
 def _waits_to_buy(rules, state, side: str | None, here: str) -> bool:
@@ -342,16 +356,23 @@ def _buy_here(rules, state, cpp: dict, side: str | None, here: str) -> list[dict
         return []
     held = f"your {cpp.get(side, 0)} CPP" if side else "CPP"
     chart = f"`{PROG} rg-chart --side {side}`" if side else "`cgledger rg-chart`"
-    return [{"effect": "rg", "side": side, "table": None, "rg": None, "step": here, "title": title(rules, here),
-             "cg_date": state.cg_date, "command": None, "commands": [],  # the buy lines are under `may`
-             "text": f"{held} buy Reinforcement Groups here ({chart} lists them; the buy lines are below); going on "
-                     f"past {here} ends this CG Date's purchases, the CPP carry over"}]
+    return [said_act(rules, side, here, state.cg_date, "rg",  # the buy lines are under `may`
+                     f"{held} buy Reinforcement Groups here ({chart} lists them; the buy lines are below); going on "
+                     f"past {here} ends this CG Date's purchases, the CPP carry over")]
+
+
+def unseen_replenishments(rules, state) -> list[dict]:
+    """The CPP Replenishment rolls (8.616, RR 2.516) whose CPP the public books do not show: made and sealed, not
+    revealed yet ('made': True), or declared and their dice not made yet ('made': False); each with its 'side'."""
+    return [{"side": v["side"], "made": True} for v in state.sealed.values()
+            if v.get("effect") == "cpp_replenishment"] + [
+        {"side": d["side"], "made": False} for d in state.declared.values() if not d["made"]
+        and rules.tables.get(d["table"]) is not None and rules.tables[d["table"]].effect == "cpp_replenishment"]
 
 
 def replenishment_coming(rules, state, side: str | None) -> bool:
     """The side's CPP Replenishment (8.616, RR 2.516) is declared and its dice not made yet (any side's: None)."""
-    return any((side is None or d["side"] == side) and not d["made"] and rules.tables.get(d["table"]) is not None
-               and rules.tables[d["table"]].effect == "cpp_replenishment" for d in state.declared.values())
+    return any((side is None or r["side"] == side) and not r["made"] for r in unseen_replenishments(rules, state))
 
 
 def purpose(rules, step: str) -> str | None:
@@ -420,10 +441,9 @@ def _stop_at(rules, state, side: str | None, walking: bool, path: list[str], dat
     at = path[-1]
     setup = walkmod.setup_order_unknown(rules, state, at) if walking and side else None
     if setup is not None:  # entered once all setup is complete: the setup order first (8.6233a)
-        return [{"effect": "step", "side": side, "table": None, "rg": None, "step": at, "title": title(rules, at),
-                 "cg_date": date, "command": None, "commands": [],
-                 "text": f"the setup order is not known yet (the roll on {setup} has no result: a fair roll's comes "
-                         f"with the other side's answer); once it is and your setup is done, go on to {at}"}]
+        return [said_act(rules, side, at, date, "step",
+                         f"the setup order is not known yet (the roll on {setup} has no result: a fair roll's comes "
+                         f"with the other side's answer); once it is and your setup is done, go on to {at}")]
     if not walking and walkmod.signing_sides(state) and walkmod.lands(rules, state, "", at) is None:
         return []  # one side keyed: the step decision refuses the walk there (the other side's key first)
     if walking and side and walkmod.lands(rules, state, side, at) != at:
@@ -497,6 +517,11 @@ def _to_the_door(rules, state, side: str, path: list[str]) -> list[dict]:
         return []  # the CG has no CG Date after this one
     return [_walk_to(rules, side, door, state.cg_date, "step",
                      f"nothing more of yours up to {into}, which both sides enter together: walk up to its door")]
+
+
+def said_act(rules, side: str | None, at: str, date: str, effect: str, text: str) -> dict:
+    """A next act that is said, with no line to run (its lines are offered elsewhere, or nothing is to be run yet)."""
+    return {**_walk_to(rules, side, at, date, effect, text), "command": None, "commands": []}
 
 
 def _walk_to(rules, side: str | None, at: str, date: str, effect: str, text: str) -> dict:

@@ -234,7 +234,7 @@ def progress(state, rules, own: str | None = None, fpp: dict | None = None) -> d
         if side == own and reason == "buy Fortifications" and (fpp or {}).get(side, 0) <= 0:
             reason = None  # its own books know it holds no FPP
         goes_on = None
-        if reason == "buy Reinforcement Groups" and not walk.may_buy(rules, state, side):
+        if reason == "buy Reinforcement Groups" and not guidance.may_buy(rules, state, side):
             reason, goes_on = None, "its CPP buy no RG of its chart"  # the campaign waits for its walk all the same
         out[side] = {"step": at, "step_title": title(rules, at), "ahead": ahead, "may": reason, "goes_on": goes_on}
     return out
@@ -274,10 +274,7 @@ def secret_replenishments(state, rules, own: str | None) -> dict[str, int]:
     """Side -> its Secret CPP Replenishments (8.616, RR 2.516) this reader cannot see, sealed or still to be made:
     the CPP shown for that side are before them (its key's own side counts its own)."""
     out: dict[str, int] = {}
-    rolls = [v for v in state.sealed.values() if v.get("effect") == "cpp_replenishment"] + [
-        e for e in state.declared.values() if e["secret"] and not e["made"] and e["table"] in rules.tables
-        and rules.tables[e["table"]].effect == "cpp_replenishment"]
-    for roll in rolls:
+    for roll in guidance.unseen_replenishments(rules, state):
         if roll["side"] != own:
             out[roll["side"]] = out.get(roll["side"], 0) + 1
     return out
@@ -305,10 +302,9 @@ def _proposal_waits(state, rules, reader: Reader) -> list[dict]:
     author = (state.proposal or {}).get("author")
     if not author or reader.as_of is not None or author != reader.by():
         return []
-    return [{"effect": "proposal", "side": author, "table": None, "rg": None, "step": state.step, "cg_date": state.cg_date,
-             "title": title(rules, state.step), "command": None, "commands": [],
-             "text": "your proposal waits for the other side's answer as the last act of your turn: mail it "
-                     "(`cgledger send`); an act of yours before that lets it lapse"}]
+    return [guidance.said_act(rules, author, state.step, state.cg_date, "proposal",
+                              "your proposal waits for the other side's answer as the last act of your turn: mail it "
+                              "(`cgledger send`); an act of yours before that lets it lapse")]
 
 
 def files_wanted(rules, proposal: dict | None = None) -> list[dict]:

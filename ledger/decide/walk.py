@@ -165,22 +165,6 @@ def may_act(rules: Rules, state: CampaignState, side: str, step_id: str, date: s
     return None
 
 
-
-
-def may_buy(rules: Rules, state: CampaignState, side: str) -> bool:
-    """Whether the side may still buy an RG, as the public books know it: its chart prices
-    an RG and its CPP buy the cheapest, or it holds CPP the books do not show (a Secret CPP Replenishment, sealed or
-    still to be made: 8.616, RR 2.516)."""
-    costs = [rg.cost for (owner, _rg), rg in rules.rgs.items() if owner == side and rg.cost is not None]
-    if not costs:
-        return False  # no chart with costs: nothing is bought
-    if state.cpp.get(side, 0) >= min(costs):
-        return True
-    return any(v["side"] == side and v.get("effect") == "cpp_replenishment" for v in state.sealed.values()) or any(
-        e["side"] == side and not e["made"] and e["table"] in rules.tables
-        and rules.tables[e["table"]].effect == "cpp_replenishment" for e in state.declared.values())
-
-
 def walk(state: CampaignState, rules: Rules, by: str, target: str | None, form: int = MADE_FORM) -> list:
     """`by` leaves the step it stands in for `target` (default: its next step): the facts it records. The campaign's
     open step moves with it while the other side is done with each step left; `by` walks on alone up to the door of

@@ -57,21 +57,22 @@ def _walked(ledger, campaign, rules, facts: list, here: str, to: str, side: str 
     passed = f" (passed {ids[0]}-{ids[-1]})" if len(ids) > 2 else f" (passed {', '.join(ids)})" if ids else ""
     if move.new_date:
         return f"walked on to {title(rules, to)} first{passed}; the campaign is now on CG Date {move.new_date}"
-    books = ledger.books.own_view(campaign, rules, side) if side else campaign  # its own FPP (8.619: secret)
-    return f"walked on to {title(rules, to)} first{passed}{_purchases_over(rules, campaign, [here, *ids], side, books.fpp)}"
+    # its own FPP (8.619: an RG bought in secret), its books opened only where a Fortification step is left
+    own_fpp = (lambda: ledger.books.own_view(campaign, rules, side).fpp) if side else (lambda: campaign.fpp)
+    return f"walked on to {title(rules, to)} first{passed}{_purchases_over(rules, campaign, [here, *ids], side, own_fpp)}"
 
 
-def _purchases_over(rules, campaign, left: list[str], side: str | None, fpp: dict) -> str:
+def _purchases_over(rules, campaign, left: list[str], side: str | None, own_fpp) -> str:
     """The purchase steps a walk left behind on this CG Date (KGP 8.619, 8.621): nothing more is bought there; and,
     where the RG step is among them, a CPP Replenishment still to come (its CPP carry over, 8.6162)."""
-    # Fortifications are over for a side that holds FPP (its own books: `fpp`), or leaves the RG step too (where it
-    # could buy FPP)
-    held = any(s in rules.steps and rules.steps[s].purchase == "rg" for s in left) or (
-        fpp.get(side, 0) > 0 if side else any(v > 0 for v in fpp.values()))
-    bought = [f"{'RG' if rules.steps[s].purchase == 'rg' else 'Fortification'} purchases ({s})" for s in left
-              if s in rules.steps and rules.steps[s].purchase and (rules.steps[s].purchase == "rg" or held)]
+    kinds = {s: rules.steps[s].purchase for s in left if s in rules.steps and rules.steps[s].purchase}
+    # Fortifications are over for a side that leaves the RG step too (where it could buy FPP), or holds FPP (its own
+    # books, `own_fpp()`, read only then)
+    held = "rg" in kinds.values() or ("fortifications" in kinds.values() and any(
+        v > 0 for s, v in own_fpp().items() if side is None or s == side))
+    bought = [f"{'RG' if kind == 'rg' else 'Fortification'} purchases ({s})" for s, kind in kinds.items()
+              if kind == "rg" or held]
     whose = f"the {rules.system.sides.get(side, side)} side's " if side else ""
-    coming = any(s in rules.steps and rules.steps[s].purchase == "rg" for s in left) \
-        and guidance.replenishment_coming(rules, campaign, side)
+    coming = "rg" in kinds.values() and guidance.replenishment_coming(rules, campaign, side)
     return (f"; {whose}{' and '.join(bought)} are over this CG Date"
             + (", before its CPP Replenishment came (those CPP carry over)" if coming else "")) if bought else ""
